@@ -1,0 +1,55 @@
+// Exception types thrown by the core.
+//
+// Every message reads "<file>: <where>: <reason>", where <where> is a tensor name, a JSON path,
+// a byte offset or a line:column, and <reason> says what was found and what was expected.
+// A stage that catches an error adds its own prefix with `rethrowWithContext`.
+// Exceptions are caught in exactly three places: the compute worker, the CLI's main and GUI
+// actions. Nothing in the core aborts on data read from a file.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace attnscope {
+
+class Error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// The bytes of a file do not follow its format, or disagree with each other.
+class FormatError : public Error {
+public:
+    using Error::Error;
+};
+
+// A well-formed file describes something AttnScope does not implement.
+class UnsupportedModel : public Error {
+public:
+    using Error::Error;
+};
+
+// A caller passed something invalid (bad token id, too many tokens, bad UTF-8 text).
+class InvalidArgument : public Error {
+public:
+    using Error::Error;
+};
+
+// Runs `fn`; if it throws an attnscope::Error, rethrows the same type with "<context>: "
+// prepended. Used by load stages so an error says which stage failed.
+template <class Fn>
+decltype(auto) withContext(const std::string& context, Fn&& fn) {
+    try {
+        return fn();
+    } catch (const FormatError& e) {
+        throw FormatError(context + ": " + e.what());
+    } catch (const UnsupportedModel& e) {
+        throw UnsupportedModel(context + ": " + e.what());
+    } catch (const InvalidArgument& e) {
+        throw InvalidArgument(context + ": " + e.what());
+    } catch (const Error& e) {
+        throw Error(context + ": " + e.what());
+    }
+}
+
+}  // namespace attnscope
