@@ -1,0 +1,124 @@
+#include "commands.h"
+
+#include <iomanip>
+#include <iostream>
+#include <limits>
+
+#include "attnscope/base/error.h"
+#include "attnscope/export/hdf5_writer.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+std::string jsonQuoted(const std::string& s) {
+    std::ostringstream out;
+    out << '"';
+    for (const char c : s) {
+        if (c == '"' || c == '\\') {
+            out << '\\' << c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out << "\\u" << std::hex << std::setw(4) << std::setfill('0') << int(c) << std::dec;
+        } else {
+            out << c;
+        }
+    }
+    out << '"';
+    return out.str();
+}
+
+const tokenize::Tokenizer& requireTokenizer(const model::Model& m) {
+    if (!m.tokenizer) {
+        throw InvalidArgument(m.dir.string() +
+                              ": no tokenizer files (tokenizer.json, vocab.txt or vocab.json + "
+                              "merges.txt); use --token-ids");
+    }
+    return *m.tokenizer;
+}
+
+void printWarnings(const model::Model& m) {
+    for (const std::string& w : m.warnings) {
+        std::cerr << "attnscope-cli: warning: " << w << "\n";
+    }
+}
+
+}  // namespace
+
+int runInfo(const std::string& modelDir) {
+    const auto m = model::loadModel(modelDir);
+    const model::ModelSpec& s = m->spec;
+    std::cout << "model:            " << modelDir << "\n"
+              << "architecture:     " << s.modelType << " ("
+              << (s.normPlacement == model::NormPlacement::Pre ? "pre-norm" : "post-norm") << ", "
+              << (s.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional")
+              << ")\n"
+              << "layers:           " << s.nLayers << "\n"
+              << "heads:            " << s.nHeads << " per layer, " << s.nLayers * s.nHeads
+              << " in all\n"
+              << "hidden size:      " << s.dModel << "\n"
+              << "head width:       " << s.headDimK << " (keys), " << s.headDimV << " (values)\n"
+              << "feed-forward:     " << s.dFfn << ", " << model::activationName(s.activation)
+              << "\n"
+              << "vocabulary:       " << s.vocabSize << "\n"
+              << "max tokens:       " << s.maxTokens() << "\n"
+              << "parameters:       " << m->parameterCount << "\n"
+              << "stored dtype:     " << m->storedDtypes << " (computed in fp32)\n"
+              << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none")
+              << "\n";
+    printWarnings(*m);
+    return 0;
+}
+
+int runTokenize(const std::string& modelDir, const std::string& text, bool addSpecial) {
+    const auto m = model::loadModel(modelDir);
+    const auto tokens = requireTokenizer(*m).encode(text, addSpecial);
+    std::cout << "index\tid\ttoken\tchar_begin\tchar_end\n";
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const tokenize::Token& t = tokens[i];
+        std::cout << i << "\t" << t.id << "\t" << jsonQuoted(t.text) << "\t" << t.charBegin << "\t"
+                  << t.charEnd << "\n";
+    }
+    return 0;
+}
+
+int runAttention(const AttentionArgs& args) {
+    const auto m = model::loadModel(args.modelDir);
+    printWarnings(*m);
+    forward::ForwardInput input;
+    exporting::ExportTokens exportTokens;
+    if (args.text) {
+        for (const tokenize::Token& t : requireTokenizer(*m).encode(*args.text)) {
+            input.tokenIds.push_back(t.id);
+            exportTokens.text.push_back(t.text);
+            exportTokens.offsets.emplace_back(t.charBegin, t.charEnd);
+        }
+    } else {
+        for (const std::int64_t id : args.tokenIds) {
+            if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+                throw InvalidArgument("--token-ids: " + std::to_string(id) +
+                                      " is not a valid token id");
+            }
+            input.tokenIds.push_back(static_cast<std::int32_t>(id));
+            exportTokens.text.push_back(m->tokenizer ? m->tokenizer->idToToken(static_cast<std::int32_t>(id)) : std::to_string(id));
+            exportTokens.offsets.emplace_back(0, 0);
+        }
+    }
+    forward::ForwardOptions options;
+    options.scale = args.scale;
+    if (args.mask == "none") {
+        options.mask.kind = forward::MaskKind::Bidirectional;
+    } else if (args.mask == "causal") {
+        options.mask.kind = forward::MaskKind::Causal;
+        options.mask.causalOffset = args.causalOffset;
+    }
+    const forward::ForwardResult result = forward::runForward(*m, input, options);
+    exporting::writeInterchangeFile(args.out, result, exportTokens,
+                                    {args.modelDir, m->spec.modelType, args.text.value_or("")});
+    std::cerr << "attnscope-cli: wrote " << result.nLayers << " layers x " << result.nHeads
+              << " heads x " << result.nTokens << " tokens to " << args.out << "\n";
+    return 0;
+}
+
+}  // namespace attnscope::cli

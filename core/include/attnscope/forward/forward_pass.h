@@ -1,0 +1,53 @@
+// One forward pass of any supported architecture, driven by its ModelSpec, recording every
+// layer x head: scaled logits, the mask, probabilities, row entropies and head outputs.
+//
+// Takes a const Model (shareable between threads), checks the cancel token between layers
+// (throws Cancelled) and reports progress per layer. Throws InvalidArgument for inputs the
+// model cannot take (empty, too long for its positions, token ids outside the vocabulary).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "attnscope/base/cancel.h"
+#include "attnscope/forward/forward_result.h"
+#include "attnscope/model/model.h"
+#include "attnscope/ops/mask.h"
+
+namespace attnscope::forward {
+
+enum class MaskKind {
+    ModelDefault,   // what the model was trained with: causal for GPT-2, none for BERT
+    Bidirectional,  // every query sees every key
+    Causal,         // bottom-right aligned: query q sees key k iff k <= q + causalOffset
+    Custom,         // `custom` says which keys each query may see
+};
+
+struct MaskChoice {
+    MaskKind kind = MaskKind::ModelDefault;
+    int causalOffset = 0;              // for Causal; 0 = the usual lower triangle
+    std::optional<BoolMatrix> custom;  // [nTokens, nTokens] for Custom; 1 = allowed
+    int paddingTokens = 0;             // the last N tokens are padding: no query may see them
+};
+
+struct ForwardOptions {
+    MaskChoice mask;
+    std::optional<float> scale;  // overrides the model's scale in every layer
+    CancelToken cancel;
+    ProgressFn progress;  // fraction of layers done
+};
+
+struct ForwardInput {
+    std::vector<std::int32_t> tokenIds;
+    std::vector<std::int32_t> tokenTypeIds;  // empty: all 0
+};
+
+ForwardResult runForward(const model::Model& model, const ForwardInput& input,
+                         const ForwardOptions& options = {});
+
+// The mask `choice` gives for n tokens, and its name for exports ("causal", ...).
+ops::MaskSpec maskSpecFor(const model::ModelSpec& spec, const MaskChoice& choice, int nTokens);
+std::string maskKindName(const model::ModelSpec& spec, const MaskChoice& choice);
+
+}  // namespace attnscope::forward

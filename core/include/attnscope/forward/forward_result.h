@@ -1,0 +1,58 @@
+// Everything one forward pass recorded, addressable by head.
+//
+// Per-head arrays are stored contiguously in [layer][head] order, so exports write them in one
+// go and views map a head without copying. Immutable once returned; share it as
+// std::shared_ptr<const ForwardResult> across threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnscope/base/head_id.h"
+#include "attnscope/base/tensor.h"
+
+namespace attnscope::forward {
+
+struct ForwardResult {
+    int nLayers = 0;
+    int nHeads = 0;
+    int nTokens = 0;
+    int headDimV = 0;
+    std::vector<std::int32_t> tokenIds;  // [nTokens]
+    std::vector<float> logits;           // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
+    std::vector<float> probs;            // [nLayers, nHeads, nTokens, nTokens]
+    std::vector<float> entropy;          // [nLayers, nHeads, nTokens] nats
+    std::vector<float> context;          // [nLayers, nHeads, nTokens, headDimV] head outputs
+    std::vector<float> scales;           // [nLayers] the scale each layer used
+    BoolMatrix allowed;                  // [nTokens, nTokens] mask applied to every head
+    std::string maskKind;                // "bidirectional", "causal", "causal (offset -1)", ...
+    std::vector<int> fullyMaskedRows;    // queries with no allowed key (same for every head)
+    Matrix hidden;                       // [nTokens, dModel] final hidden states
+
+    ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
+
+    ConstMatrixMap logitsOf(HeadId h) const { return map(logits, h); }
+
+    Eigen::Map<const Vector> entropyOf(HeadId h) const {
+        return {entropy.data() + headIndex(h) * nTokens, nTokens};
+    }
+
+    ConstMatrixMap contextOf(HeadId h) const {
+        return {context.data() + headIndex(h) * nTokens * headDimV, nTokens, headDimV};
+    }
+
+    // Mean of the query rows' entropies, fully masked rows left out.
+    float meanEntropy(HeadId h) const;
+
+private:
+    std::ptrdiff_t headIndex(HeadId h) const {
+        return static_cast<std::ptrdiff_t>(h.layer) * nHeads + h.head;
+    }
+
+    ConstMatrixMap map(const std::vector<float>& v, HeadId h) const {
+        return {v.data() + headIndex(h) * nTokens * nTokens, nTokens, nTokens};
+    }
+};
+
+}  // namespace attnscope::forward

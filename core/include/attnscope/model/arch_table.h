@@ -1,0 +1,52 @@
+// Architecture knowledge as data: for each supported model_type, how config.json maps onto a
+// ModelSpec and which checkpoint tensor fills which weight slot. One table per architecture in
+// model/arch/*.cpp; the loader and the forward pass are shared.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attnscope/io/json_file.h"
+#include "attnscope/model/model_spec.h"
+
+namespace attnscope::model {
+
+// Which slot of Weights a tensor fills.
+enum class Role {
+    TokenEmbedding, PositionEmbedding, TokenTypeEmbedding, EmbeddingNormWeight, EmbeddingNormBias,
+    QueryWeight, QueryBias, KeyWeight, KeyBias, ValueWeight, ValueBias,
+    QkvWeight, QkvBias,  // fused query|key|value, split at load time
+    OutputWeight, OutputBias, AttnNormWeight, AttnNormBias,
+    FfnUpWeight, FfnUpBias, FfnDownWeight, FfnDownBias, FfnNormWeight, FfnNormBias,
+    FinalNormWeight, FinalNormBias,
+};
+
+// nn.Linear stores [out, in]; GPT-2's Conv1D stores [in, out].
+enum class Layout { Plain, LinearOutIn, Conv1DInOut };
+
+struct TensorEntry {
+    Role role;
+    const char* name;  // "{}" stands for the layer index; without the task-head prefix
+    Layout layout;
+};
+
+struct ArchTable {
+    const char* modelType;
+    // Prefixes a task head adds ("bert." in BertForMaskedLM); "" is always tried too.
+    std::vector<const char*> prefixes;
+    std::vector<TensorEntry> tensors;
+    // Tensors that are expected and deliberately unused (task heads, buffers); prefixes of names.
+    std::vector<const char*> ignored;
+    ModelSpec (*readConfig)(const io::JsonFile& config);
+};
+
+// All supported architectures, in the order `attnscope-cli info` lists them.
+std::span<const ArchTable* const> archTables();
+
+// The table for a model_type; UnsupportedModel listing the supported types otherwise.
+const ArchTable& archTableFor(const std::string& modelType, const std::string& configFile);
+
+std::string roleName(Role role);
+
+}  // namespace attnscope::model

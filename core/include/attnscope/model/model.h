@@ -1,0 +1,41 @@
+// A loaded model: its spec, its fp32 weights and (when the folder has one) its tokenizer.
+//
+// Immutable after loading and shared as std::shared_ptr<const Model>, so any number of
+// threads may run forward passes on it at once.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnscope/base/cancel.h"
+#include "attnscope/model/model_spec.h"
+#include "attnscope/model/weights.h"
+#include "attnscope/tokenize/tokenizer.h"
+
+namespace attnscope::model {
+
+struct Model {
+    std::filesystem::path dir;
+    ModelSpec spec;
+    Weights weights;
+    std::unique_ptr<const tokenize::Tokenizer> tokenizer;  // null: the folder has none
+    std::string storedDtypes;                              // "F16", "F32+BF16", ...
+    std::string tensorPrefix;                              // "bert.", "" ...
+    std::int64_t parameterCount = 0;                       // weights used by the forward pass
+    std::vector<std::string> warnings;                     // recoverable oddities found loading
+};
+
+struct LoadOptions {
+    CancelToken cancel;
+    ProgressFn progress;  // fraction of tensors loaded; may be empty
+};
+
+// Loads a Hugging Face model folder (config.json + safetensors weights + tokenizer files).
+// Throws FormatError / UnsupportedModel naming the file and the tensor or key, and Cancelled.
+std::shared_ptr<const Model> loadModel(const std::filesystem::path& dir,
+                                       const LoadOptions& options = {});
+
+}  // namespace attnscope::model

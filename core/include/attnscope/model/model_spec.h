@@ -1,0 +1,68 @@
+// What the shared forward pass needs to know about an architecture: sizes and flags.
+//
+// A ModelSpec is read from config.json by the architecture's table (model/arch/*.cpp); the
+// forward pass never looks at model_type. Plain value type.
+#pragma once
+
+#include <cmath>
+#include <optional>
+#include <string>
+
+namespace attnscope::model {
+
+enum class Activation { Gelu, GeluTanh, Relu, Silu };
+
+// Post: x = LN(x + f(x)) (BERT family). Pre: x = x + f(LN(x)) (GPT-2).
+enum class NormPlacement { Post, Pre };
+
+// How position ids are assigned to the tokens of one sequence.
+enum class PositionScheme {
+    Plain,           // i + positionOffset
+    SkipPadTokens,   // RoBERTa: pad tokens get padTokenId, others padTokenId + 1 + (non-pad index)
+};
+
+enum class DefaultMask { Bidirectional, Causal };
+
+struct ModelSpec {
+    std::string modelType;  // config.json's model_type, e.g. "bert"
+    int nLayers = 0;
+    int nHeads = 0;
+    int headDimK = 0;
+    int headDimV = 0;
+    int dModel = 0;
+    int dFfn = 0;
+    int vocabSize = 0;
+    int maxPositions = 0;   // rows of the position table
+    int typeVocabSize = 0;  // 0 when the model has no token-type embedding
+    PositionScheme positions = PositionScheme::Plain;
+    int positionOffset = 0;
+    std::optional<int> padTokenId;
+    float normEps = 1e-12f;
+    Activation activation = Activation::Gelu;
+    NormPlacement normPlacement = NormPlacement::Post;
+    bool embeddingNorm = true;  // LayerNorm right after the embeddings (BERT family)
+    bool finalNorm = false;     // LayerNorm after the last layer (GPT-2's ln_f)
+    DefaultMask defaultMask = DefaultMask::Bidirectional;
+    // GPT-2's scale_attn_weights=false turns the 1/sqrt(d_k) scale off.
+    bool scaleAttention = true;
+    // GPT-2's scale_attn_by_inverse_layer_idx: logits of layer l are further divided by l + 1.
+    bool scaleByInverseLayer = false;
+
+    // The scale the model was trained with for `layer`.
+    float defaultScale(int layer) const;
+
+    // Longest sequence the position table can embed.
+    int maxTokens() const;
+};
+
+std::string activationName(Activation a);
+
+// Parses an activation name as configs spell it ("gelu", "gelu_new", "relu", ...);
+// UnsupportedModel "<file>: <key>: ..." for anything else.
+Activation parseActivation(const std::string& name, const std::string& file,
+                           const std::string& key);
+
+// Checks sizes are positive and consistent; FormatError naming the config file otherwise.
+void checkSpec(const ModelSpec& spec, const std::string& file);
+
+}  // namespace attnscope::model

@@ -1,0 +1,220 @@
+// The shared forward pass. Architecture differences arrive only as ModelSpec flags
+// (norm placement, activation, position scheme, default mask); the math is written once.
+#include "attnscope/forward/forward_pass.h"
+
+#include <string>
+
+#include "attnscope/base/error.h"
+#include "attnscope/ops/attention.h"
+#include "attnscope/ops/layer_ops.h"
+
+namespace attnscope::forward {
+
+using model::ModelSpec;
+
+namespace {
+
+void checkInput(const ModelSpec& spec, const ForwardInput& input) {
+    const auto n = input.tokenIds.size();
+    if (n == 0) {
+        throw InvalidArgument("forward pass: no tokens");
+    }
+    if (n > static_cast<std::size_t>(spec.maxTokens())) {
+        throw InvalidArgument("forward pass: " + std::to_string(n) + " tokens exceed the " +
+                              std::to_string(spec.maxTokens()) +
+                              " positions this model has (max_position_embeddings)");
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t id = input.tokenIds[i];
+        if (id < 0 || id >= spec.vocabSize) {
+            throw InvalidArgument("forward pass: token " + std::to_string(i) + ": id " +
+                                  std::to_string(id) + " is outside the vocabulary [0, " +
+                                  std::to_string(spec.vocabSize) + ")");
+        }
+    }
+    if (!input.tokenTypeIds.empty() && input.tokenTypeIds.size() != n) {
+        throw InvalidArgument("forward pass: " + std::to_string(input.tokenTypeIds.size()) +
+                              " token type ids for " + std::to_string(n) + " tokens");
+    }
+    for (std::int32_t t : input.tokenTypeIds) {
+        if (t < 0 || t >= std::max(spec.typeVocabSize, 1)) {
+            throw InvalidArgument("forward pass: token type id " + std::to_string(t) +
+                                  " is outside [0, " + std::to_string(spec.typeVocabSize) + ")");
+        }
+    }
+}
+
+std::vector<int> positionIds(const ModelSpec& spec, const std::vector<std::int32_t>& ids) {
+    std::vector<int> pos(ids.size());
+    int next = spec.positionOffset;
+    if (spec.positions == model::PositionScheme::SkipPadTokens) {
+        next = spec.padTokenId.value_or(0) + 1;
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const bool isPad = spec.positions == model::PositionScheme::SkipPadTokens &&
+                           ids[i] == spec.padTokenId.value_or(-1);
+        pos[i] = isPad ? *spec.padTokenId : next++;
+    }
+    return pos;
+}
+
+Matrix embed(const model::Model& m, const ForwardInput& input) {
+    const ModelSpec& spec = m.spec;
+    const auto n = static_cast<Eigen::Index>(input.tokenIds.size());
+    const std::vector<int> pos = positionIds(spec, input.tokenIds);
+    Matrix x(n, spec.dModel);
+    for (Eigen::Index i = 0; i < n; ++i) {
+        const auto ui = static_cast<std::size_t>(i);
+        x.row(i) = m.weights.tokenEmbedding.row(input.tokenIds[ui]) +
+                   m.weights.positionEmbedding.row(pos[ui]);
+        if (spec.typeVocabSize > 0) {
+            const int type = input.tokenTypeIds.empty() ? 0 : input.tokenTypeIds[ui];
+            x.row(i) += m.weights.tokenTypeEmbedding.row(type);
+        }
+    }
+    if (spec.embeddingNorm) {
+        x = ops::layerNorm(x, m.weights.embeddingNorm, spec.normEps);
+    }
+    return x;
+}
+
+// Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
+Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const Matrix& bias,
+                   float scale, ForwardResult& r) {
+    const ModelSpec& spec = m.spec;
+    const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
+    const Matrix q = ops::linear(h, w.query);  // [n, nHeads * headDimK]
+    const Matrix k = ops::linear(h, w.key);    // [n, nHeads * headDimK]
+    const Matrix v = ops::linear(h, w.value);  // [n, nHeads * headDimV]
+    const Eigen::Index n = h.rows();
+    const int dk = spec.headDimK;
+    const int dv = spec.headDimV;
+    Matrix concat(n, spec.nHeads * dv);  // [n, nHeads * headDimV]
+    for (int head = 0; head < spec.nHeads; ++head) {
+        const std::ptrdiff_t index = static_cast<std::ptrdiff_t>(layer) * spec.nHeads + head;
+        MatrixMap logits(r.logits.data() + index * n * n, n, n);
+        MatrixMap probs(r.probs.data() + index * n * n, n, n);
+        MatrixMap context(r.context.data() + index * n * dv, n, dv);
+        Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
+        r.fullyMaskedRows =
+            ops::attentionInto(q.middleCols(head * dk, dk), k.middleCols(head * dk, dk),
+                               v.middleCols(head * dv, dv), scale, bias,
+                               {logits, probs, context, entropy});
+        concat.middleCols(head * dv, dv) = context;
+    }
+    return ops::linear(concat, w.output);
+}
+
+Matrix feedForward(const model::LayerWeights& w, const Matrix& x, model::Activation act) {
+    Matrix f = ops::linear(x, w.ffnUp);
+    ops::activate(f, act);
+    return ops::linear(f, w.ffnDown);
+}
+
+void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input) {
+    r.nLayers = spec.nLayers;
+    r.nHeads = spec.nHeads;
+    r.nTokens = static_cast<int>(input.tokenIds.size());
+    r.headDimV = spec.headDimV;
+    r.tokenIds = input.tokenIds;
+    const auto heads = static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
+    const auto n = static_cast<std::size_t>(r.nTokens);
+    r.logits.resize(heads * n * n);
+    r.probs.resize(heads * n * n);
+    r.entropy.resize(heads * n);
+    r.context.resize(heads * n * static_cast<std::size_t>(spec.headDimV));
+    r.scales.resize(static_cast<std::size_t>(spec.nLayers));
+}
+
+}  // namespace
+
+ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int nTokens) {
+    ops::MaskSpec mask;
+    MaskKind kind = choice.kind;
+    if (kind == MaskKind::ModelDefault) {
+        kind = spec.defaultMask == model::DefaultMask::Causal ? MaskKind::Causal
+                                                               : MaskKind::Bidirectional;
+    }
+    if (kind == MaskKind::Causal) {
+        mask.causal = true;
+        mask.causalOffset = choice.causalOffset;
+    }
+    if (kind == MaskKind::Custom) {
+        if (!choice.custom) {
+            throw InvalidArgument("forward pass: a custom mask needs a matrix of allowed keys");
+        }
+        mask.allowed = *choice.custom;
+    }
+    if (choice.paddingTokens < 0 || choice.paddingTokens > nTokens) {
+        throw InvalidArgument("forward pass: " + std::to_string(choice.paddingTokens) +
+                              " padding tokens for a sequence of " + std::to_string(nTokens));
+    }
+    if (choice.paddingTokens > 0) {
+        BoolMatrix allowed = mask.allowed.value_or(BoolMatrix::Ones(nTokens, nTokens));
+        allowed.rightCols(choice.paddingTokens).setZero();
+        mask.allowed = std::move(allowed);
+    }
+    return mask;
+}
+
+std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
+    std::string name;
+    switch (choice.kind) {
+        case MaskKind::ModelDefault:
+            name = spec.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional";
+            break;
+        case MaskKind::Bidirectional:
+            name = "bidirectional";
+            break;
+        case MaskKind::Causal:
+            name = choice.causalOffset == 0
+                       ? "causal"
+                       : "causal (offset " + std::to_string(choice.causalOffset) + ")";
+            break;
+        case MaskKind::Custom:
+            name = "custom";
+            break;
+    }
+    if (choice.paddingTokens > 0) {
+        name += " + " + std::to_string(choice.paddingTokens) + " padding";
+    }
+    return name;
+}
+
+ForwardResult runForward(const model::Model& m, const ForwardInput& input,
+                         const ForwardOptions& options) {
+    const ModelSpec& spec = m.spec;
+    checkInput(spec, input);
+    ForwardResult r;
+    allocate(r, spec, input);
+    const Matrix bias = ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens,
+                                       r.nTokens);
+    r.allowed = ops::allowedFromBias(bias);
+    r.maskKind = maskKindName(spec, options.mask);
+    Matrix x = embed(m, input);  // [n, dModel]
+    const bool pre = spec.normPlacement == model::NormPlacement::Pre;
+    for (int layer = 0; layer < spec.nLayers; ++layer) {
+        options.cancel.throwIfCancelled();
+        const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
+        const float scale = options.scale.value_or(spec.defaultScale(layer));
+        r.scales[static_cast<std::size_t>(layer)] = scale;
+        if (pre) {
+            x += attendLayer(m, layer, ops::layerNorm(x, w.attnNorm, spec.normEps), bias, scale, r);
+            x += feedForward(w, ops::layerNorm(x, w.ffnNorm, spec.normEps), spec.activation);
+        } else {
+            x = ops::layerNorm(x + attendLayer(m, layer, x, bias, scale, r), w.attnNorm,
+                               spec.normEps);
+            x = ops::layerNorm(x + feedForward(w, x, spec.activation), w.ffnNorm, spec.normEps);
+        }
+        if (options.progress) {
+            options.progress(static_cast<double>(layer + 1) / spec.nLayers);
+        }
+    }
+    if (spec.finalNorm) {
+        x = ops::layerNorm(x, m.weights.finalNorm, spec.normEps);
+    }
+    r.hidden = std::move(x);
+    return r;
+}
+
+}  // namespace attnscope::forward

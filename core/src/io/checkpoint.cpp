@@ -1,0 +1,107 @@
+#include "attnscope/io/checkpoint.h"
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "attnscope/base/error.h"
+#include "attnscope/io/json_file.h"
+
+namespace attnscope::io {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+// Shard names come from the file; refuse anything that would leave the model folder.
+fs::path shardPath(const fs::path& dir, const std::string& name, const std::string& where) {
+    const fs::path p(name);
+    if (name.empty() || p.is_absolute() || p.has_parent_path() || name == "." || name == "..") {
+        throw FormatError(where + ": shard file name '" + name + "' is not a plain file name");
+    }
+    return dir / p;
+}
+
+}  // namespace
+
+Checkpoint::Checkpoint(const fs::path& modelDir) {
+    const fs::path single = modelDir / "model.safetensors";
+    const fs::path index = modelDir / "model.safetensors.index.json";
+    if (fs::exists(single)) {
+        m_files.push_back(std::make_unique<SafetensorsFile>(single));
+    } else if (fs::exists(index)) {
+        openSharded(index);
+    } else {
+        throw FormatError(modelDir.string() +
+                          ": no weights: expected model.safetensors or "
+                          "model.safetensors.index.json (PyTorch .bin files are not supported; "
+                          "convert them with save_pretrained(safe_serialization=True))");
+    }
+}
+
+void Checkpoint::openSharded(const fs::path& indexPath) {
+    const std::string file = indexPath.string();
+    const json index = readJsonFile(indexPath);
+    if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
+        throw FormatError(file + ": weight_map: expected an object {tensor name: shard file}");
+    }
+    std::map<std::string, std::size_t> shardIndex;
+    for (const auto& [tensor, shard] : index["weight_map"].items()) {
+        const std::string where = file + ": weight_map." + tensor;
+        if (!shard.is_string()) {
+            throw FormatError(where + ": expected a shard file name");
+        }
+        const std::string name = shard.get<std::string>();
+        if (!shardIndex.contains(name)) {
+            shardIndex[name] = m_files.size();
+            m_files.push_back(
+                std::make_unique<SafetensorsFile>(shardPath(indexPath.parent_path(), name, where)));
+        }
+        if (m_files[shardIndex[name]]->find(tensor) == nullptr) {
+            throw FormatError(where + ": the index places this tensor in " + name +
+                              ", which does not hold it");
+        }
+    }
+    if (m_files.empty()) {
+        throw FormatError(file + ": weight_map: lists no tensors");
+    }
+}
+
+TensorRef Checkpoint::find(const std::string& name) const {
+    for (const auto& f : m_files) {
+        if (const TensorInfo* t = f->find(name)) {
+            return {t, f.get()};
+        }
+    }
+    return {};
+}
+
+std::vector<std::string> Checkpoint::tensorNames() const {
+    std::vector<std::string> names;
+    for (const auto& f : m_files) {
+        for (const auto& [name, t] : f->tensors()) {
+            names.push_back(name);
+        }
+    }
+    return names;
+}
+
+std::string Checkpoint::storedDtypes() const {
+    std::set<std::string> kinds;
+    for (const auto& f : m_files) {
+        for (const auto& [name, t] : f->tensors()) {
+            if (t.dtype == DType::F32 || t.dtype == DType::F16 || t.dtype == DType::BF16 ||
+                t.dtype == DType::F64) {
+                kinds.insert(std::string(dtypeName(t.dtype)));
+            }
+        }
+    }
+    std::string out;
+    for (const std::string& k : kinds) {
+        out += (out.empty() ? "" : "+") + k;
+    }
+    return out;
+}
+
+}  // namespace attnscope::io

@@ -1,0 +1,72 @@
+// GPT-2: pre-norm causal decoder with a final LayerNorm. Its Conv1D layers store weights as
+// [in, out], and c_attn fuses query|key|value along the output axis.
+#include "attnscope/base/error.h"
+#include "bert_family.h"
+
+namespace attnscope::model::arch {
+
+namespace {
+
+std::vector<TensorEntry> gpt2Entries() {
+    using enum Role;
+    using enum Layout;
+    return {
+        {TokenEmbedding, "wte.weight", Plain},
+        {PositionEmbedding, "wpe.weight", Plain},
+        {AttnNormWeight, "h.{}.ln_1.weight", Plain},
+        {AttnNormBias, "h.{}.ln_1.bias", Plain},
+        {QkvWeight, "h.{}.attn.c_attn.weight", Conv1DInOut},
+        {QkvBias, "h.{}.attn.c_attn.bias", Plain},
+        {OutputWeight, "h.{}.attn.c_proj.weight", Conv1DInOut},
+        {OutputBias, "h.{}.attn.c_proj.bias", Plain},
+        {FfnNormWeight, "h.{}.ln_2.weight", Plain},
+        {FfnNormBias, "h.{}.ln_2.bias", Plain},
+        {FfnUpWeight, "h.{}.mlp.c_fc.weight", Conv1DInOut},
+        {FfnUpBias, "h.{}.mlp.c_fc.bias", Plain},
+        {FfnDownWeight, "h.{}.mlp.c_proj.weight", Conv1DInOut},
+        {FfnDownBias, "h.{}.mlp.c_proj.bias", Plain},
+        {FinalNormWeight, "ln_f.weight", Plain},
+        {FinalNormBias, "ln_f.bias", Plain},
+    };
+}
+
+ModelSpec readGpt2Config(const io::JsonFile& config) {
+    const std::string& file = config.fileName();
+    ModelSpec spec;
+    spec.modelType = "gpt2";
+    spec.dModel = config.positiveInt("n_embd");
+    spec.nHeads = config.positiveInt("n_head");
+    spec.nLayers = config.positiveInt("n_layer");
+    spec.dFfn = config.has("n_inner") ? config.positiveInt("n_inner") : 4 * spec.dModel;
+    spec.vocabSize = config.positiveInt("vocab_size");
+    spec.maxPositions = config.positiveIntOf({"n_positions", "n_ctx"});
+    spec.typeVocabSize = 0;
+    spec.normEps = static_cast<float>(config.number("layer_norm_epsilon", 1e-5));
+    spec.activation = parseActivation(config.string("activation_function", "gelu_new"), file,
+                                      "activation_function");
+    if (spec.dModel % spec.nHeads != 0) {
+        throw FormatError(file + ": n_embd (" + std::to_string(spec.dModel) +
+                          ") is not divisible by n_head (" + std::to_string(spec.nHeads) + ")");
+    }
+    spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
+    spec.normPlacement = NormPlacement::Pre;
+    spec.embeddingNorm = false;
+    spec.finalNorm = true;
+    spec.defaultMask = DefaultMask::Causal;
+    spec.scaleAttention = config.boolean("scale_attn_weights", true);
+    spec.scaleByInverseLayer = config.boolean("scale_attn_by_inverse_layer_idx", false);
+    return spec;
+}
+
+}  // namespace
+
+const ArchTable kGpt2 = {
+    "gpt2",
+    {"transformer."},
+    gpt2Entries(),
+    // attn.bias / attn.masked_bias are causal-mask buffers older versions saved.
+    {"lm_head.", "score.", "h.{}.attn.bias", "h.{}.attn.masked_bias"},
+    readGpt2Config,
+};
+
+}  // namespace attnscope::model::arch

@@ -1,0 +1,77 @@
+#include "attnscope/ops/attention.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::ops {
+
+float rowEntropy(const Eigen::Ref<const RowVector>& p) {
+    double h = 0.0;  // accumulate in double: long rows of tiny terms lose digits in float
+    for (Eigen::Index k = 0; k < p.size(); ++k) {
+        const double x = p[k];
+        if (x > 0.0) {
+            h -= x * std::log(x);
+        }
+    }
+    return static_cast<float>(h);
+}
+
+std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
+                               const Eigen::Ref<const Matrix>& v, float scale, const Matrix& bias,
+                               AttentionOutputs out) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    out.logits.noalias() = q * k.transpose();
+    out.logits *= scale;
+    std::vector<int> fullyMasked;
+    for (Eigen::Index row = 0; row < out.logits.rows(); ++row) {
+        auto p = out.probs.row(row);
+        p = out.logits.row(row) + bias.row(row);
+        const float maxLogit = p.maxCoeff();
+        // Decided on the bias, as ONNX does: a row with no allowed key has no distribution.
+        if (maxLogit == kNegInf || (bias.row(row).array() == kNegInf).all()) {
+            p.setZero();
+            out.entropy[row] = 0.0f;
+            fullyMasked.push_back(static_cast<int>(row));
+            continue;
+        }
+        // Subtract the max before exp, as torch.softmax does, so large logits cannot overflow.
+        p = (p.array() - maxLogit).exp();
+        p /= p.sum();
+        out.entropy[row] = rowEntropy(p);
+    }
+    out.output.noalias() = out.probs * v;
+    return fullyMasked;
+}
+
+AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
+                          const AttentionOptions& options) {
+    if (q.cols() != k.cols()) {
+        throw InvalidArgument("attention: queries have width " + std::to_string(q.cols()) +
+                              " but keys have width " + std::to_string(k.cols()));
+    }
+    if (k.rows() != v.rows()) {
+        throw InvalidArgument("attention: " + std::to_string(k.rows()) + " keys but " +
+                              std::to_string(v.rows()) + " values");
+    }
+    if (q.cols() == 0) {
+        throw InvalidArgument("attention: key width is 0");
+    }
+    const int nQueries = static_cast<int>(q.rows());
+    const int nKeys = static_cast<int>(k.rows());
+    AttentionResult r;
+    r.bias = buildBias(options.mask, nQueries, nKeys);
+    r.logits.resize(nQueries, nKeys);
+    r.probs.resize(nQueries, nKeys);
+    r.output.resize(nQueries, v.cols());
+    r.entropy.resize(nQueries);
+    const float scale =
+        options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
+    r.fullyMaskedRows =
+        attentionInto(q, k, v, scale, r.bias, {r.logits, r.probs, r.output, r.entropy});
+    return r;
+}
+
+}  // namespace attnscope::ops

@@ -1,0 +1,57 @@
+#include "attnscope/ops/layer_ops.h"
+
+#include <cmath>
+#include <numbers>
+
+namespace attnscope::ops {
+
+Matrix linear(const Matrix& x, const model::Linear& layer) {
+    Matrix y = x * layer.weight.transpose();
+    if (layer.bias.size() > 0) {
+        y.rowwise() += layer.bias.transpose();
+    }
+    return y;
+}
+
+Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
+    Matrix y(x.rows(), x.cols());
+    const auto d = static_cast<float>(x.cols());
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const float mean = x.row(r).sum() / d;
+        const auto centered = (x.row(r).array() - mean).eval();
+        const float var = centered.square().sum() / d;
+        y.row(r) = centered / std::sqrt(var + eps);
+    }
+    y.array().rowwise() *= norm.weight.transpose().array();
+    if (norm.bias.size() > 0) {
+        y.rowwise() += norm.bias.transpose();
+    }
+    return y;
+}
+
+void activate(Matrix& x, model::Activation activation) {
+    using model::Activation;
+    switch (activation) {
+        case Activation::Gelu:
+            x = x.unaryExpr([](float v) {
+                return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(std::numbers::sqrt2 / 2)));
+            });
+            return;
+        case Activation::GeluTanh: {
+            // HF's NewGELUActivation: 0.5x(1 + tanh(sqrt(2/pi)(x + 0.044715x^3)))
+            const float c = std::sqrt(2.0f / std::numbers::pi_v<float>);
+            x = x.unaryExpr([c](float v) {
+                return 0.5f * v * (1.0f + std::tanh(c * (v + 0.044715f * v * v * v)));
+            });
+            return;
+        }
+        case Activation::Relu:
+            x = x.cwiseMax(0.0f);
+            return;
+        case Activation::Silu:
+            x = x.unaryExpr([](float v) { return v / (1.0f + std::exp(-v)); });
+            return;
+    }
+}
+
+}  // namespace attnscope::ops

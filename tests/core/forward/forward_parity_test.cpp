@@ -1,0 +1,110 @@
+// Parity of the forward pass with the independent PyTorch implementation in
+// tests/reference/torch_reference.py, on random-weight checkpoints in Hugging Face layout.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/model/model.h"
+#include "reference_file.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Probabilities are in [0, 1]; fp32 forward passes that differ only in summation order agree
+// far better than this, so 1e-5 absolute catches any real difference (the product's promise).
+constexpr double kProbTolerance = 1e-5;
+// Hidden states and logits grow with depth; compare relative to the tensor's largest value.
+constexpr double kRelTolerance = 1e-4;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+
+// The cases make_checkpoints.py writes; ManifestListsEveryCase keeps the two lists in step.
+const std::vector<std::string> kCases = {
+    "bert_f32",       "bert_noprefix_f16", "bert_bf16",         "roberta_f32",
+    "distilbert_f16", "gpt2_f32",          "gpt2_noprefix_f16", "gpt2_sharded_bf16",
+};
+
+double maxAbsDiff(const float* a, const std::vector<float>& b) {
+    double m = 0.0;
+    for (std::size_t i = 0; i < b.size(); ++i) {
+        m = std::max(m, std::abs(static_cast<double>(a[i]) - b[i]));
+    }
+    return m;
+}
+
+double maxAbs(const std::vector<float>& v) {
+    double m = 0.0;
+    for (float x : v) {
+        m = std::max(m, std::abs(static_cast<double>(x)));
+    }
+    return m;
+}
+
+class ForwardParity : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ForwardParity, MatchesPyTorchReference) {
+    const fs::path dir = kCheckpoints / GetParam();
+    ASSERT_TRUE(fs::exists(dir)) << dir << " missing: run the reference.checkpoints test first";
+    const auto model = model::loadModel(dir);
+    int checked = 0;
+    for (int k = 0; fs::exists(dir / ("reference_" + std::to_string(k) + ".safetensors")); ++k) {
+        const auto ref = testing::readReference(dir / ("reference_" + std::to_string(k) +
+                                                       ".safetensors"));
+        const auto r = forward::runForward(*model, {ref.inputIds, {}});
+        const std::string what = "case " + GetParam() + " (" + model->spec.modelType + ", " +
+                                 std::to_string(model->spec.nLayers) + " layers x " +
+                                 std::to_string(model->spec.nHeads) + " heads, dtype " +
+                                 model->storedDtypes + ", mask " + r.maskKind + "), reference " +
+                                 std::to_string(k) + ", n = " + std::to_string(r.nTokens);
+        ASSERT_EQ(r.probs.size(), ref.attention.size()) << what;
+        EXPECT_LE(maxAbsDiff(r.probs.data(), ref.attention), kProbTolerance) << what;
+        EXPECT_LE(maxAbsDiff(r.logits.data(), ref.logits) / std::max(1.0, maxAbs(ref.logits)),
+                  kRelTolerance)
+            << what;
+        ASSERT_EQ(static_cast<std::size_t>(r.hidden.size()), ref.hidden.size()) << what;
+        EXPECT_LE(maxAbsDiff(r.hidden.data(), ref.hidden) / std::max(1.0, maxAbs(ref.hidden)),
+                  kRelTolerance)
+            << what;
+        ++checked;
+    }
+    EXPECT_GE(checked, 2) << "expected several reference inputs for " << GetParam();
+}
+
+// Guards against a parity test that cannot fail: a 1 % change of the scale must show up well
+// above the tolerance, so the random weights give attention far from uniform.
+TEST_P(ForwardParity, DetectsASmallScaleError) {
+    const fs::path dir = kCheckpoints / GetParam();
+    ASSERT_TRUE(fs::exists(dir)) << dir << " missing";
+    const auto model = model::loadModel(dir);
+    const auto ref = testing::readReference(dir / "reference_1.safetensors");
+    forward::ForwardOptions options;
+    options.scale = 1.01f * model->spec.defaultScale(0);
+    const auto r = forward::runForward(*model, {ref.inputIds, {}}, options);
+    EXPECT_GT(maxAbsDiff(r.probs.data(), ref.attention), 10 * kProbTolerance) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Checkpoints, ForwardParity, ::testing::ValuesIn(kCases),
+                         [](const auto& p) { return p.param; });
+
+TEST(ForwardParityManifest, ManifestListsEveryCase) {
+    std::ifstream in(kCheckpoints / "manifest.json");
+    ASSERT_TRUE(in) << "no manifest in " << kCheckpoints;
+    const auto manifest = nlohmann::json::parse(in);
+    std::vector<std::string> listed;
+    for (const auto& entry : manifest) {
+        listed.push_back(entry.at("case").get<std::string>());
+    }
+    std::vector<std::string> expected = kCases;
+    std::sort(listed.begin(), listed.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(listed, expected);
+}
+
+}  // namespace
+}  // namespace attnscope
