@@ -161,10 +161,10 @@ std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
     std::string name;
     switch (choice.kind) {
         case MaskKind::ModelDefault:
-            name = spec.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional";
+            name = spec.defaultMask == model::DefaultMask::Causal ? "causal" : "none";
             break;
         case MaskKind::Bidirectional:
-            name = "bidirectional";
+            name = "none";
             break;
         case MaskKind::Causal:
             name = choice.causalOffset == 0

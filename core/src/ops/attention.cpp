@@ -38,7 +38,9 @@ std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::R
             continue;
         }
         // Subtract the max before exp, as torch.softmax does, so large logits cannot overflow.
-        p = (p.array() - maxLogit).exp();
+        // Eigen's vectorised exp clamps its argument near -88, so exp(-inf) would come out as
+        // a ~1e-39 denormal; forbidden keys are set to exactly 0 as PyTorch gives.
+        p = (bias.row(row).array() == kNegInf).select(0.0f, (p.array() - maxLogit).exp());
         p /= p.sum();
         out.entropy[row] = rowEntropy(p);
     }

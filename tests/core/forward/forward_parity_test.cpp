@@ -9,7 +9,7 @@
 
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
-#include "reference_file.h"
+#include "../support/reference_file.h"
 
 namespace attnscope {
 namespace {

@@ -46,7 +46,8 @@ struct ForwardInput {
 ForwardResult runForward(const model::Model& model, const ForwardInput& input,
                          const ForwardOptions& options = {});
 
-// The mask `choice` gives for n tokens, and its name for exports ("causal", ...).
+// The mask `choice` gives for n tokens, and its name for exports: "none" (bidirectional),
+// "causal", "causal (offset k)", "custom", with " + N padding" when padding is masked.
 ops::MaskSpec maskSpecFor(const model::ModelSpec& spec, const MaskChoice& choice, int nTokens);
 std::string maskKindName(const model::ModelSpec& spec, const MaskChoice& choice);
 

@@ -26,7 +26,7 @@ struct ForwardResult {
     std::vector<float> context;          // [nLayers, nHeads, nTokens, headDimV] head outputs
     std::vector<float> scales;           // [nLayers] the scale each layer used
     BoolMatrix allowed;                  // [nTokens, nTokens] mask applied to every head
-    std::string maskKind;                // "bidirectional", "causal", "causal (offset -1)", ...
+    std::string maskKind;                // "none", "causal", "causal (offset -1)", "custom", ...
     std::vector<int> fullyMaskedRows;    // queries with no allowed key (same for every head)
     Matrix hidden;                       // [nTokens, dModel] final hidden states
 

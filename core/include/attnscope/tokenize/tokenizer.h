@@ -54,11 +54,62 @@ public:
 
 std::vector<std::int32_t> ids(const std::vector<Token>& tokens);
 
+// Loads a Hugging Face `tokenizer.json` holding a WordPiece model (BertNormalizer,
+// BertPreTokenizer) or a byte-level BPE model (ByteLevel pre-tokenizer). Throws FormatError
+// "<file>: <JSON path>: <reason>" for a malformed file and UnsupportedModel for a pipeline part
+// AttnScope does not implement (e.g. a Unigram model or an NFKC normalizer).
+std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file);
+
+// How BERT's vocab.txt is used; tokenizer_config.json supplies these in a model folder.
+struct WordPieceFilesOptions {
+    bool lowercase = true;             // do_lower_case
+    std::optional<bool> stripAccents;  // strip_accents; unset: follows `lowercase`
+    bool handleChineseChars = true;    // tokenize_chinese_chars
+    std::string unkToken = "[UNK]";
+    std::string clsToken = "[CLS]";
+    std::string sepToken = "[SEP]";
+    std::string padToken = "[PAD]";
+    std::string maskToken = "[MASK]";
+};
+
+// A WordPiece tokenizer from vocab.txt (one piece per line, id = line number), set up as
+// Hugging Face's BertTokenizerFast converts it. Throws FormatError naming file and line.
+std::unique_ptr<Tokenizer> loadWordPieceVocab(const std::filesystem::path& vocabTxt,
+                                              const WordPieceFilesOptions& options = {});
+
+// GPT-2 adds no special tokens around the text and keeps offsets as they are; RoBERTa (also
+// BART, Longformer) wraps the text in <s> ... </s> and trims spaces off the offsets. Auto picks
+// RoBERTa when the vocabulary has both <s> and </s>, else GPT-2.
+enum class ByteLevelStyle { Auto, Gpt2, Roberta };
+
+struct ByteLevelBpeFilesOptions {
+    ByteLevelStyle style = ByteLevelStyle::Auto;
+    bool addPrefixSpace = false;  // add_prefix_space
+    bool trimOffsets = true;      // trim_offsets (RoBERTa style only)
+};
+
+// A byte-level BPE tokenizer from vocab.json + merges.txt, set up as Hugging Face's
+// GPT2TokenizerFast / RobertaTokenizerFast convert them. Throws FormatError naming the file and
+// the JSON path or line.
+std::unique_ptr<Tokenizer> loadByteLevelBpeFiles(const std::filesystem::path& vocabJson,
+                                                 const std::filesystem::path& mergesTxt,
+                                                 const ByteLevelBpeFilesOptions& options = {});
+
+// Like loadTokenizer, but ignores tokenizer.json: vocab.txt, or vocab.json + merges.txt,
+// configured by tokenizer_config.json (do_lower_case, strip_accents, tokenize_chinese_chars,
+// add_prefix_space, trim_offsets, special tokens). Returns nullptr when those files are absent.
+std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::path& modelDir,
+                                                       std::string_view modelType);
+
 // Loads the tokenizer of a Hugging Face model folder. `tokenizer.json` wins; otherwise
 // `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), configured by
 // `tokenizer_config.json` and `config.json` when present. `modelType` is config.json's
 // `model_type` and picks defaults (lower-casing for uncased BERT vocabularies, <s>/</s> for
-// RoBERTa). Returns nullptr when the folder holds no tokenizer files.
+// RoBERTa); when empty, config.json's model_type is read, and failing that the vocabulary
+// decides (<s> and </s> present: RoBERTa style). Special roles (specialId) come from
+// tokenizer_config.json when it names them, else from the conventional token names.
+// Returns nullptr when the folder holds no tokenizer files. Errors are prefixed with
+// "loading tokenizer".
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
                                          std::string_view modelType);
 

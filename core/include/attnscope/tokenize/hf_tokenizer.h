@@ -1,0 +1,97 @@
+// The Hugging Face tokenizer pipeline, assembled from its parts:
+//   added tokens (raw) -> BertNormalizer -> added tokens (normalized) -> pre-tokenizer -> model
+//   -> post-processor (offset trimming, then [CLS]/[SEP] or <s>/</s>)
+// A TokenizerSpec says which parts to use; the loaders in tokenizer.h fill it from
+// tokenizer.json or from vocabulary files. HfTokenizer is immutable after construction and
+// `encode` is const and thread-safe (the BPE cache has its own lock). `encode` throws
+// InvalidArgument for invalid UTF-8; construction throws FormatError for an inconsistent spec.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/tokenize/added_vocabulary.h"
+#include "attnscope/tokenize/bert_normalizer.h"
+#include "attnscope/tokenize/bpe.h"
+#include "attnscope/tokenize/pre_tokenizer.h"
+#include "attnscope/tokenize/tokenizer.h"
+#include "attnscope/tokenize/wordpiece.h"
+
+namespace attnscope::tokenize {
+
+enum class PreTokenizerKind { Bert, ByteLevel };
+
+struct ByteLevelOptions {
+    bool addPrefixSpace = false;  // prepend ' ' to a text piece that does not start with one
+    bool useRegex = true;         // split with the GPT-2 regex
+};
+
+struct SpecialPiece {
+    std::string token;
+    std::int32_t id = 0;
+};
+
+struct PostProcessorSpec {
+    std::vector<SpecialPiece> prefix;  // added before the text: [CLS], <s>
+    std::vector<SpecialPiece> suffix;  // added after it: [SEP], </s>
+    // ByteLevel / RobertaProcessing trim_offsets: spans lose leading and trailing spaces ('Ġ').
+    bool trimOffsets = false;
+    // The add_prefix_space the trimming consults: the first token keeps a single leading space.
+    bool trimAddPrefixSpace = false;
+};
+
+struct TokenizerSpec {
+    std::string source;  // the file(s) it came from, for describe()
+    std::optional<BertNormalizerOptions> normalizer;
+    PreTokenizerKind preTokenizer = PreTokenizerKind::Bert;
+    ByteLevelOptions byteLevel;
+    // Exactly one model: WordPiece (with the Bert pre-tokenizer) or BPE (with ByteLevel).
+    std::shared_ptr<const WordPieceModel> wordPiece;
+    std::shared_ptr<const BpeModel> bpe;
+    PostProcessorSpec post;
+    std::vector<AddedToken> addedTokens;
+    std::map<SpecialRole, std::int32_t> roles;
+};
+
+class HfTokenizer final : public Tokenizer {
+public:
+    explicit HfTokenizer(TokenizerSpec spec);
+
+    TokenizerKind kind() const override;
+    std::string describe() const override;
+    std::vector<Token> encode(std::string_view text, bool addSpecialTokens = true) const override;
+    std::size_t vocabSize() const override;
+    std::optional<std::int32_t> tokenToId(std::string_view token) const override;
+    std::string idToToken(std::int32_t id) const override;
+    std::optional<std::int32_t> specialId(SpecialRole role) const override;
+
+    const TokenizerSpec& spec() const { return m_spec; }
+
+private:
+    struct RawToken;
+
+    const Vocab& modelVocab() const;
+    NormalizedText normalize(const NormalizedText& text) const;
+    void encodeSegment(const NormalizedText& segment, std::vector<RawToken>& out) const;
+    void encodeWords(std::span<const NormalizedChar> text, std::vector<RawToken>& out) const;
+    void encodeByteLevel(NormalizedText text, std::vector<RawToken>& out) const;
+    void pushAdded(std::size_t index, std::span<const NormalizedChar> slice,
+                   std::vector<RawToken>& out) const;
+    void pushModelToken(std::int32_t id, std::span<const NormalizedChar> chars,
+                        std::vector<RawToken>& out) const;
+    std::vector<Token> finish(const DecodedText& text, std::vector<RawToken> raw,
+                              bool addSpecialTokens) const;
+
+    TokenizerSpec m_spec;
+    AddedVocabulary m_added;
+    std::unique_ptr<ByteLevelSplitter> m_splitter;
+    // Leading / trailing trimmable characters ('Ġ' or whitespace) of each model piece, by id.
+    std::vector<std::uint8_t> m_trimLead;
+    std::vector<std::uint8_t> m_trimTrail;
+};
+
+}  // namespace attnscope::tokenize

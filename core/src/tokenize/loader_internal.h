@@ -1,0 +1,37 @@
+// Shared pieces of the tokenizer loaders (tokenizer_json.cpp, vocab_files.cpp, tokenizer.cpp).
+// Private to attnscope_tokenize. All functions throw FormatError naming file and location.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string_view>
+
+#include "attnscope/tokenize/hf_tokenizer.h"
+#include "json_reader.h"
+
+namespace attnscope::tokenize::detail {
+
+// Far above any real vocabulary (the largest are ~260k pieces); keeps a corrupt id from making
+// us allocate gigabytes.
+constexpr std::int32_t kMaxTokenId = (1 << 24) - 1;
+
+// A {"piece": id, ...} object (tokenizer.json's model.vocab, vocab.json).
+Vocab vocabFromJson(const Json& vocab, const JsonAt& at);
+
+TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file);
+TokenizerSpec specFromWordPieceVocab(const std::filesystem::path& vocabTxt,
+                                     const WordPieceFilesOptions& options);
+TokenizerSpec specFromByteLevelBpeFiles(const std::filesystem::path& vocabJson,
+                                        const std::filesystem::path& mergesTxt,
+                                        const ByteLevelBpeFilesOptions& options);
+
+// The id of `token` among the spec's added tokens or in its model's vocabulary.
+std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token);
+
+// Fills spec.roles from the conventional names ([CLS], <s>, <|endoftext|>, ...) it contains.
+void setConventionalRoles(TokenizerSpec& spec);
+
+// Overrides spec.roles with the special tokens tokenizer_config.json names (cls_token, ...).
+void applyConfigRoles(TokenizerSpec& spec, const Json& config, const JsonAt& at);
+
+}  // namespace attnscope::tokenize::detail

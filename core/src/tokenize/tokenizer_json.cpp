@@ -1,0 +1,287 @@
+// Reads Hugging Face's tokenizer.json into a TokenizerSpec. Only the parts BERT-, GPT-2- and
+// RoBERTa-style tokenizers use are accepted; anything else is UnsupportedModel, naming its path.
+#include "attnscope/base/error.h"
+#include "loader_internal.h"
+
+namespace attnscope::tokenize::detail {
+namespace {
+
+[[noreturn]] void unsupported(const JsonAt& at, const std::string& what) {
+    throw UnsupportedModel(at.file + ": " + at.path + ": " + what);
+}
+
+std::string typeOf(const Json& obj, const JsonAt& at) {
+    return asString(member(obj, at, "type"), at["type"]);
+}
+
+std::shared_ptr<const WordPieceModel> parseWordPiece(const Json& model, const JsonAt& at) {
+    Vocab vocab = vocabFromJson(member(model, at, "vocab"), at["vocab"]);
+    WordPieceOptions options;
+    options.unkToken = optionalString(model, at, "unk_token").value_or(options.unkToken);
+    options.continuingSubwordPrefix = optionalString(model, at, "continuing_subword_prefix")
+                                          .value_or(options.continuingSubwordPrefix);
+    if (const Json* max = optionalMember(model, "max_input_chars_per_word")) {
+        const std::int64_t n = asInt(*max, at["max_input_chars_per_word"]);
+        if (n < 0) {
+            failAt(at["max_input_chars_per_word"], "expected a non-negative integer");
+        }
+        options.maxInputCharsPerWord = static_cast<std::size_t>(n);
+    }
+    if (!vocab.find(options.unkToken)) {
+        failAt(at["unk_token"], "\"" + options.unkToken + "\" is not in the vocabulary");
+    }
+    return std::make_shared<WordPieceModel>(std::move(vocab), std::move(options));
+}
+
+std::vector<BpeMerge> parseMerges(const Json& merges, const JsonAt& at) {
+    expectArray(merges, at);
+    std::vector<BpeMerge> out;
+    out.reserve(merges.size());
+    for (std::size_t i = 0; i < merges.size(); ++i) {
+        const Json& m = merges[i];
+        const JsonAt where = at[i];
+        BpeMerge merge;
+        merge.where = where.path;
+        if (m.is_string()) {  // "Ġ t"
+            const std::string text = m.get<std::string>();
+            const auto space = text.find(' ');
+            if (space == std::string::npos || space == 0 || space + 1 == text.size() ||
+                text.find(' ', space + 1) != std::string::npos) {
+                failAt(where, "merge \"" + text + "\" is not two pieces separated by one space");
+            }
+            merge.left = text.substr(0, space);
+            merge.right = text.substr(space + 1);
+        } else {  // ["Ġ", "t"], the newer format
+            expectArray(m, where);
+            if (m.size() != 2) {
+                failAt(where, "expected 2 pieces, found " + std::to_string(m.size()));
+            }
+            merge.left = asString(m[0], where[0]);
+            merge.right = asString(m[1], where[1]);
+        }
+        out.push_back(std::move(merge));
+    }
+    return out;
+}
+
+void expectEmptyAffix(const Json& model, const JsonAt& at, std::string_view key) {
+    if (const auto affix = optionalString(model, at, key); affix && !affix->empty()) {
+        unsupported(at[key], "BPE with a \"" + *affix + "\" affix is not supported");
+    }
+}
+
+std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at) {
+    Vocab vocab = vocabFromJson(member(model, at, "vocab"), at["vocab"]);
+    const std::vector<BpeMerge> merges = parseMerges(member(model, at, "merges"), at["merges"]);
+    BpeOptions options;
+    options.unkToken = optionalString(model, at, "unk_token");
+    options.fuseUnk = optionalBool(model, at, "fuse_unk").value_or(false);
+    options.ignoreMerges = optionalBool(model, at, "ignore_merges").value_or(false);
+    if (optionalBool(model, at, "byte_fallback").value_or(false)) {
+        unsupported(at["byte_fallback"], "byte_fallback BPE (SentencePiece style) is not supported");
+    }
+    if (const Json* dropout = optionalMember(model, "dropout");
+        dropout != nullptr && dropout->is_number() && dropout->get<double>() > 0.0) {
+        unsupported(at["dropout"], "BPE dropout is random at inference time; not supported");
+    }
+    expectEmptyAffix(model, at, "continuing_subword_prefix");
+    expectEmptyAffix(model, at, "end_of_word_suffix");
+    // BpeModel names the merge ("$.model.merges[5]: ..."); add the file in front.
+    return withContext(at.file, [&] {
+        return std::make_shared<const BpeModel>(std::move(vocab), merges, std::move(options));
+    });
+}
+
+void parseModel(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
+    const JsonAt at = rootAt["model"];
+    const Json& model = member(root, rootAt, "model");
+    expectObject(model, at);
+    // Older files omit "type"; HF then recognises the model by its fields.
+    std::string type;
+    if (optionalMember(model, "type") != nullptr) {
+        type = typeOf(model, at);
+    } else if (model.contains("merges")) {
+        type = "BPE";
+    } else if (model.contains("max_input_chars_per_word")) {
+        type = "WordPiece";
+    }
+    if (type == "WordPiece") {
+        spec.wordPiece = parseWordPiece(model, at);
+    } else if (type == "BPE") {
+        spec.bpe = parseBpe(model, at);
+    } else {
+        unsupported(at["type"], "model \"" + type + "\" is not supported, expected WordPiece or BPE");
+    }
+}
+
+void parseNormalizer(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
+    const Json* normalizer = optionalMember(root, "normalizer");
+    if (normalizer == nullptr) {
+        return;
+    }
+    const JsonAt at = rootAt["normalizer"];
+    const std::string type = typeOf(*normalizer, at);
+    if (type != "BertNormalizer") {
+        unsupported(at["type"], "normalizer \"" + type + "\" is not supported");
+    }
+    BertNormalizerOptions options;
+    options.cleanText = optionalBool(*normalizer, at, "clean_text").value_or(true);
+    options.handleChineseChars =
+        optionalBool(*normalizer, at, "handle_chinese_chars").value_or(true);
+    options.stripAccents = optionalBool(*normalizer, at, "strip_accents");
+    options.lowercase = optionalBool(*normalizer, at, "lowercase").value_or(true);
+    spec.normalizer = options;
+}
+
+void parsePreTokenizer(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
+    const JsonAt at = rootAt["pre_tokenizer"];
+    const Json* pre = optionalMember(root, "pre_tokenizer");
+    if (pre == nullptr) {
+        unsupported(at, "a tokenizer without a pre-tokenizer is not supported");
+    }
+    const std::string type = typeOf(*pre, at);
+    if (type == "BertPreTokenizer") {
+        spec.preTokenizer = PreTokenizerKind::Bert;
+    } else if (type == "ByteLevel") {
+        spec.preTokenizer = PreTokenizerKind::ByteLevel;
+        spec.byteLevel.addPrefixSpace = optionalBool(*pre, at, "add_prefix_space").value_or(true);
+        spec.byteLevel.useRegex = optionalBool(*pre, at, "use_regex").value_or(true);
+    } else {
+        unsupported(at["type"], "pre-tokenizer \"" + type + "\" is not supported");
+    }
+}
+
+SpecialPiece parsePair(const Json& pair, const JsonAt& at) {  // ["</s>", 2]
+    expectArray(pair, at);
+    if (pair.size() != 2) {
+        failAt(at, "expected [token, id], found " + std::to_string(pair.size()) + " elements");
+    }
+    return {asString(pair[0], at[0]), asTokenId(pair[1], at[1])};
+}
+
+void parseTemplate(const Json& post, const JsonAt& at, PostProcessorSpec& out) {
+    const Json& single = member(post, at, "single");
+    expectArray(single, at["single"]);
+    const Json& specials = member(post, at, "special_tokens");
+    bool seenSequence = false;
+    for (std::size_t i = 0; i < single.size(); ++i) {
+        const JsonAt itemAt = at["single"][i];
+        if (const Json* seq = optionalMember(single[i], "Sequence")) {
+            if (seenSequence) {
+                failAt(itemAt, "the single template uses the sequence twice");
+            }
+            asString(member(*seq, itemAt["Sequence"], "id"), itemAt["Sequence"]["id"]);
+            seenSequence = true;
+            continue;
+        }
+        const JsonAt tokAt = itemAt["SpecialToken"];
+        const std::string name =
+            asString(member(member(single[i], itemAt, "SpecialToken"), tokAt, "id"), tokAt["id"]);
+        const JsonAt defAt = at["special_tokens"][name];
+        const Json& def = member(specials, at["special_tokens"], name);
+        const Json& ids = member(def, defAt, "ids");
+        const Json& tokens = member(def, defAt, "tokens");
+        expectArray(ids, defAt["ids"]);
+        expectArray(tokens, defAt["tokens"]);
+        if (ids.size() != tokens.size()) {
+            failAt(defAt, "ids and tokens differ in length");
+        }
+        auto& target = seenSequence ? out.suffix : out.prefix;
+        for (std::size_t k = 0; k < ids.size(); ++k) {
+            target.push_back({asString(tokens[k], defAt["tokens"][k]),
+                              asTokenId(ids[k], defAt["ids"][k])});
+        }
+    }
+    if (!seenSequence) {
+        failAt(at["single"], "the single template has no $A sequence");
+    }
+}
+
+void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& out) {
+    const std::string type = typeOf(post, at);
+    if (type == "TemplateProcessing") {
+        parseTemplate(post, at, out);
+    } else if (type == "BertProcessing" || type == "RobertaProcessing") {
+        out.prefix.push_back(parsePair(member(post, at, "cls"), at["cls"]));
+        out.suffix.push_back(parsePair(member(post, at, "sep"), at["sep"]));
+        if (type == "RobertaProcessing") {
+            out.trimOffsets = optionalBool(post, at, "trim_offsets").value_or(true);
+            out.trimAddPrefixSpace = optionalBool(post, at, "add_prefix_space").value_or(true);
+        }
+    } else if (type == "ByteLevel") {
+        out.trimOffsets = optionalBool(post, at, "trim_offsets").value_or(true);
+        out.trimAddPrefixSpace = optionalBool(post, at, "add_prefix_space").value_or(true);
+    } else if (type == "Sequence") {
+        const Json& list = member(post, at, "processors");
+        expectArray(list, at["processors"]);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            parsePostProcessor(list[i], at["processors"][i], out);
+        }
+    } else {
+        unsupported(at["type"], "post-processor \"" + type + "\" is not supported");
+    }
+}
+
+std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt) {
+    std::vector<AddedToken> out;
+    const Json* list = optionalMember(root, "added_tokens");
+    if (list == nullptr) {
+        return out;
+    }
+    const JsonAt at = rootAt["added_tokens"];
+    expectArray(*list, at);
+    for (std::size_t i = 0; i < list->size(); ++i) {
+        const Json& item = (*list)[i];
+        const JsonAt itemAt = at[i];
+        AddedToken t;
+        t.id = asTokenId(member(item, itemAt, "id"), itemAt["id"]);
+        t.content = asString(member(item, itemAt, "content"), itemAt["content"]);
+        t.special = optionalBool(item, itemAt, "special").value_or(false);
+        t.singleWord = optionalBool(item, itemAt, "single_word").value_or(false);
+        t.lstrip = optionalBool(item, itemAt, "lstrip").value_or(false);
+        t.rstrip = optionalBool(item, itemAt, "rstrip").value_or(false);
+        t.normalized = optionalBool(item, itemAt, "normalized").value_or(!t.special);
+        out.push_back(std::move(t));
+    }
+    return out;
+}
+
+}  // namespace
+
+Vocab vocabFromJson(const Json& vocab, const JsonAt& at) {
+    expectObject(vocab, at);
+    Vocab out;
+    for (const auto& [piece, value] : vocab.items()) {
+        const std::int32_t id = asTokenId(value, at[piece]);
+        if (id > kMaxTokenId) {
+            failAt(at[piece], "token id " + std::to_string(id) + " is implausibly large");
+        }
+        out.add(piece, id);
+    }
+    return out;
+}
+
+TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file) {
+    const Json root = readJsonFile(file);
+    const JsonAt at{file.string()};
+    expectObject(root, at);
+    TokenizerSpec spec;
+    spec.source = file.string();
+    parseModel(root, at, spec);
+    parseNormalizer(root, at, spec);
+    parsePreTokenizer(root, at, spec);
+    if (spec.wordPiece && spec.preTokenizer != PreTokenizerKind::Bert) {
+        unsupported(at["pre_tokenizer"], "WordPiece is supported with BertPreTokenizer only");
+    }
+    if (spec.bpe && spec.preTokenizer != PreTokenizerKind::ByteLevel) {
+        unsupported(at["pre_tokenizer"], "BPE is supported with the ByteLevel pre-tokenizer only");
+    }
+    if (const Json* post = optionalMember(root, "post_processor")) {
+        parsePostProcessor(*post, at["post_processor"], spec.post);
+    }
+    spec.addedTokens = parseAddedTokens(root, at);
+    setConventionalRoles(spec);
+    return spec;
+}
+
+}  // namespace attnscope::tokenize::detail

@@ -1,0 +1,126 @@
+// attnscope-cli end to end: exit codes, help, and the HDF5 file checked by h5py against the
+// PyTorch reference (tests/reference/compare_h5.py).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+
+#include "../support/reference_file.h"
+#include "../support/test_files.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+
+struct CliRun {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+// Runs a shell command line, capturing stdout and stderr separately.
+CliRun run(const std::string& commandLine) {
+    testing::ScratchDir tmp;
+    const fs::path errFile = tmp.path() / "stderr";
+    const std::string cmd = commandLine + " 2>'" + errFile.string() + "'";
+    CliRun r;
+    FILE* pipe = ::popen(cmd.c_str(), "r");
+    if (pipe == nullptr) {
+        return r;
+    }
+    std::array<char, 4096> buf{};
+    std::size_t n = 0;
+    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
+        r.out.append(buf.data(), n);
+    }
+    const int status = ::pclose(pipe);
+    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.err = testing::readFile(errFile);
+    return r;
+}
+
+std::string cli(const std::string& args) { return std::string("'") + ATTNSCOPE_CLI + "' " + args; }
+
+std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+
+TEST(Cli, HelpOnEveryCommand) {
+    for (const char* args : {"--help", "info --help", "tokenize --help", "attention --help"}) {
+        const CliRun r = run(cli(args));
+        EXPECT_EQ(r.exitCode, 0) << args;
+        EXPECT_NE(r.out.find("Usage"), std::string::npos) << args << ": " << r.out;
+    }
+    EXPECT_NE(run(cli("attention --help")).out.find("--token-ids"), std::string::npos);
+}
+
+TEST(Cli, UsageErrorsExitWithTwo) {
+    const std::string bert = quoted(kCheckpoints / "bert_f32");
+    for (const std::string& args :
+         {std::string(""), std::string("frobnicate"), "attention " + bert + " --text hi",
+          "attention " + bert + " --out x.h5",
+          "attention " + bert + " --text hi --token-ids 1,2 --out x.h5",
+          "attention " + bert + " --token-ids 1,x --out x.h5",
+          "attention " + bert + " --token-ids 1 --mask sideways --out x.h5"}) {
+        EXPECT_EQ(run(cli(args)).exitCode, 2) << args;
+    }
+}
+
+TEST(Cli, DataErrorsExitWithOneAndOneLine) {
+    testing::ScratchDir tmp;
+    const CliRun missing = run(cli("info " + quoted(tmp.path() / "nope")));
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("nope"), std::string::npos) << missing.err;
+    EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+
+    const std::string bert = quoted(kCheckpoints / "bert_f32");
+    const CliRun badId = run(cli("attention " + bert + " --token-ids 1,999999 --out " +
+                              quoted(tmp.path() / "a.h5")));
+    EXPECT_EQ(badId.exitCode, 1);
+    EXPECT_NE(badId.err.find("outside the vocabulary"), std::string::npos) << badId.err;
+
+    const CliRun badText = run(cli("attention " + bert + " --text \"$(printf 'ab\\377c')\" --out " +
+                                quoted(tmp.path() / "a.h5")));
+    EXPECT_EQ(badText.exitCode, 1);
+    EXPECT_NE(badText.err.find("UTF-8"), std::string::npos) << badText.err;
+    EXPECT_FALSE(fs::exists(tmp.path() / "a.h5"));
+}
+
+TEST(Cli, InfoDescribesTheModel) {
+    const CliRun r = run(cli("info " + quoted(kCheckpoints / "gpt2_sharded_bf16")));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("gpt2 (pre-norm, causal)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("layers:           4"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("BF16"), std::string::npos) << r.out;
+}
+
+// The acceptance check of the foundation issue: the CLI's attention equals PyTorch's.
+class CliAttention : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CliAttention, FileMatchesPyTorchReference) {
+    testing::ScratchDir tmp;
+    const fs::path dir = kCheckpoints / GetParam();
+    const fs::path ref = dir / "reference_1.safetensors";
+    std::string ids;
+    for (const std::int32_t id : testing::readReference(ref).inputIds) {
+        ids += (ids.empty() ? "" : ",") + std::to_string(id);
+    }
+    const fs::path out = tmp.path() / "attention.h5";
+    const CliRun r = run(cli("attention " + quoted(dir) + " --token-ids " + ids + " --out " +
+                          quoted(out)));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const CliRun check = run(std::string("'") + ATTNSCOPE_PYTHON + "' '" + ATTNSCOPE_REFERENCE_DIR +
+                          "/compare_h5.py' " + quoted(out) + " " + quoted(ref));
+    EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Checkpoints, CliAttention,
+                         ::testing::Values("bert_f32", "gpt2_f32", "roberta_f32",
+                                           "gpt2_sharded_bf16"),
+                         [](const auto& p) { return p.param; });
+
+}  // namespace
+}  // namespace attnscope

@@ -1,0 +1,154 @@
+// The safetensors reader on valid files and on every way a header can lie about the data.
+#include "attnscope/io/safetensors.h"
+
+#include <gtest/gtest.h>
+
+#include "attnscope/base/error.h"
+#include "attnscope/io/checkpoint.h"
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
+
+namespace attnscope::io {
+namespace {
+
+using testing::RawTensor;
+using testing::ScratchDir;
+using testing::safetensorsBytes;
+
+using testing::expectError;
+
+class SafetensorsTest : public ::testing::Test {
+protected:
+    std::filesystem::path write(const std::string& bytes) {
+        const auto p = m_dir.path() / "model.safetensors";
+        testing::writeFile(p, bytes);
+        return p;
+    }
+
+    ScratchDir m_dir;
+};
+
+TEST_F(SafetensorsTest, ReadsAndWidensF32F16BF16) {
+    // F16 0x3C00 = 1.0, 0xC000 = -2.0; BF16 0x3F80 = 1.0, 0xC040 = -3.0 (little-endian bytes).
+    const auto p = write(safetensorsBytes({
+        {"a", "F32", {2}, testing::floatBytes({0.5f, -1.25f})},
+        {"b", "F16", {2}, std::string("\x00\x3C\x00\xC0", 4)},
+        {"c", "BF16", {1, 2}, std::string("\x80\x3F\x40\xC0", 4)},
+    }));
+    const SafetensorsFile f(p);
+    ASSERT_EQ(f.tensors().size(), 3u);
+    std::vector<float> out(2);
+    widenToFloat(*f.find("a"), out, "x");
+    EXPECT_EQ(out, (std::vector<float>{0.5f, -1.25f}));
+    widenToFloat(*f.find("b"), out, "x");
+    EXPECT_EQ(out, (std::vector<float>{1.0f, -2.0f}));
+    widenToFloat(*f.find("c"), out, "x");
+    EXPECT_EQ(out, (std::vector<float>{1.0f, -3.0f}));
+    EXPECT_EQ(f.find("c")->shape, (std::vector<std::int64_t>{1, 2}));
+    EXPECT_EQ(f.find("missing"), nullptr);
+}
+
+TEST_F(SafetensorsTest, TooShortFile) {
+    const auto p = write("abc");
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "too short"});
+}
+
+TEST_F(SafetensorsTest, HeaderLengthBeyondFile) {
+    std::string bytes = safetensorsBytes({{"a", "F32", {1}, testing::floatBytes({1})}});
+    bytes[0] = '\x7f';
+    bytes[5] = '\x01';
+    const auto p = write(bytes);
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "exceeds the file size"});
+}
+
+TEST_F(SafetensorsTest, HeaderNotJson) {
+    const auto p = write(safetensorsBytes("{\"a\": [", ""));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "not a JSON object"});
+}
+
+TEST_F(SafetensorsTest, OffsetsPastTheEndOfTheFile) {
+    // Header claims 8 bytes, the data area holds 4: the file was truncated.
+    const auto p = write(safetensorsBytes(
+        R"({"w": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})", "abcd"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "w", "outside"});
+}
+
+TEST_F(SafetensorsTest, OffsetsDisagreeWithShape) {
+    const auto p = write(safetensorsBytes(
+        R"({"w": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", "abcdefgh"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {"w", "hold 8 bytes", "need 12"});
+}
+
+TEST_F(SafetensorsTest, UnknownDtype) {
+    const auto p = write(safetensorsBytes(
+        R"({"w": {"dtype": "F8_E9", "shape": [1], "data_offsets": [0, 1]}})", "a"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "w", "unknown dtype 'F8_E9'"});
+}
+
+TEST_F(SafetensorsTest, ShapeOverflow) {
+    const auto p = write(safetensorsBytes(
+        R"({"w": {"dtype": "F32", "shape": [4611686018427387904, 16], "data_offsets": [0, 4]}})",
+        "abcd"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {"w", "overflow"});
+}
+
+TEST_F(SafetensorsTest, NegativeShape) {
+    const auto p = write(safetensorsBytes(
+        R"({"w": {"dtype": "F32", "shape": [-1], "data_offsets": [0, 4]}})", "abcd"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {"w.shape", "non-negative"});
+}
+
+TEST_F(SafetensorsTest, OverlappingTensors) {
+    const auto p = write(safetensorsBytes(
+        R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},
+            "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})",
+        "abcdefgh"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {"overlaps"});
+}
+
+TEST_F(SafetensorsTest, EndBeforeBegin) {
+    const auto p = write(safetensorsBytes(
+        R"({"a": {"dtype": "U8", "shape": [0], "data_offsets": [4, 0]}})", "abcd"));
+    expectError<FormatError>([&] { SafetensorsFile f(p); }, {"a"});
+}
+
+TEST_F(SafetensorsTest, IntegerTensorsAreNotWeights) {
+    const auto p = write(safetensorsBytes({{"ids", "I64", {1}, std::string(8, '\0')}}));
+    const SafetensorsFile f(p);
+    std::vector<float> out(1);
+    expectError<UnsupportedModel>([&] { widenToFloat(*f.find("ids"), out, p.string()); },
+                                  {"ids", "I64", "not a weight type"});
+}
+
+TEST_F(SafetensorsTest, MissingFile) {
+    expectError<FormatError>([&] { SafetensorsFile f(m_dir.path() / "nope.safetensors"); },
+                             {"nope.safetensors", "cannot open"});
+}
+
+TEST_F(SafetensorsTest, CheckpointWithoutWeights) {
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"no weights"});
+}
+
+TEST_F(SafetensorsTest, ShardedIndexChecksEveryEntry) {
+    testing::writeFile(m_dir.path() / "part-1.safetensors",
+                       safetensorsBytes({{"a", "F32", {1}, testing::floatBytes({2})}}));
+    const auto index = m_dir.path() / "model.safetensors.index.json";
+    testing::writeFile(index, R"({"weight_map": {"a": "part-1.safetensors"}})");
+    Checkpoint ok(m_dir.path());
+    EXPECT_NE(ok.find("a").info, nullptr);
+
+    testing::writeFile(index, R"({"weight_map": {"b": "part-1.safetensors"}})");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); },
+                             {"weight_map.b", "does not hold it"});
+    testing::writeFile(index, R"({"weight_map": {"a": "part-2.safetensors"}})");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"part-2.safetensors"});
+    testing::writeFile(index, R"({"weight_map": {"a": "../part-1.safetensors"}})");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"not a plain file name"});
+    testing::writeFile(index, R"({"weight_map": [1, 2]})");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"weight_map"});
+    testing::writeFile(index, R"({"weight_map": )");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {index.string(), "line 1"});
+}
+
+}  // namespace
+}  // namespace attnscope::io

@@ -1,0 +1,178 @@
+// The model loader on generated checkpoints, and every kind of broken model folder.
+#include "attnscope/model/model.h"
+
+#include <gtest/gtest.h>
+
+#include "attnscope/base/error.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/io/safetensors.h"
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
+
+namespace attnscope::model {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::expectError;
+using testing::ScratchDir;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+
+class LoaderTest : public ::testing::Test {
+protected:
+    fs::path copy(const std::string& name) {
+        if (!fs::exists(kCheckpoints / name)) {
+            throw std::runtime_error((kCheckpoints / name).string() + " missing");
+        }
+        return m_dir.copyOf(kCheckpoints / name, name);
+    }
+
+    // Rewrites model.safetensors of `dir` keeping only the tensors `keep` accepts, renamed
+    // by `rename`.
+    template <class Keep, class Rename>
+    void rewriteWeights(const fs::path& dir, Keep keep, Rename rename) {
+        std::vector<testing::RawTensor> tensors;
+        {
+            const io::SafetensorsFile f(dir / "model.safetensors");
+            for (const auto& [name, t] : f.tensors()) {
+                if (keep(name)) {
+                    tensors.push_back({rename(name), std::string(io::dtypeName(t.dtype)), t.shape,
+                                       std::string(reinterpret_cast<const char*>(t.bytes.data()),
+                                                   t.bytes.size())});
+                }
+            }
+        }
+        testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(tensors));
+    }
+
+    ScratchDir m_dir;
+};
+
+TEST_F(LoaderTest, LoadsSpecAndTokenizer) {
+    const auto m = loadModel(kCheckpoints / "bert_f32");
+    EXPECT_EQ(m->spec.modelType, "bert");
+    EXPECT_EQ(m->spec.nLayers, 2);
+    EXPECT_EQ(m->spec.nHeads, 3);
+    EXPECT_EQ(m->spec.headDimK, 5);
+    EXPECT_EQ(m->tensorPrefix, "bert.");
+    EXPECT_EQ(m->storedDtypes, "F32");
+    EXPECT_GT(m->parameterCount, 0);
+    const auto g = loadModel(kCheckpoints / "gpt2_sharded_bf16");
+    EXPECT_EQ(g->spec.defaultMask, DefaultMask::Causal);
+    EXPECT_EQ(g->storedDtypes, "BF16");
+    EXPECT_EQ(g->tensorPrefix, "transformer.");
+}
+
+TEST_F(LoaderTest, MissingFolderAndConfig) {
+    expectError<FormatError>([&] { loadModel(m_dir.path() / "nope"); }, {"nope", "not a folder"});
+    expectError<FormatError>([&] { loadModel(m_dir.path()); }, {"config.json", "cannot open"});
+}
+
+TEST_F(LoaderTest, UnknownModelTypeListsSupported) {
+    const auto dir = copy("bert_f32");
+    testing::editJson(dir / "config.json", [](auto& j) { j["model_type"] = "t5"; });
+    expectError<UnsupportedModel>([&] { loadModel(dir); },
+                                  {"config.json", "'t5'", "bert", "roberta", "distilbert", "gpt2"});
+}
+
+TEST_F(LoaderTest, ZeroAndNonDivisibleSizes) {
+    const auto dir = copy("bert_f32");
+    testing::editJson(dir / "config.json", [](auto& j) { j["num_hidden_layers"] = 0; });
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"config.json", "num_hidden_layers", "positive integer, found 0"});
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["num_hidden_layers"] = 2;
+        j["num_attention_heads"] = 4;  // hidden 15
+    });
+    expectError<FormatError>([&] { loadModel(dir); }, {"config.json", "not divisible"});
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["num_attention_heads"] = 3;
+        j["hidden_size"] = "fifteen";
+    });
+    expectError<FormatError>([&] { loadModel(dir); }, {"hidden_size", "\"fifteen\""});
+}
+
+TEST_F(LoaderTest, ConfigDisagreesWithTensorShape) {
+    const auto dir = copy("bert_f32");
+    testing::editJson(dir / "config.json", [](auto& j) { j["intermediate_size"] = 38; });
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"model.safetensors", "intermediate.dense.weight", "shape [37, 15]",
+                              "expected [38, 15]"});
+}
+
+TEST_F(LoaderTest, MissingTensorIsNamed) {
+    const auto dir = copy("gpt2_f32");
+    rewriteWeights(
+        dir, [](const std::string& n) { return n != "transformer.h.1.mlp.c_fc.weight"; },
+        [](const std::string& n) { return n; });
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"missing tensor 'transformer.h.1.mlp.c_fc.weight'", "feed-forward"});
+}
+
+TEST_F(LoaderTest, WrongArchitectureSaysSo) {
+    const auto dir = copy("gpt2_f32");
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j = {{"model_type", "bert"}, {"hidden_size", 18}, {"num_attention_heads", 3},
+             {"num_hidden_layers", 2}, {"intermediate_size", 72}, {"vocab_size", 10}};
+    });
+    expectError<FormatError>([&] { loadModel(dir); }, {"word_embeddings", "really a bert"});
+}
+
+TEST_F(LoaderTest, TensorFlowNormNamesAndUnknownTensors) {
+    const auto dir = copy("bert_f32");
+    rewriteWeights(
+        dir, [](const std::string&) { return true; },
+        [](std::string n) {
+            if (n.ends_with("LayerNorm.weight")) {
+                n.replace(n.size() - 6, 6, "gamma");
+            } else if (n.ends_with("LayerNorm.bias")) {
+                n.replace(n.size() - 4, 4, "beta");
+            }
+            return n == "cls.predictions.bias" ? "mystery.tensor" : n;
+        });
+    const auto m = loadModel(dir);
+    std::vector<std::string> tensorWarnings;
+    for (const std::string& w : m->warnings) {
+        if (w.find("tensor") != std::string::npos) {
+            tensorWarnings.push_back(w);
+        }
+    }
+    ASSERT_EQ(tensorWarnings.size(), 1u);
+    EXPECT_NE(tensorWarnings[0].find("ignored 1 unknown tensor(s): mystery.tensor"),
+              std::string::npos)
+        << tensorWarnings[0];
+}
+
+TEST_F(LoaderTest, TooManyTokensAndBadIds) {
+    const auto m = loadModel(kCheckpoints / "bert_f32");
+    forward::ForwardInput input;
+    input.tokenIds.assign(static_cast<std::size_t>(m->spec.maxTokens()) + 1, 5);
+    expectError<InvalidArgument>([&] { forward::runForward(*m, input); },
+                                 {std::to_string(m->spec.maxTokens() + 1) + " tokens exceed",
+                                  "max_position_embeddings"});
+    input.tokenIds = {1, m->spec.vocabSize};
+    expectError<InvalidArgument>([&] { forward::runForward(*m, input); },
+                                 {"token 1", "outside the vocabulary"});
+    input.tokenIds.clear();
+    expectError<InvalidArgument>([&] { forward::runForward(*m, input); }, {"no tokens"});
+}
+
+TEST_F(LoaderTest, NoTokenizerIsAWarningNotAnError) {
+    const auto dir = copy("gpt2_f32");
+    fs::remove(dir / "vocab.json");
+    fs::remove(dir / "merges.txt");
+    fs::remove(dir / "tokenizer.json");
+    const auto m = loadModel(dir);
+    EXPECT_EQ(m->tokenizer, nullptr);
+    ASSERT_FALSE(m->warnings.empty());
+    EXPECT_NE(m->warnings.back().find("no tokenizer"), std::string::npos);
+}
+
+TEST_F(LoaderTest, CancelStopsLoading) {
+    LoadOptions options;
+    options.cancel.cancel();
+    EXPECT_THROW(loadModel(kCheckpoints / "bert_f32", options), Cancelled);
+}
+
+}  // namespace
+}  // namespace attnscope::model

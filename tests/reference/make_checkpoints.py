@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+"""Write tiny random-weight Hugging Face checkpoints and their PyTorch reference outputs.
+
+Usage: make_checkpoints.py --out DIR [--no-reference]
+
+Creates DIR/checkpoints/<case>/ (config.json, *.safetensors, tokenizer files) for every case in
+CASES, DIR/checkpoints/manifest.json, and then runs torch_reference.py on all of them so each
+case also gets reference_<k>.safetensors. Runs as a CTest FIXTURES_SETUP step; the C++ parity
+tests read the manifest and compare against the reference files.
+
+Sizes are odd on purpose (head dims 5 and 6, FFN widths that are not multiples of the hidden
+size) so that a C++ loop that assumes powers of two or square shapes fails, and tiny so the whole
+run stays well under a minute on Debian's reference BLAS.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hf_layouts  # noqa: E402
+import st_io  # noqa: E402
+import tokenizer_files  # noqa: E402
+
+# One dict per checkpoint. max_pos is the usable length (RoBERTa's config adds pad_token_id + 1).
+# lengths: input sequences for the reference; "full" = max_pos. pad_in: insert a pad token in
+# the middle of that input (RoBERTa position ids skip pads, HF create_position_ids_from_input_ids).
+CASES = [
+    dict(case="bert_f32", arch="bert", arch_class="BertForMaskedLM", dtype="F32", layers=2,
+         heads=3, hidden=15, ffn=37, act="gelu", max_pos=40, vocab="bert", lengths=[1, 7, 13]),
+    dict(case="bert_noprefix_f16", arch="bert", arch_class="BertModel", dtype="F16", layers=3,
+         heads=4, hidden=24, ffn=50, act="relu", max_pos=33, vocab="compact",
+         lengths=[3, 11, "full"]),
+    dict(case="bert_bf16", arch="bert", arch_class="BertForPreTraining", dtype="BF16", layers=2,
+         heads=2, hidden=16, ffn=40, act="gelu", max_pos=24, vocab="bert", lengths=[2, 9, 17]),
+    dict(case="roberta_f32", arch="roberta", arch_class="RobertaForMaskedLM", dtype="F32",
+         layers=2, heads=4, hidden=20, ffn=44, act="gelu", max_pos=25, lengths=[7, 13, "full"],
+         pad_in=1),
+    dict(case="distilbert_f16", arch="distilbert", arch_class="DistilBertForMaskedLM",
+         dtype="F16", layers=2, heads=2, hidden=12, ffn=30, act="gelu", max_pos=32,
+         vocab="compact", lengths=[1, 7, 15]),
+    dict(case="gpt2_f32", arch="gpt2", arch_class="GPT2LMHeadModel", dtype="F32", layers=2,
+         heads=3, hidden=18, ffn=None, act="gelu_new", max_pos=21, lengths=[1, 9, "full"],
+         old_buffers=True, lm_head=True),
+    dict(case="gpt2_noprefix_f16", arch="gpt2", arch_class="GPT2Model", dtype="F16", layers=3,
+         heads=2, hidden=10, ffn=26, act="gelu", max_pos=24, lengths=[2, 7, 13]),
+    dict(case="gpt2_sharded_bf16", arch="gpt2", arch_class="GPT2LMHeadModel", dtype="BF16",
+         layers=4, heads=4, hidden=32, ffn=None, act="gelu_new", max_pos=32, lengths=[5, 11, 19],
+         shards=3),
+]
+BASE_SEED = 20240601
+
+
+def write_tokenizer(case, folder):
+    """Tokenizer files for the case; returns (vocab size, special-token ids)."""
+    if case["arch"] in ("bert", "distilbert"):
+        cls = "DistilBertTokenizer" if case["arch"] == "distilbert" else "BertTokenizer"
+        return tokenizer_files.write_wordpiece_files(folder, case["vocab"], cls, case["max_pos"])
+    flavor = "roberta" if case["arch"] == "roberta" else "gpt2"
+    return tokenizer_files.write_bpe_files(folder, flavor, case["max_pos"])
+
+
+def make_inputs(case, vocab_size, special, rng):
+    """Random token ids per requested length, framed by the model's special tokens.
+
+    BERT-family: [CLS] ... [SEP] (a length-1 input is just [CLS]); RoBERTa: <s> ... </s>;
+    GPT-2 adds no specials, except that the full-length input starts with <|endoftext|>.
+    """
+    specials = set(special.values())
+    if case.get("vocab") == "bert":
+        specials |= set(range(special["unk"]))  # [PAD] and [unused*]
+    ordinary = np.array([i for i in range(vocab_size) if i not in specials])
+    inputs = []
+    for k, length in enumerate(case["lengths"]):
+        n = case["max_pos"] if length == "full" else length
+        ids = [int(i) for i in rng.choice(ordinary, size=n)]
+        if case["arch"] == "gpt2":
+            if length == "full":
+                ids[0] = special["bos"]
+        else:
+            first, last = ("bos", "eos") if case["arch"] == "roberta" else ("cls", "sep")
+            ids[0] = special[first]
+            if n > 1:
+                ids[-1] = special[last]
+        if case.get("pad_in") == k:
+            ids[n // 2] = special["pad"]
+        inputs.append(ids)
+    return inputs
+
+
+def write_weights(case, folder, tensors):
+    """model.safetensors, or HF-style shards plus index; returns the weight file names."""
+    metadata = {"format": "pt"}
+    if case.get("shards"):
+        return st_io.save_sharded(tensors, folder, case["shards"], metadata)
+    st_io.save_file(tensors, os.path.join(folder, "model.safetensors"), metadata)
+    return ["model.safetensors"]
+
+
+def write_case(case, root, seed):
+    """Write one checkpoint folder and return its manifest entry."""
+    folder = os.path.join(root, case["case"])
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    vocab_size, special = write_tokenizer(case, folder)
+    config = hf_layouts.CONFIG_WRITERS[case["arch"]](case, vocab_size, special)
+    with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
+        f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
+    weights = hf_layouts.WEIGHT_MAKERS[case["arch"]](dict(case, seed=seed), vocab_size, config)
+    files = write_weights(case, folder, hf_layouts.cast_for_storage(weights, case["dtype"]))
+    inputs = make_inputs(case, vocab_size, special, np.random.RandomState(seed + 1))
+    return {
+        "case": case["case"],
+        "model_type": config["model_type"],
+        "architecture": case["arch_class"],
+        "dtype": case["dtype"],
+        "sharded": bool(case.get("shards")),
+        "weight_files": files,
+        "num_layers": case["layers"],
+        "num_heads": case["heads"],
+        "hidden": case["hidden"],
+        "head_dim": case["hidden"] // case["heads"],
+        "vocab_size": vocab_size,
+        "max_positions": case["max_pos"],
+        "default_mask": "causal" if case["arch"] == "gpt2" else "none",
+        "inputs": inputs,
+        "references": [f"reference_{k}.safetensors" for k in range(len(inputs))],
+    }
+
+
+def write_all(out_dir, selected=None):
+    """Write every (or each selected) case and the manifest; returns the manifest list."""
+    root = os.path.join(out_dir, "checkpoints")
+    os.makedirs(root, exist_ok=True)
+    manifest = []
+    for i, case in enumerate(CASES):
+        if selected and case["case"] not in selected:
+            continue
+        manifest.append(write_case(case, root, BASE_SEED + 100 * i))
+    with open(os.path.join(root, "manifest.json"), "w", encoding="utf-8") as f:
+        f.write(json.dumps(manifest, indent=2) + "\n")
+    return manifest
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", required=True, help="output folder (gets checkpoints/)")
+    parser.add_argument("--case", action="append", help="only this case (repeatable)")
+    parser.add_argument("--no-reference", action="store_true",
+                        help="write checkpoints only, skip torch_reference")
+    args = parser.parse_args()
+    start = time.monotonic()
+    manifest = write_all(args.out, args.case)
+    print(f"wrote {len(manifest)} checkpoints in {time.monotonic() - start:.1f} s")
+    if not args.no_reference:
+        import torch_reference  # imported late: it is the slow part and optional here
+        torch_reference.run(args.out)
+    print(f"total {time.monotonic() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,261 @@
+#!/usr/bin/python3
+"""Independent PyTorch forward passes for BERT, RoBERTa, DistilBERT and GPT-2 checkpoints.
+
+Usage: torch_reference.py --dir DIR        (DIR holds checkpoints/manifest.json)
+
+Written from the architectures' definitions with torch.nn.functional only, not from Hugging
+Face code (transformers is not installed, and sharing code with the thing we check would hide
+its bugs). For each input listed in the manifest it writes reference_<k>.safetensors beside the
+checkpoint with:
+    input_ids     I64 [n]
+    position_ids  I64 [n]                       positions used (RoBERTa's skip pads)
+    attention     F32 [layers, heads, n, n]     softmax probabilities, row = query, col = key
+    logits        F32 [layers, heads, n, n]     q.k * scale BEFORE masking (GPT-2's upper
+                                                triangle keeps the real scaled values)
+    hidden        F32 [n, hidden]               last layer output (GPT-2: after ln_f)
+The pass runs in float32, like the C++, and again in float64; the float32 probabilities must be
+within FP64_AGREEMENT of the float64 ones, or the reference itself is too noisy to test 1e-5.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import st_io  # noqa: E402
+
+# The C++ must match to 1e-5; a reference whose own float32 rounding error is ten times smaller
+# leaves room for a different (but correct) summation order.
+FP64_AGREEMENT = 1e-6
+
+ACTIVATIONS = {
+    "gelu": F.gelu,  # exact erf form
+    "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
+    "gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "relu": F.relu,
+}
+
+
+class Weights:
+    """The checkpoint's tensors widened to one float dtype, looked up under a detected prefix."""
+
+    def __init__(self, tensors, dtype, prefix):
+        self.tensors, self.dtype, self.prefix = tensors, dtype, prefix
+
+    def __call__(self, name):
+        return self.tensors[self.prefix + name].to(self.dtype)
+
+
+def detect_prefix(tensors, probe, candidates):
+    """Checkpoint prefix ("bert.", "transformer.", "") found by looking for a known tensor."""
+    for p in candidates:
+        if p + probe in tensors:
+            return p
+    raise KeyError(f"no {probe} under any of the prefixes {candidates}")
+
+
+def multi_head_attention(q, k, v, heads, causal):
+    """Split [n, hidden] projections into heads; return (context [n, hidden], probs, logits).
+
+    logits = q.k^T * (1/sqrt(head_dim)) before masking; forbidden cells get -inf, then softmax
+    over keys. Causal here is the square top-left mask: query i sees keys j <= i.
+    """
+    n, hidden = q.shape
+    d = hidden // heads
+    qh, kh, vh = (t.reshape(n, heads, d).transpose(0, 1) for t in (q, k, v))
+    logits = (qh @ kh.transpose(1, 2)) * (1.0 / math.sqrt(d))
+    masked = logits
+    if causal:
+        allowed = torch.ones(n, n, dtype=torch.bool).tril()
+        masked = logits.masked_fill(~allowed, float("-inf"))
+    probs = torch.softmax(masked, dim=-1)
+    context = (probs @ vh).transpose(0, 1).reshape(n, hidden)
+    return context, probs, logits
+
+
+def roberta_position_ids(ids, pad):
+    """HF create_position_ids_from_input_ids: pad + cumulative count of non-pad tokens; pads
+    themselves get position pad."""
+    mask = (ids != pad).long()
+    return torch.cumsum(mask, dim=0) * mask + pad
+
+
+# Role -> per-layer tensor name (without ".weight"/".bias") of the two post-norm encoders.
+BERT_LAYER = dict(q="attention.self.query", k="attention.self.key", v="attention.self.value",
+                  o="attention.output.dense", ln1="attention.output.LayerNorm",
+                  ff1="intermediate.dense", ff2="output.dense", ln2="output.LayerNorm")
+DISTILBERT_LAYER = dict(q="attention.q_lin", k="attention.k_lin", v="attention.v_lin",
+                        o="attention.out_lin", ln1="sa_layer_norm", ff1="ffn.lin1",
+                        ff2="ffn.lin2", ln2="output_layer_norm")
+
+
+def post_norm_encoder(x, w, layer_names, shape, eps, act):
+    """Post-norm layers x = LN(x + attn(x)); x = LN(x + ffn(x)), bidirectional, no mask.
+    layer_names: list of (layer prefix, role table); shape: (heads, hidden)."""
+    heads, hidden = shape
+    probs_all, logits_all = [], []
+    for p, names in layer_names:
+
+        def lin(role, t, p=p, names=names):
+            return F.linear(t, w(p + names[role] + ".weight"), w(p + names[role] + ".bias"))
+
+        def ln(role, t, p=p, names=names):
+            return F.layer_norm(t, (hidden,), w(p + names[role] + ".weight"),
+                                w(p + names[role] + ".bias"), eps)
+
+        ctx, probs, logits = multi_head_attention(lin("q", x), lin("k", x), lin("v", x), heads,
+                                                  causal=False)
+        x = ln("ln1", x + lin("o", ctx))
+        x = ln("ln2", x + lin("ff2", act(lin("ff1", x))))
+        probs_all.append(probs)
+        logits_all.append(logits)
+    return torch.stack(probs_all), torch.stack(logits_all), x
+
+
+def embeddings_layer_norm(x, w, hidden, eps):
+    return F.layer_norm(x, (hidden,), w("embeddings.LayerNorm.weight"),
+                        w("embeddings.LayerNorm.bias"), eps)
+
+
+def bert_family(cfg, w, ids):
+    """BERT and RoBERTa: embeddings = word + token type 0 + position, then LayerNorm, then the
+    post-norm encoder. RoBERTa differs only in its position ids."""
+    eps, act = cfg["layer_norm_eps"], ACTIVATIONS[cfg["hidden_act"]]
+    heads, hidden = cfg["num_attention_heads"], cfg["hidden_size"]
+    if cfg.get("position_embedding_type", "absolute") != "absolute":
+        raise NotImplementedError(cfg["position_embedding_type"])
+    if cfg["model_type"] == "roberta":
+        pos = roberta_position_ids(ids, cfg["pad_token_id"])
+    else:
+        pos = torch.arange(len(ids))
+    x = (w("embeddings.word_embeddings.weight")[ids]
+         + w("embeddings.token_type_embeddings.weight")[torch.zeros_like(ids)]
+         + w("embeddings.position_embeddings.weight")[pos])
+    x = embeddings_layer_norm(x, w, hidden, eps)
+    layers = [(f"encoder.layer.{i}.", BERT_LAYER) for i in range(cfg["num_hidden_layers"])]
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act), pos)
+
+
+def distilbert(cfg, w, ids):
+    """DistilBERT: word + position embeddings (no token types), LayerNorm with eps fixed at
+    1e-12 (HF hard-codes it; there is no config key), then the post-norm encoder."""
+    eps, act = 1e-12, ACTIVATIONS[cfg["activation"]]
+    heads, hidden = cfg["n_heads"], cfg["dim"]
+    if cfg.get("sinusoidal_pos_embds"):
+        raise NotImplementedError("sinusoidal_pos_embds")
+    pos = torch.arange(len(ids))
+    x = (w("embeddings.word_embeddings.weight")[ids]
+         + w("embeddings.position_embeddings.weight")[pos])
+    x = embeddings_layer_norm(x, w, hidden, eps)
+    layers = [(f"transformer.layer.{i}.", DISTILBERT_LAYER) for i in range(cfg["n_layers"])]
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act), pos)
+
+
+def gpt2(cfg, w, ids):
+    """GPT-2: pre-norm blocks x += attn(LN1(x)); x += mlp(LN2(x)), causal, ln_f at the end.
+    Conv1D weights are [in, out], so y = x @ W + b; c_attn's output is q | k | v."""
+    if cfg.get("scale_attn_by_inverse_layer_idx") or cfg.get("reorder_and_upcast_attn"):
+        raise NotImplementedError("scale_attn_by_inverse_layer_idx / reorder_and_upcast_attn")
+    if not cfg.get("scale_attn_weights", True):
+        raise NotImplementedError("scale_attn_weights=false")
+    eps, act = cfg["layer_norm_epsilon"], ACTIVATIONS[cfg["activation_function"]]
+    heads, hidden = cfg["n_head"], cfg["n_embd"]
+    pos = torch.arange(len(ids))
+    x = w("wte.weight")[ids] + w("wpe.weight")[pos]
+    probs_all, logits_all = [], []
+    for i in range(cfg["n_layer"]):
+        p = f"h.{i}."
+
+        def conv1d(name, t, p=p):
+            return torch.addmm(w(p + name + ".bias"), t, w(p + name + ".weight"))
+
+        def ln(name, t, p=p):
+            return F.layer_norm(t, (hidden,), w(p + name + ".weight"), w(p + name + ".bias"), eps)
+
+        q, k, v = conv1d("attn.c_attn", ln("ln_1", x)).split(hidden, dim=1)
+        ctx, probs, logits = multi_head_attention(q, k, v, heads, causal=True)
+        x = x + conv1d("attn.c_proj", ctx)
+        x = x + conv1d("mlp.c_proj", act(conv1d("mlp.c_fc", ln("ln_2", x))))
+        probs_all.append(probs)
+        logits_all.append(logits)
+    x = F.layer_norm(x, (hidden,), w("ln_f.weight"), w("ln_f.bias"), eps)
+    return torch.stack(probs_all), torch.stack(logits_all), x, pos
+
+
+# model_type -> (forward function, probe tensor for prefix detection, candidate prefixes)
+ARCHS = {
+    "bert": (bert_family, "embeddings.word_embeddings.weight", ["bert.", ""]),
+    "roberta": (bert_family, "embeddings.word_embeddings.weight", ["roberta.", ""]),
+    "distilbert": (distilbert, "embeddings.word_embeddings.weight", ["distilbert.", ""]),
+    "gpt2": (gpt2, "wte.weight", ["transformer.", ""]),
+}
+
+
+def forward(folder, ids, dtype, loaded=None):
+    """Run one checkpoint folder on token ids in the given float dtype."""
+    with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    tensors = loaded if loaded is not None else st_io.load_checkpoint(folder)
+    fn, probe, prefixes = ARCHS[cfg["model_type"]]
+    # Widen the stored weights to float32 first: those float32 values are the "true" weights.
+    widened = {n: t.float() if t.is_floating_point() else t for n, t in tensors.items()}
+    w = Weights(widened, dtype, detect_prefix(tensors, probe, prefixes))
+    with torch.no_grad():
+        return fn(cfg, w, torch.tensor(ids, dtype=torch.int64))
+
+
+def run_case(root, entry):
+    """Write every reference file of one manifest entry; returns the worst fp32/fp64 gap."""
+    folder = os.path.join(root, entry["case"])
+    tensors = st_io.load_checkpoint(folder)
+    worst = 0.0
+    for ids, file in zip(entry["inputs"], entry["references"]):
+        probs, logits, hidden, pos = forward(folder, ids, torch.float32, tensors)
+        probs64, _, hidden64, _ = forward(folder, ids, torch.float64, tensors)
+        gap = (probs.double() - probs64).abs().max().item()
+        hidden_gap = (hidden.double() - hidden64).abs().max().item()
+        print(f"  {entry['case']:<20} n={len(ids):<3} max|p32-p64|={gap:.2e} "
+              f"max|h32-h64|={hidden_gap:.2e} max p={probs.max().item():.3f}")
+        if not gap <= FP64_AGREEMENT:
+            raise SystemExit(f"{entry['case']}: float32 probabilities differ from float64 by "
+                             f"{gap:.3e} > {FP64_AGREEMENT}")
+        worst = max(worst, gap)
+        st_io.save_file({
+            "input_ids": torch.tensor(ids, dtype=torch.int64),
+            "position_ids": pos.to(torch.int64),
+            "attention": probs.contiguous(),
+            "logits": logits.contiguous(),
+            "hidden": hidden.contiguous(),
+        }, os.path.join(folder, file), metadata={
+            "case": entry["case"], "model_type": entry["model_type"],
+            "mask": entry["default_mask"], "compute_dtype": "float32",
+            "max_abs_diff_vs_float64": f"{gap:.3e}",
+        })
+    return worst
+
+
+def run(out_dir):
+    """Reference outputs for every case in OUT/checkpoints/manifest.json."""
+    start = time.monotonic()
+    root = os.path.join(out_dir, "checkpoints")
+    with open(os.path.join(root, "manifest.json"), encoding="utf-8") as f:
+        manifest = json.load(f)
+    worst = max(run_case(root, entry) for entry in manifest)
+    print(f"reference: {sum(len(e['inputs']) for e in manifest)} inputs, worst fp32/fp64 "
+          f"probability gap {worst:.2e}, {time.monotonic() - start:.1f} s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--dir", required=True, help="folder holding checkpoints/manifest.json")
+    run(parser.parse_args().dir)
+
+
+if __name__ == "__main__":
+    main()
