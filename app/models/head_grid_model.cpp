@@ -1,0 +1,137 @@
+#include "models/head_grid_model.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace attnscope::app {
+
+HeadGridModel::HeadGridModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void HeadGridModel::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result,
+                              const render::HeatmapStyle& style) {
+    beginResetModel();
+    m_result = std::move(result);
+    m_thumbnails.clear();
+    if (m_result) {
+        const auto& f = m_result->forward;
+        m_thumbnails.reserve(static_cast<std::size_t>(f.nLayers * f.nHeads));
+        for (int layer = 0; layer < f.nLayers; ++layer) {
+            for (int head = 0; head < f.nHeads; ++head) {
+                m_thumbnails.push_back(
+                    render::heatmapImage(f.attention({layer, head}), &f.allowed, style));
+            }
+        }
+    }
+    rebuildOrder();
+    endResetModel();
+}
+
+void HeadGridModel::setOrder(Order order) {
+    if (order == m_order) {
+        return;
+    }
+    beginResetModel();
+    m_order = order;
+    rebuildOrder();
+    endResetModel();
+}
+
+const analysis::HeadStats& HeadGridModel::statsOf(HeadId head) const {
+    return m_result->stats[static_cast<std::size_t>(head.layer * m_result->forward.nHeads +
+                                                    head.head)];
+}
+
+void HeadGridModel::rebuildOrder() {
+    m_columnHead.clear();
+    if (!m_result) {
+        return;
+    }
+    const auto& f = m_result->forward;
+    for (int layer = 0; layer < f.nLayers; ++layer) {
+        std::vector<int> heads(static_cast<std::size_t>(f.nHeads));
+        std::iota(heads.begin(), heads.end(), 0);
+        const auto key = [&](int h) {
+            const auto& s = statsOf({layer, h});
+            return m_order == Order::ByEntropy ? s.meanEntropy : -s.maxAbsLogit;
+        };
+        if (m_order != Order::Model) {
+            std::stable_sort(heads.begin(), heads.end(),
+                             [&](int a, int b) { return key(a) < key(b); });
+        }
+        m_columnHead.push_back(std::move(heads));
+    }
+}
+
+int HeadGridModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_result ? 0 : m_result->forward.nLayers;
+}
+
+int HeadGridModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() || !m_result ? 0 : m_result->forward.nHeads;
+}
+
+HeadId HeadGridModel::headAt(const QModelIndex& index) const {
+    if (!index.isValid() || !m_result) {
+        return {};
+    }
+    return {index.row(),
+            m_columnHead[static_cast<std::size_t>(index.row())][static_cast<std::size_t>(index.column())]};
+}
+
+QModelIndex HeadGridModel::indexOf(HeadId head) const {
+    if (!m_result || head.layer < 0 || head.layer >= rowCount()) {
+        return {};
+    }
+    const auto& row = m_columnHead[static_cast<std::size_t>(head.layer)];
+    const auto it = std::find(row.begin(), row.end(), head.head);
+    return it == row.end() ? QModelIndex() : index(head.layer, static_cast<int>(it - row.begin()));
+}
+
+QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_result) {
+        return {};
+    }
+    const HeadId h = headAt(index);
+    const auto& s = statsOf(h);
+    switch (role) {
+        case Qt::DisplayRole:
+            return QStringLiteral("%1-%2").arg(h.layer).arg(h.head);
+        case Qt::DecorationRole:
+            return m_thumbnails[static_cast<std::size_t>(h.layer * m_result->forward.nHeads + h.head)];
+        case Qt::ToolTipRole:
+            return tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
+                      "max weight %5, max |logit| %6")
+                .arg(h.layer)
+                .arg(h.head)
+                .arg(s.meanEntropy, 0, 'f', 3)
+                .arg(QString::number(100.0 * s.meanNormalizedEntropy, 'f', 0) + "%")
+                .arg(s.maxWeight, 0, 'f', 3)
+                .arg(s.maxAbsLogit, 0, 'f', 2);
+        case HeadLayerRole:
+            return h.layer;
+        case HeadIndexRole:
+            return h.head;
+        case MeanEntropyRole:
+            return static_cast<double>(s.meanEntropy);
+        case MaxWeightRole:
+            return static_cast<double>(s.maxWeight);
+        case MaxAbsLogitRole:
+            return static_cast<double>(s.maxAbsLogit);
+        case NormalizedEntropyRole:
+            return static_cast<double>(s.meanNormalizedEntropy);
+        default:
+            return {};
+    }
+}
+
+QVariant HeadGridModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role != Qt::DisplayRole) {
+        return {};
+    }
+    if (orientation == Qt::Vertical) {
+        return tr("L%1").arg(section);
+    }
+    return m_order == Order::Model ? tr("H%1").arg(section) : tr("#%1").arg(section + 1);
+}
+
+}  // namespace attnscope::app

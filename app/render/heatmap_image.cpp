@@ -1,0 +1,131 @@
+#include "render/heatmap_image.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::render {
+
+namespace {
+
+constexpr double kLogFloor = 1e-4;
+
+bool isAllowed(const BoolMatrix* allowed, Eigen::Index r, Eigen::Index c) {
+    return allowed == nullptr || (*allowed)(r, c) != 0;
+}
+
+ColorRange rangeFor(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
+                    const HeatmapStyle& style) {
+    ColorRange range;
+    range.scaling = style.scaling;
+    range.colormap = style.colormap;
+    double maxV = 0.0;
+    double minPositive = 1.0;
+    for (Eigen::Index r = 0; r < v.rows(); ++r) {
+        for (Eigen::Index c = 0; c < v.cols(); ++c) {
+            if (isAllowed(allowed, r, c)) {
+                maxV = std::max(maxV, static_cast<double>(v(r, c)));
+                if (v(r, c) > 0) {
+                    minPositive = std::min(minPositive, static_cast<double>(v(r, c)));
+                }
+            }
+        }
+    }
+    switch (style.scaling) {
+        case Scaling::Linear:
+            range = {0.0, maxV > 0 ? maxV : 1.0, style.scaling, style.colormap,
+                     QStringLiteral("attention weight")};
+            break;
+        case Scaling::Log:
+            range = {std::log10(std::max(kLogFloor, std::min(minPositive, maxV))),
+                     std::log10(std::max(maxV, kLogFloor * 10)), style.scaling, style.colormap,
+                     QStringLiteral("log10 attention weight")};
+            if (range.hi <= range.lo) {
+                range.lo = range.hi - 1.0;
+            }
+            break;
+        case Scaling::PerRow:
+            range = {0.0, 1.0, style.scaling, style.colormap,
+                     QStringLiteral("weight / row maximum")};
+            break;
+    }
+    return range;
+}
+
+}  // namespace
+
+QString scalingName(Scaling s) {
+    switch (s) {
+        case Scaling::Log:
+            return QStringLiteral("log");
+        case Scaling::PerRow:
+            return QStringLiteral("per-row");
+        case Scaling::Linear:
+            break;
+    }
+    return QStringLiteral("linear");
+}
+
+bool scalingFromName(const QString& name, Scaling* out) {
+    for (Scaling s : {Scaling::Linear, Scaling::Log, Scaling::PerRow}) {
+        if (scalingName(s) == name) {
+            *out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+QColor maskedCellColor() { return QColor(0x80, 0x80, 0x80); }
+
+double normalizedPosition(const ColorRange& range, double value) {
+    if (range.scaling == Scaling::Log) {
+        value = std::log10(std::max(value, kLogFloor * 1e-3));
+    }
+    const double t = (value - range.lo) / (range.hi - range.lo);
+    return std::clamp(t, 0.0, 1.0);
+}
+
+QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
+                    const HeatmapStyle& style, ColorRange* rangeOut) {
+    const ColorRange range = rangeFor(v, allowed, style);
+    QImage img(static_cast<int>(v.cols()), static_cast<int>(v.rows()), QImage::Format_RGB32);
+    const QRgb masked = maskedCellColor().rgb();
+    for (Eigen::Index r = 0; r < v.rows(); ++r) {
+        auto* line = reinterpret_cast<QRgb*>(img.scanLine(static_cast<int>(r)));
+        const double rowMax = std::max(1e-30, static_cast<double>(v.row(r).maxCoeff()));
+        for (Eigen::Index c = 0; c < v.cols(); ++c) {
+            if (!isAllowed(allowed, r, c)) {
+                line[c] = masked;
+                continue;
+            }
+            double value = v(r, c);
+            if (style.scaling == Scaling::PerRow) {
+                value /= rowMax;
+            }
+            line[c] = colorAt(style.colormap, normalizedPosition(range, value));
+        }
+    }
+    if (rangeOut != nullptr) {
+        *rangeOut = range;
+    }
+    return img;
+}
+
+QImage differenceImage(const Eigen::Ref<const Matrix>& d, ColorRange* rangeOut) {
+    const double m = std::max(1e-6, static_cast<double>(d.cwiseAbs().maxCoeff()));
+    const ColorRange range{-m, m, Scaling::Linear, Colormap::Diverging,
+                           QStringLiteral("difference of weights (A − B)")};
+    QImage img(static_cast<int>(d.cols()), static_cast<int>(d.rows()), QImage::Format_RGB32);
+    for (Eigen::Index r = 0; r < d.rows(); ++r) {
+        auto* line = reinterpret_cast<QRgb*>(img.scanLine(static_cast<int>(r)));
+        for (Eigen::Index c = 0; c < d.cols(); ++c) {
+            line[c] = colorAt(Colormap::Diverging, normalizedPosition(range, d(r, c)));
+        }
+    }
+    if (rangeOut != nullptr) {
+        *rangeOut = range;
+    }
+    return img;
+}
+
+}  // namespace attnscope::render

@@ -1,0 +1,69 @@
+// The GUI thread's façade over background work. Owns one ComputeWorker on its own QThread
+// for forward passes, and loads models with QtConcurrent. Watches the session: any change of
+// model, text or settings schedules a recompute. At most one request runs and one waits; a
+// newer request cancels the running one (checked between layers) and replaces the waiting
+// one, and results of superseded generations are dropped. Errors go to the session's message
+// bar; the previous model and result stay. Shutdown: cancel, quit, wait.
+#pragma once
+
+#include <QFuture>
+#include <QObject>
+#include <QThread>
+#include <optional>
+
+#include "attnscope/base/cancel.h"
+#include "service/compute_worker.h"
+#include "session/analysis_session.h"
+
+namespace attnscope::app {
+
+class ComputeService : public QObject {
+    Q_OBJECT
+
+public:
+    explicit ComputeService(AnalysisSession* session, QObject* parent = nullptr);
+    ~ComputeService() override;
+
+    // Loads a model folder in the background; on success it replaces the session's model.
+    void openModel(const QString& path);
+    void cancelLoad();
+
+    bool isLoading() const { return m_loading; }
+
+    bool isComputing() const { return m_running.has_value(); }
+
+    // Median-worthy timing of the last finished forward pass, in milliseconds.
+    double lastComputeMilliseconds() const { return m_lastMs; }
+
+signals:
+    void loadStarted(const QString& path);
+    void loadProgress(double fraction);
+    void loadFinished(bool ok, const QString& path);
+    void computeStarted();
+    void computeFinished(double milliseconds);  // a result reached the session
+    void idle();                                // nothing running, nothing waiting
+    void requestCompute(const attnscope::app::ComputeRequest& request);  // to the worker
+
+private:
+    void scheduleCompute();
+    void dispatchPending();
+    void onComputed(quint64 generation,
+                    std::shared_ptr<const analysis::SentenceAnalysis> result, double ms);
+    void onFailed(quint64 generation, const QString& message);
+    void onCancelled(quint64 generation);
+    void finishRunning(quint64 generation);
+
+    AnalysisSession* m_session;
+    QThread m_thread;
+    ComputeWorker* m_worker;
+    quint64 m_generation = 0;
+    std::optional<quint64> m_running;
+    CancelToken m_runningToken;
+    std::optional<ComputeRequest> m_pending;
+    bool m_loading = false;
+    CancelToken m_loadToken;
+    quint64 m_loadGeneration = 0;
+    double m_lastMs = 0;
+};
+
+}  // namespace attnscope::app

@@ -1,0 +1,86 @@
+#include "session/analysis_session.h"
+
+#include <algorithm>
+
+namespace attnscope::app {
+
+AnalysisSession::AnalysisSession(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<attnscope::HeadId>();
+}
+
+void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const QString& path) {
+    m_model = std::move(model);
+    m_modelPath = path;
+    m_result.reset();
+    m_mask = {};  // the new model's default (causal for GPT-2, none for BERT)
+    m_scale.reset();
+    m_selected = clamp(m_selected);
+    m_compare = clamp(m_compare);
+    emit modelChanged();
+    emit computeSettingsChanged();
+    emit resultChanged();
+    emit selectedHeadChanged(m_selected);
+    emit compareHeadChanged(m_compare);
+}
+
+void AnalysisSession::setText(const QString& text) {
+    if (text == m_text) {
+        return;
+    }
+    m_text = text;
+    emit textChanged(text);
+}
+
+void AnalysisSession::setMask(const forward::MaskChoice& mask) {
+    m_mask = mask;
+    emit computeSettingsChanged();
+}
+
+void AnalysisSession::setScale(std::optional<float> scale) {
+    if (scale == m_scale) {
+        return;
+    }
+    m_scale = scale;
+    emit computeSettingsChanged();
+}
+
+void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
+    m_result = std::move(result);
+    emit resultChanged();
+}
+
+int AnalysisSession::layerCount() const { return m_model ? m_model->spec.nLayers : 0; }
+
+int AnalysisSession::headCount() const { return m_model ? m_model->spec.nHeads : 0; }
+
+HeadId AnalysisSession::clamp(HeadId head) const {
+    return {std::clamp(head.layer, 0, std::max(0, layerCount() - 1)),
+            std::clamp(head.head, 0, std::max(0, headCount() - 1))};
+}
+
+void AnalysisSession::selectHead(HeadId head) {
+    head = clamp(head);
+    if (head == m_selected) {
+        return;
+    }
+    m_selected = head;
+    emit selectedHeadChanged(head);
+}
+
+void AnalysisSession::setCompareHead(HeadId head) {
+    head = clamp(head);
+    if (head == m_compare) {
+        return;
+    }
+    m_compare = head;
+    emit compareHeadChanged(head);
+}
+
+void AnalysisSession::setHeatmapStyle(const render::HeatmapStyle& style) {
+    m_style = style;
+    emit heatmapStyleChanged();
+}
+
+void AnalysisSession::reportError(const QString& message) { emit errorReported(message); }
+
+}  // namespace attnscope::app

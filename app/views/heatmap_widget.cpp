@@ -1,0 +1,313 @@
+#include "views/heatmap_widget.h"
+
+#include <QFontMetricsF>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::app {
+
+namespace {
+
+constexpr double kColorBarWidth = 86.0;
+constexpr double kGap = 6.0;
+constexpr double kMaxZoom = 64.0;
+
+double maxLabelWidth(const QFontMetricsF& fm, const QStringList& labels) {
+    double w = 0;
+    for (const QString& s : labels) {
+        w = std::max(w, fm.horizontalAdvance(s));
+    }
+    return std::min(w, 160.0);
+}
+
+}  // namespace
+
+HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
+    setMouseTracking(true);
+    setFocusPolicy(Qt::StrongFocus);
+    setAttribute(Qt::WA_OpaquePaintEvent, false);
+}
+
+void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
+                           const QStringList& rowLabels, const QStringList& colLabels,
+                           std::optional<BoolMatrix> allowed) {
+    const bool sameSize = image.size() == m_image.size();
+    m_image = image;
+    m_range = range;
+    m_rowLabels = rowLabels;
+    m_colLabels = colLabels;
+    m_allowed = std::move(allowed);
+    m_placeholder.clear();
+    if (!sameSize) {
+        m_zoom = 1.0;
+        m_pan = {};
+        m_outlined.clear();
+    }
+    update();
+}
+
+void HeatmapWidget::clear(const QString& placeholder) {
+    m_image = QImage();
+    m_placeholder = placeholder;
+    m_outlined.clear();
+    update();
+}
+
+void HeatmapWidget::setTitle(const QString& title) {
+    m_title = title;
+    update();
+}
+
+void HeatmapWidget::setOutlinedCells(std::vector<std::pair<int, int>> cells) {
+    m_outlined = std::move(cells);
+    update();
+}
+
+HeatmapWidget::Layout HeatmapWidget::layout() const {
+    Layout l;
+    const QFontMetricsF fm(font());
+    const double titleH = m_title.isEmpty() ? 0 : fm.height() + kGap;
+    const double left = maxLabelWidth(fm, m_rowLabels) + kGap + 4;
+    const double top = titleH + maxLabelWidth(fm, m_colLabels) + kGap + 4;
+    l.viewport = QRectF(left, top, std::max(10.0, width() - left - kColorBarWidth - kGap),
+                        std::max(10.0, height() - top - kGap));
+    const int rows = std::max(1, m_image.height());
+    const int cols = std::max(1, m_image.width());
+    const double fit = std::min(l.viewport.width() / cols, l.viewport.height() / rows);
+    l.cell = fit * m_zoom;
+    l.grid = QRectF(l.viewport.topLeft() + m_pan, QSizeF(cols * l.cell, rows * l.cell));
+    l.labelStep = std::max(1, static_cast<int>(std::ceil((fm.height() * 0.9) / std::max(l.cell, 0.01))));
+    return l;
+}
+
+QRectF HeatmapWidget::cellRect(int row, int col) const {
+    const Layout l = layout();
+    return {l.grid.left() + col * l.cell, l.grid.top() + row * l.cell, l.cell, l.cell};
+}
+
+std::optional<std::pair<int, int>> HeatmapWidget::cellAt(QPointF pos) const {
+    if (m_image.isNull()) {
+        return std::nullopt;
+    }
+    const Layout l = layout();
+    if (!l.viewport.contains(pos) || !l.grid.contains(pos)) {
+        return std::nullopt;
+    }
+    const int col = static_cast<int>((pos.x() - l.grid.left()) / l.cell);
+    const int row = static_cast<int>((pos.y() - l.grid.top()) / l.cell);
+    if (row < 0 || col < 0 || row >= m_image.height() || col >= m_image.width()) {
+        return std::nullopt;
+    }
+    return std::make_pair(row, col);
+}
+
+void HeatmapWidget::setZoom(double zoom) {
+    m_zoom = std::clamp(zoom, 1.0, kMaxZoom);
+    clampPan();
+    update();
+}
+
+void HeatmapWidget::clampPan() {
+    const Layout l = layout();
+    const double minX = std::min(0.0, l.viewport.width() - l.grid.width());
+    const double minY = std::min(0.0, l.viewport.height() - l.grid.height());
+    m_pan.setX(std::clamp(m_pan.x(), minX, 0.0));
+    m_pan.setY(std::clamp(m_pan.y(), minY, 0.0));
+}
+
+void HeatmapWidget::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.fillRect(rect(), palette().window());
+    if (m_image.isNull()) {
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_placeholder);
+        return;
+    }
+    const Layout l = layout();
+    if (!m_title.isEmpty()) {
+        QFont bold = font();
+        bold.setBold(true);
+        p.setFont(bold);
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QRectF(0, 0, width(), QFontMetricsF(bold).height() + 2), Qt::AlignHCenter,
+                   m_title);
+        p.setFont(font());
+    }
+    p.save();
+    p.setClipRect(l.viewport);
+    p.setRenderHint(QPainter::SmoothPixmapTransform, false);  // one crisp block per cell
+    p.drawImage(l.grid, m_image);
+    paintMaskHatch(p, l);
+    p.setPen(QPen(Qt::white, 2));
+    for (const auto& [row, col] : m_outlined) {
+        p.drawRect(cellRect(row, col).adjusted(1, 1, -1, -1));
+    }
+    if (m_hover) {
+        p.setPen(QPen(palette().color(QPalette::Highlight), 2));
+        p.drawRect(cellRect(m_hover->first, m_hover->second));
+    }
+    p.restore();
+    paintLabels(p, l);
+    paintColorBar(p);
+}
+
+void HeatmapWidget::paintMaskHatch(QPainter& p, const Layout& l) const {
+    if (!m_allowed || l.cell < 5) {
+        return;  // too small to hatch: flat grey already says "masked"
+    }
+    const QBrush hatch(QColor(0x55, 0x55, 0x55), Qt::BDiagPattern);
+    const int r0 = std::max(0, static_cast<int>((l.viewport.top() - l.grid.top()) / l.cell));
+    const int c0 = std::max(0, static_cast<int>((l.viewport.left() - l.grid.left()) / l.cell));
+    const int r1 = std::min(m_image.height(), r0 + static_cast<int>(l.viewport.height() / l.cell) + 2);
+    const int c1 = std::min(m_image.width(), c0 + static_cast<int>(l.viewport.width() / l.cell) + 2);
+    for (int r = r0; r < r1; ++r) {
+        for (int c = c0; c < c1; ++c) {
+            if ((*m_allowed)(r, c) == 0) {
+                p.fillRect(cellRect(r, c), hatch);
+            }
+        }
+    }
+}
+
+void HeatmapWidget::paintLabels(QPainter& p, const Layout& l) const {
+    p.setPen(palette().color(QPalette::WindowText));
+    const QFontMetricsF fm(font());
+    p.save();
+    p.setClipRect(QRectF(0, l.viewport.top(), l.viewport.left(), l.viewport.height()));
+    for (int r = 0; r < m_rowLabels.size(); r += l.labelStep) {
+        const QRectF cell = cellRect(r, 0);
+        const QString text = fm.elidedText(m_rowLabels[r], Qt::ElideRight, l.viewport.left() - kGap);
+        p.drawText(QRectF(0, cell.center().y() - fm.height() / 2, l.viewport.left() - kGap,
+                          fm.height()),
+                   Qt::AlignRight | Qt::AlignVCenter, text);
+    }
+    p.restore();
+    p.save();
+    p.setClipRect(QRectF(l.viewport.left(), 0, l.viewport.width(), l.viewport.top()));
+    for (int c = 0; c < m_colLabels.size(); c += l.labelStep) {
+        const QRectF cell = cellRect(0, c);
+        p.save();
+        p.translate(cell.center().x() + fm.ascent() / 2 - 1, l.viewport.top() - kGap);
+        p.rotate(-90);
+        p.drawText(QPointF(0, 0), fm.elidedText(m_colLabels[c], Qt::ElideRight, 160));
+        p.restore();
+    }
+    p.restore();
+}
+
+void HeatmapWidget::paintColorBar(QPainter& p) const {
+    const QFontMetricsF fm(font());
+    const QRectF bar(width() - kColorBarWidth + 8, layout().viewport.top(), 14,
+                     std::max(40.0, std::min(260.0, height() - layout().viewport.top() - 2 * kGap)));
+    for (int y = 0; y < static_cast<int>(bar.height()); ++y) {
+        const double t = 1.0 - y / bar.height();
+        p.fillRect(QRectF(bar.left(), bar.top() + y, bar.width(), 1.0),
+                   QColor(render::colorAt(m_range.colormap, t)));
+    }
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawRect(bar);
+    const auto number = [](double v) { return QString::number(v, 'g', 3); };
+    p.drawText(QPointF(bar.right() + 4, bar.top() + fm.ascent()), number(m_range.hi));
+    p.drawText(QPointF(bar.right() + 4, bar.bottom()), number(m_range.lo));
+    p.save();
+    p.translate(bar.right() + 4 + fm.ascent(), bar.center().y());
+    p.rotate(90);
+    p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()),
+               Qt::AlignCenter, fm.elidedText(m_range.caption, Qt::ElideRight, bar.height()));
+    p.restore();
+    if (m_allowed) {
+        const QRectF swatch(bar.left(), bar.bottom() + 10, 14, 14);
+        p.fillRect(swatch, render::maskedCellColor());
+        p.fillRect(swatch, QBrush(QColor(0x55, 0x55, 0x55), Qt::BDiagPattern));
+        p.drawText(QPointF(swatch.right() + 4, swatch.bottom() - 2), tr("masked"));
+    }
+}
+
+void HeatmapWidget::mouseMoveEvent(QMouseEvent* event) {
+    if (m_dragStart) {
+        m_pan = m_panAtDragStart + (event->position() - *m_dragStart);
+        clampPan();
+        update();
+        return;
+    }
+    const auto cell = cellAt(event->position());
+    if (cell != m_hover) {
+        m_hover = cell;
+        update();
+        if (cell) {
+            emit cellHovered(cell->first, cell->second);
+        }
+    }
+    if (cell && m_tooltip) {
+        QToolTip::showText(event->globalPosition().toPoint(), m_tooltip(cell->first, cell->second),
+                           this);
+    } else {
+        QToolTip::hideText();
+    }
+}
+
+void HeatmapWidget::mousePressEvent(QMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        if (const auto cell = cellAt(event->position())) {
+            emit cellClicked(cell->first, cell->second);
+        }
+        if (m_zoom > 1.0) {
+            m_dragStart = event->position();
+            m_panAtDragStart = m_pan;
+            setCursor(Qt::ClosedHandCursor);
+        }
+    }
+}
+
+void HeatmapWidget::mouseReleaseEvent(QMouseEvent*) {
+    m_dragStart.reset();
+    unsetCursor();
+}
+
+void HeatmapWidget::wheelEvent(QWheelEvent* event) {
+    if (event->modifiers() & Qt::ControlModifier) {
+        const double factor = std::pow(1.0015, event->angleDelta().y());
+        // Keep the point under the mouse fixed while zooming.
+        const Layout before = layout();
+        const QPointF anchor = event->position() - before.grid.topLeft();
+        const double old = m_zoom;
+        m_zoom = std::clamp(m_zoom * factor, 1.0, kMaxZoom);
+        m_pan += anchor - anchor * (m_zoom / old);
+        clampPan();
+    } else {
+        m_pan += QPointF(event->angleDelta().x(), event->angleDelta().y()) / 2.0;
+        clampPan();
+    }
+    update();
+    event->accept();
+}
+
+void HeatmapWidget::keyPressEvent(QKeyEvent* event) {
+    switch (event->key()) {
+        case Qt::Key_Plus:
+        case Qt::Key_Equal:
+            setZoom(m_zoom * 1.25);
+            return;
+        case Qt::Key_Minus:
+            setZoom(m_zoom / 1.25);
+            return;
+        case Qt::Key_0:
+            m_pan = {};
+            setZoom(1.0);
+            return;
+        default:
+            QWidget::keyPressEvent(event);  // arrows and page keys go to the head view
+    }
+}
+
+void HeatmapWidget::leaveEvent(QEvent*) {
+    m_hover.reset();
+    update();
+}
+
+}  // namespace attnscope::app

@@ -1,0 +1,92 @@
+// Draws one attention map as a raster with token labels on both axes (query rows, key
+// columns), a colour bar, hatched masked cells and a hover tooltip. Zoom with Ctrl+wheel or
+// +/-, pan by dragging or scrolling, 0 resets. The widget knows nothing about models: it is
+// handed an image, labels and a tooltip function, so the head view and the comparison view
+// share it.
+#pragma once
+
+#include <QImage>
+#include <QStringList>
+#include <QWidget>
+#include <functional>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "attnscope/base/tensor.h"
+#include "render/heatmap_image.h"
+
+namespace attnscope::app {
+
+class HeatmapWidget : public QWidget {
+    Q_OBJECT
+
+public:
+    using TooltipFn = std::function<QString(int row, int col)>;
+
+    explicit HeatmapWidget(QWidget* parent = nullptr);
+
+    // `image` has one pixel per cell; `masked` (optional) marks cells drawn hatched.
+    void setMap(const QImage& image, const render::ColorRange& range, const QStringList& rowLabels,
+                const QStringList& colLabels, std::optional<BoolMatrix> allowed);
+    void clear(const QString& placeholder);
+    void setTitle(const QString& title);
+    void setTooltipFunction(TooltipFn fn) { m_tooltip = std::move(fn); }
+    // Cells drawn with a white outline, e.g. gold dependency arcs. (row, col) pairs.
+    void setOutlinedCells(std::vector<std::pair<int, int>> cells);
+
+    const QImage& image() const { return m_image; }
+
+    // The on-screen rectangle of a cell in widget coordinates (for tests and overlays).
+    QRectF cellRect(int row, int col) const;
+    std::optional<std::pair<int, int>> cellAt(QPointF pos) const;
+
+    double zoom() const { return m_zoom; }
+
+    void setZoom(double zoom);
+
+    QSize minimumSizeHint() const override { return {240, 200}; }
+
+signals:
+    void cellHovered(int row, int col);
+    void cellClicked(int row, int col);
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    struct Layout {
+        QRectF grid;       // where the cells are, before clipping
+        QRectF viewport;   // visible part for cells
+        double cell = 0;   // cell edge in pixels
+        int labelStep = 1; // draw every n-th label when cells are small
+    };
+    Layout layout() const;
+    void paintLabels(QPainter& p, const Layout& l) const;
+    void paintMaskHatch(QPainter& p, const Layout& l) const;
+    void paintColorBar(QPainter& p) const;
+    void clampPan();
+
+    QImage m_image;
+    render::ColorRange m_range;
+    QStringList m_rowLabels;
+    QStringList m_colLabels;
+    std::optional<BoolMatrix> m_allowed;
+    std::vector<std::pair<int, int>> m_outlined;
+    QString m_title;
+    QString m_placeholder;
+    TooltipFn m_tooltip;
+    double m_zoom = 1.0;
+    QPointF m_pan;  // offset of the grid inside the viewport, in pixels (<= 0)
+    std::optional<QPointF> m_dragStart;
+    QPointF m_panAtDragStart;
+    std::optional<std::pair<int, int>> m_hover;
+};
+
+}  // namespace attnscope::app

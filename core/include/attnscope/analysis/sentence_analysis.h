@@ -1,0 +1,36 @@
+// One sentence through one model: tokens (with spans), the forward pass recording every head,
+// and per-head statistics. What the GUI's compute worker and the CLI both produce.
+// Pure function of its arguments (the model is const); thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "attnscope/analysis/head_stats.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/model/model.h"
+#include "attnscope/tokenize/tokenizer.h"
+
+namespace attnscope::analysis {
+
+struct SentenceAnalysis {
+    std::string text;                     // "" when token ids were given
+    std::vector<tokenize::Token> tokens;  // [nTokens]; text = vocabulary piece
+    forward::ForwardResult forward;
+    std::vector<HeadStats> stats;  // [nLayers * nHeads]
+
+    // A readable label for token i: the piece with byte-level/WordPiece markers made visible
+    // ("Ġthe" -> "·the"), for axis labels.
+    std::string label(int i) const;
+};
+
+// Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
+// pad tokens when asked, runs the forward pass and the statistics.
+SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
+                             const forward::ForwardOptions& options);
+
+// The same from token ids (labels from the vocabulary when there is a tokenizer).
+SentenceAnalysis analyzeIds(const model::Model& model, const std::vector<std::int32_t>& ids,
+                            const forward::ForwardOptions& options);
+
+}  // namespace attnscope::analysis

@@ -1,0 +1,67 @@
+#include "attnscope/analysis/head_stats.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnscope::analysis {
+
+std::vector<float> uniformEntropy(const forward::ForwardResult& r) {
+    std::vector<float> out(static_cast<std::size_t>(r.nTokens));
+    for (int q = 0; q < r.nTokens; ++q) {
+        const auto allowed = r.allowed.row(q).cast<int>().sum();
+        out[static_cast<std::size_t>(q)] = allowed > 0 ? std::log(static_cast<float>(allowed)) : 0;
+    }
+    return out;
+}
+
+HeadStats headStatsOf(const forward::ForwardResult& r, HeadId head) {
+    HeadStats s;
+    s.head = head;
+    const auto probs = r.attention(head);
+    const auto logits = r.logitsOf(head);
+    const auto entropy = r.entropyOf(head);
+    const std::vector<float> uniform = uniformEntropy(r);
+    double sumH = 0, sumNormH = 0, sumRowMax = 0;
+    int rows = 0, normRows = 0;
+    for (int q = 0; q < r.nTokens; ++q) {
+        if (std::find(r.fullyMaskedRows.begin(), r.fullyMaskedRows.end(), q) !=
+            r.fullyMaskedRows.end()) {
+            continue;
+        }
+        ++rows;
+        sumH += entropy[q];
+        const float rowMax = probs.row(q).maxCoeff();
+        sumRowMax += rowMax;
+        s.maxWeight = std::max(s.maxWeight, rowMax);
+        if (uniform[static_cast<std::size_t>(q)] > 0) {
+            sumNormH += entropy[q] / uniform[static_cast<std::size_t>(q)];
+            ++normRows;
+        }
+        for (int k = 0; k < r.nTokens; ++k) {
+            if (r.allowed(q, k) != 0) {
+                s.maxAbsLogit = std::max(s.maxAbsLogit, std::abs(logits(q, k)));
+            }
+        }
+    }
+    if (rows > 0) {
+        s.meanEntropy = static_cast<float>(sumH / rows);
+        s.meanMaxWeight = static_cast<float>(sumRowMax / rows);
+    }
+    if (normRows > 0) {
+        s.meanNormalizedEntropy = static_cast<float>(sumNormH / normRows);
+    }
+    return s;
+}
+
+std::vector<HeadStats> headStats(const forward::ForwardResult& r) {
+    std::vector<HeadStats> out;
+    out.reserve(static_cast<std::size_t>(r.nLayers * r.nHeads));
+    for (int layer = 0; layer < r.nLayers; ++layer) {
+        for (int head = 0; head < r.nHeads; ++head) {
+            out.push_back(headStatsOf(r, {layer, head}));
+        }
+    }
+    return out;
+}
+
+}  // namespace attnscope::analysis

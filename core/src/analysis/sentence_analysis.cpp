@@ -1,0 +1,79 @@
+#include "attnscope/analysis/sentence_analysis.h"
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::analysis {
+
+namespace {
+
+std::int32_t padId(const model::Model& m) {
+    if (m.tokenizer) {
+        if (auto id = m.tokenizer->specialId(tokenize::SpecialRole::Pad)) {
+            return *id;
+        }
+    }
+    if (m.spec.padTokenId) {
+        return *m.spec.padTokenId;
+    }
+    throw InvalidArgument(m.dir.string() + ": padding asked for, but the model names no pad token");
+}
+
+SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
+                     const forward::ForwardOptions& options) {
+    const int padding = options.mask.paddingTokens;
+    if (padding > 0) {
+        const std::int32_t pad = padId(m);
+        for (int i = 0; i < padding; ++i) {
+            tokenize::Token t;
+            t.id = pad;
+            t.text = m.tokenizer ? m.tokenizer->idToToken(pad) : std::to_string(pad);
+            t.special = true;
+            a.tokens.push_back(t);
+        }
+    }
+    forward::ForwardInput input;
+    input.tokenIds = tokenize::ids(a.tokens);
+    a.forward = forward::runForward(m, input, options);
+    a.stats = headStats(a.forward);
+    return a;
+}
+
+}  // namespace
+
+std::string SentenceAnalysis::label(int i) const {
+    std::string s = tokens.at(static_cast<std::size_t>(i)).text;
+    // GPT-2's byte-level alphabet shows a leading space as U+0120 'Ġ' and a newline as U+010A.
+    const auto replace = [&](const std::string& from, const std::string& to) {
+        for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
+            s.replace(p, from.size(), to);
+        }
+    };
+    replace("\xC4\xA0", "\xC2\xB7");  // Ġ -> ·
+    replace("\xC4\x8A", "\xE2\x86\xB5");  // Ċ -> ↵
+    return s;
+}
+
+SentenceAnalysis analyzeText(const model::Model& m, const std::string& text,
+                             const forward::ForwardOptions& options) {
+    if (!m.tokenizer) {
+        throw InvalidArgument(m.dir.string() + ": the model folder has no tokenizer");
+    }
+    SentenceAnalysis a;
+    a.text = text;
+    a.tokens = m.tokenizer->encode(text);
+    return run(m, std::move(a), options);
+}
+
+SentenceAnalysis analyzeIds(const model::Model& m, const std::vector<std::int32_t>& ids,
+                            const forward::ForwardOptions& options) {
+    SentenceAnalysis a;
+    for (const std::int32_t id : ids) {
+        tokenize::Token t;
+        t.id = id;
+        t.text = m.tokenizer ? m.tokenizer->idToToken(id) : std::to_string(id);
+        a.tokens.push_back(t);
+    }
+    return run(m, std::move(a), options);
+}
+
+}  // namespace attnscope::analysis
