@@ -1,9 +1,44 @@
 #include "main_window.h"
 
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStackedWidget>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include "attnscope/base/error.h"
+#include "attnscope/export/hdf5_writer.h"
+#include "models/head_grid_model.h"
+#include "panels/mask_panel.h"
+#include "panels/message_bar.h"
+#include "panels/sentence_panel.h"
+#include "panels/welcome_page.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/compare_view.h"
+#include "views/head_grid_view.h"
+#include "views/head_view.h"
 
 namespace attnscope::app {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+const char* const kSampleSentence = "The keys to the cabinet are on the table.";
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
@@ -11,8 +46,308 @@ MainWindow::MainWindow(QWidget* parent)
       m_service(new ComputeService(m_session, this)) {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("AttnScope"));
+    setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+    buildViews();
+    buildDocks();
+    buildToolBar();
+    buildMenus();
+    wireSession();
+    restoreSettings();
+    updateStatus();
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::buildViews() {
+    auto* central = new QWidget(this);
+    m_messages = new MessageBar(central);
+    m_pages = new QStackedWidget(central);
+    m_pages->setObjectName(QStringLiteral("pages"));
+    m_welcome = new WelcomePage(m_pages);
+    m_tabs = new QTabWidget(m_pages);
+    m_tabs->setObjectName(QStringLiteral("viewTabs"));
+    m_tabs->addTab(new HeadView(m_session, m_tabs), tr("Head"));
+    m_tabs->addTab(new CompareView(m_session, m_tabs), tr("Compare"));
+    m_pages->addWidget(m_welcome);
+    m_pages->addWidget(m_tabs);
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(m_messages);
+    layout->addWidget(m_pages, 1);
+    setCentralWidget(central);
+    connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::askForModelFolder);
+    connect(m_welcome, &WelcomePage::modelChosen, this, &MainWindow::openModel);
+}
+
+void MainWindow::buildDocks() {
+    m_gridModel = new HeadGridModel(this);
+    auto* gridPage = new QWidget(this);
+    m_grid = new HeadGridView(m_session, m_gridModel, gridPage);
+    auto* order = new QComboBox(gridPage);
+    order->setObjectName(QStringLiteral("gridOrder"));
+    order->addItems({tr("Heads in model order"), tr("Sorted by mean entropy (focused first)"),
+                     tr("Sorted by max |logit|")});
+    auto* gridLayout = new QVBoxLayout(gridPage);
+    gridLayout->setContentsMargins(2, 2, 2, 2);
+    gridLayout->addWidget(order);
+    gridLayout->addWidget(m_grid, 1);
+    connect(order, &QComboBox::currentIndexChanged, this, [this](int i) {
+        m_gridModel->setOrder(static_cast<HeadGridModel::Order>(i));
+    });
+    connect(m_grid, &HeadGridView::headActivated, this, [this] { m_tabs->setCurrentIndex(0); });
+
+    const auto dock = [this](const QString& title, const char* name, QWidget* content,
+                             Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(QString::fromLatin1(name));
+        d->setWidget(content);
+        addDockWidget(area, d);
+        return d;
+    };
+    QDockWidget* gridDock =
+        dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
+    dock(tr("Mask & scale"), "maskDock", new MaskPanel(m_session, this), Qt::RightDockWidgetArea);
+    m_sentences = new SentencePanel(m_session, this);
+    QDockWidget* sentenceDock =
+        dock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
+    // First-run sizes; a saved layout replaces them in restoreSettings().
+    resizeDocks({gridDock}, {380}, Qt::Horizontal);
+    resizeDocks({sentenceDock}, {150}, Qt::Vertical);
+}
+
+void MainWindow::buildToolBar() {
+    auto* bar = addToolBar(tr("Sentence"));
+    bar->setObjectName(QStringLiteral("sentenceToolBar"));
+    bar->setMovable(false);
+    auto* open = new QToolButton(bar);
+    open->setText(tr("Open model…"));
+    open->setObjectName(QStringLiteral("openModelButton"));
+    connect(open, &QToolButton::clicked, this, &MainWindow::askForModelFolder);
+    bar->addWidget(open);
+    bar->addSeparator();
+    bar->addWidget(new QLabel(tr(" Sentence: "), bar));
+    m_sentenceEdit = new QLineEdit(bar);
+    m_sentenceEdit->setObjectName(QStringLiteral("sentenceEdit"));
+    m_sentenceEdit->setPlaceholderText(tr("Type a sentence; every head recomputes as you type"));
+    m_sentenceEdit->setClearButtonEnabled(true);
+    bar->addWidget(m_sentenceEdit);
+    connect(m_sentenceEdit, &QLineEdit::textChanged, m_session, &AnalysisSession::setText);
+
+    m_statusModel = new QLabel(this);
+    m_statusModel->setObjectName(QStringLiteral("statusModel"));
+    m_statusCompute = new QLabel(this);
+    m_statusCompute->setObjectName(QStringLiteral("statusCompute"));
+    m_loadProgress = new QProgressBar(this);
+    m_loadProgress->setObjectName(QStringLiteral("loadProgress"));
+    m_loadProgress->setRange(0, 1000);
+    m_loadProgress->setMaximumWidth(200);
+    m_loadProgress->hide();
+    m_cancelLoad = new QToolButton(this);
+    m_cancelLoad->setObjectName(QStringLiteral("cancelLoad"));
+    m_cancelLoad->setText(tr("Cancel"));
+    m_cancelLoad->hide();
+    connect(m_cancelLoad, &QToolButton::clicked, m_service, &ComputeService::cancelLoad);
+    statusBar()->addWidget(m_statusModel, 1);
+    statusBar()->addPermanentWidget(m_statusCompute);
+    statusBar()->addPermanentWidget(m_loadProgress);
+    statusBar()->addPermanentWidget(m_cancelLoad);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::askForModelFolder);
+    m_recentMenu = file->addMenu(tr("Open &recent"));
+    file->addAction(tr("&Load sentences…"), QKeySequence(Qt::CTRL | Qt::Key_L), m_sentences,
+                    &SentencePanel::askForFile);
+    file->addSeparator();
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
+        askForSaveFile(tr("Export all heads"), tr("HDF5 files (*.h5)"),
+                       [this](const QString& p) { return exportHdf5(p); });
+    });
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    for (QDockWidget* d : findChildren<QDockWidget*>()) {
+        view->addAction(d->toggleViewAction());
+    }
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About AttnScope"), this, [this] {
+        m_messages->showMessage(
+            tr("AttnScope %1. Layers and heads are numbered from 0. Entropies are in nats. "
+               "Attention rows are queries, columns are keys. Numbers match PyTorch to 1e-5.")
+                .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::wireSession() {
+    connect(m_session, &AnalysisSession::errorReported, m_messages, &MessageBar::showMessage);
+    connect(m_session, &AnalysisSession::textChanged, this, [this](const QString& text) {
+        if (m_sentenceEdit->text() != text) {
+            m_sentenceEdit->setText(text);
+        }
+    });
+    connect(m_session, &AnalysisSession::resultChanged, this, [this] {
+        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle());
+        updateStatus();
+    });
+    connect(m_session, &AnalysisSession::heatmapStyleChanged, this, [this] {
+        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle());
+    });
+    connect(m_session, &AnalysisSession::modelChanged, this, [this] {
+        m_pages->setCurrentWidget(m_tabs);
+        setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
+        updateStatus();
+    });
+    connect(m_service, &ComputeService::loadStarted, this, [this](const QString& path) {
+        m_loadProgress->setValue(0);
+        m_loadProgress->show();
+        m_cancelLoad->show();
+        m_statusModel->setText(tr("Opening %1…").arg(path));
+    });
+    connect(m_service, &ComputeService::loadProgress, this,
+            [this](double f) { m_loadProgress->setValue(static_cast<int>(f * 1000)); });
+    connect(m_service, &ComputeService::loadFinished, this, [this](bool ok, const QString& path) {
+        m_loadProgress->hide();
+        m_cancelLoad->hide();
+        if (ok) {
+            rememberModel(path);
+        }
+        updateStatus();
+    });
+}
+
+void MainWindow::updateStatus() {
+    const auto model = m_session->model();
+    if (!model) {
+        m_statusModel->setText(tr("No model open"));
+    } else {
+        const auto& s = model->spec;
+        m_statusModel->setText(tr("%1 · %2 layers × %3 heads · d=%4 · %5 weights")
+                                   .arg(QString::fromStdString(s.modelType))
+                                   .arg(s.nLayers)
+                                   .arg(s.nHeads)
+                                   .arg(s.dModel)
+                                   .arg(QString::fromStdString(model->storedDtypes)));
+    }
+    const auto result = m_session->result();
+    m_statusCompute->setText(result ? tr("%1 tokens · %2 heads in %3 ms")
+                                          .arg(result->forward.nTokens)
+                                          .arg(result->forward.nLayers * result->forward.nHeads)
+                                          .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1)
+                                    : QString());
+}
+
+void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
+    QSettings settings;
+    m_sentenceEdit->setText(
+        text.value_or(settings.value(QStringLiteral("text/last"), QString::fromLatin1(kSampleSentence))
+                          .toString()));
+    const QString last = settings.value(QStringLiteral("model/last")).toString();
+    const QString path = !modelDir.isEmpty() ? modelDir : last;
+    m_welcome->setModels(m_recent);
+    m_pages->setCurrentWidget(m_welcome);
+    if (!path.isEmpty() && QFileInfo(path).isDir()) {
+        openModel(path);
+    }
+}
+
+void MainWindow::openModel(const QString& path) {
+    m_messages->hide();
+    m_service->openModel(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::askForModelFolder() {
+    auto* dialog = new QFileDialog(this, tr("Open a Hugging Face model folder"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::Directory);
+    dialog->setOption(QFileDialog::ShowDirsOnly, true);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openModel);
+    dialog->open();
+}
+
+void MainWindow::askForSaveFile(const QString& title, const QString& filter,
+                                const std::function<bool(const QString&)>& write) {
+    auto* dialog = new QFileDialog(this, title, QString(), filter);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setAcceptMode(QFileDialog::AcceptSave);
+    connect(dialog, &QFileDialog::fileSelected, this, [write](const QString& p) { write(p); });
+    dialog->open();
+}
+
+bool MainWindow::exportHdf5(const QString& path) {
+    const auto result = m_session->result();
+    if (!result) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    exporting::ExportTokens tokens;
+    for (const auto& t : result->tokens) {
+        tokens.text.push_back(t.text);
+        tokens.offsets.emplace_back(t.charBegin, t.charEnd);
+    }
+    try {
+        exporting::writeInterchangeFile(path.toStdString(), result->forward, tokens,
+                                        {m_session->modelPath().toStdString(),
+                                         m_session->model()->spec.modelType, result->text});
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+        return true;
+    } catch (const Error& e) {
+        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+        return false;
+    }
+}
+
+void MainWindow::rememberModel(const QString& path) {
+    m_recent.removeAll(path);
+    m_recent.prepend(path);
+    while (m_recent.size() > kMaxRecent) {
+        m_recent.removeLast();
+    }
+    refreshRecentMenu();
+    saveSettings();
+}
+
+void MainWindow::refreshRecentMenu() {
+    m_recentMenu->clear();
+    for (const QString& path : m_recent) {
+        m_recentMenu->addAction(path, this, [this, path] { openModel(path); });
+    }
+    m_recentMenu->setEnabled(!m_recent.isEmpty());
+}
+
+void MainWindow::restoreSettings() {
+    QSettings s;
+    m_recent = s.value(QStringLiteral("model/recent")).toStringList();
+    refreshRecentMenu();
+    render::HeatmapStyle style;
+    render::colormapFromName(s.value(QStringLiteral("view/colormap")).toString(), &style.colormap);
+    render::scalingFromName(s.value(QStringLiteral("view/scaling")).toString(), &style.scaling);
+    m_session->setHeatmapStyle(style);
+    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
+        resize(1400, 900);
+    }
+    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+}
+
+void MainWindow::saveSettings() const {
+    QSettings s;
+    s.setValue(QStringLiteral("model/recent"), m_recent);
+    if (!m_session->modelPath().isEmpty()) {
+        s.setValue(QStringLiteral("model/last"), m_session->modelPath());
+    }
+    s.setValue(QStringLiteral("text/last"), m_session->text());
+    s.setValue(QStringLiteral("view/colormap"), render::colormapName(m_session->heatmapStyle().colormap));
+    s.setValue(QStringLiteral("view/scaling"), render::scalingName(m_session->heatmapStyle().scaling));
+    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    s.setValue(QStringLiteral("window/state"), saveState());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    event->accept();
+}
 
 }  // namespace attnscope::app

@@ -1,13 +1,31 @@
-// The main window: lays out the docks and views and wires their signals to the session and
-// the compute service. Holds no analysis logic.
+// The main window: lays out the views and docks, keeps settings, and wires user actions to
+// the session and the compute service. Holds no analysis logic.
+//
+// Layout: a message bar on top of either the welcome page (no model yet) or the view tabs
+// (Head, Lines, Compare, Entropy); docks for the model grid (left), mask & scale (right) and
+// the sentence list (bottom); the sentence field in the tool bar.
 #pragma once
 
 #include <QMainWindow>
+#include <optional>
+
+class QLabel;
+class QLineEdit;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+class QToolButton;
 
 namespace attnscope::app {
 
 class AnalysisSession;
 class ComputeService;
+class HeadGridModel;
+class HeadGridView;
+class MessageBar;
+class SentencePanel;
+class WelcomePage;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -20,9 +38,49 @@ public:
 
     ComputeService* service() const { return m_service; }
 
+    // Start-up: open `modelDir` if given, else the last model; `text` (if given) or a sample
+    // sentence goes into the sentence field.
+    void start(const QString& modelDir, const std::optional<QString>& text);
+    void openModel(const QString& path);
+
+    // Exports, as the File ▸ Export menu runs them after its file dialog. Errors go to the
+    // message bar; the return value says whether the file was written.
+    bool exportHdf5(const QString& path);
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
 private:
+    void buildViews();
+    void buildDocks();
+    void buildMenus();
+    void buildToolBar();
+    void wireSession();
+    void restoreSettings();
+    void saveSettings() const;
+    void rememberModel(const QString& path);
+    void refreshRecentMenu();
+    void updateStatus();
+    void askForModelFolder();
+    void askForSaveFile(const QString& title, const QString& filter,
+                        const std::function<bool(const QString&)>& write);
+
     AnalysisSession* m_session;
     ComputeService* m_service;
+    HeadGridModel* m_gridModel = nullptr;
+    HeadGridView* m_grid = nullptr;
+    MessageBar* m_messages = nullptr;
+    QStackedWidget* m_pages = nullptr;
+    WelcomePage* m_welcome = nullptr;
+    QTabWidget* m_tabs = nullptr;
+    SentencePanel* m_sentences = nullptr;
+    QLineEdit* m_sentenceEdit = nullptr;
+    QLabel* m_statusModel = nullptr;
+    QLabel* m_statusCompute = nullptr;
+    QProgressBar* m_loadProgress = nullptr;
+    QToolButton* m_cancelLoad = nullptr;
+    QMenu* m_recentMenu = nullptr;
+    QStringList m_recent;
 };
 
 }  // namespace attnscope::app

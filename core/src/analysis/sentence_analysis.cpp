@@ -1,5 +1,7 @@
 #include "attnscope/analysis/sentence_analysis.h"
 
+#include <algorithm>
+
 #include "attnscope/base/error.h"
 
 namespace attnscope::analysis {
@@ -18,6 +20,18 @@ std::int32_t padId(const model::Model& m) {
     throw InvalidArgument(m.dir.string() + ": padding asked for, but the model names no pad token");
 }
 
+// A custom mask drawn for an earlier version of the sentence: keep what overlaps, allow the
+// rest, so editing the text never throws away the user's mask.
+void fitCustomMask(forward::MaskChoice& mask, int n) {
+    if (mask.kind != forward::MaskKind::Custom || !mask.custom || mask.custom->rows() == n) {
+        return;
+    }
+    BoolMatrix fitted = BoolMatrix::Ones(n, n);
+    const auto keep = std::min<Eigen::Index>(n, mask.custom->rows());
+    fitted.topLeftCorner(keep, keep) = mask.custom->topLeftCorner(keep, keep);
+    mask.custom = std::move(fitted);
+}
+
 SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
                      const forward::ForwardOptions& options) {
     const int padding = options.mask.paddingTokens;
@@ -33,7 +47,9 @@ SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
     }
     forward::ForwardInput input;
     input.tokenIds = tokenize::ids(a.tokens);
-    a.forward = forward::runForward(m, input, options);
+    forward::ForwardOptions fitted = options;
+    fitCustomMask(fitted.mask, static_cast<int>(input.tokenIds.size()));
+    a.forward = forward::runForward(m, input, fitted);
     a.stats = headStats(a.forward);
     return a;
 }

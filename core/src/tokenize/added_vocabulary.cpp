@@ -45,17 +45,16 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const Normalize
     }
     for (PatternIndex* index : {&m_raw, &m_normalized}) {
         for (auto& [first, patterns] : *index) {
-            std::stable_sort(patterns.begin(), patterns.end(),
-                             [](const Pattern& a, const Pattern& b) {
-                                 return a.chars.size() > b.chars.size();
-                             });
+            std::stable_sort(
+                patterns.begin(), patterns.end(),
+                [](const Pattern& a, const Pattern& b) { return a.chars.size() > b.chars.size(); });
         }
     }
 }
 
 std::vector<AddedSplit> AddedVocabulary::split(std::span<const NormalizedChar> text,
-                                               bool matchNormalized) const {
-    return findMatches(text, matchNormalized ? m_normalized : m_raw);
+                                               AddedTokenPass pass) const {
+    return findMatches(text, pass == AddedTokenPass::Normalized ? m_normalized : m_raw);
 }
 
 std::vector<AddedSplit> AddedVocabulary::findMatches(std::span<const NormalizedChar> text,

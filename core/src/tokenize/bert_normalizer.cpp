@@ -87,11 +87,10 @@ NormalizedText nfd(const NormalizedText& text) {
             ++j;
         }
         if (j - i > 1) {
-            std::stable_sort(out.begin() + static_cast<std::ptrdiff_t>(i),
-                             out.begin() + static_cast<std::ptrdiff_t>(j),
-                             [&](const NormalizedChar& a, const NormalizedChar& b) {
-                                 return cls(a) < cls(b);
-                             });
+            std::stable_sort(
+                out.begin() + static_cast<std::ptrdiff_t>(i),
+                out.begin() + static_cast<std::ptrdiff_t>(j),
+                [&](const NormalizedChar& a, const NormalizedChar& b) { return cls(a) < cls(b); });
         }
         i = j;
     }

@@ -26,11 +26,47 @@ struct Candidate {
     std::uint32_t rank = 0;
     std::size_t pos = 0;
     std::int32_t id = 0;
+
     // std::priority_queue pops the largest; order so the lowest rank, then leftmost, comes out.
     bool operator<(const Candidate& other) const {
         return rank != other.rank ? rank > other.rank : pos > other.pos;
     }
 };
+
+// The word's bytes as single-byte pieces, linked into a list. A byte with no piece becomes the
+// unknown token (fused with a preceding one if asked), or is dropped when there is none, as HF
+// does.
+std::vector<Symbol> initialSymbols(std::string_view word,
+                                   const std::array<std::optional<std::int32_t>, 256>& byteIds,
+                                   std::optional<std::int32_t> unkId, bool fuseUnk) {
+    std::vector<Symbol> symbols;
+    symbols.reserve(word.size());
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        std::optional<std::int32_t> id = byteIds[static_cast<unsigned char>(word[i])];
+        if (!id) {
+            if (!unkId) {
+                continue;
+            }
+            if (fuseUnk && !symbols.empty() && symbols.back().id == *unkId &&
+                symbols.back().begin + symbols.back().len == i) {
+                ++symbols.back().len;
+                continue;
+            }
+            id = unkId;
+        }
+        Symbol s;
+        s.id = *id;
+        s.begin = i;
+        s.len = 1;
+        symbols.push_back(s);
+    }
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+        symbols[i].prev = static_cast<std::ptrdiff_t>(i) - 1;
+        symbols[i].next = i + 1 < symbols.size() ? static_cast<std::ptrdiff_t>(i + 1) : -1;
+    }
+
+    return symbols;
+}
 
 std::int32_t pieceId(const Vocab& vocab, const std::string& piece, const BpeMerge& merge) {
     const auto id = vocab.find(piece);
@@ -67,7 +103,7 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<BpeMerge>& merges, BpeOptions 
 }
 
 std::optional<BpeModel::MergeTarget> BpeModel::findMerge(std::int32_t left,
-                                                          std::int32_t right) const {
+                                                         std::int32_t right) const {
     const auto it = m_merges.find(pairKey(left, right));
     if (it == m_merges.end()) {
         return std::nullopt;
@@ -107,32 +143,7 @@ void BpeModel::tokenize(std::string_view word, std::vector<ModelToken>& out) con
 }
 
 void BpeModel::merge(std::string_view word, std::vector<ModelToken>& out) const {
-    std::vector<Symbol> symbols;
-    symbols.reserve(word.size());
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        std::optional<std::int32_t> id = m_byteIds[static_cast<unsigned char>(word[i])];
-        if (!id) {
-            if (!m_unkId) {
-                continue;  // HF drops a byte it has no piece for when there is no unk token
-            }
-            if (m_options.fuseUnk && !symbols.empty() && symbols.back().id == *m_unkId &&
-                symbols.back().begin + symbols.back().len == i) {
-                ++symbols.back().len;
-                continue;
-            }
-            id = m_unkId;
-        }
-        Symbol s;
-        s.id = *id;
-        s.begin = i;
-        s.len = 1;
-        symbols.push_back(s);
-    }
-    for (std::size_t i = 0; i < symbols.size(); ++i) {
-        symbols[i].prev = static_cast<std::ptrdiff_t>(i) - 1;
-        symbols[i].next = i + 1 < symbols.size() ? static_cast<std::ptrdiff_t>(i + 1) : -1;
-    }
-
+    std::vector<Symbol> symbols = initialSymbols(word, m_byteIds, m_unkId, m_options.fuseUnk);
     std::priority_queue<Candidate> queue;
     auto pushPair = [&](std::size_t pos) {
         const Symbol& s = symbols[pos];
@@ -165,7 +176,8 @@ void BpeModel::merge(std::string_view word, std::vector<ModelToken>& out) const 
         left.next = right.next;
         right.len = 0;
         if (left.next >= 0) {
-            symbols[static_cast<std::size_t>(left.next)].prev = static_cast<std::ptrdiff_t>(top.pos);
+            symbols[static_cast<std::size_t>(left.next)].prev =
+                static_cast<std::ptrdiff_t>(top.pos);
         }
         if (left.prev >= 0) {
             pushPair(static_cast<std::size_t>(left.prev));

@@ -13,17 +13,16 @@ bool isTrimmable(char32_t cp) {
 }
 
 template <class Chars>
-std::pair<std::uint8_t, std::uint8_t> trimCounts(const Chars& chars) {
-    std::size_t lead = 0;
+std::pair<std::uint32_t, std::uint32_t> trimCounts(const Chars& chars) {
+    std::uint32_t lead = 0;
     while (lead < chars.size() && isTrimmable(chars[lead])) {
         ++lead;
     }
-    std::size_t trail = 0;
+    std::uint32_t trail = 0;
     while (trail < chars.size() && isTrimmable(chars[chars.size() - 1 - trail])) {
         ++trail;
     }
-    auto clamp = [](std::size_t n) { return static_cast<std::uint8_t>(std::min<std::size_t>(n, 255)); };
-    return {clamp(lead), clamp(trail)};
+    return {lead, trail};
 }
 
 }  // namespace
@@ -34,8 +33,8 @@ struct HfTokenizer::RawToken {
     std::size_t byteBegin = 0;  // in the original input
     std::size_t byteEnd = 0;
     bool special = false;
-    std::uint8_t trimLead = 0;
-    std::uint8_t trimTrail = 0;
+    std::uint32_t trimLead = 0;  // characters ByteLevel's trim_offsets removes
+    std::uint32_t trimTrail = 0;
 };
 
 HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
@@ -129,7 +128,7 @@ std::vector<Token> HfTokenizer::encode(std::string_view text, bool addSpecialTok
     const DecodedText decoded = decodeUtf8(text, "tokenizer input");
     const NormalizedText original = makeNormalizedText(decoded, 0, decoded.chars.size());
     std::vector<RawToken> raw;
-    for (const AddedSplit& split : m_added.split(original, false)) {
+    for (const AddedSplit& split : m_added.split(original, AddedTokenPass::Raw)) {
         const std::span<const NormalizedChar> slice(original.data() + split.range.begin,
                                                     split.range.end - split.range.begin);
         if (split.token) {
@@ -137,7 +136,7 @@ std::vector<Token> HfTokenizer::encode(std::string_view text, bool addSpecialTok
             continue;
         }
         const NormalizedText normalized = normalize(NormalizedText(slice.begin(), slice.end()));
-        for (const AddedSplit& inner : m_added.split(normalized, true)) {
+        for (const AddedSplit& inner : m_added.split(normalized, AddedTokenPass::Normalized)) {
             const std::span<const NormalizedChar> part(normalized.data() + inner.range.begin,
                                                        inner.range.end - inner.range.begin);
             if (inner.token) {

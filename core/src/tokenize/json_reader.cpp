@@ -26,8 +26,8 @@ Json readJsonFile(const std::filesystem::path& file) {
     try {
         return Json::parse(buffer.str());
     } catch (const Json::parse_error& e) {
-        throw FormatError(file.string() + ": byte " + std::to_string(e.byte) +
-                          ": invalid JSON (" + e.what() + ")");
+        throw FormatError(file.string() + ": byte " + std::to_string(e.byte) + ": invalid JSON (" +
+                          e.what() + ")");
     }
 }
 
@@ -107,8 +107,7 @@ std::int32_t asTokenId(const Json& value, const JsonAt& at) {
     return static_cast<std::int32_t>(v);
 }
 
-std::optional<std::string> optionalString(const Json& obj, const JsonAt& at,
-                                          std::string_view key) {
+std::optional<std::string> optionalString(const Json& obj, const JsonAt& at, std::string_view key) {
     const Json* v = optionalMember(obj, key);
     if (v == nullptr) {
         return std::nullopt;

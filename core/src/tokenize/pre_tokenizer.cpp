@@ -78,9 +78,9 @@ ByteLevelSplitter::ByteLevelSplitter() : m_impl(std::make_unique<Impl>()) {
     if (m_impl->code == nullptr) {
         std::array<PCRE2_UCHAR, 256> message{};
         pcre2_get_error_message(errorCode, message.data(), message.size());
-        throw Error("byte-level pre-tokenizer: pattern offset " + std::to_string(errorOffset) +
-                    ": PCRE2 rejected the GPT-2 regex: " +
-                    reinterpret_cast<const char*>(message.data()));
+        throw Error(
+            "byte-level pre-tokenizer: pattern offset " + std::to_string(errorOffset) +
+            ": PCRE2 rejected the GPT-2 regex: " + reinterpret_cast<const char*>(message.data()));
     }
     m_impl->jit = pcre2_jit_compile(m_impl->code, PCRE2_JIT_COMPLETE) == 0;
 }

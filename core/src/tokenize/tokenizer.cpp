@@ -97,7 +97,8 @@ std::optional<TokenizerSpec> vocabFileSpec(const std::filesystem::path& dir,
     if (std::filesystem::exists(dir / "vocab.txt")) {
         return specFromWordPieceVocab(dir / "vocab.txt", wordPieceOptions(dir, config, configAt));
     }
-    if (std::filesystem::exists(dir / "vocab.json") && std::filesystem::exists(dir / "merges.txt")) {
+    if (std::filesystem::exists(dir / "vocab.json") &&
+        std::filesystem::exists(dir / "merges.txt")) {
         return specFromByteLevelBpeFiles(dir / "vocab.json", dir / "merges.txt",
                                          bpeOptions(modelTypeOf(dir, modelType), config, configAt));
     }

@@ -78,7 +78,8 @@ std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at) {
     options.fuseUnk = optionalBool(model, at, "fuse_unk").value_or(false);
     options.ignoreMerges = optionalBool(model, at, "ignore_merges").value_or(false);
     if (optionalBool(model, at, "byte_fallback").value_or(false)) {
-        unsupported(at["byte_fallback"], "byte_fallback BPE (SentencePiece style) is not supported");
+        unsupported(at["byte_fallback"],
+                    "byte_fallback BPE (SentencePiece style) is not supported");
     }
     if (const Json* dropout = optionalMember(model, "dropout");
         dropout != nullptr && dropout->is_number() && dropout->get<double>() > 0.0) {
@@ -110,7 +111,8 @@ void parseModel(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
     } else if (type == "BPE") {
         spec.bpe = parseBpe(model, at);
     } else {
-        unsupported(at["type"], "model \"" + type + "\" is not supported, expected WordPiece or BPE");
+        unsupported(at["type"],
+                    "model \"" + type + "\" is not supported, expected WordPiece or BPE");
     }
 }
 
@@ -188,8 +190,8 @@ void parseTemplate(const Json& post, const JsonAt& at, PostProcessorSpec& out) {
         }
         auto& target = seenSequence ? out.suffix : out.prefix;
         for (std::size_t k = 0; k < ids.size(); ++k) {
-            target.push_back({asString(tokens[k], defAt["tokens"][k]),
-                              asTokenId(ids[k], defAt["ids"][k])});
+            target.push_back(
+                {asString(tokens[k], defAt["tokens"][k]), asTokenId(ids[k], defAt["ids"][k])});
         }
     }
     if (!seenSequence) {

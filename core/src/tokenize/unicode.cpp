@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+
 #include <utf8proc.h>
 
 #include "attnscope/base/error.h"
@@ -176,10 +177,9 @@ void appendCanonicalDecomposition(char32_t cp, std::u32string& out) {
     // The longest canonical decomposition is 4 code points; 32 leaves ample room.
     std::array<utf8proc_int32_t, 32> buf{};
     int boundclass = 0;
-    const utf8proc_ssize_t n =
-        utf8proc_decompose_char(static_cast<utf8proc_int32_t>(cp), buf.data(),
-                                static_cast<utf8proc_ssize_t>(buf.size()), UTF8PROC_DECOMPOSE,
-                                &boundclass);
+    const utf8proc_ssize_t n = utf8proc_decompose_char(
+        static_cast<utf8proc_int32_t>(cp), buf.data(), static_cast<utf8proc_ssize_t>(buf.size()),
+        UTF8PROC_DECOMPOSE, &boundclass);
     if (n <= 0 || static_cast<std::size_t>(n) > buf.size()) {
         out += cp;
         return;

@@ -29,8 +29,9 @@ std::vector<std::string> readLines(const std::filesystem::path& file) {
 
 void checkUtf8(const std::string& line, const std::filesystem::path& file, std::size_t lineNo) {
     if (const auto bad = findInvalidUtf8(line)) {
-        throw FormatError(file.string() + ": line " + std::to_string(lineNo) + ": invalid UTF-8 at column " +
-                          std::to_string(*bad + 1) + ", expected UTF-8 text");
+        throw FormatError(file.string() + ": line " + std::to_string(lineNo) +
+                          ": invalid UTF-8 at column " + std::to_string(*bad + 1) +
+                          ", expected UTF-8 text");
     }
 }
 
@@ -75,8 +76,8 @@ std::vector<BpeMerge> readMerges(const std::filesystem::path& file) {
             throw FormatError(file.string() + ": line " + std::to_string(lineNo) + ": \"" + line +
                               "\" is not two pieces separated by one space");
         }
-        merges.push_back({line.substr(0, space), line.substr(space + 1),
-                          "line " + std::to_string(lineNo)});
+        merges.push_back(
+            {line.substr(0, space), line.substr(space + 1), "line " + std::to_string(lineNo)});
     }
     return merges;
 }
@@ -131,9 +132,9 @@ TokenizerSpec specFromByteLevelBpeFiles(const std::filesystem::path& vocabJson,
     spec.source = vocabJson.string() + " + " + mergesTxt.string();
     spec.preTokenizer = PreTokenizerKind::ByteLevel;
     spec.byteLevel.addPrefixSpace = options.addPrefixSpace;
-    const bool roberta = options.style == ByteLevelStyle::Roberta ||
-                         (options.style == ByteLevelStyle::Auto && vocab.find("<s>") &&
-                          vocab.find("</s>"));
+    const bool roberta =
+        options.style == ByteLevelStyle::Roberta ||
+        (options.style == ByteLevelStyle::Auto && vocab.find("<s>") && vocab.find("</s>"));
     if (roberta) {
         spec.post.prefix.push_back({"<s>", requireId(vocab, "<s>", vocabJson)});
         spec.post.suffix.push_back({"</s>", requireId(vocab, "</s>", vocabJson)});

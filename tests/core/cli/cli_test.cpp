@@ -46,7 +46,12 @@ CliRun run(const std::string& commandLine) {
 
 std::string cli(const std::string& args) { return std::string("'") + ATTNSCOPE_CLI + "' " + args; }
 
-std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
+// Built with append: GCC 12's -Wrestrict misfires on "'" + std::string (GCC bug 105329).
+std::string quoted(const fs::path& p) {
+    std::string out = "'";
+    out.append(p.string()).append("'");
+    return out;
+}
 
 TEST(Cli, HelpOnEveryCommand) {
     for (const char* args : {"--help", "info --help", "tokenize --help", "attention --help"}) {
@@ -106,7 +111,10 @@ TEST_P(CliAttention, FileMatchesPyTorchReference) {
     const fs::path ref = dir / "reference_1.safetensors";
     std::string ids;
     for (const std::int32_t id : testing::readReference(ref).inputIds) {
-        ids += (ids.empty() ? "" : ",") + std::to_string(id);
+        if (!ids.empty()) {
+            ids += ',';
+        }
+        ids += std::to_string(id);
     }
     const fs::path out = tmp.path() / "attention.h5";
     const CliRun r = run(cli("attention " + quoted(dir) + " --token-ids " + ids + " --out " +

@@ -25,7 +25,8 @@ struct SentenceAnalysis {
 };
 
 // Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
-// pad tokens when asked, runs the forward pass and the statistics.
+// pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
+// longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 

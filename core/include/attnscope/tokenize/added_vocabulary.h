@@ -32,6 +32,10 @@ struct AddedToken {
     bool normalized = false;
 };
 
+// The two matching passes: raw text (tokens with normalized=false) and normalized pieces
+// (tokens with normalized=true).
+enum class AddedTokenPass { Raw, Normalized };
+
 // A piece of a split text: either a matched added token or plain text to process further.
 struct AddedSplit {
     CharRange range;
@@ -47,10 +51,11 @@ public:
     // identity when the tokenizer has no normalizer).
     AddedVocabulary(std::vector<AddedToken> tokens, const Normalizer& normalize);
 
-    // Splits `text` on the tokens with `normalized == matchNormalized`; the splits cover `text`.
-    std::vector<AddedSplit> split(std::span<const NormalizedChar> text, bool matchNormalized) const;
+    // Splits `text` on the tokens of one pass; the splits cover `text`.
+    std::vector<AddedSplit> split(std::span<const NormalizedChar> text, AddedTokenPass pass) const;
 
     const std::vector<AddedToken>& tokens() const { return m_tokens; }
+
     bool empty() const { return m_tokens.empty(); }
 
 private:
@@ -58,6 +63,7 @@ private:
         std::u32string chars;
         std::size_t token = 0;
     };
+
     // Patterns of one pass, grouped by first character, longest first.
     using PatternIndex = std::unordered_map<char32_t, std::vector<Pattern>>;
 

@@ -46,6 +46,7 @@ public:
     void tokenize(std::string_view word, std::vector<ModelToken>& out) const;
 
     const Vocab& vocab() const { return m_vocab; }
+
     std::size_t mergeCount() const { return m_merges.size(); }
 
 private:

@@ -90,8 +90,8 @@ private:
     AddedVocabulary m_added;
     std::unique_ptr<ByteLevelSplitter> m_splitter;
     // Leading / trailing trimmable characters ('Ġ' or whitespace) of each model piece, by id.
-    std::vector<std::uint8_t> m_trimLead;
-    std::vector<std::uint8_t> m_trimTrail;
+    std::vector<std::uint32_t> m_trimLead;
+    std::vector<std::uint32_t> m_trimTrail;
 };
 
 }  // namespace attnscope::tokenize

@@ -1,10 +1,12 @@
 // The tokenizer interface: text in, tokens with ids and character spans out.
 //
 // Implementations (WordPiece, byte-level BPE) reproduce Hugging Face `tokenizers` exactly, ids
-// and offsets, and are checked against it on every sentence of the UD treebanks.
+// and offsets, and are checked against it on every sentence of the UD treebanks
+// (tests/core/tokenize/tokenizer_parity_test.cpp). The pipeline itself is in hf_tokenizer.h.
 // A Tokenizer is immutable after loading; `encode` is const and safe to call from any thread.
-// Errors: loading throws FormatError naming the file and JSON path / line; `encode` throws
-// InvalidArgument for text that is not valid UTF-8, naming the byte offset.
+// Errors: loading throws FormatError naming the file and JSON path / line, or UnsupportedModel
+// for a tokenizer.json part not implemented here; `encode` throws InvalidArgument for text that
+// is not valid UTF-8, naming the byte offset.
 #pragma once
 
 #include <cstddef>
@@ -44,7 +46,8 @@ public:
     // "WordPiece" or "byte-level BPE", with the source file, for `attnscope-cli info`.
     virtual std::string describe() const = 0;
     // `addSpecialTokens` adds [CLS]/[SEP] or <s>/</s> as the model's post-processor says.
-    virtual std::vector<Token> encode(std::string_view text, bool addSpecialTokens = true) const = 0;
+    virtual std::vector<Token> encode(std::string_view text,
+                                      bool addSpecialTokens = true) const = 0;
     virtual std::size_t vocabSize() const = 0;
     virtual std::optional<std::int32_t> tokenToId(std::string_view token) const = 0;
     // Empty string for an id outside the vocabulary.
@@ -104,12 +107,14 @@ std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::pa
 // Loads the tokenizer of a Hugging Face model folder. `tokenizer.json` wins; otherwise
 // `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), configured by
 // `tokenizer_config.json` and `config.json` when present. `modelType` is config.json's
-// `model_type` and picks defaults (lower-casing for uncased BERT vocabularies, <s>/</s> for
-// RoBERTa); when empty, config.json's model_type is read, and failing that the vocabulary
-// decides (<s> and </s> present: RoBERTa style). Special roles (specialId) come from
-// tokenizer_config.json when it names them, else from the conventional token names.
-// Returns nullptr when the folder holds no tokenizer files. Errors are prefixed with
-// "loading tokenizer".
+// `model_type`: "roberta", "bart" and "longformer" get <s> ... </s> and trimmed offsets, "gpt2"
+// nothing around the text; when empty, config.json's model_type is read, and failing that the
+// vocabulary decides (<s> and </s> present: RoBERTa style). vocab.txt is lower-cased as
+// tokenizer_config.json's do_lower_case says, else unless the folder name says "cased" but not
+// "uncased" (BertTokenizer's own default is to lower-case). Special roles (specialId) come from
+// tokenizer_config.json when it names them, else from the post-processor and the conventional
+// names ([CLS], <s>, <|endoftext|>, ...). Returns nullptr when the folder holds no tokenizer
+// files. Errors are prefixed with "loading tokenizer: ".
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
                                          std::string_view modelType);
 

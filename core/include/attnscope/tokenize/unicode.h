@@ -43,8 +43,8 @@ bool isBertControl(char32_t cp);
 // BertNormalizer's whitespace: '\t', '\n', '\r' and White_Space.
 bool isBertWhitespace(char32_t cp);
 
-// BertPreTokenizer's punctuation: any ASCII punctuation or symbol (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~)
-// plus every code point of the Unicode P* categories.
+// BertPreTokenizer's punctuation: any ASCII punctuation or symbol
+// (!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~) plus every code point of the Unicode P* categories.
 bool isBertPunctuation(char32_t cp);
 
 // BertNormalizer's "Chinese character": the CJK Unified Ideographs blocks and extensions it lists

@@ -1,4 +1,6 @@
-// A token vocabulary: pieces to ids and back. Immutable after construction; thread-safe reads.
+// A token vocabulary: pieces to ids and back. Filled by the loaders with `add`, then only read;
+// concurrent reads are safe. `add` throws InvalidArgument for an id outside [0, 2^24), so a
+// corrupt file cannot make it allocate gigabytes (loaders check first and report the location).
 #pragma once
 
 #include <cstddef>
@@ -15,6 +17,7 @@ namespace attnscope::tokenize {
 // Lets unordered_map<std::string, ...> be searched with a string_view without a copy.
 struct StringHash {
     using is_transparent = void;
+
     std::size_t operator()(std::string_view s) const noexcept {
         return std::hash<std::string_view>{}(s);
     }
@@ -38,7 +41,9 @@ public:
 
     // Empty for an id no piece has.
     const std::string& piece(std::int32_t id) const;
+
     std::size_t size() const { return m_ids.size(); }
+
     // One more than the largest id.
     std::size_t idLimit() const { return m_pieces.size(); }
 

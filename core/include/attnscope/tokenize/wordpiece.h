@@ -37,6 +37,7 @@ public:
     void tokenize(std::span<const NormalizedChar> word, std::vector<ModelToken>& out) const;
 
     const Vocab& vocab() const { return m_vocab; }
+
     const WordPieceOptions& options() const { return m_options; }
 
 private:

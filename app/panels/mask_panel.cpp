@@ -1,0 +1,162 @@
+#include "panels/mask_panel.h"
+
+#include <QComboBox>
+#include <QDoubleValidator>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "session/analysis_session.h"
+
+namespace attnscope::app {
+
+using forward::MaskKind;
+
+MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
+    : QWidget(parent),
+      m_session(session),
+      m_kind(new QComboBox(this)),
+      m_offset(new QSpinBox(this)),
+      m_padding(new QSpinBox(this)),
+      m_maskHelp(new QLabel(this)),
+      m_scaleMode(new QComboBox(this)),
+      m_scale(new QLineEdit(this)),
+      m_scaleHelp(new QLabel(this)),
+      m_colormap(new QComboBox(this)),
+      m_scaling(new QComboBox(this)) {
+    setObjectName(QStringLiteral("maskPanel"));
+    m_kind->setObjectName(QStringLiteral("maskKind"));
+    m_offset->setObjectName(QStringLiteral("causalOffset"));
+    m_padding->setObjectName(QStringLiteral("paddingTokens"));
+    m_scaleMode->setObjectName(QStringLiteral("scaleMode"));
+    m_scale->setObjectName(QStringLiteral("scaleEdit"));
+    m_colormap->setObjectName(QStringLiteral("colormap"));
+    m_scaling->setObjectName(QStringLiteral("scaling"));
+    m_kind->addItem(tr("Model default"), static_cast<int>(MaskKind::ModelDefault));
+    m_kind->addItem(tr("None (bidirectional)"), static_cast<int>(MaskKind::Bidirectional));
+    m_kind->addItem(tr("Causal"), static_cast<int>(MaskKind::Causal));
+    m_kind->addItem(tr("Custom (click cells)"), static_cast<int>(MaskKind::Custom));
+    m_offset->setRange(-512, 512);
+    m_offset->setToolTip(tr("Bottom-right aligned: query i sees key j iff j ≤ i + offset"));
+    m_padding->setRange(0, 64);
+    m_padding->setToolTip(tr("Append this many pad tokens and mask them as keys"));
+    m_maskHelp->setWordWrap(true);
+    m_maskHelp->setForegroundRole(QPalette::PlaceholderText);
+    m_scaleMode->addItem(tr("Model (1/√dₖ)"));
+    m_scaleMode->addItem(tr("Custom"));
+    m_scale->setValidator(new QDoubleValidator(1e-6, 1e6, 6, m_scale));
+    m_scale->setPlaceholderText(tr("e.g. 1.0"));
+    m_scaleHelp->setWordWrap(true);
+    m_scaleHelp->setForegroundRole(QPalette::PlaceholderText);
+    m_colormap->addItems({QStringLiteral("viridis"), QStringLiteral("magma")});
+    m_scaling->addItems({QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("per-row")});
+
+    auto* maskBox = new QGroupBox(tr("Mask"), this);
+    auto* maskForm = new QFormLayout(maskBox);
+    maskForm->addRow(tr("Kind"), m_kind);
+    maskForm->addRow(tr("Causal offset"), m_offset);
+    maskForm->addRow(tr("Padding tokens"), m_padding);
+    maskForm->addRow(m_maskHelp);
+    auto* scaleBox = new QGroupBox(tr("Logit scale"), this);
+    auto* scaleForm = new QFormLayout(scaleBox);
+    scaleForm->addRow(tr("Scale"), m_scaleMode);
+    scaleForm->addRow(tr("Value"), m_scale);
+    scaleForm->addRow(m_scaleHelp);
+    auto* displayBox = new QGroupBox(tr("Colours"), this);
+    auto* displayForm = new QFormLayout(displayBox);
+    displayForm->addRow(tr("Colour map"), m_colormap);
+    displayForm->addRow(tr("Scaling"), m_scaling);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(maskBox);
+    layout->addWidget(scaleBox);
+    layout->addWidget(displayBox);
+    layout->addStretch(1);
+
+    connect(m_kind, &QComboBox::currentIndexChanged, this, &MaskPanel::applyMask);
+    connect(m_offset, &QSpinBox::valueChanged, this, &MaskPanel::applyMask);
+    connect(m_padding, &QSpinBox::valueChanged, this, &MaskPanel::applyMask);
+    connect(m_scaleMode, &QComboBox::currentIndexChanged, this, &MaskPanel::applyScale);
+    connect(m_scale, &QLineEdit::editingFinished, this, &MaskPanel::applyScale);
+    connect(m_colormap, &QComboBox::currentTextChanged, this, &MaskPanel::applyStyle);
+    connect(m_scaling, &QComboBox::currentTextChanged, this, &MaskPanel::applyStyle);
+    connect(session, &AnalysisSession::computeSettingsChanged, this, &MaskPanel::syncFromSession);
+    connect(session, &AnalysisSession::heatmapStyleChanged, this, &MaskPanel::syncFromSession);
+    connect(session, &AnalysisSession::modelChanged, this, &MaskPanel::syncFromSession);
+    syncFromSession();
+}
+
+void MaskPanel::syncFromSession() {
+    const forward::MaskChoice mask = m_session->mask();
+    const QSignalBlocker b1(m_kind), b2(m_offset), b3(m_padding), b4(m_scaleMode), b5(m_scale),
+        b6(m_colormap), b7(m_scaling);
+    m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(mask.kind)));
+    m_offset->setValue(mask.causalOffset);
+    m_offset->setEnabled(mask.kind == MaskKind::Causal);
+    m_padding->setValue(mask.paddingTokens);
+    const auto model = m_session->model();
+    const bool causalDefault =
+        model && model->spec.defaultMask == model::DefaultMask::Causal;
+    m_maskHelp->setText(mask.kind == MaskKind::Custom
+                            ? tr("Click cells in the head view to forbid or allow them.")
+                            : tr("The model was trained with: %1.")
+                                  .arg(causalDefault ? tr("causal") : tr("none (bidirectional)")));
+    if (m_session->scale() || !model) {
+        m_scaleMode->setCurrentIndex(m_session->scale() ? 1 : 0);
+    }
+    m_scale->setEnabled(m_scaleMode->currentIndex() == 1);
+    if (m_session->scale()) {
+        m_scale->setText(QString::number(*m_session->scale(), 'g', 6));
+    }
+    const float modelScale = model ? model->spec.defaultScale(0) : 0.0f;
+    m_scaleHelp->setText(model ? tr("Model scale: %1. Try 1.0 to see saturation.")
+                                     .arg(modelScale, 0, 'g', 5)
+                               : QString());
+    const render::HeatmapStyle style = m_session->heatmapStyle();
+    m_colormap->setCurrentText(render::colormapName(style.colormap));
+    m_scaling->setCurrentText(render::scalingName(style.scaling));
+}
+
+void MaskPanel::applyMask() {
+    forward::MaskChoice mask = m_session->mask();
+    mask.kind = static_cast<MaskKind>(m_kind->currentData().toInt());
+    mask.causalOffset = m_offset->value();
+    mask.paddingTokens = m_padding->value();
+    if (mask.kind == MaskKind::Custom && !mask.custom) {
+        if (const auto result = m_session->result()) {
+            mask.custom = result->forward.allowed;  // start from what is shown now
+        }
+    }
+    m_session->setMask(mask);
+}
+
+void MaskPanel::applyScale() {
+    if (m_scaleMode->currentIndex() == 0) {
+        m_session->setScale(std::nullopt);
+        return;
+    }
+    m_scale->setEnabled(true);
+    if (m_scale->text().isEmpty() && m_session->model()) {
+        // Start from the model's own scale, so switching to "Custom" changes no number yet.
+        m_scale->setText(QString::number(m_session->model()->spec.defaultScale(0), 'g', 6));
+    }
+    bool ok = false;
+    const float value = m_scale->text().toFloat(&ok);
+    if (ok && value > 0 && std::isfinite(value)) {
+        m_session->setScale(value);
+    } else {
+        m_scale->setFocus();
+    }
+}
+
+void MaskPanel::applyStyle() {
+    render::HeatmapStyle style = m_session->heatmapStyle();
+    render::colormapFromName(m_colormap->currentText(), &style.colormap);
+    render::scalingFromName(m_scaling->currentText(), &style.scaling);
+    m_session->setHeatmapStyle(style);
+}
+
+}  // namespace attnscope::app

@@ -1,0 +1,37 @@
+// The "Sentences" dock: a list of sentences loaded from a .txt or CoNLL-U file, stepped
+// through with Previous/Next (Alt+Up/Alt+Down) or a click; the chosen sentence becomes the
+// session's text. A file that cannot be read is reported and the old list stays.
+#pragma once
+
+#include <QWidget>
+
+class QListView;
+class QStringListModel;
+class QLabel;
+
+namespace attnscope::app {
+
+class AnalysisSession;
+
+class SentencePanel : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit SentencePanel(AnalysisSession* session, QWidget* parent = nullptr);
+
+    // Reads the file; on error reports it through the session and returns false.
+    bool loadFile(const QString& path);
+    // Opens a (non-modal) file dialog; the chosen file is loaded.
+    void askForFile();
+    void step(int delta);
+
+    QStringListModel* sentences() const { return m_model; }
+
+private:
+    AnalysisSession* m_session;
+    QStringListModel* m_model;
+    QListView* m_list;
+    QLabel* m_source;
+};
+
+}  // namespace attnscope::app

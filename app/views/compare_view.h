@@ -1,0 +1,49 @@
+// Two heads side by side (same or different layers), their difference in a diverging colour
+// map, and the Jensen–Shannon divergence of every query row and in total (Clark et al.'s
+// head distance, methods.md §1.6). Head A follows the selected head; head B is the session's
+// compare head.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QSpinBox;
+class QTableWidget;
+
+namespace attnscope::app {
+
+class AnalysisSession;
+class HeatmapWidget;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit CompareView(AnalysisSession* session, QWidget* parent = nullptr);
+
+    HeatmapWidget* heatmapA() const { return m_a; }
+
+    HeatmapWidget* heatmapB() const { return m_b; }
+
+    HeatmapWidget* difference() const { return m_diff; }
+
+    // Total JS divergence shown, in nats (NaN when nothing is compared).
+    double totalDivergence() const { return m_total; }
+
+private:
+    void refresh();
+
+    AnalysisSession* m_session;
+    QSpinBox* m_layerA;
+    QSpinBox* m_headA;
+    QSpinBox* m_layerB;
+    QSpinBox* m_headB;
+    HeatmapWidget* m_a;
+    HeatmapWidget* m_b;
+    HeatmapWidget* m_diff;
+    QLabel* m_summary;
+    QTableWidget* m_rows;
+    double m_total = 0;
+};
+
+}  // namespace attnscope::app

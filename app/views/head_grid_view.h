@@ -1,0 +1,50 @@
+// The whole model at once: a table of small heatmaps, one per layer × head, with layer and
+// head labels. Hover shows the head's statistics, a click selects the head and a double-click
+// (or Enter) opens it. The thumbnails come from HeadGridModel; this view only paints them.
+#pragma once
+
+#include <QStyledItemDelegate>
+#include <QTableView>
+
+#include "attnscope/base/head_id.h"
+
+namespace attnscope::app {
+
+class AnalysisSession;
+class HeadGridModel;
+
+// Paints a thumbnail with a frame, a highlight for the selected head and a thin strip whose
+// colour encodes the head's normalised entropy (dark = focused, bright = broad).
+class HeadThumbnailDelegate : public QStyledItemDelegate {
+    Q_OBJECT
+
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+    void paint(QPainter* painter, const QStyleOptionViewItem& option,
+               const QModelIndex& index) const override;
+};
+
+class HeadGridView : public QTableView {
+    Q_OBJECT
+
+public:
+    HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidget* parent = nullptr);
+
+    // The on-screen rectangle of a head's cell (for tests).
+    QRect headRect(HeadId head) const;
+
+signals:
+    void headActivated(attnscope::HeadId head);  // double-click or Enter: open the head view
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
+private:
+    void fitCells();
+    void syncSelection();
+
+    AnalysisSession* m_session;
+    HeadGridModel* m_model;
+};
+
+}  // namespace attnscope::app

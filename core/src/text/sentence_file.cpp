@@ -1,0 +1,140 @@
+#include "attnscope/text/sentence_file.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::text {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Structural UTF-8 check (no overlongs or surrogates), enough to refuse binary files early.
+bool validUtf8(const std::string& s) {
+    std::size_t i = 0;
+    while (i < s.size()) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) {
+            return false;
+        }
+        for (int k = 1; k < len; ++k) {
+            if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) >> 6) != 0x2) {
+                return false;
+            }
+        }
+        i += static_cast<std::size_t>(len);
+    }
+    return true;
+}
+
+std::vector<std::string> split(const std::string& line, char sep) {
+    std::vector<std::string> out;
+    std::stringstream in(line);
+    std::string field;
+    while (std::getline(in, field, sep)) {
+        out.push_back(field);
+    }
+    return out;
+}
+
+class ConlluSentences {
+public:
+    explicit ConlluSentences(std::string file) : m_file(std::move(file)) {}
+
+    void line(const std::string& l, int number) {
+        if (l.empty()) {
+            flush();
+        } else if (l.rfind("# text =", 0) == 0) {
+            m_text = l.substr(8);
+            m_text.erase(0, m_text.find_first_not_of(' '));
+        } else if (l[0] != '#') {
+            token(l, number);
+        }
+    }
+
+    std::vector<std::string> finish() {
+        flush();
+        return std::move(m_out);
+    }
+
+private:
+    void token(const std::string& l, int number) {
+        const auto cols = split(l, '\t');
+        if (cols.size() != 10) {
+            throw FormatError(m_file + ":" + std::to_string(number) + ": expected 10 tab-separated "
+                              "columns, found " + std::to_string(cols.size()));
+        }
+        const std::string& id = cols[0];
+        if (id.find('.') != std::string::npos) {
+            return;  // empty node: not part of the surface text
+        }
+        const auto dash = id.find('-');
+        if (dash != std::string::npos) {
+            m_rangeEnd = std::stoi(id.substr(dash + 1));
+        } else if (std::stoi(id) <= m_rangeEnd) {
+            return;  // a word inside a multiword token: the range line gave its surface form
+        }
+        m_words += cols[1];
+        if (cols[9].find("SpaceAfter=No") == std::string::npos) {
+            m_words += ' ';
+        }
+    }
+
+    void flush() {
+        std::string s = m_text.empty() ? m_words : m_text;
+        while (!s.empty() && s.back() == ' ') {
+            s.pop_back();
+        }
+        if (!s.empty()) {
+            m_out.push_back(s);
+        }
+        m_text.clear();
+        m_words.clear();
+        m_rangeEnd = 0;
+    }
+
+    std::string m_file;
+    std::vector<std::string> m_out;
+    std::string m_text;
+    std::string m_words;
+    int m_rangeEnd = 0;
+};
+
+}  // namespace
+
+std::vector<std::string> readSentences(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        throw FormatError(path.string() + ": cannot open");
+    }
+    const std::string file = path.string();
+    const bool conllu = path.extension() == ".conllu" || path.extension() == ".conll";
+    ConlluSentences treebank(file);
+    std::vector<std::string> plain;
+    std::string l;
+    int number = 0;
+    while (std::getline(in, l)) {
+        ++number;
+        if (!l.empty() && l.back() == '\r') {
+            l.pop_back();
+        }
+        if (!validUtf8(l)) {
+            throw FormatError(file + ":" + std::to_string(number) + ": not valid UTF-8");
+        }
+        if (conllu) {
+            try {
+                treebank.line(l, number);
+            } catch (const std::logic_error&) {  // std::stoi on a non-numeric ID
+                throw FormatError(file + ":" + std::to_string(number) + ": ID column is not a number");
+            }
+        } else if (l.find_first_not_of(" \t") != std::string::npos) {
+            plain.push_back(l);
+        }
+    }
+    return conllu ? treebank.finish() : plain;
+}
+
+}  // namespace attnscope::text

@@ -1,0 +1,213 @@
+// Drives the real main window offscreen: open a generated checkpoint, type, look at the grid
+// and the head view, switch masks, compare heads, export, and fail a load.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "main_window.h"
+#include "models/head_grid_model.h"
+#include "panels/message_bar.h"
+#include "render/heatmap_image.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/compare_view.h"
+#include "views/head_grid_view.h"
+#include "views/head_view.h"
+#include "views/heatmap_widget.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+namespace {
+
+QString checkpoint(const char* name) {
+    return QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/") + QString::fromLatin1(name);
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void gridHasEveryHeadAndModelsPassTester();
+    void brightestCellIsTheCoresMaximum();
+    void causalMaskIsDrawnAsMasked();
+    void comparesTwoHeads();
+    void failedLoadKeepsPreviousModel();
+    void typingRecomputesAndNewestWins();
+    void exportsHdf5();
+
+private:
+    // Opens `name` and types `text`; waits for the result.
+    void openAndType(const char* name, const QString& text);
+
+    std::unique_ptr<MainWindow> m_window;
+};
+
+void MainWindowTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
+}
+
+void MainWindowTest::init() {
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+}
+
+void MainWindowTest::cleanup() { m_window.reset(); }
+
+void MainWindowTest::openAndType(const char* name, const QString& text) {
+    AnalysisSession* session = m_window->session();
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(checkpoint(name));
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QSignalSpy computed(m_window->service(), &ComputeService::computeFinished);
+    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    QVERIFY(edit);
+    edit->clear();
+    QTest::keyClicks(edit, text);
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() != nullptr &&
+                                 session->result()->text == text.toStdString(),
+                             20000);
+}
+
+void MainWindowTest::gridHasEveryHeadAndModelsPassTester() {
+    openAndType("bert_f32", QStringLiteral("the cat sat on the mat"));
+    auto* grid = m_window->findChild<HeadGridView*>(QStringLiteral("headGrid"));
+    QVERIFY(grid);
+    auto* model = qobject_cast<HeadGridModel*>(grid->model());
+    QVERIFY(model);
+    QCOMPARE(model->rowCount(), 2);     // layers
+    QCOMPARE(model->columnCount(), 3);  // heads
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model->setOrder(HeadGridModel::Order::ByEntropy);
+    model->setOrder(HeadGridModel::Order::Model);
+    for (int r = 0; r < 2; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            QVERIFY(!model->index(r, c).data(Qt::DecorationRole).value<QImage>().isNull());
+        }
+    }
+    // Clicking a cell selects that head.
+    QTest::mouseClick(grid->viewport(), Qt::LeftButton, {}, grid->headRect({1, 2}).center());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
+}
+
+void MainWindowTest::brightestCellIsTheCoresMaximum() {
+    openAndType("gpt2_f32", QStringLiteral("the quick brown fox jumps"));
+    AnalysisSession* session = m_window->session();
+    session->selectHead({1, 1});
+    const auto& f = session->result()->forward;
+    Eigen::Index row = 0, col = 0;
+    f.attention({1, 1}).maxCoeff(&row, &col);
+    auto* heatmap = m_window->findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    QVERIFY(heatmap);
+    QTRY_COMPARE(heatmap->image().size(), QSize(f.nTokens, f.nTokens));
+    // The rendered widget: the core's maximum cell has the colour map's top colour.
+    const QImage shot = heatmap->grab().toImage();
+    const QPoint centre = heatmap->cellRect(static_cast<int>(row), static_cast<int>(col))
+                              .center()
+                              .toPoint() *
+                          shot.devicePixelRatio();
+    QCOMPARE(QColor(shot.pixel(centre)).rgb(),
+             QColor(render::colorAt(render::Colormap::Viridis, 1.0)).rgb());
+}
+
+void MainWindowTest::causalMaskIsDrawnAsMasked() {
+    openAndType("bert_f32", QStringLiteral("a b c d e"));
+    AnalysisSession* session = m_window->session();
+    auto* heatmap = m_window->findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    // BERT is bidirectional by default: nothing masked.
+    QVERIFY(session->result()->forward.allowed.minCoeff() == 1);
+    auto* kind = m_window->findChild<QComboBox*>(QStringLiteral("maskKind"));
+    QVERIFY(kind);
+    QSignalSpy computed(m_window->service(), &ComputeService::computeFinished);
+    kind->setCurrentIndex(kind->findText(QStringLiteral("Causal")));
+    QVERIFY(computed.wait(20000));
+    const auto& f = session->result()->forward;
+    QCOMPARE(f.maskKind, std::string("causal"));
+    QCOMPARE(f.attention({0, 0})(0, 1), 0.0f);
+    // The upper-right cell is drawn in the masked grey (hatched lines are darker grey).
+    const QImage shot = heatmap->grab().toImage();
+    const QRectF cell = heatmap->cellRect(0, f.nTokens - 1);
+    bool maskedColour = false;
+    for (int dx = 0; dx < static_cast<int>(cell.width()); ++dx) {
+        const QColor c = shot.pixelColor((cell.topLeft() + QPointF(dx, cell.height() / 2)).toPoint());
+        maskedColour = maskedColour || c == render::maskedCellColor();
+        QVERIFY2(c.red() == c.green() && c.green() == c.blue(), "masked cell must be grey");
+    }
+    QVERIFY(maskedColour);
+}
+
+void MainWindowTest::comparesTwoHeads() {
+    openAndType("bert_f32", QStringLiteral("the dog barked"));
+    AnalysisSession* session = m_window->session();
+    auto* compare = m_window->findChild<CompareView*>(QStringLiteral("compareView"));
+    QVERIFY(compare);
+    session->selectHead({0, 0});
+    session->setCompareHead({1, 2});
+    QVERIFY(compare->totalDivergence() > 0.0);
+    session->setCompareHead({0, 0});
+    QCOMPARE(compare->totalDivergence(), 0.0);
+    QVERIFY(!compare->difference()->image().isNull());
+}
+
+void MainWindowTest::failedLoadKeepsPreviousModel() {
+    openAndType("bert_f32", QStringLiteral("hello world"));
+    AnalysisSession* session = m_window->session();
+    const auto before = session->model();
+    const auto result = session->result();
+    QTemporaryDir broken;
+    QFile config(broken.filePath(QStringLiteral("config.json")));
+    QVERIFY(config.open(QIODevice::WriteOnly));
+    config.write(R"({"model_type": "t5"})");
+    config.close();
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(broken.path());
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), false);
+    QCOMPARE(session->model(), before);
+    QCOMPARE(session->result(), result);
+    auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
+    QVERIFY(bar->text().contains(QStringLiteral("'t5' is not supported")));
+}
+
+void MainWindowTest::typingRecomputesAndNewestWins() {
+    openAndType("gpt2_f32", QStringLiteral("one"));
+    AnalysisSession* session = m_window->session();
+    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    // Many edits in a burst: only the newest text's result may end up in the session.
+    QSignalSpy idle(m_window->service(), &ComputeService::idle);
+    QTest::keyClicks(edit, QStringLiteral(" two three four five six"));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->service()->isComputing() && session->result() &&
+                                 session->result()->text == edit->text().toStdString(),
+                             20000);
+    QCOMPARE(QString::fromStdString(session->result()->text), QStringLiteral("one two three four five six"));
+}
+
+void MainWindowTest::exportsHdf5() {
+    openAndType("bert_f32", QStringLiteral("export me"));
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("all.h5"));
+    QVERIFY(m_window->exportHdf5(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.read(8), QByteArray("\x89HDF\r\n\x1a\n", 8));
+    // An unwritable target fails visibly and changes nothing.
+    QVERIFY(!m_window->exportHdf5(dir.filePath(QStringLiteral("missing/dir/x.h5"))));
+    auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
+    QVERIFY(bar->text().contains(QStringLiteral("Export failed")));
+}
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"

@@ -1,0 +1,62 @@
+// Sentence lists from .txt and CoNLL-U files.
+#include "attnscope/text/sentence_file.h"
+
+#include <gtest/gtest.h>
+
+#include "attnscope/base/error.h"
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
+
+namespace attnscope::text {
+namespace {
+
+TEST(SentenceFile, PlainTextOneSentencePerLine) {
+    testing::ScratchDir dir;
+    testing::writeFile(dir.path() / "s.txt", "The cat sat.\r\n\n  \nDogs bark.\n");
+    EXPECT_EQ(readSentences(dir.path() / "s.txt"),
+              (std::vector<std::string>{"The cat sat.", "Dogs bark."}));
+}
+
+TEST(SentenceFile, ConlluTextCommentsOrForms) {
+    testing::ScratchDir dir;
+    testing::writeFile(dir.path() / "t.conllu",
+                       "# sent_id = 1\n# text = I can't go.\n"
+                       "1\tI\tI\tPRON\t_\t_\t3\tnsubj\t_\t_\n"
+                       "2-3\tcan't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                       "\n"
+                       "1\tHello\thello\tINTJ\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
+                       "2\t!\t!\tPUNCT\t_\t_\t1\tpunct\t_\t_\n"
+                       "\n"
+                       "1\tWe\twe\tPRON\t_\t_\t0\troot\t_\t_\n"
+                       "2-3\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+                       "2\tdo\tdo\tAUX\t_\t_\t1\taux\t_\t_\n"
+                       "3\tn't\tnot\tPART\t_\t_\t1\tadvmod\t_\t_\n"
+                       "3.1\tgo\tgo\tVERB\t_\t_\t_\t_\t_\t_\n"
+                       "4\tstop\tstop\tVERB\t_\t_\t1\tobj\t_\t_\n");
+    EXPECT_EQ(readSentences(dir.path() / "t.conllu"),
+              (std::vector<std::string>{"I can't go.", "Hello!", "We don't stop"}));
+}
+
+TEST(SentenceFile, ErrorsNameFileAndLine) {
+    testing::ScratchDir dir;
+    testing::writeFile(dir.path() / "bad.conllu", "# text = x\n1\tx\tx\n");
+    testing::expectError<FormatError>([&] { readSentences(dir.path() / "bad.conllu"); },
+                                      {"bad.conllu:2", "10 tab-separated columns, found 3"});
+    testing::writeFile(dir.path() / "bin.txt", "ok\nab\xff\n");
+    testing::expectError<FormatError>([&] { readSentences(dir.path() / "bin.txt"); },
+                                      {"bin.txt:2", "UTF-8"});
+    testing::expectError<FormatError>([&] { readSentences(dir.path() / "none.txt"); },
+                                      {"none.txt", "cannot open"});
+}
+
+TEST(SentenceFile, RealTreebankWhenShared) {
+    const auto ewt = std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+    if (!std::filesystem::exists(ewt)) {
+        GTEST_SKIP() << "shared data not found at " << ewt;
+    }
+    const auto sentences = readSentences(ewt);
+    EXPECT_EQ(sentences.size(), 2001u);
+}
+
+}  // namespace
+}  // namespace attnscope::text

@@ -1,0 +1,96 @@
+#include "attnscope/tokenize/bpe.h"
+
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "attnscope/base/error.h"
+#include "attnscope/tokenize/pre_tokenizer.h"
+
+namespace attnscope::tokenize {
+namespace {
+
+// All 256 byte pieces (ids 0-255 in byte order) plus `extra` pieces after them.
+Vocab byteVocab(const std::vector<std::string>& extra) {
+    Vocab v;
+    for (int b = 0; b < 256; ++b) {
+        v.add(byteLevelString(std::string(1, static_cast<char>(b))), b);
+    }
+    for (std::size_t i = 0; i < extra.size(); ++i) {
+        v.add(extra[i], static_cast<std::int32_t>(256 + i));
+    }
+    return v;
+}
+
+std::vector<std::string> pieces(const BpeModel& m, std::string_view word) {
+    std::vector<ModelToken> out;
+    m.tokenize(word, out);
+    std::vector<std::string> result;
+    for (const ModelToken& t : out) {
+        result.push_back(m.vocab().piece(t.id));
+    }
+    return result;
+}
+
+TEST(Bpe, MergesByRankLeftmostFirst) {
+    const std::vector<BpeMerge> merges = {{"a", "a", "1"}, {"aa", "a", "2"}, {"b", "c", "3"}};
+    const BpeModel m(byteVocab({"aa", "aaa", "bc"}), merges, {});
+    EXPECT_EQ(pieces(m, "aaaa"), (std::vector<std::string>{"aa", "aa"}));
+    EXPECT_EQ(pieces(m, "aaa"), (std::vector<std::string>{"aaa"}));
+    EXPECT_EQ(pieces(m, "aaaaa"), (std::vector<std::string>{"aa", "aaa"}));
+    EXPECT_EQ(pieces(m, "abc"), (std::vector<std::string>{"a", "bc"}));
+}
+
+TEST(Bpe, LowerRankWinsOverPosition) {
+    const std::vector<BpeMerge> merges = {{"b", "c", "1"}, {"a", "b", "2"}};
+    const BpeModel m(byteVocab({"bc", "ab"}), merges, {});
+    EXPECT_EQ(pieces(m, "abc"), (std::vector<std::string>{"a", "bc"}));
+}
+
+TEST(Bpe, SpansAreByteRanges) {
+    const std::vector<BpeMerge> merges = {{"Ã", "©", "1"}};
+    const BpeModel m(byteVocab({"Ã©"}), merges, {});
+    std::vector<ModelToken> out;
+    m.tokenize("xé", out);
+    ASSERT_EQ(out.size(), 2u);
+    EXPECT_EQ(out[1].begin, 1u);
+    EXPECT_EQ(out[1].end, 3u);
+}
+
+TEST(Bpe, MergeWithUnknownPieceNamesIt) {
+    const std::vector<BpeMerge> merges = {{"a", "zz", "line 2"}};
+    try {
+        BpeModel m(byteVocab({}), merges, {});
+        ADD_FAILURE() << "no error";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("\"zz\""), std::string::npos) << e.what();
+    }
+}
+
+TEST(Bpe, CachedAndUncachedAgreeAcrossThreads) {
+    const std::vector<BpeMerge> merges = {{"a", "b", "1"}, {"ab", "c", "2"}};
+    BpeOptions uncached;
+    uncached.useCache = false;
+    const BpeModel cached(byteVocab({"ab", "abc"}), merges, {});
+    const BpeModel plain(byteVocab({"ab", "abc"}), merges, uncached);
+    std::vector<std::thread> threads;
+    std::vector<int> ok(4, 0);
+    for (std::size_t i = 0; i < ok.size(); ++i) {
+        threads.emplace_back([&, i] {
+            bool same = true;
+            for (int k = 0; k < 500; ++k) {
+                const std::string word = "abcab" + std::to_string(k % 37);
+                same = same && pieces(cached, word) == pieces(plain, word);
+            }
+            ok[i] = same ? 1 : 0;
+        });
+    }
+    for (std::thread& t : threads) {
+        t.join();
+    }
+    EXPECT_EQ(ok, (std::vector<int>{1, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace attnscope::tokenize

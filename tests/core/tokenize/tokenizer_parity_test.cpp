@@ -1,0 +1,235 @@
+// Parity of AttnScope's tokenizers with Hugging Face on real data: every "# text = " sentence of
+// every UD treebank in shared/data/ud, plus the stress sentences of
+// tests/data/tokenize/parity_extra, for each vocabulary and each way of loading it.
+//
+// The expected outputs come from tests/reference/tokenizer_ref/make_reference.mjs (CTest fixture
+// tokenizer_reference): ids from @huggingface/tokenizers (tokenizers.js), and ids plus offsets
+// from the `tokenizers` npm package (the Rust crate). Ids must equal both wherever the two agree;
+// where tokenizers.js departs from the Rust crate (listed below, with the reason) the Rust crate
+// decides. Offsets must equal the Rust crate's (code points) everywhere.
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "attnscope/tokenize/tokenizer.h"
+#include "attnscope/tokenize/unicode.h"
+
+namespace attnscope::tokenize {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+const fs::path kShared = ATTNSCOPE_SHARED_DIR;
+const fs::path kRefDir = ATTNSCOPE_TOKENIZER_REF_DIR;
+
+struct ParityCase {
+    std::string name;
+    std::string reference;  // <reference>.jsonl
+    std::function<std::unique_ptr<Tokenizer>(const fs::path& tokenizers)> load;
+    std::string expectedSource;  // describe() must mention it
+    // Sentences on which tokenizers.js and the Rust crate disagree; the Rust crate is right.
+    std::set<std::string> knownJsDivergences;
+};
+
+// tokenizers.js departs from Hugging Face's Rust crate on two stress sentences:
+//  extra:10 "Σίσυφος ΌΣΟΣ": it lower-cases with String.toLowerCase, which turns a word-final
+//           Σ into ς; Rust's char::to_lowercase maps Σ to σ one character at a time.
+//  extra:11 "𠀀𠀁 中文字 ...": it spaces out CJK ideographs by UTF-16 code unit, so ideographs
+//           outside the BMP (U+20000...) are not spaced out as the Rust crate does.
+const std::set<std::string> kBertJsDivergences = {"extra:10", "extra:11"};
+
+// Names the case in gtest's messages instead of dumping its bytes.
+void PrintTo(const ParityCase& c, std::ostream* os) {
+    *os << c.name;
+}
+
+std::vector<ParityCase> parityCases() {
+    return {
+        {"bert_base_uncased_tokenizer_json", "bert-base-uncased",
+         [](const fs::path& d) { return loadTokenizer(d / "bert-base-uncased", "bert"); },
+         "tokenizer.json", kBertJsDivergences},
+        {"bert_base_uncased_vocab_txt", "bert-base-uncased",
+         [](const fs::path& d) {
+             return loadTokenizerFromVocabFiles(d / "bert-base-uncased", "bert");
+         },
+         "vocab.txt", kBertJsDivergences},
+        {"distilbert_base_uncased_vocab_txt", "bert-base-uncased",
+         [](const fs::path& d) {
+             return loadTokenizer(d / "distilbert-base-uncased", "distilbert");
+         },
+         "vocab.txt", kBertJsDivergences},
+        {"gpt2_tokenizer_json",
+         "gpt2",
+         [](const fs::path& d) { return loadTokenizer(d / "gpt2", "gpt2"); },
+         "tokenizer.json",
+         {}},
+        {"gpt2_vocab_json_merges_txt",
+         "gpt2",
+         [](const fs::path& d) { return loadTokenizerFromVocabFiles(d / "gpt2", "gpt2"); },
+         "merges.txt",
+         {}},
+        {"roberta_base_tokenizer_json",
+         "roberta-base",
+         [](const fs::path& d) { return loadTokenizer(d / "roberta-base", "roberta"); },
+         "tokenizer.json",
+         {}},
+        {"roberta_base_vocab_json_merges_txt",
+         "roberta-base",
+         [](const fs::path& d) {
+             return loadTokenizerFromVocabFiles(d / "roberta-base", "roberta");
+         },
+         "merges.txt",
+         {}},
+    };
+}
+
+std::string join(const std::vector<std::int32_t>& v) {
+    std::ostringstream out;
+    out << '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        out << (i ? " " : "") << v[i];
+    }
+    out << ']';
+    return out.str();
+}
+
+std::size_t firstDifference(const std::vector<std::int32_t>& a,
+                            const std::vector<std::int32_t>& b) {
+    std::size_t i = 0;
+    while (i < a.size() && i < b.size() && a[i] == b[i]) {
+        ++i;
+    }
+    return i;
+}
+
+// The number of "# text = " lines in the treebanks, counted here independently of the script.
+std::size_t countUdSentences(const fs::path& udDir) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(udDir)) {
+        if (entry.path().extension() != ".conllu") {
+            continue;
+        }
+        std::ifstream in(entry.path());
+        std::string line;
+        while (std::getline(in, line)) {
+            n += line.starts_with("# text = ") ? 1 : 0;
+        }
+    }
+    return n;
+}
+
+std::vector<std::int32_t> intList(const Json& j) {
+    return j.get<std::vector<std::int32_t>>();
+}
+
+struct Tally {
+    std::size_t sentences = 0;
+    std::size_t udSentences = 0;
+    std::size_t idMismatches = 0;
+    std::size_t offsetMismatches = 0;
+    std::set<std::string> jsDivergences;
+};
+
+constexpr std::size_t kMaxReported = 10;  // failures printed in full per vocabulary
+
+void checkSentence(const Tokenizer& tok, const Json& ref, Tally& tally) {
+    const std::string text = ref.at("text").get<std::string>();
+    const std::string source = ref.at("source").get<std::string>();
+    const auto jsIds = intList(ref.at("ids"));
+    const auto rsIds = intList(ref.at("rs_ids"));
+    const std::vector<Token> tokens = tok.encode(text);
+    const auto ours = ids(tokens);
+    ++tally.sentences;
+    tally.udSentences += source.starts_with("extra:") ? 0 : 1;
+    if (jsIds != rsIds) {
+        tally.jsDivergences.insert(source);
+    }
+    if (ours != rsIds) {
+        if (++tally.idMismatches <= kMaxReported) {
+            const std::size_t at = firstDifference(ours, rsIds);
+            ADD_FAILURE() << source << ": ids differ at position " << at << "\n  sentence: " << text
+                          << "\n  ours:      " << join(ours) << "\n  reference: " << join(rsIds)
+                          << "\n  tokenizers.js: " << join(jsIds);
+        }
+        return;
+    }
+    const DecodedText decoded = decodeUtf8(text, "reference sentence");
+    const Json& offsets = ref.at("rs_offsets");
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const Token& t = tokens[i];
+        const auto expected = offsets.at(i).get<std::vector<std::size_t>>();
+        // The byte span must be the same span as the code point one.
+        const bool consistent = t.charEnd <= decoded.chars.size() &&
+                                t.byteBegin == decoded.byteOffsets[t.charBegin] &&
+                                t.byteEnd == decoded.byteOffsets[t.charEnd];
+        if (t.charBegin != expected.at(0) || t.charEnd != expected.at(1) || !consistent) {
+            if (++tally.offsetMismatches <= kMaxReported) {
+                ADD_FAILURE() << source << ": token " << i << " (" << t.text << ") spans chars ["
+                              << t.charBegin << ", " << t.charEnd << ") bytes [" << t.byteBegin
+                              << ", " << t.byteEnd << "), reference chars [" << expected.at(0)
+                              << ", " << expected.at(1) << ")\n  sentence: " << text;
+            }
+            return;
+        }
+    }
+}
+
+class TokenizerParity : public testing::TestWithParam<ParityCase> {};
+
+TEST_P(TokenizerParity, MatchesReferenceOnEverySentence) {
+    const ParityCase& c = GetParam();
+    const fs::path tokenizers = kShared / "data" / "tokenizers";
+    if (!fs::exists(tokenizers)) {
+        GTEST_SKIP() << "shared data not found at " << tokenizers.string();
+    }
+    const fs::path refFile = kRefDir / (c.reference + ".jsonl");
+    ASSERT_TRUE(fs::exists(refFile))
+        << refFile.string() << " is missing: it is written by the CTest fixture "
+        << "tokenize.reference_setup (node tests/reference/tokenizer_ref/make_reference.mjs)";
+
+    const auto started = std::chrono::steady_clock::now();
+    const std::unique_ptr<Tokenizer> tok = c.load(tokenizers);
+    ASSERT_NE(tok, nullptr);
+    EXPECT_NE(tok->describe().find(c.expectedSource), std::string::npos) << tok->describe();
+    const auto loaded = std::chrono::steady_clock::now();
+
+    Tally tally;
+    std::ifstream in(refFile);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty()) {
+            checkSentence(*tok, Json::parse(line), tally);
+        }
+    }
+    const auto finished = std::chrono::steady_clock::now();
+    using Ms = std::chrono::duration<double, std::milli>;
+    std::cout << c.name << ": " << tally.sentences << " sentences (" << tally.udSentences
+              << " from UD), " << tally.idMismatches << " id and " << tally.offsetMismatches
+              << " offset mismatches; load " << Ms(loaded - started).count() << " ms, encode "
+              << Ms(finished - loaded).count() << " ms\n";
+
+    EXPECT_EQ(tally.udSentences, countUdSentences(kShared / "data" / "ud"))
+        << "the reference does not cover every UD sentence";
+    EXPECT_EQ(tally.idMismatches, 0u);
+    EXPECT_EQ(tally.offsetMismatches, 0u);
+    EXPECT_EQ(tally.jsDivergences, c.knownJsDivergences)
+        << "tokenizers.js and the Rust crate disagree on a different set of sentences than known";
+}
+
+INSTANTIATE_TEST_SUITE_P(Vocabularies, TokenizerParity, testing::ValuesIn(parityCases()),
+                         [](const testing::TestParamInfo<ParityCase>& param) {
+                             return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace attnscope::tokenize
