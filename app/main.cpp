@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
     attnscope::app::MainWindow window;
     window.show();
     const QStringList args = parser.positionalArguments();
-    window.start(args.value(0), parser.isSet(text) ? std::optional(parser.value(text))
-                                                   : std::nullopt);
+    window.start(args.value(0),
+                 parser.isSet(text) ? std::optional(parser.value(text)) : std::nullopt);
     return QApplication::exec();
 }

@@ -24,6 +24,7 @@
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
 #include "panels/sentence_panel.h"
+#include "panels/theme.h"
 #include "panels/welcome_page.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -91,9 +92,8 @@ void MainWindow::buildDocks() {
     gridLayout->setContentsMargins(2, 2, 2, 2);
     gridLayout->addWidget(order);
     gridLayout->addWidget(m_grid, 1);
-    connect(order, &QComboBox::currentIndexChanged, this, [this](int i) {
-        m_gridModel->setOrder(static_cast<HeadGridModel::Order>(i));
-    });
+    connect(order, &QComboBox::currentIndexChanged, this,
+            [this](int i) { m_gridModel->setOrder(static_cast<HeadGridModel::Order>(i)); });
     connect(m_grid, &HeadGridView::headActivated, this, [this] { m_tabs->setCurrentIndex(0); });
 
     const auto dock = [this](const QString& title, const char* name, QWidget* content,
@@ -173,6 +173,16 @@ void MainWindow::buildMenus() {
     for (QDockWidget* d : findChildren<QDockWidget*>()) {
         view->addAction(d->toggleViewAction());
     }
+    view->addSeparator();
+    QAction* dark = view->addAction(tr("&Dark palette"));
+    dark->setObjectName(QStringLiteral("darkPaletteAction"));
+    dark->setCheckable(true);
+    dark->setChecked(QSettings().value(QStringLiteral("view/dark"), false).toBool());
+    applyTheme(dark->isChecked());
+    connect(dark, &QAction::toggled, this, [](bool on) {
+        applyTheme(on);
+        QSettings().setValue(QStringLiteral("view/dark"), on);
+    });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, [this] {
         m_messages->showMessage(
@@ -193,9 +203,8 @@ void MainWindow::wireSession() {
         m_gridModel->setResult(m_session->result(), m_session->heatmapStyle());
         updateStatus();
     });
-    connect(m_session, &AnalysisSession::heatmapStyleChanged, this, [this] {
-        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle());
-    });
+    connect(m_session, &AnalysisSession::heatmapStyleChanged, this,
+            [this] { m_gridModel->setResult(m_session->result(), m_session->heatmapStyle()); });
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
         m_pages->setCurrentWidget(m_tabs);
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
@@ -242,9 +251,9 @@ void MainWindow::updateStatus() {
 
 void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
     QSettings settings;
-    m_sentenceEdit->setText(
-        text.value_or(settings.value(QStringLiteral("text/last"), QString::fromLatin1(kSampleSentence))
-                          .toString()));
+    m_sentenceEdit->setText(text.value_or(
+        settings.value(QStringLiteral("text/last"), QString::fromLatin1(kSampleSentence))
+            .toString()));
     const QString last = settings.value(QStringLiteral("model/last")).toString();
     const QString path = !modelDir.isEmpty() ? modelDir : last;
     m_welcome->setModels(m_recent);
@@ -339,8 +348,10 @@ void MainWindow::saveSettings() const {
         s.setValue(QStringLiteral("model/last"), m_session->modelPath());
     }
     s.setValue(QStringLiteral("text/last"), m_session->text());
-    s.setValue(QStringLiteral("view/colormap"), render::colormapName(m_session->heatmapStyle().colormap));
-    s.setValue(QStringLiteral("view/scaling"), render::scalingName(m_session->heatmapStyle().scaling));
+    s.setValue(QStringLiteral("view/colormap"),
+               render::colormapName(m_session->heatmapStyle().colormap));
+    s.setValue(QStringLiteral("view/scaling"),
+               render::scalingName(m_session->heatmapStyle().scaling));
     s.setValue(QStringLiteral("window/geometry"), saveGeometry());
     s.setValue(QStringLiteral("window/state"), saveState());
 }

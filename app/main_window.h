@@ -6,8 +6,9 @@
 // the sentence list (bottom); the sentence field in the tool bar.
 #pragma once
 
-#include <QMainWindow>
 #include <optional>
+
+#include <QMainWindow>
 
 class QLabel;
 class QLineEdit;

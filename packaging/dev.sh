@@ -14,7 +14,10 @@ run)
     packaging/install-deps.sh
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
     cmake --build build -j"$jobs"
-    exec packaging/start.sh build "$@"
+    if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+        echo "dev.sh: no display found; to try AttnScope headless, run: xvfb-run packaging/dev.sh run" >&2
+    fi
+    exec build/app/attnscope "$@"
     ;;
 test)
     packaging/install-deps.sh --test

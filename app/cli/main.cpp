@@ -6,6 +6,8 @@
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
 #include "commands.h"
+#include "render_command.h"
+#include "stats_command.h"
 
 int main(int argc, char** argv) {
     using namespace attnscope;
@@ -38,6 +40,11 @@ int main(int argc, char** argv) {
                      "Causal offset: query i sees key j iff j <= i + offset");
     attn->add_option("--scale", att.scale, "Logit scale (default 1/sqrt(d_k))");
 
+    cli::RenderArgs renderArgs;
+    auto* render = cli::addRenderCommand(app, renderArgs);
+    cli::StatsArgs statsArgs;
+    auto* stats = cli::addStatsCommand(app, statsArgs);
+
     try {
         app.parse(argc, argv);
         if (attn->parsed() && !att.text && att.tokenIds.empty()) {
@@ -57,6 +64,12 @@ int main(int argc, char** argv) {
         }
         if (tok->parsed()) {
             return cli::runTokenize(modelDir, text, !noSpecial);
+        }
+        if (render->parsed()) {
+            return cli::runRender(renderArgs);
+        }
+        if (stats->parsed()) {
+            return cli::runStats(statsArgs);
         }
         return cli::runAttention(att);
     } catch (const Error& e) {

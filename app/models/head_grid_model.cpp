@@ -37,8 +37,8 @@ void HeadGridModel::setOrder(Order order) {
 }
 
 const analysis::HeadStats& HeadGridModel::statsOf(HeadId head) const {
-    return m_result->stats[static_cast<std::size_t>(head.layer * m_result->forward.nHeads +
-                                                    head.head)];
+    return m_result
+        ->stats[static_cast<std::size_t>(head.layer * m_result->forward.nHeads + head.head)];
 }
 
 void HeadGridModel::rebuildOrder() {
@@ -74,8 +74,8 @@ HeadId HeadGridModel::headAt(const QModelIndex& index) const {
     if (!index.isValid() || !m_result) {
         return {};
     }
-    return {index.row(),
-            m_columnHead[static_cast<std::size_t>(index.row())][static_cast<std::size_t>(index.column())]};
+    return {index.row(), m_columnHead[static_cast<std::size_t>(index.row())]
+                                     [static_cast<std::size_t>(index.column())]};
 }
 
 QModelIndex HeadGridModel::indexOf(HeadId head) const {
@@ -97,7 +97,8 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             return QStringLiteral("%1-%2").arg(h.layer).arg(h.head);
         case Qt::DecorationRole:
-            return m_thumbnails[static_cast<std::size_t>(h.layer * m_result->forward.nHeads + h.head)];
+            return m_thumbnails[static_cast<std::size_t>(h.layer * m_result->forward.nHeads +
+                                                         h.head)];
         case Qt::ToolTipRole:
             return tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
                       "max weight %5, max |logit| %6")

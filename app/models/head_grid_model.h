@@ -4,10 +4,11 @@
 // order or sorted by a statistic; the cell then still carries the real HeadId.
 #pragma once
 
-#include <QAbstractTableModel>
-#include <QImage>
 #include <memory>
 #include <vector>
+
+#include <QAbstractTableModel>
+#include <QImage>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
@@ -51,7 +52,7 @@ private:
     const analysis::HeadStats& statsOf(HeadId head) const;
 
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
-    std::vector<QImage> m_thumbnails;           // [layer * nHeads + head]
+    std::vector<QImage> m_thumbnails;            // [layer * nHeads + head]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;
 };

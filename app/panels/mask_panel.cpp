@@ -1,5 +1,7 @@
 #include "panels/mask_panel.h"
 
+#include <cmath>
+
 #include <QComboBox>
 #include <QDoubleValidator>
 #include <QFormLayout>
@@ -8,7 +10,6 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QVBoxLayout>
-#include <cmath>
 
 #include "session/analysis_session.h"
 
@@ -53,7 +54,8 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     m_scaleHelp->setWordWrap(true);
     m_scaleHelp->setForegroundRole(QPalette::PlaceholderText);
     m_colormap->addItems({QStringLiteral("viridis"), QStringLiteral("magma")});
-    m_scaling->addItems({QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("per-row")});
+    m_scaling->addItems(
+        {QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("per-row")});
 
     auto* maskBox = new QGroupBox(tr("Mask"), this);
     auto* maskForm = new QFormLayout(maskBox);
@@ -98,8 +100,7 @@ void MaskPanel::syncFromSession() {
     m_offset->setEnabled(mask.kind == MaskKind::Causal);
     m_padding->setValue(mask.paddingTokens);
     const auto model = m_session->model();
-    const bool causalDefault =
-        model && model->spec.defaultMask == model::DefaultMask::Causal;
+    const bool causalDefault = model && model->spec.defaultMask == model::DefaultMask::Causal;
     m_maskHelp->setText(mask.kind == MaskKind::Custom
                             ? tr("Click cells in the head view to forbid or allow them.")
                             : tr("The model was trained with: %1.")
@@ -112,9 +113,9 @@ void MaskPanel::syncFromSession() {
         m_scale->setText(QString::number(*m_session->scale(), 'g', 6));
     }
     const float modelScale = model ? model->spec.defaultScale(0) : 0.0f;
-    m_scaleHelp->setText(model ? tr("Model scale: %1. Try 1.0 to see saturation.")
-                                     .arg(modelScale, 0, 'g', 5)
-                               : QString());
+    m_scaleHelp->setText(
+        model ? tr("Model scale: %1. Try 1.0 to see saturation.").arg(modelScale, 0, 'g', 5)
+              : QString());
     const render::HeatmapStyle style = m_session->heatmapStyle();
     m_colormap->setCurrentText(render::colormapName(style.colormap));
     m_scaling->setCurrentText(render::scalingName(style.scaling));

@@ -13,8 +13,9 @@ MessageBar::MessageBar(QWidget* parent) : QFrame(parent), m_label(new QLabel(thi
     m_label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     setFrameShape(QFrame::StyledPanel);
     // A warm background that reads in light and dark palettes alike, with dark text on it.
-    setStyleSheet(QStringLiteral("#messageBar { background: #f6d6c9; border: 1px solid #c0573a; "
-                                 "border-radius: 3px; } #messageText { color: #3a1205; }"));
+    setStyleSheet(
+        QStringLiteral("#messageBar { background: #f6d6c9; border: 1px solid #c0573a; "
+                       "border-radius: 3px; } #messageText { color: #3a1205; }"));
     auto* close = new QToolButton(this);
     close->setObjectName(QStringLiteral("messageClose"));
     close->setText(QStringLiteral("✕"));
@@ -33,6 +34,8 @@ void MessageBar::showMessage(const QString& message) {
     show();
 }
 
-QString MessageBar::text() const { return isVisible() ? m_label->text() : QString(); }
+QString MessageBar::text() const {
+    return isVisible() ? m_label->text() : QString();
+}
 
 }  // namespace attnscope::app

@@ -81,7 +81,8 @@ bool SentencePanel::loadFile(const QString& path) {
         }
         return true;
     } catch (const Error& e) {
-        m_session->reportError(tr("Could not load sentences: %1").arg(QString::fromStdString(e.what())));
+        m_session->reportError(
+            tr("Could not load sentences: %1").arg(QString::fromStdString(e.what())));
         return false;
     }
 }

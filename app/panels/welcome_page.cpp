@@ -50,12 +50,12 @@ void WelcomePage::setModels(const QStringList& recent) {
         item->setData(Qt::UserRole, path);
     }
     const auto env = [](const char* name) { return qEnvironmentVariable(name).toStdString(); };
-    const auto hub = model::huggingFaceHubDir(env("HF_HUB_CACHE"), env("HF_HOME"),
-                                              env("XDG_CACHE_HOME"), QDir::homePath().toStdString());
+    const auto hub = model::huggingFaceHubDir(
+        env("HF_HUB_CACHE"), env("HF_HOME"), env("XDG_CACHE_HOME"), QDir::homePath().toStdString());
     for (const model::FoundModel& m : model::findCachedModels(hub)) {
         auto* item = new QListWidgetItem(
-            QStringLiteral("%1  (%2)").arg(QString::fromStdString(m.name),
-                                          QString::fromStdString(m.modelType)),
+            QStringLiteral("%1  (%2)")
+                .arg(QString::fromStdString(m.name), QString::fromStdString(m.modelType)),
             m_list);
         item->setData(Qt::UserRole, QString::fromStdString(m.dir.string()));
         if (!m.supported) {

@@ -27,7 +27,9 @@ std::array<QRgb, 256> buildTable(const std::array<QRgb, N>& stops) {
         const auto lo = static_cast<std::size_t>(std::floor(x));
         const std::size_t hi = std::min(lo + 1, N - 1);
         const double f = x - static_cast<double>(lo);
-        const auto mix = [&](int a, int b) { return static_cast<int>(std::lround(a + (b - a) * f)); };
+        const auto mix = [&](int a, int b) {
+            return static_cast<int>(std::lround(a + (b - a) * f));
+        };
         table[static_cast<std::size_t>(i)] =
             qRgb(mix(qRed(stops[lo]), qRed(stops[hi])), mix(qGreen(stops[lo]), qGreen(stops[hi])),
                  mix(qBlue(stops[lo]), qBlue(stops[hi])));
@@ -82,6 +84,8 @@ bool colormapFromName(const QString& name, Colormap* out) {
     return false;
 }
 
-QStringList sequentialColormapNames() { return {QStringLiteral("viridis"), QStringLiteral("magma")}; }
+QStringList sequentialColormapNames() {
+    return {QStringLiteral("viridis"), QStringLiteral("magma")};
+}
 
 }  // namespace attnscope::render

@@ -2,10 +2,11 @@
 // probabilities) and a cool-warm diverging map (for differences). QtGui only.
 #pragma once
 
+#include <array>
+
 #include <QColor>
 #include <QString>
 #include <QStringList>
-#include <array>
 
 namespace attnscope::render {
 

@@ -75,7 +75,9 @@ bool scalingFromName(const QString& name, Scaling* out) {
     return false;
 }
 
-QColor maskedCellColor() { return QColor(0x80, 0x80, 0x80); }
+QColor maskedCellColor() {
+    return QColor(0x80, 0x80, 0x80);
+}
 
 double normalizedPosition(const ColorRange& range, double value) {
     if (range.scaling == Scaling::Log) {

@@ -61,11 +61,12 @@ void ComputeService::openModel(const QString& path) {
     m_loading = true;
     emit loadStarted(path);
     auto* watcher = new QFutureWatcher<ModelPtr>(this);
-    connect(watcher, &QFutureWatcher<ModelPtr>::progressValueChanged, this, [this, generation](int v) {
-        if (generation == m_loadGeneration) {
-            emit loadProgress(static_cast<double>(v) / kProgressSteps);
-        }
-    });
+    connect(watcher, &QFutureWatcher<ModelPtr>::progressValueChanged, this,
+            [this, generation](int v) {
+                if (generation == m_loadGeneration) {
+                    emit loadProgress(static_cast<double>(v) / kProgressSteps);
+                }
+            });
     connect(watcher, &QFutureWatcher<ModelPtr>::finished, this, [this, watcher, generation, path] {
         watcher->deleteLater();
         if (generation != m_loadGeneration) {
@@ -87,7 +88,9 @@ void ComputeService::openModel(const QString& path) {
     watcher->setFuture(QtConcurrent::run(loadInto, path, m_loadToken));
 }
 
-void ComputeService::cancelLoad() { m_loadToken.cancel(); }
+void ComputeService::cancelLoad() {
+    m_loadToken.cancel();
+}
 
 void ComputeService::scheduleCompute() {
     const auto model = m_session->model();
@@ -103,8 +106,9 @@ void ComputeService::scheduleCompute() {
         return;
     }
     if (!model->tokenizer) {
-        m_session->reportError(QStringLiteral("This model folder has no tokenizer, so typed text "
-                                              "cannot be turned into tokens."));
+        m_session->reportError(
+            QStringLiteral("This model folder has no tokenizer, so typed text "
+                           "cannot be turned into tokens."));
         return;
     }
     ComputeRequest request;
@@ -149,7 +153,9 @@ void ComputeService::onFailed(quint64 generation, const QString& message) {
     finishRunning(generation);
 }
 
-void ComputeService::onCancelled(quint64 generation) { finishRunning(generation); }
+void ComputeService::onCancelled(quint64 generation) {
+    finishRunning(generation);
+}
 
 void ComputeService::finishRunning(quint64 generation) {
     if (m_running == generation) {

@@ -6,10 +6,11 @@
 // bar; the previous model and result stay. Shutdown: cancel, quit, wait.
 #pragma once
 
+#include <optional>
+
 #include <QFuture>
 #include <QObject>
 #include <QThread>
-#include <optional>
 
 #include "attnscope/base/cancel.h"
 #include "service/compute_worker.h"
@@ -47,8 +48,8 @@ signals:
 private:
     void scheduleCompute();
     void dispatchPending();
-    void onComputed(quint64 generation,
-                    std::shared_ptr<const analysis::SentenceAnalysis> result, double ms);
+    void onComputed(quint64 generation, std::shared_ptr<const analysis::SentenceAnalysis> result,
+                    double ms);
     void onFailed(quint64 generation, const QString& message);
     void onCancelled(quint64 generation);
     void finishRunning(quint64 generation);

@@ -4,10 +4,11 @@
 // Exceptions stop here and become `failed`.
 #pragma once
 
-#include <QObject>
-#include <QString>
 #include <memory>
 #include <string>
+
+#include <QObject>
+#include <QString>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/forward/forward_pass.h"

@@ -49,9 +49,13 @@ void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis
     emit resultChanged();
 }
 
-int AnalysisSession::layerCount() const { return m_model ? m_model->spec.nLayers : 0; }
+int AnalysisSession::layerCount() const {
+    return m_model ? m_model->spec.nLayers : 0;
+}
 
-int AnalysisSession::headCount() const { return m_model ? m_model->spec.nHeads : 0; }
+int AnalysisSession::headCount() const {
+    return m_model ? m_model->spec.nHeads : 0;
+}
 
 HeadId AnalysisSession::clamp(HeadId head) const {
     return {std::clamp(head.layer, 0, std::max(0, layerCount() - 1)),
@@ -81,6 +85,8 @@ void AnalysisSession::setHeatmapStyle(const render::HeatmapStyle& style) {
     emit heatmapStyleChanged();
 }
 
-void AnalysisSession::reportError(const QString& message) { emit errorReported(message); }
+void AnalysisSession::reportError(const QString& message) {
+    emit errorReported(message);
+}
 
 }  // namespace attnscope::app

@@ -4,10 +4,11 @@
 // ComputeService updates it; views read it and call its setters for user choices.
 #pragma once
 
-#include <QObject>
-#include <QString>
 #include <memory>
 #include <optional>
+
+#include <QObject>
+#include <QString>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/head_id.h"

@@ -1,5 +1,7 @@
 #include "views/compare_view.h"
 
+#include <cmath>
+
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -7,7 +9,6 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTableWidget>
-#include <cmath>
 
 #include "attnscope/analysis/head_compare.h"
 #include "session/analysis_session.h"

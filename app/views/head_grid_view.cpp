@@ -1,8 +1,9 @@
 #include "views/head_grid_view.h"
 
+#include <algorithm>
+
 #include <QHeaderView>
 #include <QPainter>
-#include <algorithm>
 
 #include "models/head_grid_model.h"
 #include "render/colormap.h"
@@ -25,9 +26,9 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
     p->fillRect(QRect(cell.left(), cell.bottom() - strip + 1, cell.width(), strip),
                 QColor(render::colorAt(render::Colormap::Magma, h)));
     const bool selected = option.state & QStyle::State_Selected;
-    p->setPen(QPen(selected ? option.palette.color(QPalette::Highlight)
-                            : option.palette.color(QPalette::Mid),
-                   selected ? 3 : 1));
+    p->setPen(QPen(
+        selected ? option.palette.color(QPalette::Highlight) : option.palette.color(QPalette::Mid),
+        selected ? 3 : 1));
     p->drawRect(option.rect.adjusted(1, 1, -2, -2));
     p->restore();
 }
@@ -56,13 +57,14 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
                     m_session->selectHead(m_model->headAt(current));
                 }
             });
-    connect(this, &QAbstractItemView::activated, this, [this](const QModelIndex& index) {
-        emit headActivated(m_model->headAt(index));
-    });
+    connect(this, &QAbstractItemView::activated, this,
+            [this](const QModelIndex& index) { emit headActivated(m_model->headAt(index)); });
     connect(session, &AnalysisSession::selectedHeadChanged, this, [this] { syncSelection(); });
 }
 
-QRect HeadGridView::headRect(HeadId head) const { return visualRect(m_model->indexOf(head)); }
+QRect HeadGridView::headRect(HeadId head) const {
+    return visualRect(m_model->indexOf(head));
+}
 
 void HeadGridView::syncSelection() {
     const QModelIndex index = m_model->indexOf(m_session->selectedHead());

@@ -77,13 +77,12 @@ void HeadView::refresh() {
     const auto& f = result->forward;
     const auto& s = result->stats[static_cast<std::size_t>(h.layer * f.nHeads + h.head)];
     render::ColorRange range;
-    const QImage img = render::heatmapImage(f.attention(h), &f.allowed, m_session->heatmapStyle(),
-                                            &range);
+    const QImage img =
+        render::heatmapImage(f.attention(h), &f.allowed, m_session->heatmapStyle(), &range);
     const QStringList tokens = labels(*result);
     m_heatmap->setMap(img, range, tokens, tokens, f.allowed);
-    m_heatmap->setTitle(tr("Layer %1, head %2 (0-based) — rows: queries, columns: keys")
-                            .arg(h.layer)
-                            .arg(h.head));
+    m_heatmap->setTitle(
+        tr("Layer %1, head %2 (0-based) — rows: queries, columns: keys").arg(h.layer).arg(h.head));
     m_info->setText(tr("mean entropy %1 nats · max weight %2 · max |logit| %3 · scale %4 · mask %5")
                         .arg(s.meanEntropy, 0, 'f', 3)
                         .arg(s.maxWeight, 0, 'f', 3)

@@ -1,13 +1,14 @@
 #include "views/heatmap_widget.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <QFontMetricsF>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
 #include <QWheelEvent>
-#include <algorithm>
-#include <cmath>
 
 namespace attnscope::app {
 
@@ -81,7 +82,8 @@ HeatmapWidget::Layout HeatmapWidget::layout() const {
     const double fit = std::min(l.viewport.width() / cols, l.viewport.height() / rows);
     l.cell = fit * m_zoom;
     l.grid = QRectF(l.viewport.topLeft() + m_pan, QSizeF(cols * l.cell, rows * l.cell));
-    l.labelStep = std::max(1, static_cast<int>(std::ceil((fm.height() * 0.9) / std::max(l.cell, 0.01))));
+    l.labelStep =
+        std::max(1, static_cast<int>(std::ceil((fm.height() * 0.9) / std::max(l.cell, 0.01))));
     return l;
 }
 
@@ -163,8 +165,10 @@ void HeatmapWidget::paintMaskHatch(QPainter& p, const Layout& l) const {
     const QBrush hatch(QColor(0x55, 0x55, 0x55), Qt::BDiagPattern);
     const int r0 = std::max(0, static_cast<int>((l.viewport.top() - l.grid.top()) / l.cell));
     const int c0 = std::max(0, static_cast<int>((l.viewport.left() - l.grid.left()) / l.cell));
-    const int r1 = std::min(m_image.height(), r0 + static_cast<int>(l.viewport.height() / l.cell) + 2);
-    const int c1 = std::min(m_image.width(), c0 + static_cast<int>(l.viewport.width() / l.cell) + 2);
+    const int r1 =
+        std::min(m_image.height(), r0 + static_cast<int>(l.viewport.height() / l.cell) + 2);
+    const int c1 =
+        std::min(m_image.width(), c0 + static_cast<int>(l.viewport.width() / l.cell) + 2);
     for (int r = r0; r < r1; ++r) {
         for (int c = c0; c < c1; ++c) {
             if ((*m_allowed)(r, c) == 0) {
@@ -181,10 +185,11 @@ void HeatmapWidget::paintLabels(QPainter& p, const Layout& l) const {
     p.setClipRect(QRectF(0, l.viewport.top(), l.viewport.left(), l.viewport.height()));
     for (int r = 0; r < m_rowLabels.size(); r += l.labelStep) {
         const QRectF cell = cellRect(r, 0);
-        const QString text = fm.elidedText(m_rowLabels[r], Qt::ElideRight, l.viewport.left() - kGap);
-        p.drawText(QRectF(0, cell.center().y() - fm.height() / 2, l.viewport.left() - kGap,
-                          fm.height()),
-                   Qt::AlignRight | Qt::AlignVCenter, text);
+        const QString text =
+            fm.elidedText(m_rowLabels[r], Qt::ElideRight, l.viewport.left() - kGap);
+        p.drawText(
+            QRectF(0, cell.center().y() - fm.height() / 2, l.viewport.left() - kGap, fm.height()),
+            Qt::AlignRight | Qt::AlignVCenter, text);
     }
     p.restore();
     p.save();
@@ -202,8 +207,9 @@ void HeatmapWidget::paintLabels(QPainter& p, const Layout& l) const {
 
 void HeatmapWidget::paintColorBar(QPainter& p) const {
     const QFontMetricsF fm(font());
-    const QRectF bar(width() - kColorBarWidth + 8, layout().viewport.top(), 14,
-                     std::max(40.0, std::min(260.0, height() - layout().viewport.top() - 2 * kGap)));
+    const QRectF bar(
+        width() - kColorBarWidth + 8, layout().viewport.top(), 14,
+        std::max(40.0, std::min(260.0, height() - layout().viewport.top() - 2 * kGap)));
     for (int y = 0; y < static_cast<int>(bar.height()); ++y) {
         const double t = 1.0 - y / bar.height();
         p.fillRect(QRectF(bar.left(), bar.top() + y, bar.width(), 1.0),
@@ -217,8 +223,8 @@ void HeatmapWidget::paintColorBar(QPainter& p) const {
     p.save();
     p.translate(bar.right() + 4 + fm.ascent(), bar.center().y());
     p.rotate(90);
-    p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()),
-               Qt::AlignCenter, fm.elidedText(m_range.caption, Qt::ElideRight, bar.height()));
+    p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()), Qt::AlignCenter,
+               fm.elidedText(m_range.caption, Qt::ElideRight, bar.height()));
     p.restore();
     if (m_allowed) {
         const QRectF swatch(bar.left(), bar.bottom() + 10, 14, 14);

@@ -5,13 +5,14 @@
 // share it.
 #pragma once
 
-#include <QImage>
-#include <QStringList>
-#include <QWidget>
 #include <functional>
 #include <optional>
 #include <utility>
 #include <vector>
+
+#include <QImage>
+#include <QStringList>
+#include <QWidget>
 
 #include "attnscope/base/tensor.h"
 #include "render/heatmap_image.h"
@@ -31,7 +32,9 @@ public:
                 const QStringList& colLabels, std::optional<BoolMatrix> allowed);
     void clear(const QString& placeholder);
     void setTitle(const QString& title);
+
     void setTooltipFunction(TooltipFn fn) { m_tooltip = std::move(fn); }
+
     // Cells drawn with a white outline, e.g. gold dependency arcs. (row, col) pairs.
     void setOutlinedCells(std::vector<std::pair<int, int>> cells);
 
@@ -62,11 +65,12 @@ protected:
 
 private:
     struct Layout {
-        QRectF grid;       // where the cells are, before clipping
-        QRectF viewport;   // visible part for cells
-        double cell = 0;   // cell edge in pixels
-        int labelStep = 1; // draw every n-th label when cells are small
+        QRectF grid;        // where the cells are, before clipping
+        QRectF viewport;    // visible part for cells
+        double cell = 0;    // cell edge in pixels
+        int labelStep = 1;  // draw every n-th label when cells are small
     };
+
     Layout layout() const;
     void paintLabels(QPainter& p, const Layout& l) const;
     void paintMaskHatch(QPainter& p, const Layout& l) const;

@@ -60,11 +60,12 @@ std::string SentenceAnalysis::label(int i) const {
     std::string s = tokens.at(static_cast<std::size_t>(i)).text;
     // GPT-2's byte-level alphabet shows a leading space as U+0120 'Ġ' and a newline as U+010A.
     const auto replace = [&](const std::string& from, const std::string& to) {
-        for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size())) {
+        for (std::size_t p = s.find(from); p != std::string::npos;
+             p = s.find(from, p + to.size())) {
             s.replace(p, from.size(), to);
         }
     };
-    replace("\xC4\xA0", "\xC2\xB7");  // Ġ -> ·
+    replace("\xC4\xA0", "\xC2\xB7");      // Ġ -> ·
     replace("\xC4\x8A", "\xE2\x86\xB5");  // Ċ -> ↵
     return s;
 }

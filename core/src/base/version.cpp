@@ -2,6 +2,8 @@
 
 namespace attnscope {
 
-std::string_view version() { return ATTNSCOPE_VERSION; }
+std::string_view version() {
+    return ATTNSCOPE_VERSION;
+}
 
 }  // namespace attnscope

@@ -1,13 +1,13 @@
 #include "attnscope/export/csv_writer.h"
 
-#include <unistd.h>
-
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <system_error>
+
+#include <unistd.h>
 
 #include "attnscope/base/error.h"
 
@@ -31,7 +31,9 @@ std::string floatText(Float v) {
     return ec == std::errc() ? std::string(buf.data(), end) : std::string("nan");
 }
 
-std::string errnoText(int err) { return std::error_code(err, std::generic_category()).message(); }
+std::string errnoText(int err) {
+    return std::error_code(err, std::generic_category()).message();
+}
 
 // Writes `bytes` to a temporary file beside `path`, then renames it over `path`. The temporary
 // name carries the process id so two programs exporting to one folder do not collide.
@@ -125,7 +127,9 @@ void CsvWriter::appendField(std::size_t column, const std::string& field) {
     m_text += field;
 }
 
-void CsvWriter::writeFile(const fs::path& path) const { writeAtomically(path, m_text); }
+void CsvWriter::writeFile(const fs::path& path) const {
+    writeAtomically(path, m_text);
+}
 
 CsvWriter headStatsTable(const std::vector<analysis::HeadStats>& stats) {
     CsvWriter table({"layer", "head", "mean_entropy_nats", "mean_normalized_entropy", "max_weight",

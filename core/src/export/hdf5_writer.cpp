@@ -1,11 +1,11 @@
 #include "attnscope/export/hdf5_writer.h"
 
-#include <hdf5.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <mutex>
 #include <system_error>
+
+#include <hdf5.h>
+#include <unistd.h>
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
@@ -75,8 +75,8 @@ public:
         if (!chunk.empty()) {
             check(H5Pset_chunk(plist, static_cast<int>(chunk.size()), chunk.data()), name);
         }
-        Handle set(H5Dcreate2(m_file, name, type, space, H5P_DEFAULT, plist, H5P_DEFAULT),
-                   H5Dclose, m_name + ": " + name + ": cannot create dataset");
+        Handle set(H5Dcreate2(m_file, name, type, space, H5P_DEFAULT, plist, H5P_DEFAULT), H5Dclose,
+                   m_name + ": " + name + ": cannot create dataset");
         check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
     }
 
@@ -183,8 +183,8 @@ void writeInterchangeFile(const fs::path& path, const forward::ForwardResult& re
     } catch (const std::filesystem::filesystem_error& e) {
         std::error_code ignored;
         fs::remove(tmp, ignored);
-        throw Error(path.string() + ": cannot move the finished file into place: " +
-                    e.code().message());
+        throw Error(path.string() +
+                    ": cannot move the finished file into place: " + e.code().message());
     } catch (...) {
         std::error_code ignored;
         fs::remove(tmp, ignored);

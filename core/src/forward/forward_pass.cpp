@@ -96,10 +96,9 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const Matr
         MatrixMap probs(r.probs.data() + index * n * n, n, n);
         MatrixMap context(r.context.data() + index * n * dv, n, dv);
         Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
-        r.fullyMaskedRows =
-            ops::attentionInto(q.middleCols(head * dk, dk), k.middleCols(head * dk, dk),
-                               v.middleCols(head * dv, dv), scale, bias,
-                               {logits, probs, context, entropy});
+        r.fullyMaskedRows = ops::attentionInto(
+            q.middleCols(head * dk, dk), k.middleCols(head * dk, dk), v.middleCols(head * dv, dv),
+            scale, bias, {logits, probs, context, entropy});
         concat.middleCols(head * dv, dv) = context;
     }
     return ops::linear(concat, w.output);
@@ -117,7 +116,8 @@ void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input
     r.nTokens = static_cast<int>(input.tokenIds.size());
     r.headDimV = spec.headDimV;
     r.tokenIds = input.tokenIds;
-    const auto heads = static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
+    const auto heads =
+        static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
     const auto n = static_cast<std::size_t>(r.nTokens);
     r.logits.resize(heads * n * n);
     r.probs.resize(heads * n * n);
@@ -133,7 +133,7 @@ ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int n
     MaskKind kind = choice.kind;
     if (kind == MaskKind::ModelDefault) {
         kind = spec.defaultMask == model::DefaultMask::Causal ? MaskKind::Causal
-                                                               : MaskKind::Bidirectional;
+                                                              : MaskKind::Bidirectional;
     }
     if (kind == MaskKind::Causal) {
         mask.causal = true;
@@ -187,8 +187,8 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
     checkInput(spec, input);
     ForwardResult r;
     allocate(r, spec, input);
-    const Matrix bias = ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens,
-                                       r.nTokens);
+    const Matrix bias =
+        ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
     r.allowed = ops::allowedFromBias(bias);
     r.maskKind = maskKindName(spec, options.mask);
     Matrix x = embed(m, input);  // [n, dModel]

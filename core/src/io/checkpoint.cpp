@@ -1,8 +1,9 @@
 #include "attnscope/io/checkpoint.h"
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/json_file.h"

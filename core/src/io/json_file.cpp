@@ -45,7 +45,8 @@ JsonFile::JsonFile(const std::filesystem::path& path)
     }
 }
 
-JsonFile::JsonFile(json j, std::string fileName) : m_json(std::move(j)), m_file(std::move(fileName)) {}
+JsonFile::JsonFile(json j, std::string fileName)
+    : m_json(std::move(j)), m_file(std::move(fileName)) {}
 
 bool JsonFile::has(const std::string& key) const {
     return m_json.contains(key) && !m_json[key].is_null();

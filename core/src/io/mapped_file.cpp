@@ -1,13 +1,13 @@
 #include "attnscope/io/mapped_file.h"
 
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-#include <utility>
 
 #include "attnscope/base/error.h"
 
@@ -26,7 +26,9 @@ MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path) {
     if (fd < 0) {
         fail(path, "cannot open");
     }
+
     struct stat st {};
+
     if (::fstat(fd, &st) != 0) {
         ::close(fd);
         fail(path, "cannot stat");
@@ -47,7 +49,9 @@ MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path) {
     ::close(fd);
 }
 
-MappedFile::~MappedFile() { release(); }
+MappedFile::~MappedFile() {
+    release();
+}
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_path(std::move(other.m_path)),

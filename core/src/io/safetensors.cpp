@@ -1,8 +1,9 @@
 #include "attnscope/io/safetensors.h"
 
-#include <Eigen/Core>
 #include <algorithm>
 #include <cstring>
+
+#include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
 #include "attnscope/base/error.h"
@@ -24,9 +25,9 @@ struct DTypeEntry {
 };
 
 constexpr DTypeEntry kDTypes[] = {
-    {"F64", DType::F64, 8}, {"F32", DType::F32, 4},   {"F16", DType::F16, 2},
+    {"F64", DType::F64, 8},   {"F32", DType::F32, 4}, {"F16", DType::F16, 2},
     {"BF16", DType::BF16, 2}, {"I64", DType::I64, 8}, {"I32", DType::I32, 4},
-    {"I16", DType::I16, 2}, {"I8", DType::I8, 1},     {"U8", DType::U8, 1},
+    {"I16", DType::I16, 2},   {"I8", DType::I8, 1},   {"U8", DType::U8, 1},
     {"BOOL", DType::Bool, 1},
 };
 

@@ -25,31 +25,56 @@ const ArchTable& archTableFor(const std::string& modelType, const std::string& c
 
 std::string roleName(Role role) {
     switch (role) {
-        case Role::TokenEmbedding: return "token embedding";
-        case Role::PositionEmbedding: return "position embedding";
-        case Role::TokenTypeEmbedding: return "token-type embedding";
-        case Role::EmbeddingNormWeight: return "embedding norm weight";
-        case Role::EmbeddingNormBias: return "embedding norm bias";
-        case Role::QueryWeight: return "query weight";
-        case Role::QueryBias: return "query bias";
-        case Role::KeyWeight: return "key weight";
-        case Role::KeyBias: return "key bias";
-        case Role::ValueWeight: return "value weight";
-        case Role::ValueBias: return "value bias";
-        case Role::QkvWeight: return "fused query/key/value weight";
-        case Role::QkvBias: return "fused query/key/value bias";
-        case Role::OutputWeight: return "attention output weight";
-        case Role::OutputBias: return "attention output bias";
-        case Role::AttnNormWeight: return "attention norm weight";
-        case Role::AttnNormBias: return "attention norm bias";
-        case Role::FfnUpWeight: return "feed-forward up weight";
-        case Role::FfnUpBias: return "feed-forward up bias";
-        case Role::FfnDownWeight: return "feed-forward down weight";
-        case Role::FfnDownBias: return "feed-forward down bias";
-        case Role::FfnNormWeight: return "feed-forward norm weight";
-        case Role::FfnNormBias: return "feed-forward norm bias";
-        case Role::FinalNormWeight: return "final norm weight";
-        case Role::FinalNormBias: return "final norm bias";
+        case Role::TokenEmbedding:
+            return "token embedding";
+        case Role::PositionEmbedding:
+            return "position embedding";
+        case Role::TokenTypeEmbedding:
+            return "token-type embedding";
+        case Role::EmbeddingNormWeight:
+            return "embedding norm weight";
+        case Role::EmbeddingNormBias:
+            return "embedding norm bias";
+        case Role::QueryWeight:
+            return "query weight";
+        case Role::QueryBias:
+            return "query bias";
+        case Role::KeyWeight:
+            return "key weight";
+        case Role::KeyBias:
+            return "key bias";
+        case Role::ValueWeight:
+            return "value weight";
+        case Role::ValueBias:
+            return "value bias";
+        case Role::QkvWeight:
+            return "fused query/key/value weight";
+        case Role::QkvBias:
+            return "fused query/key/value bias";
+        case Role::OutputWeight:
+            return "attention output weight";
+        case Role::OutputBias:
+            return "attention output bias";
+        case Role::AttnNormWeight:
+            return "attention norm weight";
+        case Role::AttnNormBias:
+            return "attention norm bias";
+        case Role::FfnUpWeight:
+            return "feed-forward up weight";
+        case Role::FfnUpBias:
+            return "feed-forward up bias";
+        case Role::FfnDownWeight:
+            return "feed-forward down weight";
+        case Role::FfnDownBias:
+            return "feed-forward down bias";
+        case Role::FfnNormWeight:
+            return "feed-forward norm weight";
+        case Role::FfnNormBias:
+            return "feed-forward norm bias";
+        case Role::FinalNormWeight:
+            return "final norm weight";
+        case Role::FinalNormBias:
+            return "final norm bias";
     }
     return "?";
 }

@@ -22,7 +22,9 @@ std::string layerName(const char* pattern, int layer) {
     return name;
 }
 
-bool isPerLayer(const char* pattern) { return std::string_view(pattern).find("{}") != std::string_view::npos; }
+bool isPerLayer(const char* pattern) {
+    return std::string_view(pattern).find("{}") != std::string_view::npos;
+}
 
 // Prefix match where "{}" in the pattern stands for a layer number.
 bool matchesPattern(std::string_view name, std::string_view pattern) {
@@ -49,20 +51,36 @@ std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
     const int qk = s.nHeads * s.headDimK;
     const int v = s.nHeads * s.headDimV;
     switch (role) {
-        case Role::TokenEmbedding: return {s.vocabSize, s.dModel};
-        case Role::PositionEmbedding: return {s.maxPositions, s.dModel};
-        case Role::TokenTypeEmbedding: return {s.typeVocabSize, s.dModel};
-        case Role::QueryWeight: case Role::KeyWeight: return {qk, s.dModel};
-        case Role::QueryBias: case Role::KeyBias: return {qk, 0};
-        case Role::ValueWeight: return {v, s.dModel};
-        case Role::ValueBias: return {v, 0};
-        case Role::QkvWeight: return {2 * qk + v, s.dModel};
-        case Role::QkvBias: return {2 * qk + v, 0};
-        case Role::OutputWeight: return {s.dModel, v};
-        case Role::FfnUpWeight: return {s.dFfn, s.dModel};
-        case Role::FfnUpBias: return {s.dFfn, 0};
-        case Role::FfnDownWeight: return {s.dModel, s.dFfn};
-        default: return {s.dModel, 0};  // norms and the output/down biases
+        case Role::TokenEmbedding:
+            return {s.vocabSize, s.dModel};
+        case Role::PositionEmbedding:
+            return {s.maxPositions, s.dModel};
+        case Role::TokenTypeEmbedding:
+            return {s.typeVocabSize, s.dModel};
+        case Role::QueryWeight:
+        case Role::KeyWeight:
+            return {qk, s.dModel};
+        case Role::QueryBias:
+        case Role::KeyBias:
+            return {qk, 0};
+        case Role::ValueWeight:
+            return {v, s.dModel};
+        case Role::ValueBias:
+            return {v, 0};
+        case Role::QkvWeight:
+            return {2 * qk + v, s.dModel};
+        case Role::QkvBias:
+            return {2 * qk + v, 0};
+        case Role::OutputWeight:
+            return {s.dModel, v};
+        case Role::FfnUpWeight:
+            return {s.dFfn, s.dModel};
+        case Role::FfnUpBias:
+            return {s.dFfn, 0};
+        case Role::FfnDownWeight:
+            return {s.dModel, s.dFfn};
+        default:
+            return {s.dModel, 0};  // norms and the output/down biases
     }
 }
 
@@ -141,8 +159,7 @@ Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
     return m;
 }
 
-std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table,
-                         const fs::path& dir) {
+std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table, const fs::path& dir) {
     const char* probe = table.tensors.front().name;
     std::vector<std::string> candidates = {""};
     candidates.insert(candidates.end(), table.prefixes.begin(), table.prefixes.end());
@@ -163,7 +180,9 @@ std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table,
 
 namespace {
 
-Vector asVector(Matrix m) { return Eigen::Map<Vector>(m.data(), m.size()); }
+Vector asVector(Matrix m) {
+    return Eigen::Map<Vector>(m.data(), m.size());
+}
 
 // Splits a fused [q | k | v] projection (rows in nn.Linear layout) into three slots.
 void splitQkv(const Matrix& w, const Vector& b, const ModelSpec& s, LayerWeights& layer,
@@ -183,38 +202,90 @@ void splitQkv(const Matrix& w, const Vector& b, const ModelSpec& s, LayerWeights
 
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l) {
     switch (role) {
-        case Role::QueryWeight: l.query.weight = std::move(m); break;
-        case Role::QueryBias: l.query.bias = asVector(std::move(m)); break;
-        case Role::KeyWeight: l.key.weight = std::move(m); break;
-        case Role::KeyBias: l.key.bias = asVector(std::move(m)); break;
-        case Role::ValueWeight: l.value.weight = std::move(m); break;
-        case Role::ValueBias: l.value.bias = asVector(std::move(m)); break;
-        case Role::QkvWeight: splitQkv(m, {}, spec, l, false); break;
-        case Role::QkvBias: splitQkv({}, asVector(std::move(m)), spec, l, true); break;
-        case Role::OutputWeight: l.output.weight = std::move(m); break;
-        case Role::OutputBias: l.output.bias = asVector(std::move(m)); break;
-        case Role::AttnNormWeight: l.attnNorm.weight = asVector(std::move(m)); break;
-        case Role::AttnNormBias: l.attnNorm.bias = asVector(std::move(m)); break;
-        case Role::FfnUpWeight: l.ffnUp.weight = std::move(m); break;
-        case Role::FfnUpBias: l.ffnUp.bias = asVector(std::move(m)); break;
-        case Role::FfnDownWeight: l.ffnDown.weight = std::move(m); break;
-        case Role::FfnDownBias: l.ffnDown.bias = asVector(std::move(m)); break;
-        case Role::FfnNormWeight: l.ffnNorm.weight = asVector(std::move(m)); break;
-        case Role::FfnNormBias: l.ffnNorm.bias = asVector(std::move(m)); break;
-        default: break;
+        case Role::QueryWeight:
+            l.query.weight = std::move(m);
+            break;
+        case Role::QueryBias:
+            l.query.bias = asVector(std::move(m));
+            break;
+        case Role::KeyWeight:
+            l.key.weight = std::move(m);
+            break;
+        case Role::KeyBias:
+            l.key.bias = asVector(std::move(m));
+            break;
+        case Role::ValueWeight:
+            l.value.weight = std::move(m);
+            break;
+        case Role::ValueBias:
+            l.value.bias = asVector(std::move(m));
+            break;
+        case Role::QkvWeight:
+            splitQkv(m, {}, spec, l, false);
+            break;
+        case Role::QkvBias:
+            splitQkv({}, asVector(std::move(m)), spec, l, true);
+            break;
+        case Role::OutputWeight:
+            l.output.weight = std::move(m);
+            break;
+        case Role::OutputBias:
+            l.output.bias = asVector(std::move(m));
+            break;
+        case Role::AttnNormWeight:
+            l.attnNorm.weight = asVector(std::move(m));
+            break;
+        case Role::AttnNormBias:
+            l.attnNorm.bias = asVector(std::move(m));
+            break;
+        case Role::FfnUpWeight:
+            l.ffnUp.weight = std::move(m);
+            break;
+        case Role::FfnUpBias:
+            l.ffnUp.bias = asVector(std::move(m));
+            break;
+        case Role::FfnDownWeight:
+            l.ffnDown.weight = std::move(m);
+            break;
+        case Role::FfnDownBias:
+            l.ffnDown.bias = asVector(std::move(m));
+            break;
+        case Role::FfnNormWeight:
+            l.ffnNorm.weight = asVector(std::move(m));
+            break;
+        case Role::FfnNormBias:
+            l.ffnNorm.bias = asVector(std::move(m));
+            break;
+        default:
+            break;
     }
 }
 
 void assignModelSlot(Role role, Matrix m, Weights& w) {
     switch (role) {
-        case Role::TokenEmbedding: w.tokenEmbedding = std::move(m); break;
-        case Role::PositionEmbedding: w.positionEmbedding = std::move(m); break;
-        case Role::TokenTypeEmbedding: w.tokenTypeEmbedding = std::move(m); break;
-        case Role::EmbeddingNormWeight: w.embeddingNorm.weight = asVector(std::move(m)); break;
-        case Role::EmbeddingNormBias: w.embeddingNorm.bias = asVector(std::move(m)); break;
-        case Role::FinalNormWeight: w.finalNorm.weight = asVector(std::move(m)); break;
-        case Role::FinalNormBias: w.finalNorm.bias = asVector(std::move(m)); break;
-        default: break;
+        case Role::TokenEmbedding:
+            w.tokenEmbedding = std::move(m);
+            break;
+        case Role::PositionEmbedding:
+            w.positionEmbedding = std::move(m);
+            break;
+        case Role::TokenTypeEmbedding:
+            w.tokenTypeEmbedding = std::move(m);
+            break;
+        case Role::EmbeddingNormWeight:
+            w.embeddingNorm.weight = asVector(std::move(m));
+            break;
+        case Role::EmbeddingNormBias:
+            w.embeddingNorm.bias = asVector(std::move(m));
+            break;
+        case Role::FinalNormWeight:
+            w.finalNorm.weight = asVector(std::move(m));
+            break;
+        case Role::FinalNormBias:
+            w.finalNorm.bias = asVector(std::move(m));
+            break;
+        default:
+            break;
     }
 }
 
@@ -235,7 +306,8 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             assignModelSlot(e.role, reader.read(e.name, e.role, e.layout, shape), model.weights);
         } else {
             for (int layer = 0; layer < spec.nLayers; ++layer) {
-                assignLayerSlot(e.role, reader.read(layerName(e.name, layer), e.role, e.layout, shape),
+                assignLayerSlot(e.role,
+                                reader.read(layerName(e.name, layer), e.role, e.layout, shape),
                                 spec, model.weights.layers[static_cast<std::size_t>(layer)]);
             }
         }
@@ -267,7 +339,8 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             list += (i ? ", " : "") + unknown[i];
         }
         model.warnings.push_back("ignored " + std::to_string(unknown.size()) +
-                                 " unknown tensor(s): " + list + (unknown.size() > 5 ? ", ..." : ""));
+                                 " unknown tensor(s): " + list +
+                                 (unknown.size() > 5 ? ", ..." : ""));
     }
 }
 
@@ -295,8 +368,9 @@ std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& o
         return tokenize::loadTokenizer(dir, model->spec.modelType);
     });
     if (!model->tokenizer) {
-        model->warnings.push_back("no tokenizer files (tokenizer.json, vocab.txt or vocab.json + "
-                                  "merges.txt); give token ids instead of text");
+        model->warnings.push_back(
+            "no tokenizer files (tokenizer.json, vocab.txt or vocab.json + "
+            "merges.txt); give token ids instead of text");
     }
     return model;
 }

@@ -69,8 +69,7 @@ AttentionResult attention(const Matrix& q, const Matrix& k, const Matrix& v,
     r.probs.resize(nQueries, nKeys);
     r.output.resize(nQueries, v.cols());
     r.entropy.resize(nQueries);
-    const float scale =
-        options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
+    const float scale = options.scale.value_or(1.0f / std::sqrt(static_cast<float>(q.cols())));
     r.fullyMaskedRows =
         attentionInto(q, k, v, scale, r.bias, {r.logits, r.probs, r.output, r.entropy});
     return r;

@@ -34,7 +34,8 @@ void activate(Matrix& x, model::Activation activation) {
     switch (activation) {
         case Activation::Gelu:
             x = x.unaryExpr([](float v) {
-                return 0.5f * v * (1.0f + std::erf(v * static_cast<float>(std::numbers::sqrt2 / 2)));
+                return 0.5f * v *
+                       (1.0f + std::erf(v * static_cast<float>(std::numbers::sqrt2 / 2)));
             });
             return;
         case Activation::GeluTanh: {

@@ -16,7 +16,11 @@ bool validUtf8(const std::string& s) {
     std::size_t i = 0;
     while (i < s.size()) {
         const auto c = static_cast<unsigned char>(s[i]);
-        const int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+        const int len = c < 0x80           ? 1
+                        : (c >> 5) == 0x6  ? 2
+                        : (c >> 4) == 0xE  ? 3
+                        : (c >> 3) == 0x1E ? 4
+                                           : 0;
         if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) {
             return false;
         }
@@ -64,8 +68,10 @@ private:
     void token(const std::string& l, int number) {
         const auto cols = split(l, '\t');
         if (cols.size() != 10) {
-            throw FormatError(m_file + ":" + std::to_string(number) + ": expected 10 tab-separated "
-                              "columns, found " + std::to_string(cols.size()));
+            throw FormatError(m_file + ":" + std::to_string(number) +
+                              ": expected 10 tab-separated "
+                              "columns, found " +
+                              std::to_string(cols.size()));
         }
         const std::string& id = cols[0];
         if (id.find('.') != std::string::npos) {
@@ -128,7 +134,8 @@ std::vector<std::string> readSentences(const fs::path& path) {
             try {
                 treebank.line(l, number);
             } catch (const std::logic_error&) {  // std::stoi on a non-numeric ID
-                throw FormatError(file + ":" + std::to_string(number) + ": ID column is not a number");
+                throw FormatError(file + ":" + std::to_string(number) +
+                                  ": ID column is not a number");
             }
         } else if (l.find_first_not_of(" \t") != std::string::npos) {
             plain.push_back(l);

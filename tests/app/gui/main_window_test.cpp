@@ -1,5 +1,7 @@
 // Drives the real main window offscreen: open a generated checkpoint, type, look at the grid
 // and the head view, switch masks, compare heads, export, and fail a load.
+#include "main_window.h"
+
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QLineEdit>
@@ -8,7 +10,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "main_window.h"
 #include "models/head_grid_model.h"
 #include "panels/message_bar.h"
 #include "render/heatmap_image.h"
@@ -64,7 +65,9 @@ void MainWindowTest::init() {
     m_window->show();
 }
 
-void MainWindowTest::cleanup() { m_window.reset(); }
+void MainWindowTest::cleanup() {
+    m_window.reset();
+}
 
 void MainWindowTest::openAndType(const char* name, const QString& text) {
     AnalysisSession* session = m_window->session();
@@ -77,9 +80,8 @@ void MainWindowTest::openAndType(const char* name, const QString& text) {
     QVERIFY(edit);
     edit->clear();
     QTest::keyClicks(edit, text);
-    QTRY_VERIFY_WITH_TIMEOUT(session->result() != nullptr &&
-                                 session->result()->text == text.toStdString(),
-                             20000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session->result() != nullptr && session->result()->text == text.toStdString(), 20000);
 }
 
 void MainWindowTest::gridHasEveryHeadAndModelsPassTester() {
@@ -115,10 +117,9 @@ void MainWindowTest::brightestCellIsTheCoresMaximum() {
     QTRY_COMPARE(heatmap->image().size(), QSize(f.nTokens, f.nTokens));
     // The rendered widget: the core's maximum cell has the colour map's top colour.
     const QImage shot = heatmap->grab().toImage();
-    const QPoint centre = heatmap->cellRect(static_cast<int>(row), static_cast<int>(col))
-                              .center()
-                              .toPoint() *
-                          shot.devicePixelRatio();
+    const QPoint centre =
+        heatmap->cellRect(static_cast<int>(row), static_cast<int>(col)).center().toPoint() *
+        shot.devicePixelRatio();
     QCOMPARE(QColor(shot.pixel(centre)).rgb(),
              QColor(render::colorAt(render::Colormap::Viridis, 1.0)).rgb());
 }
@@ -142,7 +143,8 @@ void MainWindowTest::causalMaskIsDrawnAsMasked() {
     const QRectF cell = heatmap->cellRect(0, f.nTokens - 1);
     bool maskedColour = false;
     for (int dx = 0; dx < static_cast<int>(cell.width()); ++dx) {
-        const QColor c = shot.pixelColor((cell.topLeft() + QPointF(dx, cell.height() / 2)).toPoint());
+        const QColor c =
+            shot.pixelColor((cell.topLeft() + QPointF(dx, cell.height() / 2)).toPoint());
         maskedColour = maskedColour || c == render::maskedCellColor();
         QVERIFY2(c.red() == c.green() && c.green() == c.blue(), "masked cell must be grey");
     }
@@ -192,7 +194,8 @@ void MainWindowTest::typingRecomputesAndNewestWins() {
     QTRY_VERIFY_WITH_TIMEOUT(!m_window->service()->isComputing() && session->result() &&
                                  session->result()->text == edit->text().toStdString(),
                              20000);
-    QCOMPARE(QString::fromStdString(session->result()->text), QStringLiteral("one two three four five six"));
+    QCOMPARE(QString::fromStdString(session->result()->text),
+             QStringLiteral("one two three four five six"));
 }
 
 void MainWindowTest::exportsHdf5() {

@@ -1,9 +1,9 @@
 // Per-head statistics on a generated checkpoint, checked against direct computation.
 #include "attnscope/analysis/head_stats.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"

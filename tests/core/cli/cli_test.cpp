@@ -1,11 +1,11 @@
 // attnscope-cli end to end: exit codes, help, and the HDF5 file checked by h5py against the
 // PyTorch reference (tests/reference/compare_h5.py).
-#include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <array>
 #include <cstdio>
 #include <filesystem>
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
 
 #include "../support/reference_file.h"
 #include "../support/test_files.h"
@@ -44,7 +44,9 @@ CliRun run(const std::string& commandLine) {
     return r;
 }
 
-std::string cli(const std::string& args) { return std::string("'") + ATTNSCOPE_CLI + "' " + args; }
+std::string cli(const std::string& args) {
+    return std::string("'") + ATTNSCOPE_CLI + "' " + args;
+}
 
 // Built with append: GCC 12's -Wrestrict misfires on "'" + std::string (GCC bug 105329).
 std::string quoted(const fs::path& p) {
@@ -82,13 +84,13 @@ TEST(Cli, DataErrorsExitWithOneAndOneLine) {
     EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
 
     const std::string bert = quoted(kCheckpoints / "bert_f32");
-    const CliRun badId = run(cli("attention " + bert + " --token-ids 1,999999 --out " +
-                              quoted(tmp.path() / "a.h5")));
+    const CliRun badId = run(
+        cli("attention " + bert + " --token-ids 1,999999 --out " + quoted(tmp.path() / "a.h5")));
     EXPECT_EQ(badId.exitCode, 1);
     EXPECT_NE(badId.err.find("outside the vocabulary"), std::string::npos) << badId.err;
 
     const CliRun badText = run(cli("attention " + bert + " --text \"$(printf 'ab\\377c')\" --out " +
-                                quoted(tmp.path() / "a.h5")));
+                                   quoted(tmp.path() / "a.h5")));
     EXPECT_EQ(badText.exitCode, 1);
     EXPECT_NE(badText.err.find("UTF-8"), std::string::npos) << badText.err;
     EXPECT_FALSE(fs::exists(tmp.path() / "a.h5"));
@@ -117,11 +119,11 @@ TEST_P(CliAttention, FileMatchesPyTorchReference) {
         ids += std::to_string(id);
     }
     const fs::path out = tmp.path() / "attention.h5";
-    const CliRun r = run(cli("attention " + quoted(dir) + " --token-ids " + ids + " --out " +
-                          quoted(out)));
+    const CliRun r =
+        run(cli("attention " + quoted(dir) + " --token-ids " + ids + " --out " + quoted(out)));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const CliRun check = run(std::string("'") + ATTNSCOPE_PYTHON + "' '" + ATTNSCOPE_REFERENCE_DIR +
-                          "/compare_h5.py' " + quoted(out) + " " + quoted(ref));
+                             "/compare_h5.py' " + quoted(out) + " " + quoted(ref));
     EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
 }
 

@@ -2,11 +2,11 @@
 // atomic write (a failure names the file and leaves any older file as it was).
 #include "attnscope/export/csv_writer.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <limits>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "../support/expect_error.h"
 #include "../support/test_files.h"

@@ -1,15 +1,15 @@
 // Parity of the forward pass with the independent PyTorch implementation in
 // tests/reference/torch_reference.py, on random-weight checkpoints in Hugging Face layout.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/reference_file.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
-#include "../support/reference_file.h"
 
 namespace attnscope {
 namespace {
@@ -54,8 +54,8 @@ TEST_P(ForwardParity, MatchesPyTorchReference) {
     const auto model = model::loadModel(dir);
     int checked = 0;
     for (int k = 0; fs::exists(dir / ("reference_" + std::to_string(k) + ".safetensors")); ++k) {
-        const auto ref = testing::readReference(dir / ("reference_" + std::to_string(k) +
-                                                       ".safetensors"));
+        const auto ref =
+            testing::readReference(dir / ("reference_" + std::to_string(k) + ".safetensors"));
         const auto r = forward::runForward(*model, {ref.inputIds, {}});
         const std::string what = "case " + GetParam() + " (" + model->spec.modelType + ", " +
                                  std::to_string(model->spec.nLayers) + " layers x " +

@@ -3,17 +3,17 @@
 
 #include <gtest/gtest.h>
 
-#include "attnscope/base/error.h"
-#include "attnscope/io/checkpoint.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
+#include "attnscope/base/error.h"
+#include "attnscope/io/checkpoint.h"
 
 namespace attnscope::io {
 namespace {
 
 using testing::RawTensor;
-using testing::ScratchDir;
 using testing::safetensorsBytes;
+using testing::ScratchDir;
 
 using testing::expectError;
 
@@ -82,7 +82,8 @@ TEST_F(SafetensorsTest, OffsetsDisagreeWithShape) {
 TEST_F(SafetensorsTest, UnknownDtype) {
     const auto p = write(safetensorsBytes(
         R"({"w": {"dtype": "F8_E9", "shape": [1], "data_offsets": [0, 1]}})", "a"));
-    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "w", "unknown dtype 'F8_E9'"});
+    expectError<FormatError>([&] { SafetensorsFile f(p); },
+                             {p.string(), "w", "unknown dtype 'F8_E9'"});
 }
 
 TEST_F(SafetensorsTest, ShapeOverflow) {

@@ -1,13 +1,12 @@
 // The model loader on generated checkpoints, and every kind of broken model folder.
-#include "attnscope/model/model.h"
-
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/io/safetensors.h"
-#include "../support/expect_error.h"
-#include "../support/test_files.h"
+#include "attnscope/model/model.h"
 
 namespace attnscope::model {
 namespace {
@@ -95,9 +94,9 @@ TEST_F(LoaderTest, ZeroAndNonDivisibleSizes) {
 TEST_F(LoaderTest, ConfigDisagreesWithTensorShape) {
     const auto dir = copy("bert_f32");
     testing::editJson(dir / "config.json", [](auto& j) { j["intermediate_size"] = 38; });
-    expectError<FormatError>([&] { loadModel(dir); },
-                             {"model.safetensors", "intermediate.dense.weight", "shape [37, 15]",
-                              "expected [38, 15]"});
+    expectError<FormatError>(
+        [&] { loadModel(dir); },
+        {"model.safetensors", "intermediate.dense.weight", "shape [37, 15]", "expected [38, 15]"});
 }
 
 TEST_F(LoaderTest, MissingTensorIsNamed) {
@@ -112,7 +111,7 @@ TEST_F(LoaderTest, MissingTensorIsNamed) {
 TEST_F(LoaderTest, WrongArchitectureSaysSo) {
     const auto dir = copy("gpt2_f32");
     testing::editJson(dir / "config.json", [](auto& j) {
-        j = {{"model_type", "bert"}, {"hidden_size", 18}, {"num_attention_heads", 3},
+        j = {{"model_type", "bert"},   {"hidden_size", 18},       {"num_attention_heads", 3},
              {"num_hidden_layers", 2}, {"intermediate_size", 72}, {"vocab_size", 10}};
     });
     expectError<FormatError>([&] { loadModel(dir); }, {"word_embeddings", "really a bert"});
@@ -147,9 +146,9 @@ TEST_F(LoaderTest, TooManyTokensAndBadIds) {
     const auto m = loadModel(kCheckpoints / "bert_f32");
     forward::ForwardInput input;
     input.tokenIds.assign(static_cast<std::size_t>(m->spec.maxTokens()) + 1, 5);
-    expectError<InvalidArgument>([&] { forward::runForward(*m, input); },
-                                 {std::to_string(m->spec.maxTokens() + 1) + " tokens exceed",
-                                  "max_position_embeddings"});
+    expectError<InvalidArgument>(
+        [&] { forward::runForward(*m, input); },
+        {std::to_string(m->spec.maxTokens() + 1) + " tokens exceed", "max_position_embeddings"});
     input.tokenIds = {1, m->spec.vocabSize};
     expectError<InvalidArgument>([&] { forward::runForward(*m, input); },
                                  {"token 1", "outside the vocabulary"});

@@ -1,10 +1,10 @@
 // The attention primitive against golden cases computed in float64 with PyTorch
 // (tests/reference/sdpa_goldens.py -> tests/data/sdpa/<case>/case.json).
-#include <gtest/gtest.h>
-
 #include <filesystem>
 #include <fstream>
 #include <limits>
+
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "attnscope/ops/attention.h"

@@ -1,9 +1,9 @@
 // The attention primitive: properties that hold for any input.
 #include "attnscope/ops/attention.h"
 
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "attnscope/base/error.h"
 

@@ -1,9 +1,9 @@
 // Mask composition: causal alignment (bottom-right, with offsets), boolean and additive masks.
 #include "attnscope/ops/mask.h"
 
-#include <gtest/gtest.h>
-
 #include <limits>
+
+#include <gtest/gtest.h>
 
 #include "attnscope/base/error.h"
 

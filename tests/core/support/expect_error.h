@@ -2,10 +2,10 @@
 // fragment (the file, the place, the reason), so error tests check what the user reads.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <initializer_list>
 #include <string>
+
+#include <gtest/gtest.h>
 
 namespace attnscope::testing {
 

@@ -2,15 +2,15 @@
 // field) and scratch folders that copy a generated checkpoint.
 #pragma once
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 namespace attnscope::testing {
 
@@ -72,7 +72,8 @@ inline std::string readFile(const std::filesystem::path& path) {
 class ScratchDir {
 public:
     ScratchDir() {
-        std::string tmpl = (std::filesystem::temp_directory_path() / "attnscope-test-XXXXXX").string();
+        std::string tmpl =
+            (std::filesystem::temp_directory_path() / "attnscope-test-XXXXXX").string();
         if (::mkdtemp(tmpl.data()) == nullptr) {
             throw std::runtime_error("mkdtemp failed");
         }

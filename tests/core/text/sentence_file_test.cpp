@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "attnscope/base/error.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
+#include "attnscope/base/error.h"
 
 namespace attnscope::text {
 namespace {
@@ -50,7 +50,8 @@ TEST(SentenceFile, ErrorsNameFileAndLine) {
 }
 
 TEST(SentenceFile, RealTreebankWhenShared) {
-    const auto ewt = std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+    const auto ewt =
+        std::filesystem::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
     if (!std::filesystem::exists(ewt)) {
         GTEST_SKIP() << "shared data not found at " << ewt;
     }

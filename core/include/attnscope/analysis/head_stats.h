@@ -12,11 +12,12 @@ namespace attnscope::analysis {
 
 struct HeadStats {
     HeadId head;
-    float meanEntropy = 0;            // nats, mean over query rows
-    float meanNormalizedEntropy = 0;  // mean of H_q / ln(allowed keys of q); rows with one key skipped
-    float maxWeight = 0;              // largest attention weight anywhere in the map
-    float meanMaxWeight = 0;          // mean over rows of the row maximum (Voita's confidence)
-    float maxAbsLogit = 0;            // largest |scaled logit| over allowed cells (ViT-22B)
+    float meanEntropy = 0;  // nats, mean over query rows
+    float meanNormalizedEntropy =
+        0;                    // mean of H_q / ln(allowed keys of q); rows with one key skipped
+    float maxWeight = 0;      // largest attention weight anywhere in the map
+    float meanMaxWeight = 0;  // mean over rows of the row maximum (Voita's confidence)
+    float maxAbsLogit = 0;    // largest |scaled logit| over allowed cells (ViT-22B)
 };
 
 // One entry per head, in [layer][head] order.

@@ -5,8 +5,9 @@
 // Shape names: nLayers, nHeads, nHeadsKv, headDimK, headDimV, dModel, dFfn, nQueries, nKeys.
 #pragma once
 
-#include <Eigen/Core>
 #include <cstdint>
+
+#include <Eigen/Core>
 
 namespace attnscope {
 

@@ -27,7 +27,7 @@
 namespace attnscope::exporting {
 
 struct ExportTokens {
-    std::vector<std::string> text;                              // [n] token strings
+    std::vector<std::string> text;                               // [n] token strings
     std::vector<std::pair<std::int64_t, std::int64_t>> offsets;  // [n] code-point spans
 };
 

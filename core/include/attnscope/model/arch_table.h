@@ -14,12 +14,31 @@ namespace attnscope::model {
 
 // Which slot of Weights a tensor fills.
 enum class Role {
-    TokenEmbedding, PositionEmbedding, TokenTypeEmbedding, EmbeddingNormWeight, EmbeddingNormBias,
-    QueryWeight, QueryBias, KeyWeight, KeyBias, ValueWeight, ValueBias,
-    QkvWeight, QkvBias,  // fused query|key|value, split at load time
-    OutputWeight, OutputBias, AttnNormWeight, AttnNormBias,
-    FfnUpWeight, FfnUpBias, FfnDownWeight, FfnDownBias, FfnNormWeight, FfnNormBias,
-    FinalNormWeight, FinalNormBias,
+    TokenEmbedding,
+    PositionEmbedding,
+    TokenTypeEmbedding,
+    EmbeddingNormWeight,
+    EmbeddingNormBias,
+    QueryWeight,
+    QueryBias,
+    KeyWeight,
+    KeyBias,
+    ValueWeight,
+    ValueBias,
+    QkvWeight,
+    QkvBias,  // fused query|key|value, split at load time
+    OutputWeight,
+    OutputBias,
+    AttnNormWeight,
+    AttnNormBias,
+    FfnUpWeight,
+    FfnUpBias,
+    FfnDownWeight,
+    FfnDownBias,
+    FfnNormWeight,
+    FfnNormBias,
+    FinalNormWeight,
+    FinalNormBias,
 };
 
 // nn.Linear stores [out, in]; GPT-2's Conv1D stores [in, out].

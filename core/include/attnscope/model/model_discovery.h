@@ -11,11 +11,11 @@
 namespace attnscope::model {
 
 struct FoundModel {
-    std::string name;             // "org/name", from the cache folder name
-    std::filesystem::path dir;    // the snapshot folder to open
-    std::string modelType;        // config.json's model_type ("" if unreadable)
-    bool supported = false;       // a model_type AttnScope loads, with safetensors weights
-    std::string note;             // why it is not supported, for the list's tooltip
+    std::string name;           // "org/name", from the cache folder name
+    std::filesystem::path dir;  // the snapshot folder to open
+    std::string modelType;      // config.json's model_type ("" if unreadable)
+    bool supported = false;     // a model_type AttnScope loads, with safetensors weights
+    std::string note;           // why it is not supported, for the list's tooltip
 };
 
 // $HF_HUB_CACHE, else $HF_HOME/hub, else $XDG_CACHE_HOME/huggingface/hub, else

@@ -17,8 +17,8 @@ enum class NormPlacement { Post, Pre };
 
 // How position ids are assigned to the tokens of one sequence.
 enum class PositionScheme {
-    Plain,           // i + positionOffset
-    SkipPadTokens,   // RoBERTa: pad tokens get padTokenId, others padTokenId + 1 + (non-pad index)
+    Plain,          // i + positionOffset
+    SkipPadTokens,  // RoBERTa: pad tokens get padTokenId, others padTokenId + 1 + (non-pad index)
 };
 
 enum class DefaultMask { Bidirectional, Causal };

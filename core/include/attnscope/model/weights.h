@@ -21,14 +21,14 @@ struct Norm {
 };
 
 struct LayerWeights {
-    Linear query;     // [nHeads * headDimK, dModel]
-    Linear key;       // [nHeads * headDimK, dModel]
-    Linear value;     // [nHeads * headDimV, dModel]
-    Linear output;    // [dModel, nHeads * headDimV]
-    Norm attnNorm;    // post-norm: after the attention residual; pre-norm: before attention
-    Linear ffnUp;     // [dFfn, dModel]
-    Linear ffnDown;   // [dModel, dFfn]
-    Norm ffnNorm;     // post-norm: after the FFN residual; pre-norm: before the FFN
+    Linear query;    // [nHeads * headDimK, dModel]
+    Linear key;      // [nHeads * headDimK, dModel]
+    Linear value;    // [nHeads * headDimV, dModel]
+    Linear output;   // [dModel, nHeads * headDimV]
+    Norm attnNorm;   // post-norm: after the attention residual; pre-norm: before attention
+    Linear ffnUp;    // [dFfn, dModel]
+    Linear ffnDown;  // [dModel, dFfn]
+    Norm ffnNorm;    // post-norm: after the FFN residual; pre-norm: before the FFN
 };
 
 struct Weights {
@@ -37,7 +37,7 @@ struct Weights {
     Matrix tokenTypeEmbedding;  // [typeVocabSize, dModel]; empty when the model has none
     Norm embeddingNorm;         // empty unless spec.embeddingNorm
     std::vector<LayerWeights> layers;
-    Norm finalNorm;             // empty unless spec.finalNorm
+    Norm finalNorm;  // empty unless spec.finalNorm
 };
 
 }  // namespace attnscope::model

@@ -22,11 +22,11 @@ struct AttentionOptions {
 };
 
 struct AttentionResult {
-    Matrix logits;  // [nQueries, nKeys] scaled, before the mask
-    Matrix bias;    // [nQueries, nKeys] the mask that was applied, as an additive bias
-    Matrix probs;   // [nQueries, nKeys] rows sum to 1 (0 for fully masked rows)
-    Matrix output;  // [nQueries, headDimV]
-    Vector entropy; // [nQueries] nats; 0 for fully masked rows
+    Matrix logits;   // [nQueries, nKeys] scaled, before the mask
+    Matrix bias;     // [nQueries, nKeys] the mask that was applied, as an additive bias
+    Matrix probs;    // [nQueries, nKeys] rows sum to 1 (0 for fully masked rows)
+    Matrix output;   // [nQueries, headDimV]
+    Vector entropy;  // [nQueries] nats; 0 for fully masked rows
     std::vector<int> fullyMaskedRows;
 };
 

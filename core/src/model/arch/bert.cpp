@@ -43,8 +43,9 @@ ModelSpec readBertConfig(const io::JsonFile& config) {
     }
     if (config.has("embedding_size") &&
         config.positiveInt("embedding_size") != config.positiveInt("hidden_size")) {
-        throw UnsupportedModel(file + ": embedding_size: differs from hidden_size; projected "
-                                      "embeddings (ELECTRA generators, ALBERT) are not supported");
+        throw UnsupportedModel(file +
+                               ": embedding_size: differs from hidden_size; projected "
+                               "embeddings (ELECTRA generators, ALBERT) are not supported");
     }
     ModelSpec spec;
     spec.modelType = config.string("model_type", "");
@@ -53,9 +54,8 @@ ModelSpec readBertConfig(const io::JsonFile& config) {
     spec.nLayers = config.positiveInt("num_hidden_layers");
     spec.dFfn = config.positiveInt("intermediate_size");
     spec.vocabSize = config.positiveInt("vocab_size");
-    spec.maxPositions = config.has("max_position_embeddings")
-                            ? config.positiveInt("max_position_embeddings")
-                            : 512;
+    spec.maxPositions =
+        config.has("max_position_embeddings") ? config.positiveInt("max_position_embeddings") : 512;
     spec.typeVocabSize = config.has("type_vocab_size") ? config.positiveInt("type_vocab_size") : 2;
     spec.padTokenId = config.optionalInt("pad_token_id");
     spec.normEps = static_cast<float>(config.number("layer_norm_eps", 1e-12));

@@ -43,9 +43,8 @@ ModelSpec readDistilBertConfig(const io::JsonFile& config) {
     spec.nLayers = config.positiveInt("n_layers");
     spec.dFfn = config.positiveInt("hidden_dim");
     spec.vocabSize = config.positiveInt("vocab_size");
-    spec.maxPositions = config.has("max_position_embeddings")
-                            ? config.positiveInt("max_position_embeddings")
-                            : 512;
+    spec.maxPositions =
+        config.has("max_position_embeddings") ? config.positiveInt("max_position_embeddings") : 512;
     spec.typeVocabSize = 0;
     spec.padTokenId = config.optionalInt("pad_token_id");
     spec.normEps = 1e-12f;  // fixed in HF's DistilBERT, not configurable
@@ -66,8 +65,8 @@ const ArchTable kDistilBert = {
     "distilbert",
     {"distilbert."},
     distilBertEntries(),
-    {"vocab_transform.", "vocab_layer_norm.", "vocab_projector.", "pre_classifier.",
-     "classifier.", "qa_outputs.", "embeddings.position_ids"},
+    {"vocab_transform.", "vocab_layer_norm.", "vocab_projector.", "pre_classifier.", "classifier.",
+     "qa_outputs.", "embeddings.position_ids"},
     readDistilBertConfig,
 };
 

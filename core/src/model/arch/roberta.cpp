@@ -18,10 +18,8 @@ ModelSpec readRobertaConfig(const io::JsonFile& config) {
 }  // namespace
 
 const ArchTable kRoberta = {
-    "roberta",
-    {"roberta."},
-    bertTensorEntries(),
-    {"lm_head.", "pooler.", "embeddings.position_ids", "classifier."},
+    "roberta",           {"roberta."},
+    bertTensorEntries(), {"lm_head.", "pooler.", "embeddings.position_ids", "classifier."},
     readRobertaConfig,
 };
 

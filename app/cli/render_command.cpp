@@ -1,0 +1,161 @@
+#include "render_command.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <QGuiApplication>
+
+#include "render/figure.h"
+#include "render/figure_file.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+// Qt needs an application object for fonts. The offscreen platform is forced rather than
+// taken from QT_QPA_PLATFORM: writing a file never needs a display, and a platform inherited
+// from a desktop session (xcb, wayland) would fail over ssh or in a batch job.
+class OffscreenGui {
+public:
+    OffscreenGui() {
+        if (QCoreApplication::instance() == nullptr) {
+            m_app = std::make_unique<QGuiApplication>(m_argc, m_argv);
+        }
+    }
+
+private:
+    char m_name[14] = "attnscope-cli";
+    char m_platformFlag[10] = "-platform";
+    char m_platform[10] = "offscreen";
+    char* m_argv[4] = {m_name, m_platformFlag, m_platform, nullptr};
+    int m_argc = 3;  // QGuiApplication keeps references to argc and argv: they live here
+    std::unique_ptr<QGuiApplication> m_app;
+};
+
+int parseIndex(std::string_view s, const std::string& item) {
+    int v = -1;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0) {
+        throw CLI::ValidationError("--heads",
+                                   "'" + item + "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
+    }
+    return v;
+}
+
+void checkRenderArgs(const RenderArgs& args) {
+    checkSentenceArgs(args.sentence);
+    const int choices =
+        (args.layer || args.head ? 1 : 0) + (args.heads.empty() ? 0 : 1) + (args.grid ? 1 : 0);
+    if (choices != 1) {
+        throw CLI::ValidationError(
+            "render", "choose the heads with exactly one of --layer/--head, --heads, --grid");
+    }
+    if (args.layer.has_value() != args.head.has_value()) {
+        throw CLI::RequiredError("--layer and --head go together");
+    }
+    if (!args.heads.empty()) {
+        parseHeadList(args.heads);
+    }
+    std::string suffix = std::filesystem::path(args.out).extension().string();
+    std::transform(suffix.begin(), suffix.end(), suffix.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (suffix != ".png" && suffix != ".svg" && suffix != ".pdf") {
+        throw CLI::ValidationError("--out", "'" + args.out +
+                                                "': the figure format comes from the "
+                                                "extension: .png, .svg or .pdf");
+    }
+}
+
+render::FigureOptions figureOptions(const RenderArgs& args) {
+    render::FigureOptions o;
+    o.pixelSize = QSize(args.width, args.height);
+    o.dpi = args.dpi;
+    render::colormapFromName(QString::fromStdString(args.colormap), &o.style.colormap);
+    render::scalingFromName(QString::fromStdString(args.scaling), &o.style.scaling);
+    o.modelName = QString::fromStdString(modelName(args.sentence.modelDir));
+    return o;
+}
+
+std::vector<HeadId> selectedHeads(const RenderArgs& args) {
+    if (args.layer && args.head) {
+        return {{*args.layer, *args.head}};
+    }
+    return args.grid ? std::vector<HeadId>{} : parseHeadList(args.heads);
+}
+
+}  // namespace
+
+std::vector<HeadId> parseHeadList(const std::string& text) {
+    std::vector<HeadId> heads;
+    std::size_t begin = 0;
+    while (begin <= text.size()) {
+        const std::size_t end = std::min(text.find(',', begin), text.size());
+        const std::string item = text.substr(begin, end - begin);
+        const std::size_t dash = item.find('-');
+        if (dash == std::string::npos) {
+            throw CLI::ValidationError(
+                "--heads", "'" + item + "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
+        }
+        const std::string_view view(item);
+        heads.push_back(
+            {parseIndex(view.substr(0, dash), item), parseIndex(view.substr(dash + 1), item)});
+        begin = end + 1;
+    }
+    return heads;
+}
+
+CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args) {
+    auto* render =
+        app.add_subcommand("render", "Draw heads as a publication figure (.png, .svg or .pdf)");
+    addSentenceOptions(*render, args.sentence);
+    render->add_option("--out", args.out, "Output file: .png, .svg or .pdf")->required();
+    render->add_option("--layer", args.layer, "Layer of the head to draw (0-based)")
+        ->check(CLI::NonNegativeNumber);
+    render->add_option("--head", args.head, "Head within the layer (0-based)")
+        ->check(CLI::NonNegativeNumber);
+    render->add_option("--heads", args.heads, "Several heads as LAYER-HEAD pairs, e.g. 0-1,2-3");
+    render->add_flag("--grid", args.grid, "Every head: a layers x heads grid");
+    const auto pixels = CLI::Range(render::kMinFigurePixels, render::kMaxFigurePixels);
+    render->add_option("--width", args.width, "Width in pixels (PNG; sets the page size too)")
+        ->check(pixels)
+        ->capture_default_str();
+    render->add_option("--height", args.height, "Height in pixels")
+        ->check(pixels)
+        ->capture_default_str();
+    render->add_option("--dpi", args.dpi, "Dots per inch: width / dpi is the size in inches")
+        ->check(CLI::Range(render::kMinFigureDpi, render::kMaxFigureDpi))
+        ->capture_default_str();
+    render->add_option("--colormap", args.colormap, "Colour map")
+        ->check(CLI::IsMember({"viridis", "magma"}))
+        ->capture_default_str();
+    render->add_option("--scaling", args.scaling, "Colour scaling")
+        ->check(CLI::IsMember({"linear", "log", "per-row"}))
+        ->capture_default_str();
+    render->callback([&args] { checkRenderArgs(args); });
+    return render;
+}
+
+int runRender(const RenderArgs& args) {
+    // The model runs before Qt starts, so data errors never depend on the GUI layer.
+    const LoadedSentence s = analyzeSentence(args.sentence);
+    const std::vector<HeadId> heads = selectedHeads(args);  // empty: the whole grid
+    render::checkFigureHeads(s.analysis, heads);
+    const OffscreenGui gui;
+    const render::FigureOptions options = figureOptions(args);
+    const QString out = QString::fromStdString(args.out);
+    if (args.layer && args.head) {
+        render::saveHeadFigure(out, s.analysis, heads.front(), options);
+    } else {
+        render::saveHeadsFigure(out, s.analysis, heads, options);
+    }
+    std::cerr << "attnscope-cli: wrote " << args.out << " (" << args.width << "x" << args.height
+              << " px at " << args.dpi << " dpi)\n";
+    return 0;
+}
+
+}  // namespace attnscope::cli

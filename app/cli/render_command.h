@@ -1,0 +1,44 @@
+// attnscope-cli render: a publication figure (PNG, SVG or PDF by extension) of one head
+// (--layer/--head), a list of heads (--heads 0-1,2-3) or every head (--grid), drawn by
+// render/figure.h. The only command that starts Qt's GUI layer, and only after the model
+// ran: a QGuiApplication on the offscreen platform, for fonts, so no display is needed.
+// Usage errors (bad head list, extension, size) are CLI11 exceptions (exit code 2); data
+// errors throw attnscope::Error (exit 1).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/base/head_id.h"
+#include "sentence_input.h"
+
+namespace CLI {
+class App;
+}
+
+namespace attnscope::cli {
+
+struct RenderArgs {
+    SentenceArgs sentence;
+    std::string out;
+    std::optional<int> layer;
+    std::optional<int> head;
+    std::string heads;  // "L-H,L-H"
+    bool grid = false;
+    int width = 1600;
+    int height = 1400;
+    int dpi = 200;
+    std::string colormap = "viridis";
+    std::string scaling = "linear";
+};
+
+CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args);
+
+int runRender(const RenderArgs& args);
+
+// "0-1,2-3" -> {{0, 1}, {2, 3}} (layer-head, 0-based, as HeadId::toString writes them).
+// Throws CLI::ValidationError naming the bad item.
+std::vector<HeadId> parseHeadList(const std::string& text);
+
+}  // namespace attnscope::cli

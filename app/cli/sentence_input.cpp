@@ -1,0 +1,66 @@
+#include "sentence_input.h"
+
+#include <filesystem>
+#include <iostream>
+#include <limits>
+
+#include <CLI/CLI.hpp>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::cli {
+
+void addSentenceOptions(CLI::App& command, SentenceArgs& args) {
+    command.add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    auto* text = command.add_option("--text", args.text, "Input text (needs a tokenizer)");
+    auto* ids = command.add_option("--token-ids", args.tokenIds, "Token ids, e.g. 101,7592,102")
+                    ->delimiter(',');
+    text->excludes(ids);
+    command.add_option("--mask", args.mask, "Mask: default (the model's), none, causal")
+        ->check(CLI::IsMember({"default", "none", "causal"}));
+}
+
+void checkSentenceArgs(const SentenceArgs& args) {
+    if (!args.text && args.tokenIds.empty()) {
+        throw CLI::RequiredError("--text or --token-ids");
+    }
+}
+
+LoadedSentence analyzeSentence(const SentenceArgs& args) {
+    LoadedSentence s;
+    s.model = model::loadModel(args.modelDir);
+    for (const std::string& w : s.model->warnings) {
+        std::cerr << "attnscope-cli: warning: " << w << "\n";
+    }
+    forward::ForwardOptions options;
+    if (args.mask == "none") {
+        options.mask.kind = forward::MaskKind::Bidirectional;
+    } else if (args.mask == "causal") {
+        options.mask.kind = forward::MaskKind::Causal;
+    }
+    if (args.text) {
+        s.analysis = analysis::analyzeText(*s.model, *args.text, options);
+        return s;
+    }
+    std::vector<std::int32_t> ids;
+    for (const std::int64_t id : args.tokenIds) {
+        if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+            throw InvalidArgument("--token-ids: " + std::to_string(id) +
+                                  " is not a valid token id");
+        }
+        ids.push_back(static_cast<std::int32_t>(id));
+    }
+    s.analysis = analysis::analyzeIds(*s.model, ids, options);
+    return s;
+}
+
+std::string modelName(const std::string& modelDir) {
+    std::filesystem::path p = std::filesystem::path(modelDir).lexically_normal();
+    if (p.filename().empty()) {
+        p = p.parent_path();  // "models/bert/" ends in an empty name
+    }
+    const std::string name = p.filename().string();
+    return name.empty() || name == "." ? modelDir : name;
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,46 @@
+// The sentence options shared by the CLI commands that run the model on one input (render,
+// stats): MODEL_DIR, --text or --token-ids, --mask; and running the analysis they describe.
+// Usage errors are CLI11 exceptions (exit code 2); data errors are attnscope::Error (exit 1).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/analysis/sentence_analysis.h"
+#include "attnscope/model/model.h"
+
+namespace CLI {
+class App;
+}
+
+namespace attnscope::cli {
+
+struct SentenceArgs {
+    std::string modelDir;
+    std::optional<std::string> text;
+    std::vector<std::int64_t> tokenIds;
+    std::string mask = "default";  // default | none | causal
+};
+
+// Adds MODEL_DIR, --text, --token-ids and --mask to `command`.
+void addSentenceOptions(CLI::App& command, SentenceArgs& args);
+
+// Throws CLI::RequiredError unless exactly one of --text and --token-ids was given (CLI11
+// itself rejects both at once).
+void checkSentenceArgs(const SentenceArgs& args);
+
+struct LoadedSentence {
+    std::shared_ptr<const model::Model> model;
+    analysis::SentenceAnalysis analysis;
+};
+
+// Loads the model (printing its warnings to stderr) and analyzes the sentence.
+LoadedSentence analyzeSentence(const SentenceArgs& args);
+
+// The model folder's name, for titles: "bert-base-uncased" for "models/bert-base-uncased/".
+std::string modelName(const std::string& modelDir);
+
+}  // namespace attnscope::cli
