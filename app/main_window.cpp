@@ -19,7 +19,9 @@
 #include <QVBoxLayout>
 
 #include "attnscope/base/error.h"
+#include "attnscope/export/csv_writer.h"
 #include "attnscope/export/hdf5_writer.h"
+#include "dialogs/export_dialog.h"
 #include "models/head_grid_model.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
@@ -162,9 +164,18 @@ void MainWindow::buildMenus() {
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->addAction(tr("&Figure of heads (PNG, SVG, PDF)…"),
+                          QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+                              exportDialog()->show();
+                              exportDialog()->raise();
+                          });
     exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
         askForSaveFile(tr("Export all heads"), tr("HDF5 files (*.h5)"),
                        [this](const QString& p) { return exportHdf5(p); });
+    });
+    exportMenu->addAction(tr("Head &statistics to CSV…"), this, [this] {
+        askForSaveFile(tr("Export per-head statistics"), tr("CSV files (*.csv)"),
+                       [this](const QString& p) { return exportStatsCsv(p); });
     });
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
@@ -307,6 +318,29 @@ bool MainWindow::exportHdf5(const QString& path) {
         m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
         return false;
     }
+}
+
+bool MainWindow::exportStatsCsv(const QString& path) {
+    const auto result = m_session->result();
+    if (!result) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    try {
+        exporting::writeHeadStatsCsv(path.toStdString(), *result);
+        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+        return true;
+    } catch (const Error& e) {
+        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+        return false;
+    }
+}
+
+ExportDialog* MainWindow::exportDialog() {
+    if (m_exportDialog == nullptr) {
+        m_exportDialog = new ExportDialog(m_session, this);
+    }
+    return m_exportDialog;
 }
 
 void MainWindow::rememberModel(const QString& path) {

@@ -22,6 +22,7 @@ namespace attnscope::app {
 
 class AnalysisSession;
 class ComputeService;
+class ExportDialog;
 class HeadGridModel;
 class HeadGridView;
 class MessageBar;
@@ -47,6 +48,9 @@ public:
     // Exports, as the File ▸ Export menu runs them after its file dialog. Errors go to the
     // message bar; the return value says whether the file was written.
     bool exportHdf5(const QString& path);
+    bool exportStatsCsv(const QString& path);
+    // The (non-modal) figure export dialog, created on first use.
+    ExportDialog* exportDialog();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -81,6 +85,7 @@ private:
     QProgressBar* m_loadProgress = nullptr;
     QToolButton* m_cancelLoad = nullptr;
     QMenu* m_recentMenu = nullptr;
+    ExportDialog* m_exportDialog = nullptr;
     QStringList m_recent;
 };
 

@@ -37,15 +37,6 @@ private:
     std::unique_ptr<QGuiApplication> m_app;
 };
 
-int parseIndex(std::string_view s, const std::string& item) {
-    int v = -1;
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v < 0) {
-        throw CLI::ValidationError("--heads",
-                                   "'" + item + "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
-    }
-    return v;
-}
 
 void checkRenderArgs(const RenderArgs& args) {
     checkSentenceArgs(args.sentence);
@@ -91,22 +82,11 @@ std::vector<HeadId> selectedHeads(const RenderArgs& args) {
 }  // namespace
 
 std::vector<HeadId> parseHeadList(const std::string& text) {
-    std::vector<HeadId> heads;
-    std::size_t begin = 0;
-    while (begin <= text.size()) {
-        const std::size_t end = std::min(text.find(',', begin), text.size());
-        const std::string item = text.substr(begin, end - begin);
-        const std::size_t dash = item.find('-');
-        if (dash == std::string::npos) {
-            throw CLI::ValidationError(
-                "--heads", "'" + item + "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
-        }
-        const std::string_view view(item);
-        heads.push_back(
-            {parseIndex(view.substr(0, dash), item), parseIndex(view.substr(dash + 1), item)});
-        begin = end + 1;
+    try {
+        return attnscope::parseHeadList(text);
+    } catch (const InvalidArgument& e) {
+        throw CLI::ValidationError("--heads", e.what());
     }
-    return heads;
 }
 
 CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args) {

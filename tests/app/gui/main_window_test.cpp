@@ -1,5 +1,8 @@
 // Drives the real main window offscreen: open a generated checkpoint, type, look at the grid
 // and the head view, switch masks, compare heads, export, and fail a load.
+#include <QXmlStreamReader>
+
+#include "dialogs/export_dialog.h"
 #include "main_window.h"
 
 #include <QAbstractItemModelTester>
@@ -45,6 +48,7 @@ private slots:
     void failedLoadKeepsPreviousModel();
     void typingRecomputesAndNewestWins();
     void exportsHdf5();
+    void exportsFiguresAndCsv();
 
 private:
     // Opens `name` and types `text`; waits for the result.
@@ -210,6 +214,39 @@ void MainWindowTest::exportsHdf5() {
     QVERIFY(!m_window->exportHdf5(dir.filePath(QStringLiteral("missing/dir/x.h5"))));
     auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY(bar->text().contains(QStringLiteral("Export failed")));
+}
+
+void MainWindowTest::exportsFiguresAndCsv() {
+    openAndType("gpt2_f32", QStringLiteral("figures for the paper"));
+    QTemporaryDir dir;
+    ExportDialog* dialog = m_window->exportDialog();
+    dialog->setPixelSize(900, 700, 150);
+    dialog->setChoice(ExportDialog::Choice::SelectedHead);
+    QVERIFY(dialog->exportTo(dir.filePath(QStringLiteral("head.png"))));
+    const QImage png(dir.filePath(QStringLiteral("head.png")));
+    QCOMPARE(png.size(), QSize(900, 700));
+    dialog->setChoice(ExportDialog::Choice::HeadList, QStringLiteral("0-1, 1-2"));
+    QVERIFY(dialog->exportTo(dir.filePath(QStringLiteral("heads.svg"))));
+    QFile svg(dir.filePath(QStringLiteral("heads.svg")));
+    QVERIFY(svg.open(QIODevice::ReadOnly));
+    QXmlStreamReader xml(&svg);
+    while (!xml.atEnd()) {
+        xml.readNext();
+    }
+    QVERIFY2(!xml.hasError(), qPrintable(xml.errorString()));
+    dialog->setChoice(ExportDialog::Choice::WholeGrid);
+    QVERIFY(dialog->exportTo(dir.filePath(QStringLiteral("grid.pdf"))));
+    QFile pdf(dir.filePath(QStringLiteral("grid.pdf")));
+    QVERIFY(pdf.open(QIODevice::ReadOnly));
+    QCOMPARE(pdf.read(5), QByteArray("%PDF-"));
+    // A head list naming a head the model lacks is refused and nothing is written.
+    dialog->setChoice(ExportDialog::Choice::HeadList, QStringLiteral("9-9"));
+    QVERIFY(!dialog->exportTo(dir.filePath(QStringLiteral("bad.png"))));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad.png"))));
+    QVERIFY(m_window->exportStatsCsv(dir.filePath(QStringLiteral("stats.csv"))));
+    QFile csv(dir.filePath(QStringLiteral("stats.csv")));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    QVERIFY(csv.readLine().startsWith("layer,head,mean_entropy_nats"));
 }
 
 QTEST_MAIN(MainWindowTest)

@@ -3,6 +3,7 @@
 
 #include <compare>
 #include <string>
+#include <vector>
 
 namespace attnscope {
 
@@ -14,5 +15,9 @@ struct HeadId {
 
     std::string toString() const { return std::to_string(layer) + "-" + std::to_string(head); }
 };
+
+// Parses "3-7" or "0-1, 2-3" (LAYER-HEAD pairs, 0-based, comma-separated, spaces allowed).
+// Throws InvalidArgument "'<item>' is not LAYER-HEAD (0-based numbers, e.g. 3-7)".
+std::vector<HeadId> parseHeadList(const std::string& text);
 
 }  // namespace attnscope
