@@ -52,8 +52,7 @@ int runInfo(const std::string& modelDir) {
     std::cout << "model:            " << modelDir << "\n"
               << "architecture:     " << s.modelType << " ("
               << (s.normPlacement == model::NormPlacement::Pre ? "pre-norm" : "post-norm") << ", "
-              << (s.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional")
-              << ")\n"
+              << (s.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional") << ")\n"
               << "layers:           " << s.nLayers << "\n"
               << "heads:            " << s.nHeads << " per layer, " << s.nLayers * s.nHeads
               << " in all\n"
@@ -65,8 +64,7 @@ int runInfo(const std::string& modelDir) {
               << "max tokens:       " << s.maxTokens() << "\n"
               << "parameters:       " << m->parameterCount << "\n"
               << "stored dtype:     " << m->storedDtypes << " (computed in fp32)\n"
-              << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none")
-              << "\n";
+              << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n";
     printWarnings(*m);
     return 0;
 }
@@ -101,7 +99,9 @@ int runAttention(const AttentionArgs& args) {
                                       " is not a valid token id");
             }
             input.tokenIds.push_back(static_cast<std::int32_t>(id));
-            exportTokens.text.push_back(m->tokenizer ? m->tokenizer->idToToken(static_cast<std::int32_t>(id)) : std::to_string(id));
+            exportTokens.text.push_back(m->tokenizer
+                                            ? m->tokenizer->idToToken(static_cast<std::int32_t>(id))
+                                            : std::to_string(id));
             exportTokens.offsets.emplace_back(0, 0);
         }
     }

@@ -1,7 +1,8 @@
 // attnscope-cli: the core from the command line. Exit codes: 0 success, 1 data error (one line
 // on stderr), 2 usage error.
-#include <CLI/CLI.hpp>
 #include <iostream>
+
+#include <CLI/CLI.hpp>
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
@@ -19,7 +20,8 @@ int main(int argc, char** argv) {
     bool noSpecial = false;
     cli::AttentionArgs att;
 
-    auto* info = app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
+    auto* info =
+        app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
     info->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
 
     auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");

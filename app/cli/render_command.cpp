@@ -37,7 +37,6 @@ private:
     std::unique_ptr<QGuiApplication> m_app;
 };
 
-
 void checkRenderArgs(const RenderArgs& args) {
     checkSentenceArgs(args.sentence);
     const int choices =

@@ -94,7 +94,9 @@ ExportDialog::ExportDialog(AnalysisSession* session, QWidget* parent)
 
 void ExportDialog::setChoice(Choice choice, const QString& heads) {
     m_heads->setText(heads);
-    (choice == Choice::SelectedHead ? m_selected : choice == Choice::HeadList ? m_list : m_grid)
+    (choice == Choice::SelectedHead ? m_selected
+     : choice == Choice::HeadList   ? m_list
+                                    : m_grid)
         ->setChecked(true);
     updatePreview();
 }

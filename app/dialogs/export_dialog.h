@@ -3,8 +3,9 @@
 // PDF (by extension). Non-modal; errors go to the session's message bar, nothing is lost.
 #pragma once
 
-#include <QDialog>
 #include <vector>
+
+#include <QDialog>
 
 #include "attnscope/base/head_id.h"
 

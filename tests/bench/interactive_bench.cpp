@@ -2,10 +2,10 @@
 // forward pass recording all 144 heads, per-head statistics) and building the model grid's 144
 // thumbnails. Reported as medians over repetitions; run with `cmake --build build --target
 // bench-interactive`, never as part of the tests.
-#include <benchmark/benchmark.h>
-
 #include <cstdlib>
 #include <iostream>
+
+#include <benchmark/benchmark.h>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
@@ -44,8 +44,8 @@ void gridThumbnails(benchmark::State& state) {
     for (auto _ : state) {
         for (int layer = 0; layer < f.nLayers; ++layer) {
             for (int head = 0; head < f.nHeads; ++head) {
-                benchmark::DoNotOptimize(render::heatmapImage(f.attention({layer, head}),
-                                                              &f.allowed, {}));
+                benchmark::DoNotOptimize(
+                    render::heatmapImage(f.attention({layer, head}), &f.allowed, {}));
             }
         }
     }

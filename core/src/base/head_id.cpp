@@ -20,7 +20,8 @@ std::string_view trimmed(std::string_view s) {
 }
 
 [[noreturn]] void fail(std::string_view item) {
-    throw InvalidArgument("'" + std::string(item) + "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
+    throw InvalidArgument("'" + std::string(item) +
+                          "' is not LAYER-HEAD (0-based numbers, e.g. 3-7)");
 }
 
 int parseIndex(std::string_view s, std::string_view item) {
@@ -45,8 +46,8 @@ std::vector<HeadId> parseHeadList(const std::string& text) {
         if (dash == std::string_view::npos) {
             fail(item);
         }
-        heads.push_back({parseIndex(item.substr(0, dash), item),
-                         parseIndex(item.substr(dash + 1), item)});
+        heads.push_back(
+            {parseIndex(item.substr(0, dash), item), parseIndex(item.substr(dash + 1), item)});
         begin = end + 1;
     }
     return heads;

@@ -1,8 +1,5 @@
 // Drives the real main window offscreen: open a generated checkpoint, type, look at the grid
 // and the head view, switch masks, compare heads, export, and fail a load.
-#include <QXmlStreamReader>
-
-#include "dialogs/export_dialog.h"
 #include "main_window.h"
 
 #include <QAbstractItemModelTester>
@@ -12,7 +9,9 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QXmlStreamReader>
 
+#include "dialogs/export_dialog.h"
 #include "models/head_grid_model.h"
 #include "panels/message_bar.h"
 #include "render/heatmap_image.h"
