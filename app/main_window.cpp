@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -21,6 +22,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/export/hdf5_writer.h"
+#include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
 #include "models/head_grid_model.h"
 #include "panels/mask_panel.h"
@@ -31,8 +33,10 @@
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/compare_view.h"
+#include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
+#include "views/line_view.h"
 
 namespace attnscope::app {
 
@@ -70,7 +74,10 @@ void MainWindow::buildViews() {
     m_tabs = new QTabWidget(m_pages);
     m_tabs->setObjectName(QStringLiteral("viewTabs"));
     m_tabs->addTab(new HeadView(m_session, m_tabs), tr("Head"));
+    m_tabs->addTab(new LineView(m_session, m_tabs), tr("Lines"));
     m_tabs->addTab(new CompareView(m_session, m_tabs), tr("Compare"));
+    m_charts = new EntropyChartsView(m_session, m_tabs);
+    m_tabs->addTab(m_charts, tr("Entropy"));
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_tabs);
     auto* layout = new QVBoxLayout(central);
@@ -159,6 +166,25 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::askForModelFolder);
     m_recentMenu = file->addMenu(tr("Open &recent"));
+    QMenu* cache = file->addMenu(tr("From the &Hugging Face cache"));
+    cache->setObjectName(QStringLiteral("cacheMenu"));
+    connect(cache, &QMenu::aboutToShow, this, [this, cache] {
+        cache->clear();
+        for (const model::FoundModel& m : model::findCachedModels(huggingFaceHubDir())) {
+            QAction* a = cache->addAction(QStringLiteral("%1 (%2)").arg(
+                QString::fromStdString(m.name), QString::fromStdString(m.modelType)));
+            const QString dir = QString::fromStdString(m.dir.string());
+            a->setEnabled(m.supported);
+            a->setToolTip(QString::fromStdString(m.note));
+            connect(a, &QAction::triggered, this, [this, dir] { openModel(dir); });
+        }
+        if (cache->isEmpty()) {
+            cache
+                ->addAction(
+                    tr("No models in %1").arg(QString::fromStdString(huggingFaceHubDir().string())))
+                ->setEnabled(false);
+        }
+    });
     file->addAction(tr("&Load sentences…"), QKeySequence(Qt::CTRL | Qt::Key_L), m_sentences,
                     &SentencePanel::askForFile);
     file->addSeparator();
@@ -172,6 +198,10 @@ void MainWindow::buildMenus() {
     exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
         askForSaveFile(tr("Export all heads"), tr("HDF5 files (*.h5)"),
                        [this](const QString& p) { return exportHdf5(p); });
+    });
+    exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
+        askForSaveFile(tr("Export the entropy charts"), tr("PNG image (*.png);;SVG image (*.svg)"),
+                       [this](const QString& p) { return exportCharts(p); });
     });
     exportMenu->addAction(tr("Head &statistics to CSV…"), this, [this] {
         askForSaveFile(tr("Export per-head statistics"), tr("CSV files (*.csv)"),
@@ -334,6 +364,32 @@ bool MainWindow::exportStatsCsv(const QString& path) {
         m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
         return false;
     }
+}
+
+bool MainWindow::exportCharts(const QString& path) {
+    if (!m_charts->hasResult()) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    // One file per chart: name.png -> name-head-entropy.png, name-query-entropy.png, ...
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().isEmpty() ? QStringLiteral("png") : info.suffix();
+    const std::pair<EntropyChartsView::Chart, const char*> charts[] = {
+        {EntropyChartsView::Chart::HeadEntropy, "head-entropy"},
+        {EntropyChartsView::Chart::QueryEntropy, "query-entropy"},
+        {EntropyChartsView::Chart::MaxLogit, "max-logit"},
+    };
+    for (const auto& [chart, name] : charts) {
+        const QString file = info.dir().filePath(
+            QStringLiteral("%1-%2.%3").arg(info.completeBaseName(), QLatin1String(name), suffix));
+        QString error;
+        if (!m_charts->saveChart(chart, file, &error)) {
+            m_session->reportError(tr("Export failed: %1").arg(error));
+            return false;
+        }
+    }
+    statusBar()->showMessage(tr("Wrote three charts beside %1").arg(path), 5000);
+    return true;
 }
 
 ExportDialog* MainWindow::exportDialog() {

@@ -22,6 +22,7 @@ namespace attnscope::app {
 
 class AnalysisSession;
 class ComputeService;
+class EntropyChartsView;
 class ExportDialog;
 class HeadGridModel;
 class HeadGridView;
@@ -49,6 +50,8 @@ public:
     // message bar; the return value says whether the file was written.
     bool exportHdf5(const QString& path);
     bool exportStatsCsv(const QString& path);
+    // Three files beside `path`: <name>-head-entropy, -query-entropy, -max-logit (.png/.svg).
+    bool exportCharts(const QString& path);
     // The (non-modal) figure export dialog, created on first use.
     ExportDialog* exportDialog();
 
@@ -86,6 +89,7 @@ private:
     QToolButton* m_cancelLoad = nullptr;
     QMenu* m_recentMenu = nullptr;
     ExportDialog* m_exportDialog = nullptr;
+    EntropyChartsView* m_charts = nullptr;
     QStringList m_recent;
 };
 

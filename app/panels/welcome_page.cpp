@@ -10,6 +10,12 @@
 
 namespace attnscope::app {
 
+std::filesystem::path huggingFaceHubDir() {
+    const auto env = [](const char* name) { return qEnvironmentVariable(name).toStdString(); };
+    return model::huggingFaceHubDir(env("HF_HUB_CACHE"), env("HF_HOME"), env("XDG_CACHE_HOME"),
+                                    QDir::homePath().toStdString());
+}
+
 WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_list(new QListWidget(this)) {
     setObjectName(QStringLiteral("welcomePage"));
     m_list->setObjectName(QStringLiteral("welcomeModels"));
@@ -49,9 +55,7 @@ void WelcomePage::setModels(const QStringList& recent) {
         auto* item = new QListWidgetItem(tr("%1  (recent)").arg(path), m_list);
         item->setData(Qt::UserRole, path);
     }
-    const auto env = [](const char* name) { return qEnvironmentVariable(name).toStdString(); };
-    const auto hub = model::huggingFaceHubDir(
-        env("HF_HUB_CACHE"), env("HF_HOME"), env("XDG_CACHE_HOME"), QDir::homePath().toStdString());
+    const auto hub = huggingFaceHubDir();
     for (const model::FoundModel& m : model::findCachedModels(hub)) {
         auto* item = new QListWidgetItem(
             QStringLiteral("%1  (%2)")

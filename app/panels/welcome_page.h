@@ -6,7 +6,12 @@
 
 class QListWidget;
 
+#include <filesystem>
+
 namespace attnscope::app {
+
+// The Hugging Face hub cache folder this process would use ($HF_HUB_CACHE, $HF_HOME/hub, ...).
+std::filesystem::path huggingFaceHubDir();
 
 class WelcomePage : public QWidget {
     Q_OBJECT

@@ -4,6 +4,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -242,6 +243,11 @@ void MainWindowTest::exportsFiguresAndCsv() {
     dialog->setChoice(ExportDialog::Choice::HeadList, QStringLiteral("9-9"));
     QVERIFY(!dialog->exportTo(dir.filePath(QStringLiteral("bad.png"))));
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("bad.png"))));
+    QVERIFY(m_window->exportCharts(dir.filePath(QStringLiteral("charts.svg"))));
+    for (const char* name :
+         {"charts-head-entropy.svg", "charts-query-entropy.svg", "charts-max-logit.svg"}) {
+        QVERIFY2(QFileInfo(dir.filePath(QLatin1String(name))).size() > 1000, name);
+    }
     QVERIFY(m_window->exportStatsCsv(dir.filePath(QStringLiteral("stats.csv"))));
     QFile csv(dir.filePath(QStringLiteral("stats.csv")));
     QVERIFY(csv.open(QIODevice::ReadOnly));
