@@ -61,11 +61,18 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     m_rows->horizontalHeader()->setStretchLastSection(true);
     m_rows->verticalHeader()->setVisible(false);
     m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    // A 2 x 2 of equal cells: A and B on top, their difference and the per-row divergences
+    // below. The table must not claim width from its contents, or A gets squeezed.
     auto* grid = new QGridLayout;
     grid->addWidget(m_a, 0, 0);
     grid->addWidget(m_b, 0, 1);
     grid->addWidget(m_diff, 1, 0);
     grid->addWidget(m_rows, 1, 1);
+    for (int i = 0; i < 2; ++i) {
+        grid->setColumnStretch(i, 1);
+        grid->setRowStretch(i, 1);
+    }
+    m_rows->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addLayout(grid, 1);

@@ -42,6 +42,7 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
     setSelectionBehavior(QAbstractItemView::SelectItems);
     setShowGrid(false);
     setMouseTracking(true);
+    setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     horizontalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     horizontalHeader()->setMinimumSectionSize(12);
@@ -84,7 +85,7 @@ void HeadGridView::fitCells() {
     const int cols = std::max(1, m_model->columnCount());
     const int w = viewport()->width() / cols;
     const int h = viewport()->height() / rows;
-    const int side = std::clamp(std::min(w, h), 24, 160);
+    const int side = std::clamp(std::min(w, h), 12, 160);
     horizontalHeader()->setDefaultSectionSize(side);
     verticalHeader()->setDefaultSectionSize(side);
 }

@@ -14,7 +14,7 @@ namespace attnscope::app {
 
 namespace {
 
-constexpr double kColorBarWidth = 86.0;
+constexpr double kColorBarWidth = 96.0;
 constexpr double kGap = 6.0;
 constexpr double kMaxZoom = 64.0;
 
@@ -42,7 +42,8 @@ void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
     m_range = range;
     m_rowLabels = rowLabels;
     m_colLabels = colLabels;
-    m_allowed = std::move(allowed);
+    // Nothing masked: no hatching to draw and no "masked" legend to show.
+    m_allowed = allowed && allowed->minCoeff() == 0 ? std::move(allowed) : std::nullopt;
     m_placeholder.clear();
     if (!sameSize) {
         m_zoom = 1.0;
@@ -218,10 +219,14 @@ void HeatmapWidget::paintColorBar(QPainter& p) const {
     p.setPen(palette().color(QPalette::WindowText));
     p.drawRect(bar);
     const auto number = [](double v) { return QString::number(v, 'g', 3); };
-    p.drawText(QPointF(bar.right() + 4, bar.top() + fm.ascent()), number(m_range.hi));
-    p.drawText(QPointF(bar.right() + 4, bar.bottom()), number(m_range.lo));
+    const QString hi = number(m_range.hi);
+    const QString lo = number(m_range.lo);
+    p.drawText(QPointF(bar.right() + 4, bar.top() + fm.ascent()), hi);
+    p.drawText(QPointF(bar.right() + 4, bar.bottom()), lo);
+    // The caption runs down beside the numbers, never over them.
+    const double numbers = std::max(fm.horizontalAdvance(hi), fm.horizontalAdvance(lo));
     p.save();
-    p.translate(bar.right() + 4 + fm.ascent(), bar.center().y());
+    p.translate(bar.right() + 8 + numbers, bar.center().y());
     p.rotate(90);
     p.drawText(QRectF(-bar.height() / 2, -fm.height(), bar.height(), fm.height()), Qt::AlignCenter,
                fm.elidedText(m_range.caption, Qt::ElideRight, bar.height()));

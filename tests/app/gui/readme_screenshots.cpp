@@ -1,0 +1,74 @@
+// Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
+// README's screenshots.  readme_screenshots MODEL_DIR OUT_DIR ["sentence"]
+#include <cstdio>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDir>
+#include <QEventLoop>
+#include <QTabWidget>
+#include <QTimer>
+
+#include "main_window.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+
+using namespace attnscope::app;
+
+namespace {
+
+// Runs the event loop until `signal` fires (or 60 s pass), then lets the views repaint.
+template <class Sender, class Signal>
+void waitFor(Sender* sender, Signal signal) {
+    QEventLoop loop;
+    QObject::connect(sender, signal, &loop, &QEventLoop::quit);
+    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+    loop.exec();
+    QEventLoop settle;
+    QTimer::singleShot(400, &settle, &QEventLoop::quit);
+    settle.exec();
+}
+
+void shot(MainWindow& w, const QString& dir, const char* name) {
+    QEventLoop settle;
+    QTimer::singleShot(400, &settle, &QEventLoop::quit);
+    settle.exec();
+    const QString path = QDir(dir).filePath(QLatin1String(name));
+    w.grab().save(path);
+    std::printf("wrote %s\n", qPrintable(path));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AttnScopeScreenshots"));
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: readme_screenshots MODEL_DIR OUT_DIR [sentence]\n");
+        return 2;
+    }
+    const QString text = argc > 3 ? QString::fromLocal8Bit(argv[3])
+                                  : QStringLiteral("The keys to the cabinet are on the table.");
+    MainWindow w;
+    w.resize(1500, 940);
+    w.show();
+    w.start(QString::fromLocal8Bit(argv[1]), text);
+    waitFor(w.service(), &ComputeService::computeFinished);
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    w.session()->selectHead({w.session()->layerCount() / 2, 1});
+    shot(w, QString::fromLocal8Bit(argv[2]), "grid-and-head.png");
+    auto* mask = w.findChild<QComboBox*>(QStringLiteral("maskKind"));
+    mask->setCurrentIndex(mask->findText(QStringLiteral("Causal")));
+    waitFor(w.service(), &ComputeService::computeFinished);
+    shot(w, QString::fromLocal8Bit(argv[2]), "head-causal-mask.png");
+    mask->setCurrentIndex(0);
+    waitFor(w.service(), &ComputeService::computeFinished);
+    tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("entropyCharts"))));
+    shot(w, QString::fromLocal8Bit(argv[2]), "entropy-charts.png");
+    w.session()->setCompareHead({w.session()->layerCount() - 1, 0});
+    tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("compareView"))));
+    shot(w, QString::fromLocal8Bit(argv[2]), "compare-heads.png");
+    tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("lineView"))));
+    shot(w, QString::fromLocal8Bit(argv[2]), "line-view.png");
+    return 0;
+}
