@@ -95,30 +95,6 @@ void addHatchLines(double x0, double y0, double x1, double y1, double spacing,
 
 }  // namespace
 
-QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
-                           const HeatmapStyle& style, const ColorRange& range) {
-    QImage img(static_cast<int>(v.cols()), static_cast<int>(v.rows()), QImage::Format_RGB32);
-    const QRgb masked = maskedCellColor().rgb();
-    for (Eigen::Index r = 0; r < v.rows(); ++r) {
-        auto* line = reinterpret_cast<QRgb*>(img.scanLine(static_cast<int>(r)));
-        // The same per-row normalisation as heatmapImage, so a shared range changes nothing but
-        // the ends of the scale.
-        const double rowMax = std::max(1e-30, static_cast<double>(v.row(r).maxCoeff()));
-        for (Eigen::Index c = 0; c < v.cols(); ++c) {
-            if (allowed != nullptr && (*allowed)(r, c) == 0) {
-                line[c] = masked;
-                continue;
-            }
-            double value = v(r, c);
-            if (style.scaling == Scaling::PerRow) {
-                value /= rowMax;
-            }
-            line[c] = colorAt(style.colormap, normalizedPosition(range, value));
-        }
-    }
-    return img;
-}
-
 ColorRange unionRange(const std::vector<ColorRange>& ranges) {
     if (ranges.empty()) {
         return {};

@@ -17,11 +17,6 @@ class QPainter;
 
 namespace attnscope::render {
 
-// Like heatmapImage, but coloured against a given `range` instead of the map's own, so that
-// small multiples of many heads share one colour bar. `allowed` may be null.
-QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,
-                           const HeatmapStyle& style, const ColorRange& range);
-
 // The smallest range that covers each of `ranges` (same scaling and colour map assumed).
 ColorRange unionRange(const std::vector<ColorRange>& ranges);
 

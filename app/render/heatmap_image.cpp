@@ -87,9 +87,8 @@ double normalizedPosition(const ColorRange& range, double value) {
     return std::clamp(t, 0.0, 1.0);
 }
 
-QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
-                    const HeatmapStyle& style, ColorRange* rangeOut) {
-    const ColorRange range = rangeFor(v, allowed, style);
+QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
+                           const HeatmapStyle& style, const ColorRange& range) {
     QImage img(static_cast<int>(v.cols()), static_cast<int>(v.rows()), QImage::Format_RGB32);
     const QRgb masked = maskedCellColor().rgb();
     for (Eigen::Index r = 0; r < v.rows(); ++r) {
@@ -107,10 +106,16 @@ QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed
             line[c] = colorAt(style.colormap, normalizedPosition(range, value));
         }
     }
+    return img;
+}
+
+QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
+                    const HeatmapStyle& style, ColorRange* rangeOut) {
+    const ColorRange range = rangeFor(v, allowed, style);
     if (rangeOut != nullptr) {
         *rangeOut = range;
     }
-    return img;
+    return heatmapImageInRange(v, allowed, style, range);
 }
 
 QImage differenceImage(const Eigen::Ref<const Matrix>& d, ColorRange* rangeOut) {

@@ -42,6 +42,11 @@ QColor maskedCellColor();
 QImage heatmapImage(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,
                     const HeatmapStyle& style, ColorRange* range = nullptr);
 
+// Like heatmapImage, but coloured against a given `range` instead of the map's own, so that
+// small multiples of many heads share one colour bar. `allowed` may be null.
+QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,
+                           const HeatmapStyle& style, const ColorRange& range);
+
 // A difference map (a − b) in the diverging colour map, symmetric around 0.
 QImage differenceImage(const Eigen::Ref<const Matrix>& difference, ColorRange* range = nullptr);
 

@@ -1,14 +1,12 @@
 // attnscope-cli render and stats end to end: help, exit codes (0 ok, 1 data error, 2 usage
 // error) and the files they write. Runs the real binary, as tests/core/cli/cli_test.cpp does.
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
 #include <QImage>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
+#include "../../core/support/run_command.h"
 #include "../../core/support/test_files.h"
 #include "gui_environment.h"
 
@@ -19,30 +17,10 @@ namespace fs = std::filesystem;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
+using CliRun = testing::CommandRun;
 
 CliRun run(const std::string& commandLine) {
-    testing::ScratchDir tmp;
-    const fs::path errFile = tmp.path() / "stderr";
-    const std::string cmd = commandLine + " 2>'" + errFile.string() + "'";
-    CliRun r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr) {
-        return r;
-    }
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-        r.out.append(buf.data(), n);
-    }
-    const int status = ::pclose(pipe);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = testing::readFile(errFile);
-    return r;
+    return testing::runCommand(commandLine);
 }
 
 std::string cli(const std::string& args) {
@@ -50,11 +28,7 @@ std::string cli(const std::string& args) {
 }
 
 std::string quoted(const fs::path& p) {
-    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive) on "'" + string.
-    std::string out = "'";
-    out += p.string();
-    out += "'";
-    return out;
+    return testing::shellQuoted(p);
 }
 
 const std::string kBert = quoted(kCheckpoints / "bert_f32");

@@ -1,13 +1,11 @@
 // attnscope-cli end to end: exit codes, help, and the HDF5 file checked by h5py against the
 // PyTorch reference (tests/reference/compare_h5.py).
-#include <array>
-#include <cstdio>
 #include <filesystem>
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include "../support/reference_file.h"
+#include "../support/run_command.h"
 #include "../support/test_files.h"
 
 namespace attnscope {
@@ -17,42 +15,18 @@ namespace fs = std::filesystem;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
-struct CliRun {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
+using CliRun = testing::CommandRun;
 
-// Runs a shell command line, capturing stdout and stderr separately.
 CliRun run(const std::string& commandLine) {
-    testing::ScratchDir tmp;
-    const fs::path errFile = tmp.path() / "stderr";
-    const std::string cmd = commandLine + " 2>'" + errFile.string() + "'";
-    CliRun r;
-    FILE* pipe = ::popen(cmd.c_str(), "r");
-    if (pipe == nullptr) {
-        return r;
-    }
-    std::array<char, 4096> buf{};
-    std::size_t n = 0;
-    while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) {
-        r.out.append(buf.data(), n);
-    }
-    const int status = ::pclose(pipe);
-    r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = testing::readFile(errFile);
-    return r;
+    return testing::runCommand(commandLine);
 }
 
 std::string cli(const std::string& args) {
     return std::string("'") + ATTNSCOPE_CLI + "' " + args;
 }
 
-// Built with append: GCC 12's -Wrestrict misfires on "'" + std::string (GCC bug 105329).
 std::string quoted(const fs::path& p) {
-    std::string out = "'";
-    out.append(p.string()).append("'");
-    return out;
+    return testing::shellQuoted(p);
 }
 
 TEST(Cli, HelpOnEveryCommand) {
