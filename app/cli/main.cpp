@@ -7,6 +7,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
 #include "commands.h"
+#include "deps_command.h"
 #include "render_command.h"
 #include "stats_command.h"
 
@@ -46,6 +47,8 @@ int main(int argc, char** argv) {
     auto* render = cli::addRenderCommand(app, renderArgs);
     cli::StatsArgs statsArgs;
     auto* stats = cli::addStatsCommand(app, statsArgs);
+    cli::DepsArgs depsArgs;
+    auto* deps = cli::addDepsCommand(app, depsArgs);
 
     try {
         app.parse(argc, argv);
@@ -72,6 +75,9 @@ int main(int argc, char** argv) {
         }
         if (stats->parsed()) {
             return cli::runStats(statsArgs);
+        }
+        if (deps->parsed()) {
+            return cli::runDeps(depsArgs);
         }
         return cli::runAttention(att);
     } catch (const Error& e) {

@@ -1,0 +1,176 @@
+#include "deps_command.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+
+#include "attnscope/analysis/treebank_scoring.h"
+#include "attnscope/base/error.h"
+#include "attnscope/export/dependency_export.h"
+#include "attnscope/text/conllu.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+using analysis::DependencyAccumulator;
+
+analysis::FromAggregation aggregation(const std::string& name) {
+    return name == "first" ? analysis::FromAggregation::First
+           : name == "max" ? analysis::FromAggregation::Max
+                           : analysis::FromAggregation::Mean;
+}
+
+// Code-point offsets of each token, for the dump (Python str indices).
+exporting::DumpedSentence dumped(const text::Sentence& s,
+                                 const std::vector<tokenize::Token>& tokens,
+                                 const forward::ForwardResult& r) {
+    exporting::DumpedSentence d;
+    d.line = s.line;
+    d.sentId = s.sentId;
+    analysis::goldSentence(s, &d.text);
+    for (const tokenize::Token& t : tokens) {
+        d.offsets.emplace_back(t.charBegin, t.charEnd);
+        d.special.push_back(t.special ? 1 : 0);
+    }
+    d.attention = r.probs;
+    d.nLayers = r.nLayers;
+    d.nHeads = r.nHeads;
+    return d;
+}
+
+void progressBar(std::size_t done, std::size_t total) {
+    constexpr int kWidth = 40;
+    const auto filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
+    std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+              << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] " << done << "/"
+              << total << " sentences" << std::flush;
+}
+
+int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
+                     const text::ConlluResult& treebank,
+                     const std::vector<std::vector<exporting::DumpedSentence>>& dumps) {
+    if (std::filesystem::path(args.out).extension() == ".h5") {
+        exporting::writeDependencyResults(
+            args.out, results, {args.modelDir, args.treebank, args.from, args.mergeSubtypes});
+    } else {
+        exporting::writeDependencyTableCsv(args.out, results, args.minCount, args.relations);
+    }
+    if (!args.dump.empty()) {
+        std::vector<exporting::DumpedSentence> all;
+        for (const auto& part : dumps) {
+            all.insert(all.end(), part.begin(), part.end());
+        }
+        exporting::writeAttentionDump(args.dump, all);
+    }
+    std::cerr << "attnscope-cli: scored " << results.sentencesScored() << " sentences, skipped "
+              << results.sentencesSkipped() + treebank.skipped << "\n";
+    for (const auto& [reason, count] : results.skipReasons()) {
+        std::cerr << "  " << count << " " << reason << "\n";
+    }
+    if (treebank.skipped > 0) {
+        std::cerr << "  " << treebank.skipped << " malformed in the treebank, e.g. "
+                  << treebank.warnings.front() << "\n";
+    }
+    std::cerr << "attnscope-cli: wrote " << args.out << "\n";
+    return 0;
+}
+
+}  // namespace
+
+CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
+    auto* deps = app.add_subcommand(
+        "deps", "Score every head against gold dependency relations of a CoNLL-U treebank");
+    deps->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    deps->add_option("TREEBANK", args.treebank, "CoNLL-U file")->required();
+    deps->add_option("--relations", args.relations,
+                     "Only these relations in the table, e.g. det,nsubj")
+        ->delimiter(',');
+    deps->add_flag("--merge-subtypes", args.mergeSubtypes, "Count nsubj:pass as nsubj, etc.");
+    deps->add_option("--from", args.from,
+                     "Attention from a split word: mean (paper), first (Clark's code), max")
+        ->check(CLI::IsMember({"mean", "first", "max"}))
+        ->capture_default_str();
+    deps->add_option("--max-sentences", args.maxSentences, "Score only the first N sentences")
+        ->check(CLI::PositiveNumber);
+    deps->add_option("--threads", args.threads, "Worker threads")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    deps->add_option("--min-count", args.minCount, "Relations rarer than this are listed apart")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
+    deps->add_option("--out", args.out, "results.csv (relation table) or results.h5 (all counts)")
+        ->required()
+        ->check([](const std::string& out) {
+            const std::string ext = std::filesystem::path(out).extension().string();
+            return ext == ".csv" || ext == ".h5" ? std::string()
+                                                 : std::string("--out must end in .csv or .h5");
+        });
+    deps->add_option("--dump", args.dump, "Also write every scored sentence's attention (.h5)");
+    return deps;
+}
+
+int runDeps(const DepsArgs& args) {
+    const auto model = model::loadModel(args.modelDir);
+    text::ConlluResult treebank = text::readConllu(args.treebank);
+    if (args.maxSentences &&
+        treebank.sentences.size() > static_cast<std::size_t>(*args.maxSentences)) {
+        treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));
+    }
+    const analysis::ScoreOptions score{aggregation(args.from), args.mergeSubtypes};
+    const auto nThreads = static_cast<std::size_t>(args.threads);
+    std::vector<DependencyAccumulator> parts(
+        nThreads, DependencyAccumulator(model->spec.nLayers, model->spec.nHeads, score));
+    std::vector<std::vector<exporting::DumpedSentence>> dumps(nThreads);
+    std::atomic<std::size_t> done{0};
+    std::atomic<std::size_t> finished{0};
+    std::vector<std::exception_ptr> errors(nThreads);  // each written by its own thread only
+    std::vector<std::thread> workers;
+    for (std::size_t t = 0; t < nThreads; ++t) {
+        workers.emplace_back([&, t] {
+            try {
+                analysis::TreebankScoring how;
+                how.first = t;
+                how.stride = nThreads;
+                how.sentenceDone = [&done] { ++done; };
+                if (!args.dump.empty()) {
+                    how.scored = [&dumps, t](const auto& s, const auto& tokens, const auto& r) {
+                        dumps[t].push_back(dumped(s, tokens, r));
+                    };
+                }
+                analysis::scoreSentences(*model, treebank.sentences, parts[t], how);
+            } catch (...) {
+                errors[t] = std::current_exception();
+            }
+            ++finished;
+        });
+    }
+    const std::size_t total = treebank.sentences.size();
+    while (finished < nThreads) {
+        progressBar(done, total);
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    for (std::thread& w : workers) {
+        w.join();
+    }
+    progressBar(done, total);
+    std::cerr << "\n";
+    for (const auto& e : errors) {
+        if (e) {
+            std::rethrow_exception(e);
+        }
+    }
+    DependencyAccumulator results = parts.front();
+    for (std::size_t t = 1; t < nThreads; ++t) {
+        results.merge(parts[t]);
+    }
+    return writeDepsOutputs(args, results, treebank, dumps);
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,151 @@
+// HDF5 C API helpers shared by the exporters (private to core/src/export): an owning handle,
+// a guard that silences HDF5's own error printing, and a writer for datasets and attributes.
+// Debian's libhdf5 is not built thread-safe, so every exporter holds hdf5Mutex() while it
+// calls into the library.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <mutex>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <hdf5.h>
+#include <unistd.h>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::exporting {
+
+inline std::mutex& hdf5Mutex() {
+    static std::mutex m;
+    return m;
+}
+
+// Owns one HDF5 identifier and closes it with the matching H5?close.
+class Handle {
+public:
+    Handle(hid_t id, herr_t (*closer)(hid_t), const std::string& what) : m_id(id), m_close(closer) {
+        if (id < 0) {
+            throw Error(what);
+        }
+    }
+
+    ~Handle() {
+        if (m_id >= 0) {
+            m_close(m_id);
+        }
+    }
+
+    Handle(const Handle&) = delete;
+    Handle& operator=(const Handle&) = delete;
+
+    operator hid_t() const { return m_id; }
+
+private:
+    hid_t m_id;
+    herr_t (*m_close)(hid_t);
+};
+
+// HDF5 prints its own error stack to stderr by default; we report errors ourselves.
+class QuietErrors {
+public:
+    QuietErrors() {
+        H5Eget_auto2(H5E_DEFAULT, &m_func, &m_data);
+        H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    }
+
+    ~QuietErrors() { H5Eset_auto2(H5E_DEFAULT, m_func, m_data); }
+
+private:
+    H5E_auto2_t m_func = nullptr;
+    void* m_data = nullptr;
+};
+
+class Writer {
+public:
+    Writer(hid_t file, std::string name) : m_file(file), m_name(std::move(name)) {}
+
+    void check(herr_t status, const std::string& what) const {
+        if (status < 0) {
+            throw Error(m_name + ": " + what + ": HDF5 write failed");
+        }
+    }
+
+    // A dataset of `type` with the given dims, optionally chunked, filled from `data`.
+    void dataset(const char* name, hid_t type, const std::vector<hsize_t>& dims, const void* data,
+                 const std::vector<hsize_t>& chunk = {}) const {
+        Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                     H5Sclose, m_name + ": " + name + ": cannot create dataspace");
+        Handle plist(H5Pcreate(H5P_DATASET_CREATE), H5Pclose, m_name + ": property list");
+        if (!chunk.empty()) {
+            check(H5Pset_chunk(plist, static_cast<int>(chunk.size()), chunk.data()), name);
+        }
+        // Paths such as "sentences/12/attention" create their groups on the way.
+        Handle links(H5Pcreate(H5P_LINK_CREATE), H5Pclose, m_name + ": property list");
+        check(H5Pset_create_intermediate_group(links, 1), name);
+        Handle set(H5Dcreate2(m_file, name, type, space, links, plist, H5P_DEFAULT), H5Dclose,
+                   m_name + ": " + name + ": cannot create dataset");
+        check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+    }
+
+    // Attributes go on `object` (the file or a group / dataset opened by the caller).
+    void stringAttribute(const char* name, const std::string& value) const {
+        stringAttributeOn(m_file, name, value);
+    }
+
+    void stringAttributeOn(hid_t object, const char* name, const std::string& value) const {
+        Handle type(H5Tcopy(H5T_C_S1), H5Tclose, m_name + ": string type");
+        check(H5Tset_size(type, H5T_VARIABLE), name);
+        check(H5Tset_cset(type, H5T_CSET_UTF8), name);
+        Handle space(H5Screate(H5S_SCALAR), H5Sclose, m_name + ": dataspace");
+        Handle attr(H5Acreate2(object, name, type, space, H5P_DEFAULT, H5P_DEFAULT), H5Aclose,
+                    m_name + ": " + name + ": cannot create attribute");
+        const char* p = value.c_str();
+        check(H5Awrite(attr, type, &p), name);
+    }
+
+    template <class T>
+    void numberAttribute(const char* name, hid_t type, const std::vector<T>& values,
+                         hid_t object = -1) const {
+        const hsize_t n = values.size();
+        Handle space(values.size() == 1 ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr),
+                     H5Sclose, m_name + ": dataspace");
+        Handle attr(
+            H5Acreate2(object < 0 ? m_file : object, name, type, space, H5P_DEFAULT, H5P_DEFAULT),
+            H5Aclose, m_name + ": " + name + ": cannot create attribute");
+        check(H5Awrite(attr, type, values.data()), name);
+    }
+
+private:
+    hid_t m_file;
+    std::string m_name;
+};
+
+// Runs `write(tmp)` for a temporary file beside `path`, then renames it into place: a failed
+// export never leaves a partial file and never destroys an older one. Holds hdf5Mutex() and
+// silences HDF5's own error printing meanwhile.
+template <class Write>
+void writeHdf5Atomically(const std::filesystem::path& path, Write&& write) {
+    namespace fs = std::filesystem;
+    const std::lock_guard lock(hdf5Mutex());
+    const QuietErrors quiet;
+    fs::path tmp = path;
+    tmp += ".tmp-" + std::to_string(::getpid());
+    try {
+        write(tmp);
+        fs::rename(tmp, path);
+    } catch (const fs::filesystem_error& e) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw Error(path.string() +
+                    ": cannot move the finished file into place: " + e.code().message());
+    } catch (...) {
+        std::error_code ignored;
+        fs::remove(tmp, ignored);
+        throw;
+    }
+}
+
+}  // namespace attnscope::exporting
