@@ -11,7 +11,7 @@ build_pkgs=(g++ cmake make pkg-config git
     libeigen3-dev libhdf5-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev
     libsentencepiece-dev qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-dejavu-core)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-numpy python3-h5py
-    xvfb xauth clang-format)
+    xvfb xauth clang-format bc)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_tests)); then

@@ -78,6 +78,38 @@ TEST(Cli, InfoDescribesTheModel) {
     EXPECT_NE(r.out.find("BF16"), std::string::npos) << r.out;
 }
 
+TEST(Cli, DepsScoresATreebank) {
+    testing::ScratchDir tmp;
+    const fs::path treebank = tmp.path() / "tiny.conllu";
+    testing::writeFile(treebank,
+                       "# text = the cat sat .\n"
+                       "1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n"
+                       "2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+                       "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_\n"
+                       "4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\tSpaceAfter=No\n\n");
+    const std::string bert = quoted(kCheckpoints / "bert_f32");
+    EXPECT_EQ(run(cli("deps --help")).exitCode, 0);
+    EXPECT_EQ(
+        run(cli("deps " + bert + " " + quoted(treebank) + " --from middle --out x.csv")).exitCode,
+        2);
+    EXPECT_EQ(run(cli("deps " + bert + " " + quoted(treebank) + " --out x.txt")).exitCode, 2);
+    const CliRun missing = run(cli("deps " + bert + " " + quoted(tmp.path() / "none.conllu") +
+                                   " --out " + quoted(tmp.path() / "x.csv")));
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_NE(missing.err.find("none.conllu"), std::string::npos) << missing.err;
+    const fs::path csv = tmp.path() / "table.csv";
+    const CliRun ok =
+        run(cli("deps " + bert + " " + quoted(treebank) + " --min-count 1 --out " + quoted(csv)));
+    ASSERT_EQ(ok.exitCode, 0) << ok.err;
+    EXPECT_NE(ok.err.find("scored 1 sentences"), std::string::npos) << ok.err;
+    const std::string table = testing::readFile(csv);
+    EXPECT_EQ(table.rfind("relation,count,best_layer,best_head,direction,accuracy", 0), 0u)
+        << table;
+    EXPECT_NE(table.find("\nall,4,"), std::string::npos) << table;
+    EXPECT_NE(table.find("\ndet,1,"), std::string::npos) << table;
+    EXPECT_EQ(table.find("\nroot,"), std::string::npos) << table;  // left out, as in the paper
+}
+
 // The acceptance check of the foundation issue: the CLI's attention equals PyTorch's.
 class CliAttention : public ::testing::TestWithParam<std::string> {};
 
