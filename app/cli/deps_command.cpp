@@ -93,6 +93,8 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
                      "Only these relations in the table, e.g. det,nsubj")
         ->delimiter(',');
     deps->add_flag("--merge-subtypes", args.mergeSubtypes, "Count nsubj:pass as nsubj, etc.");
+    deps->add_flag("--strict", args.strict,
+                   "Stop at the first malformed sentence (default: report it, skip it, go on)");
     deps->add_option("--from", args.from,
                      "Attention from a split word: mean (paper), first (Clark's code), max")
         ->check(CLI::IsMember({"mean", "first", "max"}))
@@ -118,7 +120,9 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
 
 int runDeps(const DepsArgs& args) {
     const auto model = model::loadModel(args.modelDir);
-    text::ConlluResult treebank = text::readConllu(args.treebank);
+    text::ConlluOptions reading;
+    reading.strict = args.strict;
+    text::ConlluResult treebank = text::readConllu(args.treebank, reading);
     if (args.maxSentences &&
         treebank.sentences.size() > static_cast<std::size_t>(*args.maxSentences)) {
         treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));

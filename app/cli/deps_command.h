@@ -18,6 +18,7 @@ struct DepsArgs {
     std::string treebank;
     std::vector<std::string> relations;  // empty: all
     bool mergeSubtypes = false;
+    bool strict = false;  // stop at the first malformed sentence instead of skipping it
     std::string from = "mean";
     std::optional<int> maxSentences;
     int threads = 2;

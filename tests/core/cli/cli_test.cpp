@@ -108,6 +108,17 @@ TEST(Cli, DepsScoresATreebank) {
     EXPECT_NE(table.find("\nall,4,"), std::string::npos) << table;
     EXPECT_NE(table.find("\ndet,1,"), std::string::npos) << table;
     EXPECT_EQ(table.find("\nroot,"), std::string::npos) << table;  // left out, as in the paper
+
+    // A malformed sentence is reported and skipped; --strict stops at it instead.
+    testing::writeFile(treebank, testing::readFile(treebank) + "1\tbad\n\n");
+    const CliRun lenient =
+        run(cli("deps " + bert + " " + quoted(treebank) + " --out " + quoted(csv)));
+    EXPECT_EQ(lenient.exitCode, 0) << lenient.err;
+    EXPECT_NE(lenient.err.find("1 malformed"), std::string::npos) << lenient.err;
+    const CliRun strict =
+        run(cli("deps " + bert + " " + quoted(treebank) + " --strict --out " + quoted(csv)));
+    EXPECT_EQ(strict.exitCode, 1);
+    EXPECT_NE(strict.err.find("tiny.conllu:7"), std::string::npos) << strict.err;
 }
 
 // The acceptance check of the foundation issue: the CLI's attention equals PyTorch's.
