@@ -25,6 +25,7 @@
 #include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
 #include "models/head_grid_model.h"
+#include "panels/dependency_panel.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
 #include "panels/sentence_panel.h"
@@ -73,7 +74,8 @@ void MainWindow::buildViews() {
     m_welcome = new WelcomePage(m_pages);
     m_tabs = new QTabWidget(m_pages);
     m_tabs->setObjectName(QStringLiteral("viewTabs"));
-    m_tabs->addTab(new HeadView(m_session, m_tabs), tr("Head"));
+    m_headView = new HeadView(m_session, m_tabs);
+    m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(new LineView(m_session, m_tabs), tr("Lines"));
     m_tabs->addTab(new CompareView(m_session, m_tabs), tr("Compare"));
     m_charts = new EntropyChartsView(m_session, m_tabs);
@@ -119,9 +121,30 @@ void MainWindow::buildDocks() {
     m_sentences = new SentencePanel(m_session, this);
     QDockWidget* sentenceDock =
         dock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
+    m_dependencies = new DependencyPanel(m_session, this);
+    m_dependencyDock =
+        dock(tr("Dependencies"), "dependencyDock", m_dependencies, Qt::BottomDockWidgetArea);
+    tabifyDockWidget(sentenceDock, m_dependencyDock);
+    sentenceDock->raise();
+    wireDependencies();
     // First-run sizes; a saved layout replaces them in restoreSettings().
     resizeDocks({gridDock}, {380}, Qt::Horizontal);
     resizeDocks({sentenceDock}, {150}, Qt::Vertical);
+}
+
+void MainWindow::wireDependencies() {
+    connect(m_dependencies, &DependencyPanel::headActivated, this,
+            [this] { m_tabs->setCurrentIndex(0); });
+    m_headView->setGoldSource(
+        [this](const std::string& text) { return m_dependencies->goldFor(text); });
+    // The scored treebank also fills the sentence list (once per file, so rescoring with other
+    // options keeps the user's place), letting them step through its sentences with gold arcs.
+    connect(m_dependencies, &DependencyPanel::treebankScored, this, [this](const QString& path) {
+        if (path != m_treebankInList && m_sentences->loadFile(path)) {
+            m_treebankInList = path;
+        }
+        m_headView->refreshGold();
+    });
 }
 
 void MainWindow::buildToolBar() {
@@ -187,6 +210,11 @@ void MainWindow::buildMenus() {
     });
     file->addAction(tr("&Load sentences…"), QKeySequence(Qt::CTRL | Qt::Key_L), m_sentences,
                     &SentencePanel::askForFile);
+    file->addAction(tr("Open &treebank for dependency scoring…"), this, [this] {
+        m_dependencyDock->show();
+        m_dependencyDock->raise();
+        m_dependencies->askForTreebank();
+    });
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
     exportMenu->setObjectName(QStringLiteral("exportMenu"));

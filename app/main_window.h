@@ -3,13 +3,14 @@
 //
 // Layout: a message bar on top of either the welcome page (no model yet) or the view tabs
 // (Head, Lines, Compare, Entropy); docks for the model grid (left), mask & scale (right) and
-// the sentence list (bottom); the sentence field in the tool bar.
+// the sentence list and dependency scoring (bottom, tabbed); the sentence field in the tool bar.
 #pragma once
 
 #include <optional>
 
 #include <QMainWindow>
 
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QMenu;
@@ -22,10 +23,12 @@ namespace attnscope::app {
 
 class AnalysisSession;
 class ComputeService;
+class DependencyPanel;
 class EntropyChartsView;
 class ExportDialog;
 class HeadGridModel;
 class HeadGridView;
+class HeadView;
 class MessageBar;
 class SentencePanel;
 class WelcomePage;
@@ -63,6 +66,7 @@ private:
     void buildDocks();
     void buildMenus();
     void buildToolBar();
+    void wireDependencies();
     void wireSession();
     void restoreSettings();
     void saveSettings() const;
@@ -82,6 +86,10 @@ private:
     WelcomePage* m_welcome = nullptr;
     QTabWidget* m_tabs = nullptr;
     SentencePanel* m_sentences = nullptr;
+    DependencyPanel* m_dependencies = nullptr;
+    QDockWidget* m_dependencyDock = nullptr;
+    HeadView* m_headView = nullptr;
+    QString m_treebankInList;  // the treebank last put into the sentence list
     QLineEdit* m_sentenceEdit = nullptr;
     QLabel* m_statusModel = nullptr;
     QLabel* m_statusCompute = nullptr;

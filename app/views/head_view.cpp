@@ -1,11 +1,13 @@
 #include "views/head_view.h"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "attnscope/analysis/word_attention.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 
@@ -21,6 +23,25 @@ QStringList labels(const analysis::SentenceAnalysis& a) {
     return out;
 }
 
+// One label per alignment unit: the word (words of a multiword token joined by "+"), or the
+// token's own label for [CLS], [SEP] and whitespace units.
+QStringList unitLabels(const analysis::SentenceAnalysis& a, const analysis::GoldSentence& gold,
+                       const analysis::WordAlignment& alignment) {
+    QStringList out;
+    for (const auto& unit : alignment.units) {
+        if (unit.kind != analysis::UnitKind::Word) {
+            out << QString::fromStdString(a.label(unit.tokens.front()));
+            continue;
+        }
+        QStringList words;
+        for (int w : unit.words) {
+            words << QString::fromStdString(gold.words[static_cast<std::size_t>(w)]);
+        }
+        out << words.join(QLatin1Char('+'));
+    }
+    return out;
+}
+
 }  // namespace
 
 HeadView::HeadView(AnalysisSession* session, QWidget* parent)
@@ -29,12 +50,18 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
       m_layer(new QSpinBox(this)),
       m_head(new QSpinBox(this)),
       m_info(new QLabel(this)),
-      m_heatmap(new HeatmapWidget(this)) {
+      m_heatmap(new HeatmapWidget(this)),
+      m_words(new QCheckBox(tr("Words"), this)) {
     setObjectName(QStringLiteral("headView"));
     m_layer->setObjectName(QStringLiteral("headViewLayer"));
     m_head->setObjectName(QStringLiteral("headViewHead"));
     m_heatmap->setObjectName(QStringLiteral("headHeatmap"));
     m_info->setObjectName(QStringLiteral("headViewInfo"));
+    m_words->setObjectName(QStringLiteral("headViewWords"));
+    m_words->setToolTip(
+        tr("Word-level attention (mean over a word's tokens, as scored), for "
+           "sentences of the loaded treebank"));
+    m_words->setEnabled(false);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Layer"), this));
@@ -43,6 +70,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     bar->addWidget(m_head);
     bar->addSpacing(12);
     bar->addWidget(m_info, 1);
+    bar->addWidget(m_words);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_heatmap, 1);
@@ -54,7 +82,8 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
         m_session->selectHead({m_session->selectedHead().layer, v});
     });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, &HeadView::toggleMaskCell);
-    connect(session, &AnalysisSession::resultChanged, this, &HeadView::refresh);
+    connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
+    connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
     refresh();
@@ -76,6 +105,20 @@ void HeadView::refresh() {
     }
     const auto& f = result->forward;
     const auto& s = result->stats[static_cast<std::size_t>(h.layer * f.nHeads + h.head)];
+    QString info = tr("mean entropy %1 nats · max weight %2 · max |logit| %3 · scale %4 · mask %5")
+                       .arg(s.meanEntropy, 0, 'f', 3)
+                       .arg(s.maxWeight, 0, 'f', 3)
+                       .arg(s.maxAbsLogit, 0, 'f', 2)
+                       .arg(f.scales[static_cast<std::size_t>(h.layer)], 0, 'g', 4)
+                       .arg(QString::fromStdString(f.maskKind));
+    if (m_alignment) {
+        info += tr(" · gold arcs outlined (dependent row → head column)");
+    }
+    m_info->setText(info);
+    if (showingWords()) {
+        refreshWords();
+        return;
+    }
     render::ColorRange range;
     const QImage img =
         render::heatmapImage(f.attention(h), &f.allowed, m_session->heatmapStyle(), &range);
@@ -83,18 +126,87 @@ void HeadView::refresh() {
     m_heatmap->setMap(img, range, tokens, tokens, f.allowed);
     m_heatmap->setTitle(
         tr("Layer %1, head %2 (0-based) — rows: queries, columns: keys").arg(h.layer).arg(h.head));
-    m_info->setText(tr("mean entropy %1 nats · max weight %2 · max |logit| %3 · scale %4 · mask %5")
-                        .arg(s.meanEntropy, 0, 'f', 3)
-                        .arg(s.maxWeight, 0, 'f', 3)
-                        .arg(s.maxAbsLogit, 0, 'f', 2)
-                        .arg(f.scales[static_cast<std::size_t>(h.layer)], 0, 'g', 4)
-                        .arg(QString::fromStdString(f.maskKind)));
+    m_heatmap->setOutlinedCells(goldCells(false));
+}
+
+void HeadView::refreshWords() {
+    const auto result = m_session->result();
+    const HeadId h = m_session->selectedHead();
+    const Matrix words = analysis::wordAttention(result->forward.attention(h), *m_alignment,
+                                                 analysis::FromAggregation::Mean);
+    render::ColorRange range;
+    const QImage img = render::heatmapImage(words, nullptr, m_session->heatmapStyle(), &range);
+    const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
+    m_heatmap->setMap(img, range, units, units, std::nullopt);
+    m_heatmap->setTitle(tr("Layer %1, head %2 (0-based), word level (mean over a word's tokens) "
+                           "— rows: from, columns: to")
+                            .arg(h.layer)
+                            .arg(h.head));
+    m_heatmap->setOutlinedCells(goldCells(true));
+}
+
+void HeadView::setGoldSource(GoldSource source) {
+    m_goldSource = std::move(source);
+    refreshGold();
+}
+
+void HeadView::refreshGold() {
+    m_gold.reset();
+    m_alignment.reset();
+    const auto result = m_session->result();
+    if (result && m_goldSource) {
+        m_gold = m_goldSource(result->text);
+    }
+    if (m_gold) {
+        try {
+            auto aligned = analysis::alignWords(result->tokens, m_gold->wordSpans, m_gold->words);
+            if (aligned.ok()) {
+                m_alignment = std::move(*aligned.alignment);
+            }
+        } catch (const std::exception&) {  // spans that do not fit: no gold arcs
+        }
+    }
+    m_words->setEnabled(m_alignment.has_value());
+    refresh();
+}
+
+void HeadView::setWordLevel(bool on) {
+    m_words->setChecked(on);
+}
+
+bool HeadView::wordLevel() const {
+    return m_words->isChecked();
+}
+
+bool HeadView::showingWords() const {
+    return m_words->isChecked() && m_alignment.has_value() && m_session->result();
+}
+
+std::vector<std::pair<int, int>> HeadView::goldCells(bool words) const {
+    std::vector<std::pair<int, int>> cells;
+    if (!m_alignment) {
+        return cells;
+    }
+    const auto cellOf = [&](std::size_t word) {
+        const int unit = m_alignment->wordUnit[word];
+        return words ? unit : m_alignment->units[static_cast<std::size_t>(unit)].tokens.front();
+    };
+    for (std::size_t w = 0; w < m_gold->heads.size(); ++w) {
+        const int head = m_gold->heads[w];
+        if (head > 0) {
+            cells.emplace_back(cellOf(w), cellOf(static_cast<std::size_t>(head - 1)));
+        }
+    }
+    return cells;
 }
 
 QString HeadView::tooltip(int row, int col) const {
     const auto result = m_session->result();
     if (!result) {
         return {};
+    }
+    if (showingWords()) {
+        return wordTooltip(row, col);
     }
     const auto& f = result->forward;
     const HeadId h = m_session->selectedHead();
@@ -111,6 +223,28 @@ QString HeadView::tooltip(int row, int col) const {
     return text + tr("weight %1\nlogit %2 (scaled, before softmax)")
                       .arg(f.attention(h)(row, col), 0, 'f', 6)
                       .arg(f.logitsOf(h)(row, col), 0, 'f', 6);
+}
+
+QString HeadView::wordTooltip(int row, int col) const {
+    const auto result = m_session->result();
+    const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
+    const Matrix words =
+        analysis::wordAttention(result->forward.attention(m_session->selectedHead()), *m_alignment,
+                                analysis::FromAggregation::Mean);
+    QString text = tr("from “%1” to “%2”\nweight %3 (mean over the from-word's tokens, sum over "
+                      "the to-word's tokens)")
+                       .arg(units.value(row), units.value(col))
+                       .arg(words(row, col), 0, 'f', 6);
+    const auto& unitWords = m_alignment->units[static_cast<std::size_t>(row)].words;
+    for (int w : unitWords) {
+        const int head = m_gold->heads[static_cast<std::size_t>(w)];
+        if (head > 0 && m_alignment->wordUnit[static_cast<std::size_t>(head - 1)] == col) {
+            text +=
+                tr("\ngold arc: %1")
+                    .arg(QString::fromStdString(m_gold->relations[static_cast<std::size_t>(w)]));
+        }
+    }
+    return text;
 }
 
 void HeadView::step(int dLayer, int dHead) {
@@ -154,7 +288,7 @@ void HeadView::keyPressEvent(QKeyEvent* event) {
 void HeadView::toggleMaskCell(int row, int col) {
     forward::MaskChoice mask = m_session->mask();
     const auto result = m_session->result();
-    if (mask.kind != forward::MaskKind::Custom || !result) {
+    if (mask.kind != forward::MaskKind::Custom || !result || showingWords()) {
         return;
     }
     const int n = result->forward.nTokens;

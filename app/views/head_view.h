@@ -1,12 +1,28 @@
 // One head, large: its heatmap with token labels, colour bar and hover details (exact weight,
 // pre-softmax logit, masked or not). Arrow keys move between heads (Left/Right) and layers
 // (Up/Down, PageUp/PageDown). With the custom mask chosen, clicking a cell forbids or allows it.
+//
+// Gold arcs: when a gold-tree source is set (the Dependencies panel's treebank) and the sentence
+// is one of its sentences (same surface text), the (dependent, head) cells of the gold tree are
+// outlined. At token level a word is represented by its FIRST token (the one Clark's "first"
+// aggregation reads; words are aligned to tokens by byte spans, word_alignment.h), so each word
+// w with gold head h > 0 outlines cell (first token of w, first token of h). The "Words" toggle
+// shows the same head at word level instead: wordAttention(map, alignment, mean) over the
+// alignment units ([CLS], words, [SEP]), with the gold arcs outlined at word level.
 #pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <QWidget>
 
+#include "attnscope/analysis/dependency_score.h"
 #include "attnscope/base/head_id.h"
 
+class QCheckBox;
 class QLabel;
 class QSpinBox;
 
@@ -23,6 +39,22 @@ public:
 
     HeatmapWidget* heatmap() const { return m_heatmap; }
 
+    // Looks up the gold tree of a sentence text; returns nullopt for sentences it does not know.
+    using GoldSource = std::function<std::optional<analysis::GoldSentence>(const std::string&)>;
+
+    // Sets the source and looks the current sentence up again (call again when it changes).
+    void setGoldSource(GoldSource source);
+    void refreshGold();
+
+    bool hasGold() const { return m_alignment.has_value(); }
+
+    // Shows the head at word level (only while the sentence has a gold tree).
+    void setWordLevel(bool on);
+    bool wordLevel() const;
+
+    // The outlined (row, col) cells of the gold arcs: token level or word level (unit indices).
+    std::vector<std::pair<int, int>> goldCells(bool words) const;
+
 protected:
     void keyPressEvent(QKeyEvent* event) override;
 
@@ -31,12 +63,19 @@ private:
     void step(int dLayer, int dHead);
     void toggleMaskCell(int row, int col);
     QString tooltip(int row, int col) const;
+    QString wordTooltip(int row, int col) const;
+    bool showingWords() const;
+    void refreshWords();
 
     AnalysisSession* m_session;
     QSpinBox* m_layer;
     QSpinBox* m_head;
     QLabel* m_info;
     HeatmapWidget* m_heatmap;
+    QCheckBox* m_words;
+    GoldSource m_goldSource;
+    std::optional<analysis::GoldSentence> m_gold;
+    std::optional<analysis::WordAlignment> m_alignment;  // of m_gold to the result's tokens
 };
 
 }  // namespace attnscope::app

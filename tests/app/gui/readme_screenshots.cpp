@@ -1,17 +1,22 @@
 // Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
-// README's screenshots.  readme_screenshots MODEL_DIR OUT_DIR ["sentence"]
+// README's screenshots.  readme_screenshots MODEL_DIR OUT_DIR ["sentence" [TREEBANK.conllu]]
+// With a treebank, it is scored in the Dependencies dock for "dependencies.png" and
+// "dependencies-words.png" (word-level head view with gold arcs).
 #include <cstdio>
 
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
+#include <QDockWidget>
 #include <QEventLoop>
 #include <QTabWidget>
 #include <QTimer>
 
 #include "main_window.h"
+#include "panels/dependency_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/head_view.h"
 
 using namespace attnscope::app;
 
@@ -36,6 +41,27 @@ void shot(MainWindow& w, const QString& dir, const char* name) {
     const QString path = QDir(dir).filePath(QLatin1String(name));
     w.grab().save(path);
     std::printf("wrote %s\n", qPrintable(path));
+}
+
+// Scores `treebank`, shows "nsubj" and its best head with the treebank's first sentence.
+void dependencyShots(MainWindow& w, const QString& treebank, const QString& out) {
+    auto* panel = w.findChild<DependencyPanel*>(QStringLiteral("dependencyPanel"));
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
+    dock->show();
+    dock->raise();
+    w.resizeDocks({dock}, {430}, Qt::Vertical);
+    panel->startScoring(treebank);
+    waitFor(panel, &DependencyPanel::scoringFinished);
+    waitFor(w.service(), &ComputeService::computeFinished);
+    panel->selectRelation("nsubj");
+    if (const auto best = panel->results()->bestHead("nsubj")) {
+        w.session()->selectHead(best->head);
+    }
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    tabs->setCurrentIndex(0);
+    shot(w, out, "dependencies.png");
+    w.findChild<HeadView*>(QStringLiteral("headView"))->setWordLevel(true);
+    shot(w, out, "dependencies-words.png");
 }
 
 }  // namespace
@@ -70,5 +96,8 @@ int main(int argc, char** argv) {
     shot(w, QString::fromLocal8Bit(argv[2]), "compare-heads.png");
     tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("lineView"))));
     shot(w, QString::fromLocal8Bit(argv[2]), "line-view.png");
+    if (argc > 4) {
+        dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
+    }
     return 0;
 }

@@ -1,0 +1,275 @@
+// Drives the Dependencies dock of the real main window offscreen: score the first sentences of
+// UD English-EWT dev in the background with a small random BERT (real vocabulary), compare the
+// table with the core's own scoring, click the heatmap, cancel, fail, and see gold arcs.
+#include "panels/dependency_panel.h"
+
+#include <fstream>
+
+#include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "attnscope/analysis/treebank_scoring.h"
+#include "main_window.h"
+#include "models/dependency_table_model.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/head_view.h"
+#include "views/heatmap_widget.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+namespace {
+
+const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const QString kTreebank =
+    QStringLiteral(ATTNSCOPE_SHARED_DIR "/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu");
+constexpr int kSentences = 60;
+
+// Copies the first `n` sentences of `from` to `to`.
+bool copyFirstSentences(const QString& from, const QString& to, int n) {
+    std::ifstream in(from.toStdString());
+    std::ofstream out(to.toStdString());
+    std::string line;
+    int done = 0;
+    while (done < n && std::getline(in, line)) {
+        out << line << '\n';
+        if (line.empty()) {
+            ++done;
+        }
+    }
+    return done == n && static_cast<bool>(out);
+}
+
+}  // namespace
+
+class DependencyPanelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void tableMatchesCoreScoring();
+    void heatmapCellSelectsHead();
+    void cancelKeepsPreviousResults();
+    void badTreebankReportsErrorAndKeepsResults();
+    void goldArcsOutlinedForTreebankSentence();
+    void exportsTableAndHeatmap();
+
+private:
+    void score();
+
+    QTemporaryDir m_dir;
+    QString m_small;  // the first kSentences sentences of EWT dev
+    std::unique_ptr<MainWindow> m_window;
+    DependencyPanel* m_panel = nullptr;
+};
+
+void DependencyPanelTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeDepsTest"));
+    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
+        QSKIP(qPrintable(
+            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    }
+    if (!QFileInfo::exists(kTreebank)) {
+        QSKIP(qPrintable(QStringLiteral("no treebank at %1").arg(kTreebank)));
+    }
+    QVERIFY(m_dir.isValid());
+    m_small = m_dir.filePath(QStringLiteral("ewt-dev-head.conllu"));
+    QVERIFY(copyFirstSentences(kTreebank, m_small, kSentences));
+}
+
+void DependencyPanelTest::init() {
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(kModel);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    m_panel = m_window->findChild<DependencyPanel*>(QStringLiteral("dependencyPanel"));
+    QVERIFY(m_panel);
+    QVERIFY(m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock")));
+}
+
+void DependencyPanelTest::cleanup() {
+    m_window.reset();
+}
+
+void DependencyPanelTest::score() {
+    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
+    m_panel->startScoring(m_small);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
+    QVERIFY(!m_panel->isScoring());
+}
+
+void DependencyPanelTest::tableMatchesCoreScoring() {
+    DependencyTableModel* model = m_panel->tableModel();
+    QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    score();
+    if (QTest::currentTestFailed()) {
+        return;
+    }
+    // The same scoring, single-threaded, straight from the core.
+    const auto& m = *m_window->session()->model();
+    const auto sentences = text::readConllu(m_small.toStdString()).sentences;
+    analysis::DependencyAccumulator acc(m.spec.nLayers, m.spec.nHeads);
+    analysis::scoreSentences(m, sentences, acc);
+    QCOMPARE(m_panel->results()->sentencesScored(), acc.sentencesScored());
+    QCOMPARE(m_panel->results()->sentencesSkipped(), acc.sentencesSkipped());
+    const analysis::RelationTable expected = acc.relationTable(100);
+    QVERIFY(!expected.rows.empty());
+    std::vector<analysis::RelationRow> shown = expected.rows;
+    const int separator = expected.rare.empty() ? -1 : static_cast<int>(shown.size());
+    QCOMPARE(model->rowCount(),
+             static_cast<int>(expected.rows.size()) +
+                 (expected.rare.empty() ? 0 : 1 + static_cast<int>(expected.rare.size())));
+    shown.insert(shown.end(), expected.rare.begin(), expected.rare.end());
+    QCOMPARE(model->index(0, DependencyTableModel::Relation).data().toString(),
+             QStringLiteral("all"));
+    for (int r = 0, k = 0; r < model->rowCount(); ++r) {
+        if (r == separator) {
+            QVERIFY(!model->rowAt(r));
+            continue;
+        }
+        const analysis::RelationRow& e = shown[static_cast<std::size_t>(k++)];
+        const auto cell = [&](int c) { return model->index(r, c).data().toString(); };
+        QCOMPARE(cell(DependencyTableModel::Relation), QString::fromStdString(e.relation));
+        QCOMPARE(cell(DependencyTableModel::Words), QString::number(e.count));
+        QCOMPARE(cell(DependencyTableModel::BestHead),
+                 QStringLiteral("%1-%2").arg(e.best.head.layer).arg(e.best.head.head));
+        QCOMPARE(cell(DependencyTableModel::Direction),
+                 DependencyTableModel::directionText(e.best.direction));
+        QCOMPARE(cell(DependencyTableModel::Accuracy),
+                 DependencyTableModel::percent(e.best.counts));
+        QCOMPARE(cell(DependencyTableModel::Baseline),
+                 DependencyTableModel::baselineText(e.baseline));
+        QCOMPARE(model->isRare(r), separator >= 0 && r > separator);
+    }
+    // The heatmap shows "all" for every head.
+    QCOMPARE(m_panel->currentRelation(), std::string("all"));
+    QCOMPARE(m_panel->heatmap()->image().size(), QSize(m.spec.nHeads, m.spec.nLayers));
+}
+
+void DependencyPanelTest::heatmapCellSelectsHead() {
+    score();
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
+    dock->show();
+    dock->raise();
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    tabs->setCurrentIndex(2);
+    HeatmapWidget* heatmap = m_panel->heatmap();
+    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
+    QCOMPARE(tabs->currentIndex(), 0);
+}
+
+void DependencyPanelTest::cancelKeepsPreviousResults() {
+    score();
+    const auto before = m_panel->results();
+    const int rows = m_panel->tableModel()->rowCount();
+    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    m_panel->startScoring(kTreebank);  // the whole dev set: cancelled long before its end
+    m_panel->cancelScoring();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    QCOMPARE(m_panel->results(), before);
+    QCOMPARE(m_panel->tableModel()->rowCount(), rows);
+    score();  // and it can score again
+}
+
+void DependencyPanelTest::badTreebankReportsErrorAndKeepsResults() {
+    score();
+    const auto before = m_panel->results();
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
+    const QString missing = m_dir.filePath(QStringLiteral("missing.conllu"));
+    m_panel->startScoring(missing);  // may fail before it returns
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.conllu")),
+             qPrintable(errors.first().at(0).toString()));
+    QCOMPARE(m_panel->results(), before);
+    QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("openTreebank"))->isEnabled());
+}
+
+void DependencyPanelTest::goldArcsOutlinedForTreebankSentence() {
+    score();
+    const auto sentences = text::readConllu(m_small.toStdString()).sentences;
+    const text::Sentence& s = sentences.at(3);
+    const QString surface = QString::fromStdString(s.surfaceText().text);
+    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    edit->setText(surface);
+    AnalysisSession* session = m_window->session();
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() && session->result()->text == s.surfaceText().text,
+                             20000);
+    auto* view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    QVERIFY(view);
+    QTRY_VERIFY(view->hasGold());
+    // Expected: (first token of the dependent, first token of its head) for every non-root word.
+    std::string text;
+    const analysis::GoldSentence gold = analysis::goldSentence(s, &text);
+    const auto aligned = analysis::alignWords(session->result()->tokens, gold.wordSpans);
+    QVERIFY(aligned.ok());
+    std::vector<std::pair<int, int>> expected;
+    const auto first = [&](int w) {
+        return aligned.alignment
+            ->units[static_cast<std::size_t>(
+                aligned.alignment->wordUnit[static_cast<std::size_t>(w)])]
+            .tokens.front();
+    };
+    for (std::size_t w = 0; w < gold.heads.size(); ++w) {
+        if (gold.heads[w] > 0) {
+            expected.emplace_back(first(static_cast<int>(w)), first(gold.heads[w] - 1));
+        }
+    }
+    QCOMPARE(view->goldCells(false), expected);
+    QCOMPARE(static_cast<int>(expected.size()), static_cast<int>(gold.words.size()) - 1);
+    // The word-level view: one row per unit ([CLS], words, [SEP]).
+    view->setWordLevel(true);
+    const int units = static_cast<int>(aligned.alignment->units.size());
+    QCOMPARE(view->heatmap()->image().size(), QSize(units, units));
+    QCOMPARE(view->goldCells(true).size(), expected.size());
+    // A sentence not in the treebank has no gold arcs.
+    edit->setText(QStringLiteral("the cat sat on the mat"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session->result() && session->result()->text == "the cat sat on the mat", 20000);
+    QVERIFY(!view->hasGold());
+    QVERIFY(view->goldCells(false).empty());
+}
+
+void DependencyPanelTest::exportsTableAndHeatmap() {
+    score();
+    const QString csv = m_dir.filePath(QStringLiteral("table.csv"));
+    const QString png = m_dir.filePath(QStringLiteral("heatmap.png"));
+    const QString svg = m_dir.filePath(QStringLiteral("heatmap.svg"));
+    QVERIFY(m_panel->exportTableCsv(csv));
+    QVERIFY(m_panel->exportHeatmap(png));
+    QVERIFY(m_panel->exportHeatmap(svg));
+    QFile table(csv);
+    QVERIFY(table.open(QIODevice::ReadOnly));
+    QVERIFY(table.readAll().contains("all"));
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() > 200);
+    QVERIFY(QFileInfo(svg).size() > 0);
+}
+
+QTEST_MAIN(DependencyPanelTest)
+#include "dependency_panel_test.moc"
