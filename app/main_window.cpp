@@ -24,6 +24,7 @@
 #include "attnscope/export/hdf5_writer.h"
 #include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
+#include "dialogs/file_dialogs.h"
 #include "models/head_grid_model.h"
 #include "panels/dependency_panel.h"
 #include "panels/mask_panel.h"
@@ -224,15 +225,16 @@ void MainWindow::buildMenus() {
                               exportDialog()->raise();
                           });
     exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
-        askForSaveFile(tr("Export all heads"), tr("HDF5 files (*.h5)"),
+        askForSaveFile(this, tr("Export all heads"), tr("HDF5 files (*.h5)"),
                        [this](const QString& p) { return exportHdf5(p); });
     });
     exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
-        askForSaveFile(tr("Export the entropy charts"), tr("PNG image (*.png);;SVG image (*.svg)"),
+        askForSaveFile(this, tr("Export the entropy charts"),
+                       tr("PNG image (*.png);;SVG image (*.svg)"),
                        [this](const QString& p) { return exportCharts(p); });
     });
     exportMenu->addAction(tr("Head &statistics to CSV…"), this, [this] {
-        askForSaveFile(tr("Export per-head statistics"), tr("CSV files (*.csv)"),
+        askForSaveFile(this, tr("Export per-head statistics"), tr("CSV files (*.csv)"),
                        [this](const QString& p) { return exportStatsCsv(p); });
     });
     file->addSeparator();
@@ -343,15 +345,6 @@ void MainWindow::askForModelFolder() {
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly, true);
     connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openModel);
-    dialog->open();
-}
-
-void MainWindow::askForSaveFile(const QString& title, const QString& filter,
-                                const std::function<bool(const QString&)>& write) {
-    auto* dialog = new QFileDialog(this, title, QString(), filter);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    connect(dialog, &QFileDialog::fileSelected, this, [write](const QString& p) { write(p); });
     dialog->open();
 }
 

@@ -74,8 +74,6 @@ private:
     void refreshRecentMenu();
     void updateStatus();
     void askForModelFolder();
-    void askForSaveFile(const QString& title, const QString& filter,
-                        const std::function<bool(const QString&)>& write);
 
     AnalysisSession* m_session;
     ComputeService* m_service;

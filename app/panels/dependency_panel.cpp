@@ -19,6 +19,7 @@
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/dependency_export.h"
+#include "dialogs/file_dialogs.h"
 #include "models/dependency_table_model.h"
 #include "panels/dependency_figure.h"
 #include "render/figure_file.h"
@@ -187,11 +188,11 @@ QWidget* DependencyPanel::buildResults() {
         emit headActivated({row, col});
     });
     connect(m_exportCsv, &QPushButton::clicked, this, [this] {
-        askForSaveFile(tr("Export the relation table"), tr("CSV files (*.csv)"),
+        askForSaveFile(this, tr("Export the relation table"), tr("CSV files (*.csv)"),
                        [this](const QString& p) { return exportTableCsv(p); });
     });
     connect(m_exportImage, &QPushButton::clicked, this, [this] {
-        askForSaveFile(tr("Export the heatmap"),
+        askForSaveFile(this, tr("Export the heatmap"),
                        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
                        [this](const QString& p) { return exportHeatmap(p); });
     });
@@ -433,15 +434,6 @@ bool DependencyPanel::exportHeatmap(const QString& path) {
         m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
         return false;
     }
-}
-
-void DependencyPanel::askForSaveFile(const QString& title, const QString& filter,
-                                     const std::function<bool(const QString&)>& write) {
-    auto* dialog = new QFileDialog(this, title, QString(), filter);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setAcceptMode(QFileDialog::AcceptSave);
-    connect(dialog, &QFileDialog::fileSelected, this, [write](const QString& p) { write(p); });
-    dialog->open();
 }
 
 }  // namespace attnscope::app

@@ -85,8 +85,6 @@ private:
     QString heatmapTooltip(int row, int col) const;
     analysis::ScoreOptions chosenOptions() const;
     analysis::Direction chosenDirection() const;
-    void askForSaveFile(const QString& title, const QString& filter,
-                        const std::function<bool(const QString&)>& write);
 
     AnalysisSession* m_session;
     DependencyScoring* m_scoring;
