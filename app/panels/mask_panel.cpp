@@ -101,10 +101,14 @@ void MaskPanel::syncFromSession() {
     m_padding->setValue(mask.paddingTokens);
     const auto model = m_session->model();
     const bool causalDefault = model && model->spec.defaultMask == model::DefaultMask::Causal;
-    m_maskHelp->setText(mask.kind == MaskKind::Custom
-                            ? tr("Click cells in the head view to forbid or allow them.")
-                            : tr("The model was trained with: %1.")
-                                  .arg(causalDefault ? tr("causal") : tr("none (bidirectional)")));
+    if (!model) {
+        m_maskHelp->setText(tr("Open a model: its own mask is the default."));
+    } else if (mask.kind == MaskKind::Custom) {
+        m_maskHelp->setText(tr("Click cells in the head view to forbid or allow them."));
+    } else {
+        m_maskHelp->setText(tr("The model was trained with: %1.")
+                                .arg(causalDefault ? tr("causal") : tr("none (bidirectional)")));
+    }
     if (m_session->scale() || !model) {
         m_scaleMode->setCurrentIndex(m_session->scale() ? 1 : 0);
     }
