@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include <QChart>
 #include <QColor>
 #include <QPalette>
 
@@ -35,6 +36,16 @@ inline bool isDarkPalette(const QPalette& palette) {
 // dark themes use sky blue instead.
 inline QColor primaryDataColor(const QPalette& palette) {
     return isDarkPalette(palette) ? okabeIto(5) : okabeIto(0);
+}
+
+// Light or dark chart theme to match `palette`. setTheme resets series colours, so callers set
+// theirs afterwards; returns the primary data colour for them.
+inline QColor applyChartTheme(QChart* chart, const QPalette& palette) {
+    const auto theme = isDarkPalette(palette) ? QChart::ChartThemeDark : QChart::ChartThemeLight;
+    if (chart->theme() != theme) {
+        chart->setTheme(theme);
+    }
+    return primaryDataColor(palette);
 }
 
 // The highlight colour for the selected item (vermillion in both themes).

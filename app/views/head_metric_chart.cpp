@@ -219,12 +219,7 @@ void HeadMetricChart::showTooltip(const QPointF& point, bool state) {
 void HeadMetricChart::applyTheme() {
     const QPalette pal = palette();
     const bool dark = isDarkPalette(pal);
-    const auto theme = dark ? QChart::ChartThemeDark : QChart::ChartThemeLight;
-    if (chart()->theme() != theme) {
-        chart()->setTheme(theme);
-    }
-    // setTheme resets series colours, so ours are applied after it.
-    const QColor dataColor = primaryDataColor(pal);
+    const QColor dataColor = applyChartTheme(chart(), pal);
     QColor fill = dataColor;
     fill.setAlphaF(0.75);
     m_points->setColor(fill);

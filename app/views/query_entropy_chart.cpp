@@ -245,12 +245,7 @@ void QueryEntropyChart::showTooltip(const QPointF& point, bool state) {
 void QueryEntropyChart::applyTheme() {
     const QPalette pal = palette();
     const bool dark = isDarkPalette(pal);
-    const auto theme = dark ? QChart::ChartThemeDark : QChart::ChartThemeLight;
-    if (chart()->theme() != theme) {
-        chart()->setTheme(theme);
-    }
-    // setTheme resets series colours, so ours are applied after it.
-    const QColor dataColor = primaryDataColor(pal);
+    const QColor dataColor = applyChartTheme(chart(), pal);
     for (QLineSeries* s : m_entropyRuns) {
         s->setPen(QPen(dataColor, 2));
     }

@@ -14,13 +14,16 @@ std::vector<float> uniformEntropy(const forward::ForwardResult& r) {
     return out;
 }
 
-HeadStats headStatsOf(const forward::ForwardResult& r, HeadId head) {
+namespace {
+
+// `uniform` is uniformEntropy(r): the same for every head, so headStats computes it once.
+HeadStats statsWithUniform(const forward::ForwardResult& r, HeadId head,
+                           const std::vector<float>& uniform) {
     HeadStats s;
     s.head = head;
     const auto probs = r.attention(head);
     const auto logits = r.logitsOf(head);
     const auto entropy = r.entropyOf(head);
-    const std::vector<float> uniform = uniformEntropy(r);
     double sumH = 0, sumNormH = 0, sumRowMax = 0;
     int rows = 0, normRows = 0;
     for (int q = 0; q < r.nTokens; ++q) {
@@ -53,12 +56,19 @@ HeadStats headStatsOf(const forward::ForwardResult& r, HeadId head) {
     return s;
 }
 
+}  // namespace
+
+HeadStats headStatsOf(const forward::ForwardResult& r, HeadId head) {
+    return statsWithUniform(r, head, uniformEntropy(r));
+}
+
 std::vector<HeadStats> headStats(const forward::ForwardResult& r) {
+    const std::vector<float> uniform = uniformEntropy(r);
     std::vector<HeadStats> out;
     out.reserve(static_cast<std::size_t>(r.nLayers * r.nHeads));
     for (int layer = 0; layer < r.nLayers; ++layer) {
         for (int head = 0; head < r.nHeads; ++head) {
-            out.push_back(headStatsOf(r, {layer, head}));
+            out.push_back(statsWithUniform(r, {layer, head}, uniform));
         }
     }
     return out;

@@ -4,35 +4,13 @@
 #include <sstream>
 
 #include "attnscope/base/error.h"
+#include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::text {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Structural UTF-8 check (no overlongs or surrogates), enough to refuse binary files early.
-bool validUtf8(const std::string& s) {
-    std::size_t i = 0;
-    while (i < s.size()) {
-        const auto c = static_cast<unsigned char>(s[i]);
-        const int len = c < 0x80           ? 1
-                        : (c >> 5) == 0x6  ? 2
-                        : (c >> 4) == 0xE  ? 3
-                        : (c >> 3) == 0x1E ? 4
-                                           : 0;
-        if (len == 0 || i + static_cast<std::size_t>(len) > s.size()) {
-            return false;
-        }
-        for (int k = 1; k < len; ++k) {
-            if ((static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) >> 6) != 0x2) {
-                return false;
-            }
-        }
-        i += static_cast<std::size_t>(len);
-    }
-    return true;
-}
 
 std::vector<std::string> split(const std::string& line, char sep) {
     std::vector<std::string> out;
@@ -127,7 +105,7 @@ std::vector<std::string> readSentences(const fs::path& path) {
         if (!l.empty() && l.back() == '\r') {
             l.pop_back();
         }
-        if (!validUtf8(l)) {
+        if (tokenize::findInvalidUtf8(l)) {
             throw FormatError(file + ":" + std::to_string(number) + ": not valid UTF-8");
         }
         if (conllu) {
