@@ -15,6 +15,7 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -29,6 +30,7 @@
 #include "panels/dependency_panel.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
+#include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
 #include "panels/theme.h"
 #include "panels/welcome_page.h"
@@ -39,6 +41,7 @@
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
 #include "views/line_view.h"
+#include "views/offsets_view.h"
 
 namespace attnscope::app {
 
@@ -81,6 +84,7 @@ void MainWindow::buildViews() {
     m_tabs->addTab(new CompareView(m_session, m_tabs), tr("Compare"));
     m_charts = new EntropyChartsView(m_session, m_tabs);
     m_tabs->addTab(m_charts, tr("Entropy"));
+    m_tabs->addTab(new OffsetsView(m_session, m_tabs), tr("Offsets"));
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_tabs);
     auto* layout = new QVBoxLayout(central);
@@ -116,9 +120,21 @@ void MainWindow::buildDocks() {
         addDockWidget(area, d);
         return d;
     };
-    QDockWidget* gridDock =
-        dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
-    dock(tr("Mask & scale"), "maskDock", new MaskPanel(m_session, this), Qt::RightDockWidgetArea);
+    dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
+    QDockWidget* maskDock = dock(tr("Mask and scale"), "maskDock", new MaskPanel(m_session, this),
+                                 Qt::RightDockWidgetArea);
+    QDockWidget* predictionDock =
+        dock(tr("Predictions"), "predictionDock", new PredictionPanel(m_session, this),
+             Qt::RightDockWidgetArea);
+    // Side by side as tabs: stacked, the two would make the window taller than a laptop screen.
+    tabifyDockWidget(maskDock, predictionDock);
+    maskDock->raise();
+    connect(m_session, &AnalysisSession::selectedTokenChanged, predictionDock,
+            [predictionDock](int index) {
+                if (index >= 0) {
+                    predictionDock->raise();  // the user clicked a row to see its predictions
+                }
+            });
     m_sentences = new SentencePanel(m_session, this);
     QDockWidget* sentenceDock =
         dock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
@@ -128,9 +144,6 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(sentenceDock, m_dependencyDock);
     sentenceDock->raise();
     wireDependencies();
-    // First-run sizes; a saved layout replaces them in restoreSettings().
-    resizeDocks({gridDock}, {380}, Qt::Horizontal);
-    resizeDocks({sentenceDock}, {150}, Qt::Vertical);
 }
 
 void MainWindow::wireDependencies() {
@@ -449,7 +462,18 @@ void MainWindow::restoreSettings() {
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
         resize(1400, 900);
     }
-    restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+    if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray())) {
+        // First-run dock sizes. resizeDocks only takes effect once the window is laid out,
+        // so it waits for the event loop (the window is shown by then).
+        QTimer::singleShot(0, this, [this] {
+            auto* grid = findChild<QDockWidget*>(QStringLiteral("gridDock"));
+            auto* sentences = findChild<QDockWidget*>(QStringLiteral("sentenceDock"));
+            if (grid != nullptr && sentences != nullptr) {
+                resizeDocks({grid}, {380}, Qt::Horizontal);
+                resizeDocks({sentences}, {150}, Qt::Vertical);
+            }
+        });
+    }
 }
 
 void MainWindow::saveSettings() const {

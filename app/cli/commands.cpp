@@ -3,10 +3,12 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <sstream>
 
 #include "attnscope/base/error.h"
 #include "attnscope/export/hdf5_writer.h"
 #include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 
 namespace attnscope::cli {
@@ -32,8 +34,8 @@ std::string jsonQuoted(const std::string& s) {
 const tokenize::Tokenizer& requireTokenizer(const model::Model& m) {
     if (!m.tokenizer) {
         throw InvalidArgument(m.dir.string() +
-                              ": no tokenizer files (tokenizer.json, vocab.txt or vocab.json + "
-                              "merges.txt); use --token-ids");
+                              ": no tokenizer files (tokenizer.json, vocab.txt, vocab.json + "
+                              "merges.txt or tokenizer.model); use --token-ids");
     }
     return *m.tokenizer;
 }
@@ -42,6 +44,33 @@ void printWarnings(const model::Model& m) {
     for (const std::string& w : m.warnings) {
         std::cerr << "attnscope-cli: warning: " << w << "\n";
     }
+}
+
+std::string kvHeadsNote(const model::ModelSpec& s) {
+    if (s.nKvHeads == s.nHeads) {
+        return "";
+    }
+    return "; " + std::to_string(s.nKvHeads) + " key/value head(s), each shared by " +
+           std::to_string(s.nHeads / s.nKvHeads) + " query heads";
+}
+
+std::string positionsNote(const model::ModelSpec& s) {
+    std::ostringstream out;
+    if (s.rope.dims == 0) {
+        out << "learned absolute";
+    } else {
+        out << "rotary (RoPE) on " << s.rope.dims << " of " << s.headDimK
+            << " dims per head, theta " << s.rope.theta;
+        if (s.rope.scaling == model::RopeScaling::Linear) {
+            out << ", linear scaling x" << s.rope.factor;
+        } else if (s.rope.scaling == model::RopeScaling::Llama3) {
+            out << ", llama3 scaling x" << s.rope.factor;
+        }
+    }
+    if (s.slidingWindow) {
+        out << "; sliding window " << *s.slidingWindow;
+    }
+    return out.str();
 }
 
 }  // namespace
@@ -55,7 +84,8 @@ int runInfo(const std::string& modelDir) {
               << (s.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional") << ")\n"
               << "layers:           " << s.nLayers << "\n"
               << "heads:            " << s.nHeads << " per layer, " << s.nLayers * s.nHeads
-              << " in all\n"
+              << " in all" << kvHeadsNote(s) << "\n"
+              << "positions:        " << positionsNote(s) << "\n"
               << "hidden size:      " << s.dModel << "\n"
               << "head width:       " << s.headDimK << " (keys), " << s.headDimV << " (values)\n"
               << "feed-forward:     " << s.dFfn << ", " << model::activationName(s.activation)
@@ -64,7 +94,8 @@ int runInfo(const std::string& modelDir) {
               << "max tokens:       " << s.maxTokens() << "\n"
               << "parameters:       " << m->parameterCount << "\n"
               << "stored dtype:     " << m->storedDtypes << " (computed in fp32)\n"
-              << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n";
+              << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n"
+              << "prediction head:  " << forward::predictionKindName(*m) << "\n";
     printWarnings(*m);
     return 0;
 }

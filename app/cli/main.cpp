@@ -8,6 +8,8 @@
 #include "attnscope/base/version.h"
 #include "commands.h"
 #include "deps_command.h"
+#include "positions_command.h"
+#include "predict_command.h"
 #include "render_command.h"
 #include "stats_command.h"
 
@@ -49,6 +51,10 @@ int main(int argc, char** argv) {
     auto* stats = cli::addStatsCommand(app, statsArgs);
     cli::DepsArgs depsArgs;
     auto* deps = cli::addDepsCommand(app, depsArgs);
+    cli::PositionsArgs positionsArgs;
+    auto* positions = cli::addPositionsCommand(app, positionsArgs);
+    cli::PredictArgs predictArgs;
+    auto* predict = cli::addPredictCommand(app, predictArgs);
 
     try {
         app.parse(argc, argv);
@@ -78,6 +84,12 @@ int main(int argc, char** argv) {
         }
         if (deps->parsed()) {
             return cli::runDeps(depsArgs);
+        }
+        if (positions->parsed()) {
+            return cli::runPositions(positionsArgs);
+        }
+        if (predict->parsed()) {
+            return cli::runPredict(predictArgs);
         }
         return cli::runAttention(att);
     } catch (const Error& e) {

@@ -26,18 +26,28 @@ void checkSentenceArgs(const SentenceArgs& args) {
     }
 }
 
-LoadedSentence analyzeSentence(const SentenceArgs& args) {
-    LoadedSentence s;
-    s.model = model::loadModel(args.modelDir);
-    for (const std::string& w : s.model->warnings) {
+std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& modelDir) {
+    std::shared_ptr<const model::Model> m = model::loadModel(modelDir);
+    for (const std::string& w : m->warnings) {
         std::cerr << "attnscope-cli: warning: " << w << "\n";
     }
+    return m;
+}
+
+forward::ForwardOptions forwardOptions(const SentenceArgs& args) {
     forward::ForwardOptions options;
     if (args.mask == "none") {
         options.mask.kind = forward::MaskKind::Bidirectional;
     } else if (args.mask == "causal") {
         options.mask.kind = forward::MaskKind::Causal;
     }
+    return options;
+}
+
+LoadedSentence analyzeSentence(const SentenceArgs& args) {
+    LoadedSentence s;
+    s.model = loadModelWithWarnings(args.modelDir);
+    const forward::ForwardOptions options = forwardOptions(args);
     if (args.text) {
         s.analysis = analysis::analyzeText(*s.model, *args.text, options);
         return s;

@@ -40,6 +40,10 @@ struct LoadedSentence {
 // Loads the model (printing its warnings to stderr) and analyzes the sentence.
 LoadedSentence analyzeSentence(const SentenceArgs& args);
 
+// The two halves of analyzeSentence, for commands that run many sentences through one model.
+std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& modelDir);
+forward::ForwardOptions forwardOptions(const SentenceArgs& args);
+
 // The model folder's name, for titles: "bert-base-uncased" for "models/bert-base-uncased/".
 std::string modelName(const std::string& modelDir);
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "models/kv_groups.h"
+
 namespace attnscope::app {
 
 HeadGridModel::HeadGridModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -99,15 +101,22 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
         case Qt::DecorationRole:
             return m_thumbnails[static_cast<std::size_t>(h.layer * m_result->forward.nHeads +
                                                          h.head)];
-        case Qt::ToolTipRole:
-            return tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
-                      "max weight %5, max |logit| %6")
-                .arg(h.layer)
-                .arg(h.head)
-                .arg(s.meanEntropy, 0, 'f', 3)
-                .arg(QString::number(100.0 * s.meanNormalizedEntropy, 'f', 0) + "%")
-                .arg(s.maxWeight, 0, 'f', 3)
-                .arg(s.maxAbsLogit, 0, 'f', 2);
+        case Qt::ToolTipRole: {
+            QString tip = tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
+                             "max weight %5, max |logit| %6")
+                              .arg(h.layer)
+                              .arg(h.head)
+                              .arg(s.meanEntropy, 0, 'f', 3)
+                              .arg(QString::number(100.0 * s.meanNormalizedEntropy, 'f', 0) + "%")
+                              .arg(s.maxWeight, 0, 'f', 3)
+                              .arg(s.maxAbsLogit, 0, 'f', 2);
+            const QString kv = kvSharingText(m_result->forward, h.head);
+            return kv.isEmpty() ? tip : tip + "\n" + kv;
+        }
+        case KvHeadRole:
+            return m_result->forward.kvHeadOf(h.head);
+        case KvGroupStartRole:
+            return m_order == Order::Model && startsKvGroup(m_result->forward, h.head);
         case HeadLayerRole:
             return h.layer;
         case HeadIndexRole:
@@ -126,6 +135,11 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant HeadGridModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (role == Qt::ToolTipRole && orientation == Qt::Horizontal && m_result &&
+        m_order == Order::Model) {
+        const QString kv = kvSharingText(m_result->forward, section);
+        return kv.isEmpty() ? QVariant() : QVariant(tr("Head %1: %2").arg(section).arg(kv));
+    }
     if (role != Qt::DisplayRole) {
         return {};
     }

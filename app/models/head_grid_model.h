@@ -26,6 +26,8 @@ public:
         MaxWeightRole,                     // double
         MaxAbsLogitRole,                   // double
         NormalizedEntropyRole,             // double in [0, 1]
+        KvHeadRole,                        // int: the key/value head the query head reads
+        KvGroupStartRole,                  // bool: first head of a GQA group (model order)
     };
 
     enum class Order { Model, ByEntropy, ByMaxLogit };

@@ -46,7 +46,24 @@ void AnalysisSession::setScale(std::optional<float> scale) {
 
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
     m_result = std::move(result);
+    const bool dropToken =
+        m_selectedToken >= 0 && (!m_result || m_selectedToken >= m_result->forward.nTokens);
+    if (dropToken) {
+        m_selectedToken = -1;
+    }
     emit resultChanged();
+    if (dropToken) {
+        emit selectedTokenChanged(m_selectedToken);
+    }
+}
+
+void AnalysisSession::selectToken(int index) {
+    const int n = m_result ? m_result->forward.nTokens : 0;
+    const int clamped = index >= 0 && index < n ? index : -1;
+    if (clamped != m_selectedToken) {
+        m_selectedToken = clamped;
+        emit selectedTokenChanged(m_selectedToken);
+    }
 }
 
 int AnalysisSession::layerCount() const {

@@ -53,6 +53,12 @@ public:
 
     void selectHead(HeadId head);
 
+    // The token position whose predictions are shown (a query row clicked in the head view);
+    // -1 for none. Kept while the sentence is long enough.
+    int selectedToken() const { return m_selectedToken; }
+
+    void selectToken(int index);
+
     HeadId compareHead() const { return m_compare; }
 
     void setCompareHead(HeadId head);
@@ -74,6 +80,7 @@ signals:
     void resultChanged();
     void selectedHeadChanged(attnscope::HeadId head);
     void compareHeadChanged(attnscope::HeadId head);
+    void selectedTokenChanged(int index);
     void heatmapStyleChanged();
     void errorReported(const QString& message);
 
@@ -88,6 +95,7 @@ private:
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     HeadId m_selected;
     HeadId m_compare;
+    int m_selectedToken = -1;
     render::HeatmapStyle m_style;
 };
 

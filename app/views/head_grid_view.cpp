@@ -30,6 +30,11 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
         selected ? option.palette.color(QPalette::Highlight) : option.palette.color(QPalette::Mid),
         selected ? 3 : 1));
     p->drawRect(option.rect.adjusted(1, 1, -2, -2));
+    if (index.data(HeadGridModel::KvGroupStartRole).toBool()) {
+        // Grouped-query attention: a bar on the left edge where a new key/value head begins.
+        p->fillRect(QRect(option.rect.left(), option.rect.top(), 2, option.rect.height()),
+                    option.palette.color(QPalette::Text));
+    }
     p->restore();
 }
 

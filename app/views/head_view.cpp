@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "attnscope/analysis/word_attention.h"
+#include "models/kv_groups.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 
@@ -63,6 +64,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
            "sentences of the loaded treebank"));
     m_words->setEnabled(false);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_info->setWordWrap(true);  // a long line must not set the window's minimum width
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Layer"), this));
     bar->addWidget(m_layer);
@@ -81,7 +83,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(m_head, &QSpinBox::valueChanged, this, [this](int v) {
         m_session->selectHead({m_session->selectedHead().layer, v});
     });
-    connect(m_heatmap, &HeatmapWidget::cellClicked, this, &HeadView::toggleMaskCell);
+    connect(m_heatmap, &HeatmapWidget::cellClicked, this, &HeadView::onCellClicked);
     connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
@@ -111,6 +113,9 @@ void HeadView::refresh() {
                        .arg(s.maxAbsLogit, 0, 'f', 2)
                        .arg(f.scales[static_cast<std::size_t>(h.layer)], 0, 'g', 4)
                        .arg(QString::fromStdString(f.maskKind));
+    if (const QString kv = kvSharingText(f, h.head); !kv.isEmpty()) {
+        info += " · " + kv;
+    }
     if (m_alignment) {
         info += tr(" · gold arcs outlined (dependent row → head column)");
     }
@@ -285,12 +290,21 @@ void HeadView::keyPressEvent(QKeyEvent* event) {
     event->accept();
 }
 
+void HeadView::onCellClicked(int row, int col) {
+    const auto result = m_session->result();
+    if (!result || showingWords()) {
+        return;
+    }
+    if (m_session->mask().kind == forward::MaskKind::Custom) {
+        toggleMaskCell(row, col);
+    } else {
+        m_session->selectToken(row);  // the query row: what the model predicts there
+    }
+}
+
 void HeadView::toggleMaskCell(int row, int col) {
     forward::MaskChoice mask = m_session->mask();
     const auto result = m_session->result();
-    if (mask.kind != forward::MaskKind::Custom || !result || showingWords()) {
-        return;
-    }
     const int n = result->forward.nTokens;
     if (!mask.custom || mask.custom->rows() != n) {
         mask.custom = result->forward.allowed;

@@ -61,6 +61,9 @@ protected:
 private:
     void refresh();
     void step(int dLayer, int dHead);
+    // A click selects the query token (for predictions) or, with a custom mask, toggles the
+    // cell in the mask.
+    void onCellClicked(int row, int col);
     void toggleMaskCell(int row, int col);
     QString tooltip(int row, int col) const;
     QString wordTooltip(int row, int col) const;

@@ -258,3 +258,14 @@ CONFIG_WRITERS = {"bert": bert_config, "roberta": roberta_config,
                   "distilbert": distilbert_config, "gpt2": gpt2_config}
 WEIGHT_MAKERS = {"bert": bert_weights, "roberta": bert_weights,
                  "distilbert": distilbert_weights, "gpt2": gpt2_weights}
+
+
+def register_llama_family():
+    """llama_layouts imports this module, so it is added here, after both are defined."""
+    import llama_layouts  # noqa: E402
+    for arch in ("llama", "mistral", "qwen2"):
+        CONFIG_WRITERS[arch] = llama_layouts.llama_config
+        WEIGHT_MAKERS[arch] = llama_layouts.llama_weights
+
+
+register_llama_family()

@@ -24,6 +24,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_layouts  # noqa: E402
+import llama_layouts  # noqa: E402
 import st_io  # noqa: E402
 import tokenizer_files  # noqa: E402
 
@@ -52,7 +53,27 @@ CASES = [
     dict(case="gpt2_sharded_bf16", arch="gpt2", arch_class="GPT2LMHeadModel", dtype="BF16",
          layers=4, heads=4, hidden=32, ffn=None, act="gelu_new", max_pos=32, lengths=[5, 11, 19],
          shards=3),
+    # The Llama family: GQA ratios 1, 2, 4 and MQA, explicit head_dim, partial rotary, rope
+    # scaling (linear, llama3), biases, Mistral's sliding window, tied and untied LM heads.
+    dict(case="llama_f32", arch="llama", arch_class="LlamaForCausalLM", dtype="F32", layers=2,
+         heads=4, kv_heads=4, hidden=24, ffn=37, max_pos=32, lengths=[1, 7, 13],
+         attention_bias=True, mlp_bias=True, rope_scaling={"type": "linear", "factor": 2.0}),
+    dict(case="llama_gqa2_headdim_bf16", arch="llama", arch_class="LlamaForCausalLM",
+         dtype="BF16", layers=2, heads=6, kv_heads=3, hidden=20, head_dim=8, ffn=30, max_pos=32,
+         lengths=[2, 9, 16], partial_rotary_factor=0.5, tied=True),
+    dict(case="llama3_gqa4_f32", arch="llama", arch_class="LlamaForCausalLM", dtype="F32",
+         layers=2, heads=8, kv_heads=2, hidden=40, head_dim=8, ffn=52, max_pos=64,
+         lengths=[5, 17, 33], rope_theta=500000.0,
+         rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0,
+                       "high_freq_factor": 4.0, "original_max_position_embeddings": 256}),
+    dict(case="mistral_mqa_window_f32", arch="mistral", arch_class="MistralForCausalLM",
+         dtype="F32", layers=2, heads=4, kv_heads=1, hidden=24, ffn=40, max_pos=32,
+         lengths=[3, 9, 14], sliding_window=5),
+    dict(case="qwen2_gqa2_bf16", arch="qwen2", arch_class="Qwen2ForCausalLM", dtype="BF16",
+         layers=3, heads=4, kv_heads=2, hidden=24, ffn=44, max_pos=32, lengths=[4, 11, 19],
+         rope_theta=1000000.0, tied=True),
 ]
+LLAMA_FAMILY = ("llama", "mistral", "qwen2")
 BASE_SEED = 20240601
 
 
@@ -61,6 +82,7 @@ def write_tokenizer(case, folder):
     if case["arch"] in ("bert", "distilbert"):
         cls = "DistilBertTokenizer" if case["arch"] == "distilbert" else "BertTokenizer"
         return tokenizer_files.write_wordpiece_files(folder, case["vocab"], cls, case["max_pos"])
+    # Llama-family cases reuse the byte-level BPE files (Llama-3 and Qwen2 are byte-level too).
     flavor = "roberta" if case["arch"] == "roberta" else "gpt2"
     return tokenizer_files.write_bpe_files(folder, flavor, case["max_pos"])
 
@@ -79,7 +101,9 @@ def make_inputs(case, vocab_size, special, rng):
     for k, length in enumerate(case["lengths"]):
         n = case["max_pos"] if length == "full" else length
         ids = [int(i) for i in rng.choice(ordinary, size=n)]
-        if case["arch"] == "gpt2":
+        if case["arch"] in LLAMA_FAMILY:
+            ids[0] = special["bos"]
+        elif case["arch"] == "gpt2":
             if length == "full":
                 ids[0] = special["bos"]
         else:
@@ -124,10 +148,11 @@ def write_case(case, root, seed):
         "num_layers": case["layers"],
         "num_heads": case["heads"],
         "hidden": case["hidden"],
-        "head_dim": case["hidden"] // case["heads"],
+        "head_dim": case.get("head_dim", case["hidden"] // case["heads"]),
+        "num_kv_heads": case.get("kv_heads", case["heads"]),
         "vocab_size": vocab_size,
         "max_positions": case["max_pos"],
-        "default_mask": "causal" if case["arch"] == "gpt2" else "none",
+        "default_mask": "causal" if case["arch"] in ("gpt2",) + LLAMA_FAMILY else "none",
         "inputs": inputs,
         "references": [f"reference_{k}.safetensors" for k in range(len(inputs))],
     }

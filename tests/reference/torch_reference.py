@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Independent PyTorch forward passes for BERT, RoBERTa, DistilBERT and GPT-2 checkpoints.
+"""Independent PyTorch forward passes for BERT, RoBERTa, DistilBERT, GPT-2 and Llama-family
+checkpoints (the Llama family is in llama_reference.py).
 
 Usage: torch_reference.py --dir DIR        (DIR holds checkpoints/manifest.json)
 
@@ -13,6 +14,8 @@ checkpoint with:
     logits        F32 [layers, heads, n, n]     q.k * scale BEFORE masking (GPT-2's upper
                                                 triangle keeps the real scaled values)
     hidden        F32 [n, hidden]               last layer output (GPT-2: after ln_f)
+    lm_logits     F32 [n, vocab]                prediction head output, when the checkpoint
+                                                has one (MLM head or causal LM head)
 The pass runs in float32, like the C++, and again in float64; the float32 probabilities must be
 within FP64_AGREEMENT of the float64 ones, or the reference itself is too noisy to test 1e-5.
 """
@@ -28,6 +31,8 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import llama_reference  # noqa: E402
+import lm_heads  # noqa: E402
 import st_io  # noqa: E402
 
 # The C++ must match to 1e-5; a reference whose own float32 rounding error is ten times smaller
@@ -194,6 +199,9 @@ ARCHS = {
     "roberta": (bert_family, "embeddings.word_embeddings.weight", ["roberta.", ""]),
     "distilbert": (distilbert, "embeddings.word_embeddings.weight", ["distilbert.", ""]),
     "gpt2": (gpt2, "wte.weight", ["transformer.", ""]),
+    "llama": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
+    "mistral": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
+    "qwen2": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
 }
 
 
@@ -207,7 +215,8 @@ def forward(folder, ids, dtype, loaded=None):
     widened = {n: t.float() if t.is_floating_point() else t for n, t in tensors.items()}
     w = Weights(widened, dtype, detect_prefix(tensors, probe, prefixes))
     with torch.no_grad():
-        return fn(cfg, w, torch.tensor(ids, dtype=torch.int64))
+        probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64))
+        return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 
 def run_case(root, entry):
@@ -216,8 +225,8 @@ def run_case(root, entry):
     tensors = st_io.load_checkpoint(folder)
     worst = 0.0
     for ids, file in zip(entry["inputs"], entry["references"]):
-        probs, logits, hidden, pos = forward(folder, ids, torch.float32, tensors)
-        probs64, _, hidden64, _ = forward(folder, ids, torch.float64, tensors)
+        probs, logits, hidden, pos, lm = forward(folder, ids, torch.float32, tensors)
+        probs64, _, hidden64, _, _ = forward(folder, ids, torch.float64, tensors)
         gap = (probs.double() - probs64).abs().max().item()
         hidden_gap = (hidden.double() - hidden64).abs().max().item()
         print(f"  {entry['case']:<20} n={len(ids):<3} max|p32-p64|={gap:.2e} "
@@ -226,13 +235,16 @@ def run_case(root, entry):
             raise SystemExit(f"{entry['case']}: float32 probabilities differ from float64 by "
                              f"{gap:.3e} > {FP64_AGREEMENT}")
         worst = max(worst, gap)
-        st_io.save_file({
+        outputs = {
             "input_ids": torch.tensor(ids, dtype=torch.int64),
             "position_ids": pos.to(torch.int64),
             "attention": probs.contiguous(),
             "logits": logits.contiguous(),
             "hidden": hidden.contiguous(),
-        }, os.path.join(folder, file), metadata={
+        }
+        if lm is not None:
+            outputs["lm_logits"] = lm.contiguous()
+        st_io.save_file(outputs, os.path.join(folder, file), metadata={
             "case": entry["case"], "model_type": entry["model_type"],
             "mask": entry["default_mask"], "compute_dtype": "float32",
             "max_abs_diff_vs_float64": f"{gap:.3e}",

@@ -57,8 +57,12 @@ SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
 }  // namespace
 
 std::string SentenceAnalysis::label(int i) const {
-    std::string s = tokens.at(static_cast<std::size_t>(i)).text;
-    // GPT-2's byte-level alphabet shows a leading space as U+0120 'Ġ' and a newline as U+010A.
+    return tokenLabel(tokens.at(static_cast<std::size_t>(i)).text);
+}
+
+std::string tokenLabel(std::string s) {
+    // GPT-2's byte-level alphabet shows a leading space as U+0120 'Ġ' and a newline as U+010A;
+    // SentencePiece (Llama-2) shows a space as U+2581 '▁'.
     const auto replace = [&](const std::string& from, const std::string& to) {
         for (std::size_t p = s.find(from); p != std::string::npos;
              p = s.find(from, p + to.size())) {
@@ -67,6 +71,7 @@ std::string SentenceAnalysis::label(int i) const {
     };
     replace("\xC4\xA0", "\xC2\xB7");      // Ġ -> ·
     replace("\xC4\x8A", "\xE2\x86\xB5");  // Ċ -> ↵
+    replace("\xE2\x96\x81", "\xC2\xB7");  // ▁ -> ·
     return s;
 }
 

@@ -7,6 +7,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/ops/attention.h"
 #include "attnscope/ops/layer_ops.h"
+#include "attnscope/ops/rope.h"
 
 namespace attnscope::forward {
 
@@ -58,15 +59,16 @@ std::vector<int> positionIds(const ModelSpec& spec, const std::vector<std::int32
     return pos;
 }
 
-Matrix embed(const model::Model& m, const ForwardInput& input) {
+Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos) {
     const ModelSpec& spec = m.spec;
     const auto n = static_cast<Eigen::Index>(input.tokenIds.size());
-    const std::vector<int> pos = positionIds(spec, input.tokenIds);
     Matrix x(n, spec.dModel);
     for (Eigen::Index i = 0; i < n; ++i) {
         const auto ui = static_cast<std::size_t>(i);
-        x.row(i) = m.weights.tokenEmbedding.row(input.tokenIds[ui]) +
-                   m.weights.positionEmbedding.row(pos[ui]);
+        x.row(i) = m.weights.tokenEmbedding.row(input.tokenIds[ui]);
+        if (spec.learnedPositions) {
+            x.row(i) += m.weights.positionEmbedding.row(pos[ui]);
+        }
         if (spec.typeVocabSize > 0) {
             const int type = input.tokenTypeIds.empty() ? 0 : input.tokenTypeIds[ui];
             x.row(i) += m.weights.tokenTypeEmbedding.row(type);
@@ -78,14 +80,25 @@ Matrix embed(const model::Model& m, const ForwardInput& input) {
     return x;
 }
 
+// What every layer's attention shares in one forward pass.
+struct AttentionContext {
+    Matrix bias;          // [n, n] mask as an additive bias
+    ops::RopeTable rope;  // empty without RoPE
+};
+
 // Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
-Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const Matrix& bias,
+// With grouped-query attention several query heads read the same key/value head.
+Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
                    float scale, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
     const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
-    const Matrix q = ops::linear(h, w.query);  // [n, nHeads * headDimK]
-    const Matrix k = ops::linear(h, w.key);    // [n, nHeads * headDimK]
-    const Matrix v = ops::linear(h, w.value);  // [n, nHeads * headDimV]
+    Matrix q = ops::linear(h, w.query);        // [n, nHeads * headDimK]
+    Matrix k = ops::linear(h, w.key);          // [n, nKvHeads * headDimK]
+    const Matrix v = ops::linear(h, w.value);  // [n, nKvHeads * headDimV]
+    if (spec.rope.dims > 0) {
+        ops::applyRope(q, spec.nHeads, spec.headDimK, spec.rope, ctx.rope);
+        ops::applyRope(k, spec.nKvHeads, spec.headDimK, spec.rope, ctx.rope);
+    }
     const Eigen::Index n = h.rows();
     const int dk = spec.headDimK;
     const int dv = spec.headDimV;
@@ -96,23 +109,30 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const Matr
         MatrixMap probs(r.probs.data() + index * n * n, n, n);
         MatrixMap context(r.context.data() + index * n * dv, n, dv);
         Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
-        r.fullyMaskedRows = ops::attentionInto(
-            q.middleCols(head * dk, dk), k.middleCols(head * dk, dk), v.middleCols(head * dv, dv),
-            scale, bias, {logits, probs, context, entropy});
+        const int kv = spec.kvHeadOf(head);
+        r.fullyMaskedRows = ops::attentionInto(q.middleCols(head * dk, dk),
+                                               k.middleCols(kv * dk, dk), v.middleCols(kv * dv, dv),
+                                               scale, ctx.bias, {logits, probs, context, entropy});
         concat.middleCols(head * dv, dv) = context;
     }
     return ops::linear(concat, w.output);
 }
 
-Matrix feedForward(const model::LayerWeights& w, const Matrix& x, model::Activation act) {
+Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const ModelSpec& spec) {
+    if (spec.ffnKind == model::FfnKind::Gated) {
+        Matrix gate = ops::linear(x, w.ffnGate);
+        ops::activate(gate, spec.activation);
+        return ops::linear(gate.cwiseProduct(ops::linear(x, w.ffnUp)), w.ffnDown);
+    }
     Matrix f = ops::linear(x, w.ffnUp);
-    ops::activate(f, act);
+    ops::activate(f, spec.activation);
     return ops::linear(f, w.ffnDown);
 }
 
 void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input) {
     r.nLayers = spec.nLayers;
     r.nHeads = spec.nHeads;
+    r.nKvHeads = spec.nKvHeads;
     r.nTokens = static_cast<int>(input.tokenIds.size());
     r.headDimV = spec.headDimV;
     r.tokenIds = input.tokenIds;
@@ -138,6 +158,9 @@ ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int n
     if (kind == MaskKind::Causal) {
         mask.causal = true;
         mask.causalOffset = choice.causalOffset;
+        if (spec.slidingWindow && choice.modelWindow) {
+            mask.window = spec.slidingWindow;
+        }
     }
     if (kind == MaskKind::Custom) {
         if (!choice.custom) {
@@ -175,6 +198,9 @@ std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
             name = "custom";
             break;
     }
+    if (name.starts_with("causal") && spec.slidingWindow && choice.modelWindow) {
+        name += " + window " + std::to_string(*spec.slidingWindow);
+    }
     if (choice.paddingTokens > 0) {
         name += " + " + std::to_string(choice.paddingTokens) + " padding";
     }
@@ -187,31 +213,37 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
     checkInput(spec, input);
     ForwardResult r;
     allocate(r, spec, input);
-    const Matrix bias =
-        ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
-    r.allowed = ops::allowedFromBias(bias);
+    const std::vector<int> pos = positionIds(spec, input.tokenIds);
+    AttentionContext ctx;
+    ctx.bias = ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
+    if (spec.rope.dims > 0) {
+        ctx.rope = ops::ropeTable(spec.rope, pos);
+    }
+    r.allowed = ops::allowedFromBias(ctx.bias);
     r.maskKind = maskKindName(spec, options.mask);
-    Matrix x = embed(m, input);  // [n, dModel]
+    Matrix x = embed(m, input, pos);  // [n, dModel]
     const bool pre = spec.normPlacement == model::NormPlacement::Pre;
+    const auto norm = [&](const Matrix& t, const model::Norm& n) {
+        return ops::normalize(t, n, spec.normKind, spec.normEps);
+    };
     for (int layer = 0; layer < spec.nLayers; ++layer) {
         options.cancel.throwIfCancelled();
         const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
         if (pre) {
-            x += attendLayer(m, layer, ops::layerNorm(x, w.attnNorm, spec.normEps), bias, scale, r);
-            x += feedForward(w, ops::layerNorm(x, w.ffnNorm, spec.normEps), spec.activation);
+            x += attendLayer(m, layer, norm(x, w.attnNorm), ctx, scale, r);
+            x += feedForward(w, norm(x, w.ffnNorm), spec);
         } else {
-            x = ops::layerNorm(x + attendLayer(m, layer, x, bias, scale, r), w.attnNorm,
-                               spec.normEps);
-            x = ops::layerNorm(x + feedForward(w, x, spec.activation), w.ffnNorm, spec.normEps);
+            x = norm(x + attendLayer(m, layer, x, ctx, scale, r), w.attnNorm);
+            x = norm(x + feedForward(w, x, spec), w.ffnNorm);
         }
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1) / spec.nLayers);
         }
     }
     if (spec.finalNorm) {
-        x = ops::layerNorm(x, m.weights.finalNorm, spec.normEps);
+        x = norm(x, m.weights.finalNorm);
     }
     r.hidden = std::move(x);
     return r;

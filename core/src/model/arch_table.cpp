@@ -6,8 +6,9 @@
 namespace attnscope::model {
 
 std::span<const ArchTable* const> archTables() {
-    static const ArchTable* const kTables[] = {&arch::kBert, &arch::kRoberta, &arch::kDistilBert,
-                                               &arch::kElectra, &arch::kGpt2};
+    static const ArchTable* const kTables[] = {&arch::kBert,    &arch::kRoberta, &arch::kDistilBert,
+                                               &arch::kElectra, &arch::kGpt2,    &arch::kLlama,
+                                               &arch::kMistral, &arch::kQwen2};
     return kTables;
 }
 
@@ -75,6 +76,22 @@ std::string roleName(Role role) {
             return "final norm weight";
         case Role::FinalNormBias:
             return "final norm bias";
+        case Role::FfnGateWeight:
+            return "feed-forward gate weight";
+        case Role::FfnGateBias:
+            return "feed-forward gate bias";
+        case Role::HeadTransformWeight:
+            return "prediction head transform weight";
+        case Role::HeadTransformBias:
+            return "prediction head transform bias";
+        case Role::HeadNormWeight:
+            return "prediction head norm weight";
+        case Role::HeadNormBias:
+            return "prediction head norm bias";
+        case Role::HeadDecoderWeight:
+            return "prediction head decoder weight";
+        case Role::HeadDecoderBias:
+            return "prediction head decoder bias";
     }
     return "?";
 }

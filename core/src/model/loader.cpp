@@ -48,34 +48,44 @@ bool matchesPattern(std::string_view name, std::string_view pattern) {
 
 // The [rows, cols] a role must have, in nn.Linear [out, in] terms; cols == 0 for vectors.
 std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
-    const int qk = s.nHeads * s.headDimK;
-    const int v = s.nHeads * s.headDimV;
+    const int q = s.nHeads * s.headDimK;
+    const int k = s.nKvHeads * s.headDimK;
+    const int v = s.nKvHeads * s.headDimV;
     switch (role) {
         case Role::TokenEmbedding:
+        case Role::HeadDecoderWeight:
             return {s.vocabSize, s.dModel};
         case Role::PositionEmbedding:
             return {s.maxPositions, s.dModel};
         case Role::TokenTypeEmbedding:
             return {s.typeVocabSize, s.dModel};
         case Role::QueryWeight:
+            return {q, s.dModel};
         case Role::KeyWeight:
-            return {qk, s.dModel};
+            return {k, s.dModel};
         case Role::QueryBias:
+            return {q, 0};
         case Role::KeyBias:
-            return {qk, 0};
+            return {k, 0};
         case Role::ValueWeight:
             return {v, s.dModel};
         case Role::ValueBias:
             return {v, 0};
         case Role::QkvWeight:
-            return {2 * qk + v, s.dModel};
+            return {q + k + v, s.dModel};
         case Role::QkvBias:
-            return {2 * qk + v, 0};
+            return {q + k + v, 0};
         case Role::OutputWeight:
-            return {s.dModel, v};
+            return {s.dModel, s.nHeads * s.headDimV};
+        case Role::HeadTransformWeight:
+            return {s.dModel, s.dModel};
+        case Role::HeadDecoderBias:
+            return {s.vocabSize, 0};
         case Role::FfnUpWeight:
+        case Role::FfnGateWeight:
             return {s.dFfn, s.dModel};
         case Role::FfnUpBias:
+        case Role::FfnGateBias:
             return {s.dFfn, 0};
         case Role::FfnDownWeight:
             return {s.dModel, s.dFfn};
@@ -101,6 +111,9 @@ public:
     Matrix read(const std::string& name, Role role, Layout layout, std::pair<int, int> shape);
 
     const std::set<std::string>& used() const { return m_used; }
+
+    // Prediction heads sit outside the base model's prefix.
+    void setPrefix(std::string prefix) { m_prefix = std::move(prefix); }
 
     std::int64_t parameterCount() const { return m_parameters; }
 
@@ -187,16 +200,17 @@ Vector asVector(Matrix m) {
 // Splits a fused [q | k | v] projection (rows in nn.Linear layout) into three slots.
 void splitQkv(const Matrix& w, const Vector& b, const ModelSpec& s, LayerWeights& layer,
               bool isBias) {
-    const int qk = s.nHeads * s.headDimK;
-    const int v = s.nHeads * s.headDimV;
+    const int q = s.nHeads * s.headDimK;
+    const int k = s.nKvHeads * s.headDimK;
+    const int v = s.nKvHeads * s.headDimV;
     if (isBias) {
-        layer.query.bias = b.segment(0, qk);
-        layer.key.bias = b.segment(qk, qk);
-        layer.value.bias = b.segment(2 * qk, v);
+        layer.query.bias = b.segment(0, q);
+        layer.key.bias = b.segment(q, k);
+        layer.value.bias = b.segment(q + k, v);
     } else {
-        layer.query.weight = w.middleRows(0, qk);
-        layer.key.weight = w.middleRows(qk, qk);
-        layer.value.weight = w.middleRows(2 * qk, v);
+        layer.query.weight = w.middleRows(0, q);
+        layer.key.weight = w.middleRows(q, k);
+        layer.value.weight = w.middleRows(q + k, v);
     }
 }
 
@@ -237,6 +251,12 @@ void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l
             break;
         case Role::AttnNormBias:
             l.attnNorm.bias = asVector(std::move(m));
+            break;
+        case Role::FfnGateWeight:
+            l.ffnGate.weight = std::move(m);
+            break;
+        case Role::FfnGateBias:
+            l.ffnGate.bias = asVector(std::move(m));
             break;
         case Role::FfnUpWeight:
             l.ffnUp.weight = std::move(m);
@@ -284,9 +304,61 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
         case Role::FinalNormBias:
             w.finalNorm.bias = asVector(std::move(m));
             break;
+        case Role::HeadTransformWeight:
+            w.prediction.transform.weight = std::move(m);
+            break;
+        case Role::HeadTransformBias:
+            w.prediction.transform.bias = asVector(std::move(m));
+            break;
+        case Role::HeadNormWeight:
+            w.prediction.transformNorm.weight = asVector(std::move(m));
+            break;
+        case Role::HeadNormBias:
+            w.prediction.transformNorm.bias = asVector(std::move(m));
+            break;
+        case Role::HeadDecoderWeight:
+            w.prediction.decoder = std::move(m);
+            break;
+        case Role::HeadDecoderBias:
+            w.prediction.bias = asVector(std::move(m));
+            break;
         default:
             break;
     }
+}
+
+// The prediction head, when the checkpoint has one (BertModel and friends do not). A tied
+// decoder reuses the token embedding, so nothing is copied.
+void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layout, Model& model,
+                        WeightReader& reader) {
+    ModelSpec& spec = model.spec;
+    const auto has = [&](const char* name) { return ckpt.find(name).info != nullptr; };
+    bool anyTransform = false;
+    for (const TensorEntry& e : layout.transform) {
+        anyTransform = anyTransform || has(e.name);
+    }
+    if (layout.kind == PredictionKind::None || (!layout.transform.empty() && !anyTransform)) {
+        return;
+    }
+    reader.setPrefix("");
+    const auto readInto = [&](Role role, const char* name) {
+        assignModelSlot(role, reader.read(name, role, Layout::Plain, expectedShape(role, spec)),
+                        model.weights);
+    };
+    for (const TensorEntry& e : layout.transform) {
+        readInto(e.role, e.name);  // a partial transform fails here, naming the missing tensor
+    }
+    if (has(layout.decoderWeight)) {
+        readInto(Role::HeadDecoderWeight, layout.decoderWeight);
+    } else if (!spec.tieWordEmbeddings) {
+        model.warnings.push_back(std::string("no '") + layout.decoderWeight +
+                                 "' and tie_word_embeddings is false: no token predictions");
+        return;
+    }
+    if (layout.decoderBias != nullptr && has(layout.decoderBias)) {
+        readInto(Role::HeadDecoderBias, layout.decoderBias);
+    }
+    spec.prediction = layout.kind;
 }
 
 void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& model,
@@ -298,7 +370,8 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
     double done = 0;
     for (const TensorEntry& e : table.tensors) {
         options.cancel.throwIfCancelled();
-        if (e.role == Role::TokenTypeEmbedding && spec.typeVocabSize == 0) {
+        if ((e.role == Role::TokenTypeEmbedding && spec.typeVocabSize == 0) ||
+            (e.needed != nullptr && !e.needed(spec))) {
             continue;
         }
         const auto shape = expectedShape(e.role, spec);
@@ -315,6 +388,7 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             options.progress(++done / total);
         }
     }
+    readPredictionHead(ckpt, table.prediction, model, reader);
     model.parameterCount = reader.parameterCount();
     std::vector<std::string> unknown;
     for (const std::string& name : ckpt.tensorNames()) {
@@ -359,18 +433,26 @@ std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& o
     const ArchTable& table = archTableFor(config.string("model_type", ""), config.fileName());
     model->spec = table.readConfig(config);
     model->spec.modelType = table.modelType;
+    if (model->spec.nKvHeads == 0) {
+        model->spec.nKvHeads = model->spec.nHeads;
+    }
     checkSpec(model->spec, config.fileName());
     const io::Checkpoint ckpt(dir);
     model->storedDtypes = ckpt.storedDtypes();
     model->tensorPrefix = detectPrefix(ckpt, table, dir);
     readWeights(ckpt, table, *model, options);
-    model->tokenizer = withContext(dir.string() + ": loading tokenizer", [&] {
-        return tokenize::loadTokenizer(dir, model->spec.modelType);
-    });
+    // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
+    model->tokenizer = withContext(
+        dir.string(), [&] { return tokenize::loadTokenizer(dir, model->spec.modelType); });
     if (!model->tokenizer) {
         model->warnings.push_back(
-            "no tokenizer files (tokenizer.json, vocab.txt or vocab.json + "
+            "no tokenizer files (tokenizer.json, tokenizer.model, vocab.txt or vocab.json + "
             "merges.txt); give token ids instead of text");
+    } else if (model->tokenizer->vocabSize() > static_cast<std::size_t>(model->spec.vocabSize)) {
+        model->warnings.push_back(
+            "the tokenizer has " + std::to_string(model->tokenizer->vocabSize()) +
+            " tokens but the model only " + std::to_string(model->spec.vocabSize) +
+            " (vocab_size): text with the extra tokens cannot be run");
     }
     return model;
 }

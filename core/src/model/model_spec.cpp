@@ -1,5 +1,7 @@
 #include "attnscope/model/model_spec.h"
 
+#include <numbers>
+
 #include "attnscope/base/error.h"
 
 namespace attnscope::model {
@@ -17,6 +19,34 @@ float ModelSpec::defaultScale(int layer) const {
         scale /= static_cast<float>(layer + 1);
     }
     return scale;
+}
+
+std::vector<float> RopeSpec::inverseFrequencies() const {
+    std::vector<float> inv(static_cast<std::size_t>(dims / 2));
+    // Hugging Face computes these in float32 (base ** (arange(0, d, 2) / d)); doing the power
+    // in double and rounding once gives the same float or one ulp apart.
+    for (std::size_t k = 0; k < inv.size(); ++k) {
+        const double exponent = static_cast<double>(2 * k) / dims;
+        double f = 1.0 / std::pow(theta, exponent);
+        if (scaling == RopeScaling::Linear) {
+            f /= factor;
+        } else if (scaling == RopeScaling::Llama3) {
+            // methods.md §7.3 (_compute_llama3_parameters): long wavelengths are slowed down
+            // by `factor`, short ones kept, the band between blended smoothly.
+            const double lowWavelen = originalMaxPositions / lowFreqFactor;
+            const double highWavelen = originalMaxPositions / highFreqFactor;
+            const double wavelen = 2.0 * std::numbers::pi / f;
+            if (wavelen > lowWavelen) {
+                f /= factor;
+            } else if (wavelen >= highWavelen) {
+                const double smooth = (originalMaxPositions / wavelen - lowFreqFactor) /
+                                      (highFreqFactor - lowFreqFactor);
+                f = (1.0 - smooth) * f / factor + smooth * f;
+            }
+        }
+        inv[k] = static_cast<float>(f);
+    }
+    return inv;
 }
 
 std::string activationName(Activation a) {
@@ -71,6 +101,20 @@ void checkSpec(const ModelSpec& spec, const std::string& file) {
     }
     if (!(spec.normEps > 0.0f)) {
         throw FormatError(file + ": layer norm epsilon must be positive");
+    }
+    if (spec.nKvHeads <= 0 || spec.nHeads % spec.nKvHeads != 0) {
+        throw FormatError(file + ": num_key_value_heads (" + std::to_string(spec.nKvHeads) +
+                          ") must be positive and divide num_attention_heads (" +
+                          std::to_string(spec.nHeads) + ")");
+    }
+    if (spec.rope.dims < 0 || spec.rope.dims % 2 != 0 || spec.rope.dims > spec.headDimK) {
+        throw FormatError(file + ": rotary dimensions (" + std::to_string(spec.rope.dims) +
+                          ") must be even and at most the head width (" +
+                          std::to_string(spec.headDimK) + ")");
+    }
+    if (spec.slidingWindow && *spec.slidingWindow <= 0) {
+        throw FormatError(file + ": sliding_window: must be positive, found " +
+                          std::to_string(*spec.slidingWindow));
     }
 }
 

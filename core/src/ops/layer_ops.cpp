@@ -29,6 +29,21 @@ Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
     return y;
 }
 
+Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps) {
+    Matrix y(x.rows(), x.cols());
+    const auto d = static_cast<float>(x.cols());
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const float meanSquare = x.row(r).squaredNorm() / d;
+        y.row(r) = x.row(r) * (1.0f / std::sqrt(meanSquare + eps));
+    }
+    y.array().rowwise() *= norm.weight.transpose().array();
+    return y;
+}
+
+Matrix normalize(const Matrix& x, const model::Norm& norm, model::NormKind kind, float eps) {
+    return kind == model::NormKind::RmsNorm ? rmsNorm(x, norm, eps) : layerNorm(x, norm, eps);
+}
+
 void activate(Matrix& x, model::Activation activation) {
     using model::Activation;
     switch (activation) {

@@ -31,6 +31,17 @@ Matrix buildBias(const MaskSpec& mask, int nQueries, int nKeys) {
             }
         }
     }
+    if (mask.window) {
+        if (*mask.window <= 0) {
+            throw InvalidArgument("sliding window must be positive, got " +
+                                  std::to_string(*mask.window));
+        }
+        const int offset = mask.causalOffset.value_or(nKeys - nQueries);
+        for (int q = 0; q < nQueries; ++q) {
+            const int first = std::clamp(q + offset - *mask.window + 1, 0, nKeys);
+            bias.row(q).head(first).setConstant(kNegInf);
+        }
+    }
     if (mask.allowed) {
         checkShape(mask.allowed->rows(), mask.allowed->cols(), nQueries, nKeys, "boolean");
         bias = (mask.allowed->array() != 0).select(bias, kNegInf);
@@ -48,7 +59,7 @@ BoolMatrix allowedFromBias(const Matrix& bias) {
 }
 
 bool isTrivial(const MaskSpec& mask) {
-    return !mask.causal && !mask.allowed && !mask.additive;
+    return !mask.causal && !mask.window && !mask.allowed && !mask.additive;
 }
 
 }  // namespace attnscope::ops

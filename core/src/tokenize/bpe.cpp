@@ -13,15 +13,6 @@ std::uint64_t pairKey(std::int32_t left, std::int32_t right) {
            static_cast<std::uint32_t>(right);
 }
 
-// One piece of the word being merged: a doubly linked list over the initial byte pieces.
-struct Symbol {
-    std::int32_t id = 0;
-    std::ptrdiff_t prev = -1;
-    std::ptrdiff_t next = -1;
-    std::size_t begin = 0;  // bytes of the word
-    std::size_t len = 0;    // 0 once merged into its left neighbour
-};
-
 struct Candidate {
     std::uint32_t rank = 0;
     std::size_t pos = 0;
@@ -33,41 +24,6 @@ struct Candidate {
     }
 };
 
-// The word's bytes as single-byte pieces, linked into a list. A byte with no piece becomes the
-// unknown token (fused with a preceding one if asked), or is dropped when there is none, as HF
-// does.
-std::vector<Symbol> initialSymbols(std::string_view word,
-                                   const std::array<std::optional<std::int32_t>, 256>& byteIds,
-                                   std::optional<std::int32_t> unkId, bool fuseUnk) {
-    std::vector<Symbol> symbols;
-    symbols.reserve(word.size());
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        std::optional<std::int32_t> id = byteIds[static_cast<unsigned char>(word[i])];
-        if (!id) {
-            if (!unkId) {
-                continue;
-            }
-            if (fuseUnk && !symbols.empty() && symbols.back().id == *unkId &&
-                symbols.back().begin + symbols.back().len == i) {
-                ++symbols.back().len;
-                continue;
-            }
-            id = unkId;
-        }
-        Symbol s;
-        s.id = *id;
-        s.begin = i;
-        s.len = 1;
-        symbols.push_back(s);
-    }
-    for (std::size_t i = 0; i < symbols.size(); ++i) {
-        symbols[i].prev = static_cast<std::ptrdiff_t>(i) - 1;
-        symbols[i].next = i + 1 < symbols.size() ? static_cast<std::ptrdiff_t>(i + 1) : -1;
-    }
-
-    return symbols;
-}
-
 std::int32_t pieceId(const Vocab& vocab, const std::string& piece, const BpeMerge& merge) {
     const auto id = vocab.find(piece);
     if (!id) {
@@ -77,7 +33,30 @@ std::int32_t pieceId(const Vocab& vocab, const std::string& piece, const BpeMerg
     return *id;
 }
 
+// "<0x0A>": how SentencePiece-style vocabularies spell a byte (HF's byte_fallback).
+std::string byteFallbackPiece(unsigned b) {
+    static constexpr std::string_view kDigits = "0123456789ABCDEF";
+    std::string out = "<0x";
+    out += kDigits[b >> 4];
+    out += kDigits[b & 0xF];
+    out += '>';
+    return out;
+}
+
+std::size_t utf8Length(unsigned char lead) {
+    return lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+}
+
 }  // namespace
+
+// One piece of the word being merged: a doubly linked list over the initial pieces.
+struct BpeModel::Symbol {
+    std::int32_t id = 0;
+    std::ptrdiff_t prev = -1;
+    std::ptrdiff_t next = -1;
+    std::size_t begin = 0;  // bytes of the word
+    std::size_t len = 0;    // 0 once merged into its left neighbour
+};
 
 BpeModel::BpeModel(Vocab vocab, const std::vector<BpeMerge>& merges, BpeOptions options)
     : m_vocab(std::move(vocab)), m_options(std::move(options)) {
@@ -85,7 +64,9 @@ BpeModel::BpeModel(Vocab vocab, const std::vector<BpeMerge>& merges, BpeOptions 
         m_unkId = m_vocab.find(*m_options.unkToken);
     }
     for (unsigned b = 0; b < 256; ++b) {
-        const std::string piece = byteLevelString(std::string(1, static_cast<char>(b)));
+        const std::string piece = m_options.byteLevel
+                                      ? byteLevelString(std::string(1, static_cast<char>(b)))
+                                      : byteFallbackPiece(b);
         if (const auto id = m_vocab.find(piece)) {
             m_byteIds[b] = *id;
         }
@@ -116,7 +97,8 @@ void BpeModel::tokenize(std::string_view word, std::vector<ModelToken>& out) con
         return;
     }
     if (m_options.ignoreMerges) {
-        if (const auto id = m_vocab.find(byteLevelString(word))) {
+        if (const auto id =
+                m_vocab.find(m_options.byteLevel ? byteLevelString(word) : std::string(word))) {
             out.push_back({*id, 0, word.size()});
             return;
         }
@@ -143,7 +125,7 @@ void BpeModel::tokenize(std::string_view word, std::vector<ModelToken>& out) con
 }
 
 void BpeModel::merge(std::string_view word, std::vector<ModelToken>& out) const {
-    std::vector<Symbol> symbols = initialSymbols(word, m_byteIds, m_unkId, m_options.fuseUnk);
+    std::vector<Symbol> symbols = initialSymbols(word);
     std::priority_queue<Candidate> queue;
     auto pushPair = [&](std::size_t pos) {
         const Symbol& s = symbols[pos];
@@ -189,6 +171,77 @@ void BpeModel::merge(std::string_view word, std::vector<ModelToken>& out) const 
             out.push_back({s.id, s.begin, s.begin + s.len});
         }
     }
+}
+
+// The word's first pieces, linked into a list. Byte-level: one per byte. Otherwise one per
+// character, or its <0xNN> pieces when the vocabulary lacks it and byte_fallback is on. Anything
+// left becomes the unknown token (consecutive ones fused into one if asked), or is dropped when
+// there is none, as HF's BPE::merge_word does.
+std::vector<BpeModel::Symbol> BpeModel::initialSymbols(std::string_view word) const {
+    std::vector<Symbol> symbols;
+    symbols.reserve(word.size());
+    std::optional<Symbol> unk;  // waits in case the next piece is unknown too
+    std::size_t i = 0;
+    while (i < word.size()) {
+        const std::size_t len =
+            m_options.byteLevel
+                ? 1
+                : std::min(utf8Length(static_cast<unsigned char>(word[i])), word.size() - i);
+        const std::size_t before = symbols.size();
+        if (addCharSymbols(word, i, len, symbols)) {
+            if (unk) {  // keep text order: the pending unknown goes before the new pieces
+                symbols.insert(symbols.begin() + static_cast<std::ptrdiff_t>(before), *unk);
+                unk.reset();
+            }
+        } else if (m_unkId) {
+            if (unk && m_options.fuseUnk) {
+                unk->len += len;
+            } else {
+                if (unk) {
+                    symbols.push_back(*unk);
+                }
+                unk = Symbol{*m_unkId, -1, -1, i, len};
+            }
+        }
+        i += len;
+    }
+    if (unk) {
+        symbols.push_back(*unk);
+    }
+    for (std::size_t k = 0; k < symbols.size(); ++k) {
+        symbols[k].prev = static_cast<std::ptrdiff_t>(k) - 1;
+        symbols[k].next = k + 1 < symbols.size() ? static_cast<std::ptrdiff_t>(k + 1) : -1;
+    }
+    return symbols;
+}
+
+// Appends the pieces of word[begin, begin + len) (one byte, or one character) if the vocabulary
+// has them; false if it is unknown. Byte-fallback pieces are appended one per byte.
+bool BpeModel::addCharSymbols(std::string_view word, std::size_t begin, std::size_t len,
+                              std::vector<Symbol>& symbols) const {
+    std::optional<std::int32_t> id;
+    if (m_options.byteLevel) {
+        id = m_byteIds[static_cast<unsigned char>(word[begin])];
+    } else {
+        id = m_vocab.find(word.substr(begin, len));
+    }
+    if (id) {
+        symbols.push_back({*id, -1, -1, begin, len});
+        return true;
+    }
+    if (m_options.byteLevel || !m_options.byteFallback) {
+        return false;
+    }
+    for (std::size_t k = 0; k < len; ++k) {
+        if (!m_byteIds[static_cast<unsigned char>(word[begin + k])]) {
+            return false;  // HF falls back only when every byte has a piece
+        }
+    }
+    for (std::size_t k = 0; k < len; ++k) {
+        symbols.push_back(
+            {*m_byteIds[static_cast<unsigned char>(word[begin + k])], -1, -1, begin + k, 1});
+    }
+    return true;
 }
 
 }  // namespace attnscope::tokenize

@@ -25,6 +25,39 @@ std::pair<std::uint32_t, std::uint32_t> trimCounts(const Chars& chars) {
     return {lead, trail};
 }
 
+std::vector<NormalizedText> cut(const NormalizedText& text, const std::vector<CharRange>& ranges) {
+    std::vector<NormalizedText> out;
+    out.reserve(ranges.size());
+    for (const CharRange& r : ranges) {
+        out.emplace_back(text.begin() + static_cast<std::ptrdiff_t>(r.begin),
+                         text.begin() + static_cast<std::ptrdiff_t>(r.end));
+    }
+    return out;
+}
+
+// One pre-tokenizer on one word, as HF's PreTokenizedString::split runs it.
+std::vector<NormalizedText> preTokenize(const PreTokenizerStep& step, NormalizedText word) {
+    switch (step.kind) {
+        case PreTokenizerKind::Bert:
+            return cut(word, bertPreTokenize(word));
+        case PreTokenizerKind::ByteLevel:
+            if (step.byteLevel.addPrefixSpace && word.front().cp != U' ') {
+                prependText(word, U" ");
+            }
+            if (step.pattern) {
+                return cut(word, step.pattern->split(word));
+            }
+            break;
+        case PreTokenizerKind::Metaspace:
+            return metaspace(word, step.metaspace);
+        case PreTokenizerKind::Split:
+            return cut(word, splitPieces(step.pattern->find(word), step.behavior, step.invert));
+    }
+    std::vector<NormalizedText> out;
+    out.push_back(std::move(word));
+    return out;
+}
+
 }  // namespace
 
 struct HfTokenizer::RawToken {
@@ -38,19 +71,23 @@ struct HfTokenizer::RawToken {
 };
 
 HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
-    if ((m_spec.wordPiece == nullptr) == (m_spec.bpe == nullptr)) {
-        throw FormatError(m_spec.source + ": model: expected exactly one WordPiece or BPE model");
+    const int models =
+        (m_spec.wordPiece ? 1 : 0) + (m_spec.bpe ? 1 : 0) + (m_spec.sentencePiece ? 1 : 0);
+    if (models != 1) {
+        throw FormatError(m_spec.source +
+                          ": model: expected exactly one WordPiece, BPE or SentencePiece model");
     }
-    if (m_spec.bpe && m_spec.preTokenizer != PreTokenizerKind::ByteLevel) {
-        throw UnsupportedModel(m_spec.source +
-                               ": pre_tokenizer: BPE is supported with the ByteLevel "
-                               "pre-tokenizer only");
+    const bool byteLevel = std::any_of(
+        m_spec.preTokenizers.begin(), m_spec.preTokenizers.end(),
+        [](const PreTokenizerStep& s) { return s.kind == PreTokenizerKind::ByteLevel; });
+    if (m_spec.bpe && m_spec.bpe->options().byteLevel != byteLevel) {
+        throw FormatError(m_spec.source + ": model: a " +
+                          (byteLevel ? "character-level" : "byte-level") + " BPE model " +
+                          (byteLevel ? "with" : "without") + " a ByteLevel pre-tokenizer");
     }
-    m_added = AddedVocabulary(m_spec.addedTokens,
-                              [this](const NormalizedText& t) { return normalize(t); });
-    if (m_spec.preTokenizer == PreTokenizerKind::ByteLevel) {
-        m_splitter = std::make_unique<ByteLevelSplitter>();
-    }
+    m_added = AddedVocabulary(m_spec.addedTokens, [this](const NormalizedText& t) {
+        return normalize(t, m_spec.normalizers);
+    });
     if (m_spec.post.trimOffsets) {
         const Vocab& vocab = modelVocab();
         m_trimLead.resize(vocab.idLimit());
@@ -68,19 +105,37 @@ HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
 }
 
 TokenizerKind HfTokenizer::kind() const {
-    return m_spec.wordPiece ? TokenizerKind::WordPiece : TokenizerKind::ByteLevelBpe;
+    if (m_spec.wordPiece) {
+        return TokenizerKind::WordPiece;
+    }
+    if (m_spec.sentencePiece) {
+        return TokenizerKind::SentencePiece;
+    }
+    return m_spec.bpe->options().byteLevel ? TokenizerKind::ByteLevelBpe : TokenizerKind::Bpe;
 }
 
 std::string HfTokenizer::describe() const {
-    if (m_spec.wordPiece) {
-        return "WordPiece (" + std::to_string(vocabSize()) + " tokens) from " + m_spec.source;
+    const std::string tokens = std::to_string(vocabSize()) + " tokens";
+    switch (kind()) {
+        case TokenizerKind::WordPiece:
+            return "WordPiece (" + tokens + ") from " + m_spec.source;
+        case TokenizerKind::SentencePiece:
+            return "SentencePiece (" + tokens + ", run by libsentencepiece) from " + m_spec.source;
+        case TokenizerKind::ByteLevelBpe:
+        case TokenizerKind::Bpe:
+            break;
     }
-    return "byte-level BPE (" + std::to_string(vocabSize()) + " tokens, " +
-           std::to_string(m_spec.bpe->mergeCount()) + " merges) from " + m_spec.source;
+    const BpeOptions& o = m_spec.bpe->options();
+    return std::string(o.byteLevel ? "byte-level BPE" : "BPE") + " (" + tokens + ", " +
+           std::to_string(m_spec.bpe->mergeCount()) + " merges" +
+           (o.byteFallback ? ", byte fallback" : "") + ") from " + m_spec.source;
 }
 
 const Vocab& HfTokenizer::modelVocab() const {
-    return m_spec.wordPiece ? m_spec.wordPiece->vocab() : m_spec.bpe->vocab();
+    if (m_spec.wordPiece) {
+        return m_spec.wordPiece->vocab();
+    }
+    return m_spec.sentencePiece ? m_spec.sentencePiece->vocab() : m_spec.bpe->vocab();
 }
 
 std::size_t HfTokenizer::vocabSize() const {
@@ -120,10 +175,6 @@ std::optional<std::int32_t> HfTokenizer::specialId(SpecialRole role) const {
     return it->second;
 }
 
-NormalizedText HfTokenizer::normalize(const NormalizedText& text) const {
-    return m_spec.normalizer ? bertNormalize(text, *m_spec.normalizer) : text;
-}
-
 std::vector<Token> HfTokenizer::encode(std::string_view text, bool addSpecialTokens) const {
     const DecodedText decoded = decodeUtf8(text, "tokenizer input");
     const NormalizedText original = makeNormalizedText(decoded, 0, decoded.chars.size());
@@ -135,7 +186,8 @@ std::vector<Token> HfTokenizer::encode(std::string_view text, bool addSpecialTok
             pushAdded(*split.token, slice, raw);
             continue;
         }
-        const NormalizedText normalized = normalize(NormalizedText(slice.begin(), slice.end()));
+        const NormalizedText normalized =
+            normalize(NormalizedText(slice.begin(), slice.end()), m_spec.normalizers);
         for (const AddedSplit& inner : m_added.split(normalized, AddedTokenPass::Normalized)) {
             const std::span<const NormalizedChar> part(normalized.data() + inner.range.begin,
                                                        inner.range.end - inner.range.begin);
@@ -181,58 +233,59 @@ void HfTokenizer::pushModelToken(std::int32_t id, std::span<const NormalizedChar
 }
 
 void HfTokenizer::encodeSegment(const NormalizedText& segment, std::vector<RawToken>& out) const {
-    if (segment.empty()) {
+    std::vector<NormalizedText> words;
+    if (!segment.empty()) {
+        words.push_back(segment);
+    }
+    for (const PreTokenizerStep& step : m_spec.preTokenizers) {
+        std::vector<NormalizedText> next;
+        for (NormalizedText& word : words) {
+            for (NormalizedText& piece : preTokenize(step, std::move(word))) {
+                if (!piece.empty()) {
+                    next.push_back(std::move(piece));
+                }
+            }
+        }
+        words = std::move(next);
+    }
+    for (const NormalizedText& word : words) {
+        encodeWord(word, out);
+    }
+}
+
+void HfTokenizer::encodeWord(std::span<const NormalizedChar> word,
+                             std::vector<RawToken>& out) const {
+    if (m_spec.bpe) {
+        encodeBpe(word, out);
         return;
     }
-    if (m_spec.preTokenizer == PreTokenizerKind::ByteLevel) {
-        encodeByteLevel(segment, out);
-    } else {
-        encodeWords(segment, out);
-    }
-}
-
-void HfTokenizer::encodeWords(std::span<const NormalizedChar> text,
-                              std::vector<RawToken>& out) const {
     std::vector<ModelToken> pieces;
-    for (const CharRange& word : bertPreTokenize(text)) {
-        const auto chars = text.subspan(word.begin, word.end - word.begin);
-        pieces.clear();
-        m_spec.wordPiece->tokenize(chars, pieces);
-        for (const ModelToken& p : pieces) {
-            pushModelToken(p.id, chars.subspan(p.begin, p.end - p.begin), out);
-        }
+    if (m_spec.wordPiece) {
+        m_spec.wordPiece->tokenize(word, pieces);
+    } else {
+        m_spec.sentencePiece->tokenize(word, pieces);
+    }
+    for (const ModelToken& p : pieces) {
+        pushModelToken(p.id, word.subspan(p.begin, p.end - p.begin), out);
     }
 }
 
-void HfTokenizer::encodeByteLevel(NormalizedText text, std::vector<RawToken>& out) const {
-    if (m_spec.byteLevel.addPrefixSpace && text.front().cp != U' ') {
-        prependChar(text, U' ');
-    }
-    std::vector<CharRange> words;
-    if (m_spec.byteLevel.useRegex) {
-        words = m_splitter->split(text);
-    } else {
-        words.push_back({0, text.size()});
-    }
+void HfTokenizer::encodeBpe(std::span<const NormalizedChar> word,
+                            std::vector<RawToken>& out) const {
     std::string bytes;
     std::vector<std::size_t> byteToChar;
+    for (std::size_t i = 0; i < word.size(); ++i) {
+        const std::size_t before = bytes.size();
+        appendUtf8(bytes, word[i].cp);
+        byteToChar.insert(byteToChar.end(), bytes.size() - before, i);
+    }
     std::vector<ModelToken> pieces;
-    for (const CharRange& word : words) {
-        bytes.clear();
-        byteToChar.clear();
-        for (std::size_t i = word.begin; i < word.end; ++i) {
-            const std::size_t before = bytes.size();
-            appendUtf8(bytes, text[i].cp);
-            byteToChar.insert(byteToChar.end(), bytes.size() - before, i);
-        }
-        pieces.clear();
-        m_spec.bpe->tokenize(bytes, pieces);
-        for (const ModelToken& p : pieces) {
-            // A piece holding part of a character's bytes spans that whole character, as in HF.
-            const std::size_t first = byteToChar[p.begin];
-            const std::size_t last = byteToChar[p.end - 1];
-            pushModelToken(p.id, std::span(text).subspan(first, last - first + 1), out);
-        }
+    m_spec.bpe->tokenize(bytes, pieces);
+    for (const ModelToken& p : pieces) {
+        // A piece holding part of a character's bytes spans that whole character, as in HF.
+        const std::size_t first = byteToChar[p.begin];
+        const std::size_t last = byteToChar[p.end - 1];
+        pushModelToken(p.id, word.subspan(first, last - first + 1), out);
     }
 }
 

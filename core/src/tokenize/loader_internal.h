@@ -19,6 +19,18 @@ constexpr std::int32_t kMaxTokenId = (1 << 24) - 1;
 Vocab vocabFromJson(const Json& vocab, const JsonAt& at);
 
 TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file);
+// tokenizer.json's "normalizer" and "pre_tokenizer" (tokenizer_json_pipeline.cpp); a Sequence
+// becomes its steps.
+std::vector<NormalizerStep> parseNormalizers(const Json& normalizer, const JsonAt& at);
+std::vector<PreTokenizerStep> parsePreTokenizers(const Json& preTokenizer, const JsonAt& at);
+// A SentencePiece tokenizer.model set up as transformers' LlamaTokenizer(Fast) runs it, with
+// tokenizer_config.json (`config`, may be null) for add_bos_token, add_eos_token, legacy,
+// add_prefix_space and the added tokens (sentencepiece_files.cpp).
+TokenizerSpec specFromSentencePieceModel(const std::filesystem::path& modelFile, const Json* config,
+                                         const JsonAt& configAt);
+// LlamaTokenizerFast rebuilds its post-processor from tokenizer_config.json's add_bos_token and
+// add_eos_token; applies that when `config` names a Llama tokenizer class.
+void applyLlamaSpecialTokens(TokenizerSpec& spec, const Json& config, const JsonAt& at);
 TokenizerSpec specFromWordPieceVocab(const std::filesystem::path& vocabTxt,
                                      const WordPieceFilesOptions& options);
 TokenizerSpec specFromByteLevelBpeFiles(const std::filesystem::path& vocabJson,

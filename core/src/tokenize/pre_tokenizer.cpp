@@ -1,9 +1,12 @@
 #include "attnscope/tokenize/pre_tokenizer.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
+#include <algorithm>
+
 #include <pcre2.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/tokenize/normalizer.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -64,32 +67,75 @@ std::vector<CharRange> bertPreTokenize(std::span<const NormalizedChar> text) {
     return words;
 }
 
-struct ByteLevelSplitter::Impl {
+struct RegexSplitter::Impl {
     pcre2_code* code = nullptr;
-    bool jit = false;
+    std::string where;
 };
 
-ByteLevelSplitter::ByteLevelSplitter() : m_impl(std::make_unique<Impl>()) {
-    const std::string pattern = gpt2Pattern();
-    int errorCode = 0;
-    PCRE2_SIZE errorOffset = 0;
-    m_impl->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.c_str()), pattern.size(),
-                                 PCRE2_UTF | PCRE2_UCP, &errorCode, &errorOffset, nullptr);
-    if (m_impl->code == nullptr) {
-        std::array<PCRE2_UCHAR, 256> message{};
-        pcre2_get_error_message(errorCode, message.data(), message.size());
-        throw Error(
-            "byte-level pre-tokenizer: pattern offset " + std::to_string(errorOffset) +
-            ": PCRE2 rejected the GPT-2 regex: " + reinterpret_cast<const char*>(message.data()));
+namespace {
+
+// Oniguruma's \s is the White_Space property; PCRE2 spells that \p{White_Space}, inside a class
+// as well as outside. Escapes are copied pairwise so "\\s" stays a backslash and an 's'.
+std::string toPcre2(std::string_view pattern) {
+    std::string out;
+    out.reserve(pattern.size() + 32);
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern[i] != '\\' || i + 1 == pattern.size()) {
+            out += pattern[i];
+            continue;
+        }
+        const char next = pattern[++i];
+        if (next == 's') {
+            out += "\\p{White_Space}";
+        } else if (next == 'S') {
+            out += "\\P{White_Space}";
+        } else {
+            out += '\\';
+            out += next;
+        }
     }
-    m_impl->jit = pcre2_jit_compile(m_impl->code, PCRE2_JIT_COMPLETE) == 0;
+    return out;
 }
 
-ByteLevelSplitter::~ByteLevelSplitter() {
+pcre2_code* compilePattern(const std::string& pattern, std::uint32_t options,
+                           const std::string& where) {
+    int errorCode = 0;
+    PCRE2_SIZE errorOffset = 0;
+    // PCRE2 refuses UCP with LITERAL (it has no classes to apply it to).
+    const std::uint32_t unicode =
+        (options & PCRE2_LITERAL) != 0 ? PCRE2_UTF : PCRE2_UTF | PCRE2_UCP;
+    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.c_str()), pattern.size(),
+                                     options | unicode, &errorCode, &errorOffset, nullptr);
+    if (code == nullptr) {
+        std::array<PCRE2_UCHAR, 256> message{};
+        pcre2_get_error_message(errorCode, message.data(), message.size());
+        throw UnsupportedModel(
+            where + ": pattern offset " + std::to_string(errorOffset) +
+            ": PCRE2 rejected the regex: " + reinterpret_cast<const char*>(message.data()));
+    }
+    pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // falls back to the interpreter on failure
+    return code;
+}
+
+}  // namespace
+
+RegexSplitter::RegexSplitter() : m_impl(std::make_unique<Impl>()) {
+    m_impl->where = "byte-level pre-tokenizer";
+    m_impl->code = compilePattern(gpt2Pattern(), 0, m_impl->where);
+}
+
+RegexSplitter::RegexSplitter(std::string_view pattern, bool literal, const std::string& where)
+    : m_impl(std::make_unique<Impl>()) {
+    m_impl->where = where;
+    m_impl->code = literal ? compilePattern(std::string(pattern), PCRE2_LITERAL, where)
+                           : compilePattern(toPcre2(pattern), 0, where);
+}
+
+RegexSplitter::~RegexSplitter() {
     pcre2_code_free(m_impl->code);
 }
 
-std::vector<CharRange> ByteLevelSplitter::split(std::span<const NormalizedChar> text) const {
+std::vector<MatchPiece> RegexSplitter::find(std::span<const NormalizedChar> text) const {
     std::string subject;
     subject.reserve(text.size());
     std::vector<std::size_t> byteToChar;
@@ -104,7 +150,7 @@ std::vector<CharRange> ByteLevelSplitter::split(std::span<const NormalizedChar> 
     using MatchData = std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)>;
     MatchData match(pcre2_match_data_create_from_pattern(m_impl->code, nullptr),
                     &pcre2_match_data_free);
-    std::vector<CharRange> pieces;
+    std::vector<MatchPiece> pieces;
     std::size_t consumed = 0;  // bytes already assigned to a piece
     std::size_t start = 0;
     while (start < subject.size()) {
@@ -120,31 +166,142 @@ std::vector<CharRange> ByteLevelSplitter::split(std::span<const NormalizedChar> 
             break;
         }
         if (rc < 0) {
-            throw InvalidArgument("byte-level pre-tokenizer: byte " + std::to_string(start) +
+            throw InvalidArgument(m_impl->where + ": byte " + std::to_string(start) +
                                   ": PCRE2 match failed with code " + std::to_string(rc));
         }
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match.get());
         const std::size_t mBegin = ov[0];
         const std::size_t mEnd = ov[1];
-        if (mBegin > consumed) {
-            pieces.push_back({byteToChar[consumed], byteToChar[mBegin]});
-        }
         if (mEnd > mBegin) {
-            pieces.push_back({byteToChar[mBegin], byteToChar[mEnd]});
-            start = mEnd;
-        } else {
-            // The pattern cannot match empty text; step over one character if it ever does.
-            start = mEnd + 1;
-            while (start < subject.size() && (subject[start] & 0xC0) == 0x80) {
-                ++start;
+            if (mBegin > consumed) {
+                pieces.push_back({{byteToChar[consumed], byteToChar[mBegin]}, false});
             }
+            pieces.push_back({{byteToChar[mBegin], byteToChar[mEnd]}, true});
+            start = mEnd;
+            consumed = mEnd;
+            continue;
         }
+        // An empty match still cuts the gap (HF keeps it as an empty piece, dropped later);
+        // the search moves one character on, as Oniguruma's find_iter does.
+        if (mBegin > consumed) {
+            pieces.push_back({{byteToChar[consumed], byteToChar[mBegin]}, false});
+        }
+        pieces.push_back({{byteToChar[mBegin], byteToChar[mBegin]}, true});
         consumed = mEnd;
+        start = mEnd + 1;
+        while (start < subject.size() && (subject[start] & 0xC0) == 0x80) {
+            ++start;
+        }
     }
     if (consumed < subject.size()) {
-        pieces.push_back({byteToChar[consumed], text.size()});
+        pieces.push_back({{byteToChar[consumed], text.size()}, false});
     }
     return pieces;
+}
+
+std::vector<CharRange> RegexSplitter::split(std::span<const NormalizedChar> text) const {
+    std::vector<CharRange> out;
+    for (const MatchPiece& p : find(text)) {
+        if (p.range.end > p.range.begin) {
+            out.push_back(p.range);
+        }
+    }
+    return out;
+}
+
+std::vector<CharRange> splitPieces(std::vector<MatchPiece> pieces, SplitBehavior behavior,
+                                   bool invert) {
+    if (invert) {
+        for (MatchPiece& p : pieces) {
+            p.isMatch = !p.isMatch;
+        }
+    }
+    // HF's NormalizedString::split, folding the (range, isMatch) list the same way.
+    std::vector<MatchPiece> merged;
+    bool previousMatch = false;
+    switch (behavior) {
+        case SplitBehavior::Removed:
+            std::erase_if(pieces, [](const MatchPiece& p) { return p.isMatch; });
+            merged = std::move(pieces);
+            break;
+        case SplitBehavior::Isolated:
+            merged = std::move(pieces);
+            break;
+        case SplitBehavior::MergedWithPrevious:
+        case SplitBehavior::Contiguous:
+            for (const MatchPiece& p : pieces) {
+                const bool join = behavior == SplitBehavior::Contiguous
+                                      ? p.isMatch == previousMatch
+                                      : p.isMatch && !previousMatch;
+                if (join && !merged.empty()) {
+                    merged.back().range.end = p.range.end;
+                } else {
+                    merged.push_back(p);
+                }
+                previousMatch = p.isMatch;
+            }
+            break;
+        case SplitBehavior::MergedWithNext:
+            for (auto it = pieces.rbegin(); it != pieces.rend(); ++it) {
+                if (it->isMatch && !previousMatch && !merged.empty()) {
+                    merged.back().range.begin = it->range.begin;
+                } else {
+                    merged.push_back(*it);
+                }
+                previousMatch = it->isMatch;
+            }
+            std::reverse(merged.begin(), merged.end());
+            break;
+    }
+    std::vector<CharRange> out;
+    for (const MatchPiece& p : merged) {
+        if (p.range.end > p.range.begin) {
+            out.push_back(p.range);
+        }
+    }
+    return out;
+}
+
+std::vector<NormalizedText> metaspace(const NormalizedText& text, const MetaspaceOptions& options) {
+    NormalizedText replaced = text;
+    for (NormalizedChar& c : replaced) {
+        if (c.cp == U' ') {
+            c.cp = options.replacement;
+        }
+    }
+    const bool startsWithReplacement =
+        !replaced.empty() && replaced.front().cp == options.replacement;
+    const bool prepend =
+        !replaced.empty() && !startsWithReplacement &&
+        (options.prependScheme == PrependScheme::Always ||
+         (options.prependScheme == PrependScheme::First && replaced.front().origBegin == 0));
+    if (prepend) {
+        prependText(replaced, std::u32string(1, options.replacement));
+    }
+    if (!options.split) {
+        return {std::move(replaced)};
+    }
+    std::vector<MatchPiece> pieces;
+    std::size_t gapBegin = 0;
+    for (std::size_t i = 0; i < replaced.size(); ++i) {
+        if (replaced[i].cp == options.replacement) {
+            if (i > gapBegin) {
+                pieces.push_back({{gapBegin, i}, false});
+            }
+            pieces.push_back({{i, i + 1}, true});
+            gapBegin = i + 1;
+        }
+    }
+    if (gapBegin < replaced.size()) {
+        pieces.push_back({{gapBegin, replaced.size()}, false});
+    }
+    std::vector<NormalizedText> words;
+    for (const CharRange& r :
+         splitPieces(std::move(pieces), SplitBehavior::MergedWithNext, false)) {
+        words.emplace_back(replaced.begin() + static_cast<std::ptrdiff_t>(r.begin),
+                           replaced.begin() + static_cast<std::ptrdiff_t>(r.end));
+    }
+    return words;
 }
 
 const std::array<char32_t, 256>& byteToUnicode() {

@@ -119,6 +119,9 @@ std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_vie
     if (spec.bpe) {
         return spec.bpe->vocab().find(token);
     }
+    if (spec.sentencePiece) {
+        return spec.sentencePiece->vocab().find(token);
+    }
     return std::nullopt;
 }
 
@@ -199,17 +202,40 @@ std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::pa
     });
 }
 
+std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(const std::filesystem::path& modelDir) {
+    const auto modelFile = modelDir / "tokenizer.model";
+    if (!std::filesystem::exists(modelFile)) {
+        return nullptr;
+    }
+    return withContext("loading tokenizer", [&]() -> std::unique_ptr<Tokenizer> {
+        const auto configFile = modelDir / "tokenizer_config.json";
+        const auto config = detail::readOptionalJson(configFile);
+        const detail::JsonAt at{configFile.string()};
+        TokenizerSpec spec =
+            detail::specFromSentencePieceModel(modelFile, config ? &*config : nullptr, at);
+        if (config) {
+            detail::applyConfigRoles(spec, *config, at);
+        }
+        return std::make_unique<HfTokenizer>(std::move(spec));
+    });
+}
+
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
                                          std::string_view modelType) {
     const auto jsonFile = modelDir / "tokenizer.json";
     if (!std::filesystem::exists(jsonFile)) {
-        return loadTokenizerFromVocabFiles(modelDir, modelType);
+        if (auto tok = loadTokenizerFromVocabFiles(modelDir, modelType)) {
+            return tok;
+        }
+        return loadSentencePieceTokenizer(modelDir);
     }
     return withContext("loading tokenizer", [&]() -> std::unique_ptr<Tokenizer> {
         TokenizerSpec spec = detail::specFromTokenizerJson(jsonFile);
         const auto configFile = modelDir / "tokenizer_config.json";
         if (const auto config = detail::readOptionalJson(configFile)) {
-            detail::applyConfigRoles(spec, *config, detail::JsonAt{configFile.string()});
+            const detail::JsonAt at{configFile.string()};
+            detail::applyLlamaSpecialTokens(spec, *config, at);
+            detail::applyConfigRoles(spec, *config, at);
         }
         return std::make_unique<HfTokenizer>(std::move(spec));
     });

@@ -1,5 +1,8 @@
-// Reads Hugging Face's tokenizer.json into a TokenizerSpec. Only the parts BERT-, GPT-2- and
-// RoBERTa-style tokenizers use are accepted; anything else is UnsupportedModel, naming its path.
+// Reads Hugging Face's tokenizer.json into a TokenizerSpec. Only the parts BERT, GPT-2, RoBERTa,
+// Llama 2/3, Mistral and Qwen2 tokenizers use are accepted (the normalizers and pre-tokenizers are
+// read in tokenizer_json_pipeline.cpp); anything else is UnsupportedModel, naming its path.
+#include <algorithm>
+
 #include "attnscope/base/error.h"
 #include "loader_internal.h"
 
@@ -70,16 +73,18 @@ void expectEmptyAffix(const Json& model, const JsonAt& at, std::string_view key)
     }
 }
 
-std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at) {
+std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at, bool byteLevel) {
     Vocab vocab = vocabFromJson(member(model, at, "vocab"), at["vocab"]);
     const std::vector<BpeMerge> merges = parseMerges(member(model, at, "merges"), at["merges"]);
     BpeOptions options;
     options.unkToken = optionalString(model, at, "unk_token");
     options.fuseUnk = optionalBool(model, at, "fuse_unk").value_or(false);
     options.ignoreMerges = optionalBool(model, at, "ignore_merges").value_or(false);
-    if (optionalBool(model, at, "byte_fallback").value_or(false)) {
+    options.byteLevel = byteLevel;
+    options.byteFallback = optionalBool(model, at, "byte_fallback").value_or(false);
+    if (options.byteFallback && byteLevel) {
         unsupported(at["byte_fallback"],
-                    "byte_fallback BPE (SentencePiece style) is not supported");
+                    "byte_fallback with a ByteLevel pre-tokenizer is not supported");
     }
     if (const Json* dropout = optionalMember(model, "dropout");
         dropout != nullptr && dropout->is_number() && dropout->get<double>() > 0.0) {
@@ -109,47 +114,13 @@ void parseModel(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
     if (type == "WordPiece") {
         spec.wordPiece = parseWordPiece(model, at);
     } else if (type == "BPE") {
-        spec.bpe = parseBpe(model, at);
+        const bool byteLevel = std::any_of(
+            spec.preTokenizers.begin(), spec.preTokenizers.end(),
+            [](const PreTokenizerStep& s) { return s.kind == PreTokenizerKind::ByteLevel; });
+        spec.bpe = parseBpe(model, at, byteLevel);
     } else {
         unsupported(at["type"],
                     "model \"" + type + "\" is not supported, expected WordPiece or BPE");
-    }
-}
-
-void parseNormalizer(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
-    const Json* normalizer = optionalMember(root, "normalizer");
-    if (normalizer == nullptr) {
-        return;
-    }
-    const JsonAt at = rootAt["normalizer"];
-    const std::string type = typeOf(*normalizer, at);
-    if (type != "BertNormalizer") {
-        unsupported(at["type"], "normalizer \"" + type + "\" is not supported");
-    }
-    BertNormalizerOptions options;
-    options.cleanText = optionalBool(*normalizer, at, "clean_text").value_or(true);
-    options.handleChineseChars =
-        optionalBool(*normalizer, at, "handle_chinese_chars").value_or(true);
-    options.stripAccents = optionalBool(*normalizer, at, "strip_accents");
-    options.lowercase = optionalBool(*normalizer, at, "lowercase").value_or(true);
-    spec.normalizer = options;
-}
-
-void parsePreTokenizer(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
-    const JsonAt at = rootAt["pre_tokenizer"];
-    const Json* pre = optionalMember(root, "pre_tokenizer");
-    if (pre == nullptr) {
-        unsupported(at, "a tokenizer without a pre-tokenizer is not supported");
-    }
-    const std::string type = typeOf(*pre, at);
-    if (type == "BertPreTokenizer") {
-        spec.preTokenizer = PreTokenizerKind::Bert;
-    } else if (type == "ByteLevel") {
-        spec.preTokenizer = PreTokenizerKind::ByteLevel;
-        spec.byteLevel.addPrefixSpace = optionalBool(*pre, at, "add_prefix_space").value_or(true);
-        spec.byteLevel.useRegex = optionalBool(*pre, at, "use_regex").value_or(true);
-    } else {
-        unsupported(at["type"], "pre-tokenizer \"" + type + "\" is not supported");
     }
 }
 
@@ -269,15 +240,13 @@ TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file) {
     expectObject(root, at);
     TokenizerSpec spec;
     spec.source = file.string();
+    if (const Json* normalizer = optionalMember(root, "normalizer")) {
+        spec.normalizers = parseNormalizers(*normalizer, at["normalizer"]);
+    }
+    if (const Json* pre = optionalMember(root, "pre_tokenizer")) {
+        spec.preTokenizers = parsePreTokenizers(*pre, at["pre_tokenizer"]);
+    }
     parseModel(root, at, spec);
-    parseNormalizer(root, at, spec);
-    parsePreTokenizer(root, at, spec);
-    if (spec.wordPiece && spec.preTokenizer != PreTokenizerKind::Bert) {
-        unsupported(at["pre_tokenizer"], "WordPiece is supported with BertPreTokenizer only");
-    }
-    if (spec.bpe && spec.preTokenizer != PreTokenizerKind::ByteLevel) {
-        unsupported(at["pre_tokenizer"], "BPE is supported with the ByteLevel pre-tokenizer only");
-    }
     if (const Json* post = optionalMember(root, "post_processor")) {
         parsePostProcessor(*post, at["post_processor"], spec.post);
     }

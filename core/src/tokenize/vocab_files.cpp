@@ -105,8 +105,11 @@ TokenizerSpec specFromWordPieceVocab(const std::filesystem::path& vocabTxt,
     normalizer.lowercase = options.lowercase;
     normalizer.stripAccents = options.stripAccents;
     normalizer.handleChineseChars = options.handleChineseChars;
-    spec.normalizer = normalizer;
-    spec.preTokenizer = PreTokenizerKind::Bert;
+    NormalizerStep bert;
+    bert.kind = NormalizerKind::Bert;
+    bert.bert = normalizer;
+    spec.normalizers.push_back(bert);
+    spec.preTokenizers.push_back({});  // BertPreTokenizer
     spec.post.prefix.push_back({options.clsToken, requireId(vocab, options.clsToken, vocabTxt)});
     spec.post.suffix.push_back({options.sepToken, requireId(vocab, options.sepToken, vocabTxt)});
     requireId(vocab, options.unkToken, vocabTxt);
@@ -130,8 +133,11 @@ TokenizerSpec specFromByteLevelBpeFiles(const std::filesystem::path& vocabJson,
     const std::vector<BpeMerge> merges = readMerges(mergesTxt);
     TokenizerSpec spec;
     spec.source = vocabJson.string() + " + " + mergesTxt.string();
-    spec.preTokenizer = PreTokenizerKind::ByteLevel;
-    spec.byteLevel.addPrefixSpace = options.addPrefixSpace;
+    PreTokenizerStep byteLevel;
+    byteLevel.kind = PreTokenizerKind::ByteLevel;
+    byteLevel.byteLevel.addPrefixSpace = options.addPrefixSpace;
+    byteLevel.pattern = std::make_shared<const RegexSplitter>();
+    spec.preTokenizers.push_back(std::move(byteLevel));
     const bool roberta =
         options.style == ByteLevelStyle::Roberta ||
         (options.style == ByteLevelStyle::Auto && vocab.find("<s>") && vocab.find("</s>"));

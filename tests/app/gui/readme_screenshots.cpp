@@ -4,6 +4,7 @@
 // "dependencies-words.png" (word-level head view with gold arcs).
 #include <cstdio>
 
+#include <QAction>
 #include <QApplication>
 #include <QComboBox>
 #include <QDir>
@@ -96,6 +97,12 @@ int main(int argc, char** argv) {
     shot(w, QString::fromLocal8Bit(argv[2]), "compare-heads.png");
     tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("lineView"))));
     shot(w, QString::fromLocal8Bit(argv[2]), "line-view.png");
+    tabs->setCurrentIndex(tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("offsetsView"))));
+    shot(w, QString::fromLocal8Bit(argv[2]), "offsets.png");
+    auto* dark = w.findChild<QAction*>(QStringLiteral("darkPaletteAction"));
+    dark->setChecked(!dark->isChecked());
+    shot(w, QString::fromLocal8Bit(argv[2]), "offsets-dark.png");
+    dark->setChecked(!dark->isChecked());
     if (argc > 4) {
         dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
     }

@@ -1,6 +1,7 @@
-// Writes screenshots of the entropy charts and the line view with real and synthetic results,
-// in light and dark palettes, and prints how long a full repaint takes. For people to look at;
-// not a test. Usage: QT_QPA_PLATFORM=offscreen app_views_screenshots <output folder>
+// Writes screenshots of the entropy charts, the line view and the offsets view with real and
+// synthetic results, in light and dark palettes, and prints how long a full repaint takes.
+// For people to look at; not a test.
+// Usage: QT_QPA_PLATFORM=offscreen app_views_screenshots <output folder>
 #include <algorithm>
 #include <cstdio>
 
@@ -19,6 +20,7 @@
 #include "views/entropy_charts.h"
 #include "views/line_canvas.h"
 #include "views/line_view.h"
+#include "views/offsets_view.h"
 
 using namespace attnscope;
 
@@ -63,6 +65,16 @@ QPalette darkPalette() {
 }
 
 void shoot(const QString& prefix, app::AnalysisSession& session) {
+    {
+        app::OffsetsView offsets(&session);
+        offsets.resize(1000, 600);
+        offsets.show();
+        save(offsets, prefix + "_offsets.png");
+        const HeadId selected = session.selectedHead();
+        session.selectHead({0, 0});  // the synthetic results' previous-token head
+        save(offsets, prefix + "_offsets_head0-0.png");
+        session.selectHead(selected);
+    }
     app::EntropyChartsView charts(&session);
     charts.resize(1000, 700);
     charts.show();

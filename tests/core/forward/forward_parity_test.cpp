@@ -9,6 +9,7 @@
 
 #include "../support/reference_file.h"
 #include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 
 namespace attnscope {
@@ -26,8 +27,13 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
 // The cases make_checkpoints.py writes; ManifestListsEveryCase keeps the two lists in step.
 const std::vector<std::string> kCases = {
-    "bert_f32",       "bert_noprefix_f16", "bert_bf16",         "roberta_f32",
-    "distilbert_f16", "gpt2_f32",          "gpt2_noprefix_f16", "gpt2_sharded_bf16",
+    "bert_f32",          "bert_noprefix_f16",
+    "bert_bf16",         "roberta_f32",
+    "distilbert_f16",    "gpt2_f32",
+    "gpt2_noprefix_f16", "gpt2_sharded_bf16",
+    "llama_f32",         "llama_gqa2_headdim_bf16",
+    "llama3_gqa4_f32",   "mistral_mqa_window_f32",
+    "qwen2_gqa2_bf16",
 };
 
 double maxAbsDiff(const float* a, const std::vector<float>& b) {
@@ -71,6 +77,15 @@ TEST_P(ForwardParity, MatchesPyTorchReference) {
         EXPECT_LE(maxAbsDiff(r.hidden.data(), ref.hidden) / std::max(1.0, maxAbs(ref.hidden)),
                   kRelTolerance)
             << what;
+        // The prediction head: present exactly when the reference computed one.
+        EXPECT_EQ(forward::hasPredictionHead(*model), !ref.lmLogits.empty()) << what;
+        if (!ref.lmLogits.empty()) {
+            const Matrix lm = forward::vocabularyLogits(*model, r.hidden);
+            ASSERT_EQ(static_cast<std::size_t>(lm.size()), ref.lmLogits.size()) << what;
+            EXPECT_LE(maxAbsDiff(lm.data(), ref.lmLogits) / std::max(1.0, maxAbs(ref.lmLogits)),
+                      kRelTolerance)
+                << what;
+        }
         ++checked;
     }
     EXPECT_GE(checked, 2) << "expected several reference inputs for " << GetParam();

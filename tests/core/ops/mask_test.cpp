@@ -73,5 +73,39 @@ TEST(Mask, WrongShapeIsAnError) {
     EXPECT_THROW(buildBias(spec, 3, 3), InvalidArgument);
 }
 
+TEST(Mask, SlidingWindowKeepsOnlyTheLastWKeys) {
+    // Mistral: query i sees key j iff j <= i and i - j < window.
+    MaskSpec spec;
+    spec.causal = true;
+    spec.window = 2;
+    EXPECT_EQ(allowedFromBias(buildBias(spec, 4, 4)),
+              allowed({{1, 0, 0, 0}, {1, 1, 0, 0}, {0, 1, 1, 0}, {0, 0, 1, 1}}));
+}
+
+TEST(Mask, SlidingWindowFollowsTheBottomRightDiagonal) {
+    // Two new queries after three cached keys: the window counts back from each query's
+    // own position (3 and 4), not from the top-left corner.
+    MaskSpec spec;
+    spec.causal = true;
+    spec.window = 2;
+    EXPECT_EQ(allowedFromBias(buildBias(spec, 2, 5)), allowed({{0, 0, 1, 1, 0}, {0, 0, 0, 1, 1}}));
+}
+
+TEST(Mask, WindowWiderThanTheSequenceChangesNothing) {
+    MaskSpec causal;
+    causal.causal = true;
+    MaskSpec windowed = causal;
+    windowed.window = 100;
+    EXPECT_EQ(buildBias(windowed, 5, 5), buildBias(causal, 5, 5));
+    EXPECT_FALSE(isTrivial(windowed));
+}
+
+TEST(Mask, NonPositiveWindowIsRejected) {
+    MaskSpec spec;
+    spec.causal = true;
+    spec.window = 0;
+    EXPECT_THROW(buildBias(spec, 3, 3), InvalidArgument);
+}
+
 }  // namespace
 }  // namespace attnscope::ops

@@ -16,7 +16,8 @@ struct Reference {
     std::vector<std::int64_t> attentionShape;  // [layers, heads, n, n]
     std::vector<float> attention;
     std::vector<float> logits;
-    std::vector<float> hidden;  // [n, d]
+    std::vector<float> hidden;    // [n, d]
+    std::vector<float> lmLogits;  // [n, vocab]; empty when the checkpoint has no head
 };
 
 inline std::vector<float> floats(const io::SafetensorsFile& f, const std::string& name) {
@@ -45,6 +46,9 @@ inline Reference readReference(const std::filesystem::path& path) {
     r.attention = floats(f, "attention");
     r.logits = floats(f, "logits");
     r.hidden = floats(f, "hidden");
+    if (f.find("lm_logits") != nullptr) {
+        r.lmLogits = floats(f, "lm_logits");
+    }
     return r;
 }
 

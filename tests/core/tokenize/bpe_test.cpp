@@ -32,6 +32,60 @@ std::vector<std::string> pieces(const BpeModel& m, std::string_view word) {
     return result;
 }
 
+// A SentencePiece-style vocabulary: characters, "▁" pieces and the 256 <0xNN> byte pieces.
+Vocab charVocab() {
+    Vocab v;
+    v.add("<unk>", 0);
+    const char* hex = "0123456789ABCDEF";
+    for (int b = 0; b < 256; ++b) {
+        v.add(std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">", 3 + b);
+    }
+    std::int32_t id = 300;
+    for (const char* piece : {"\u2581", "h", "i", "\u2581h", "\u2581hi", "é"}) {
+        v.add(piece, id++);
+    }
+    return v;
+}
+
+TEST(Bpe, CharacterLevelWithByteFallback) {
+    const std::vector<BpeMerge> merges = {{"\u2581", "h", "1"}, {"\u2581h", "i", "2"}};
+    BpeOptions options;
+    options.byteLevel = false;
+    options.byteFallback = true;
+    options.unkToken = "<unk>";
+    const BpeModel m(charVocab(), merges, options);
+    EXPECT_EQ(pieces(m, "\u2581hi"), (std::vector<std::string>{"\u2581hi"}));
+    // 'é' is a piece; '€' (E2 82 AC) is not and falls back to its bytes, each spanning one byte.
+    EXPECT_EQ(pieces(m, "é€h"), (std::vector<std::string>{"é", "<0xE2>", "<0x82>", "<0xAC>", "h"}));
+    std::vector<ModelToken> out;
+    m.tokenize("é€", out);
+    ASSERT_EQ(out.size(), 4u);
+    EXPECT_EQ(out[0].end, 2u);
+    EXPECT_EQ(out[1].begin, 2u);
+    EXPECT_EQ(out[3].end, 5u);
+}
+
+TEST(Bpe, CharacterLevelUnknownsFuseWithoutByteFallback) {
+    BpeOptions options;
+    options.byteLevel = false;
+    options.unkToken = "<unk>";
+    options.fuseUnk = true;
+    const BpeModel fused(charVocab(), {}, options);
+    EXPECT_EQ(pieces(fused, "h€€i"), (std::vector<std::string>{"h", "<unk>", "i"}));
+    options.fuseUnk = false;
+    const BpeModel unfused(charVocab(), {}, options);
+    EXPECT_EQ(pieces(unfused, "h€€i"), (std::vector<std::string>{"h", "<unk>", "<unk>", "i"}));
+}
+
+TEST(Bpe, IgnoreMergesTakesAWholeWordPiece) {
+    const std::vector<BpeMerge> merges = {{"a", "a", "1"}};
+    BpeOptions options;
+    options.ignoreMerges = true;
+    const BpeModel m(byteVocab({"aa", "aaa"}), merges, options);
+    EXPECT_EQ(pieces(m, "aaa"), (std::vector<std::string>{"aaa"}));
+    EXPECT_EQ(pieces(m, "aaaa"), (std::vector<std::string>{"aa", "aa"}));
+}
+
 TEST(Bpe, MergesByRankLeftmostFirst) {
     const std::vector<BpeMerge> merges = {{"a", "a", "1"}, {"aa", "a", "2"}, {"b", "c", "3"}};
     const BpeModel m(byteVocab({"aa", "aaa", "bc"}), merges, {});

@@ -151,6 +151,87 @@ TEST(LoadTokenizer, BadConfigNamesStageAndFile) {
     }
 }
 
+// Issue 5: Llama 2 / TinyLlama. The real files live in shared/data/tokenizers.
+const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
+
+#define SKIP_WITHOUT_SHARED()                                                      \
+    if (!fs::exists(kSharedTokenizers)) {                                          \
+        GTEST_SKIP() << "shared data not found at " << kSharedTokenizers.string(); \
+    }
+
+TEST(LoadTokenizer, TokenizerModelWhenThereIsNoTokenizerJson) {
+    SKIP_WITHOUT_SHARED();
+    const auto tok = loadTokenizer(kSharedTokenizers / "TinyLlama-1.1B-Chat-v1.0", "llama");
+    ASSERT_NE(tok, nullptr);
+    EXPECT_EQ(tok->kind(), TokenizerKind::SentencePiece);
+    EXPECT_NE(tok->describe().find("SentencePiece"), std::string::npos) << tok->describe();
+    EXPECT_NE(tok->describe().find("tokenizer.model"), std::string::npos) << tok->describe();
+    EXPECT_EQ(tok->vocabSize(), 32000u);
+    EXPECT_EQ(pieces(*tok, "Hello world"), (std::vector<std::string>{"<s>", "▁Hello", "▁world"}));
+    EXPECT_EQ(tok->specialId(SpecialRole::Bos), 1);
+    EXPECT_EQ(tok->specialId(SpecialRole::Eos), 2);
+    EXPECT_EQ(tok->specialId(SpecialRole::Unk), 0);
+    EXPECT_EQ(tok->idToToken(13), "<0x0A>");
+}
+
+TEST(LoadTokenizer, Llama2TokenizerJsonIsBpeWithByteFallback) {
+    SKIP_WITHOUT_SHARED();
+    const auto tok = loadTokenizer(kSharedTokenizers / "llama-2", "llama");
+    ASSERT_NE(tok, nullptr);
+    EXPECT_EQ(tok->kind(), TokenizerKind::Bpe);
+    EXPECT_NE(tok->describe().find("byte fallback"), std::string::npos) << tok->describe();
+    const std::vector<Token> tokens = tok->encode("a\nb");
+    EXPECT_EQ(ids(tokens), (std::vector<std::int32_t>{1, 263, 13, 29890}));
+    EXPECT_EQ(tokens[1].charBegin, 0u);  // "▁a": the prepended '▁' shares the span of 'a'
+    EXPECT_EQ(tokens[1].charEnd, 1u);
+    // The same ids through libsentencepiece.
+    EXPECT_EQ(ids(loadSentencePieceTokenizer(kSharedTokenizers / "llama-2")->encode("a\nb")),
+              ids(tokens));
+}
+
+TEST(LoadTokenizer, LlamaBosAndEosFollowTokenizerConfig) {
+    SKIP_WITHOUT_SHARED();
+    const ModelDir model("llama_model_eos");
+    model.copy(kSharedTokenizers / "llama-2" / "tokenizer.model", "tokenizer.model");
+    model.write("tokenizer_config.json", R"({"add_bos_token": false, "add_eos_token": true})");
+    EXPECT_EQ(pieces(*loadTokenizer(model.path(), "llama"), "Hi"),
+              (std::vector<std::string>{"▁Hi", "</s>"}));
+    // tokenizer.json: LlamaTokenizerFast rebuilds the template from the same flags.
+    const ModelDir json("llama_json_eos");
+    json.copy(kSharedTokenizers / "llama-2" / "tokenizer.json", "tokenizer.json");
+    json.write("tokenizer_config.json",
+               R"({"tokenizer_class": "LlamaTokenizerFast", "add_eos_token": true,
+                   "bos_token": "<s>", "eos_token": "</s>"})");
+    EXPECT_EQ(pieces(*loadTokenizer(json.path(), "llama"), "Hi"),
+              (std::vector<std::string>{"<s>", "▁Hi", "</s>"}));
+    // Another tokenizer class keeps the post-processor of tokenizer.json.
+    json.write("tokenizer_config.json",
+               R"({"tokenizer_class": "PreTrainedTokenizerFast", "add_eos_token": true})");
+    EXPECT_EQ(pieces(*loadTokenizer(json.path(), "llama"), "Hi"),
+              (std::vector<std::string>{"<s>", "▁Hi"}));
+}
+
+TEST(LoadTokenizer, CorruptTokenizerModelNamesFileAndReason) {
+    const ModelDir dir("corrupt_model");
+    dir.write("tokenizer.model", "this is not a protobuf\n");
+    try {
+        loadTokenizer(dir.path(), "llama");
+        ADD_FAILURE() << "no error";
+    } catch (const FormatError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("loading tokenizer: ", 0), 0u) << what;
+        EXPECT_NE(what.find((dir.path() / "tokenizer.model").string()), std::string::npos) << what;
+        EXPECT_NE(what.find("not a readable SentencePiece model"), std::string::npos) << what;
+    }
+    if (fs::exists(kSharedTokenizers)) {  // a truncated real model fails the same way
+        std::ifstream in(kSharedTokenizers / "llama-2" / "tokenizer.model", std::ios::binary);
+        std::string head(4096, '\0');
+        in.read(head.data(), static_cast<std::streamsize>(head.size()));
+        dir.write("tokenizer.model", head);
+        EXPECT_THROW(loadTokenizer(dir.path(), "llama"), FormatError);
+    }
+}
+
 TEST(Tokenizer, EncodeIsSafeFromSeveralThreads) {
     const auto tok = loadTokenizerJson(kData / "tiny_bytelevel" / "roberta_tokenizer.json");
     std::vector<std::string> texts;

@@ -27,6 +27,10 @@ struct SentenceAnalysis {
 // Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
 // pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
 // longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
+// A vocabulary piece made readable: byte-level "Ġ" and SentencePiece "▁" (a space) become
+// "·", byte-level "Ċ" (a newline) becomes "↵".
+std::string tokenLabel(std::string piece);
+
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 

@@ -12,7 +12,9 @@
 //   * A non-special token belongs to the word whose span holds the token's first byte that lies
 //     inside any word. As words are separated only by whitespace, that is the token's first
 //     non-space character: GPT-2's "Ġthe" spans " the" and goes to "the"; a token running over
-//     two words (GPT-2 "can" over UD "ca" + "n't") goes to the first ("ca").
+//     two words (GPT-2 "can" over UD "ca" + "n't") goes to the first ("ca"). Llama's '▁' works
+//     the same way: a '▁' standing for a space spans that space, and the '▁' Llama prepends
+//     spans the first character, so "▁the" goes to "the" and "▁▁" before a word to that word.
 //   * A whitespace-only token belongs to the word starting right after it: GPT-2 splits the
 //     pre-token " 🙂" of a rare character into a lone "Ġ" and byte pieces, and that "Ġ" is the
 //     start of the word. (Put differently: the first non-space character at or after the token's

@@ -29,6 +29,8 @@ struct MaskChoice {
     int causalOffset = 0;              // for Causal; 0 = the usual lower triangle
     std::optional<BoolMatrix> custom;  // [nTokens, nTokens] for Custom; 1 = allowed
     int paddingTokens = 0;             // the last N tokens are padding: no query may see them
+    // Adds the model's sliding window (Mistral) to causal masks; no effect for other models.
+    bool modelWindow = true;
 };
 
 struct ForwardOptions {
@@ -47,7 +49,8 @@ ForwardResult runForward(const model::Model& model, const ForwardInput& input,
                          const ForwardOptions& options = {});
 
 // The mask `choice` gives for n tokens, and its name for exports: "none" (bidirectional),
-// "causal", "causal (offset k)", "custom", with " + N padding" when padding is masked.
+// "causal", "causal (offset k)", "custom", with " + window W" when the model's sliding window
+// applies and " + N padding" when padding is masked.
 ops::MaskSpec maskSpecFor(const model::ModelSpec& spec, const MaskChoice& choice, int nTokens);
 std::string maskKindName(const model::ModelSpec& spec, const MaskChoice& choice);
 

@@ -17,6 +17,7 @@ namespace attnscope::forward {
 struct ForwardResult {
     int nLayers = 0;
     int nHeads = 0;
+    int nKvHeads = 0;  // key/value heads per layer; < nHeads with grouped-query attention
     int nTokens = 0;
     int headDimV = 0;
     std::vector<std::int32_t> tokenIds;  // [nTokens]
@@ -41,6 +42,11 @@ struct ForwardResult {
     ConstMatrixMap contextOf(HeadId h) const {
         return {context.data() + headIndex(h) * nTokens * headDimV, nTokens, headDimV};
     }
+
+    // The key/value head `h` reads, and how many query heads share each key/value head.
+    int kvHeadOf(int head) const { return nKvHeads > 0 ? head / (nHeads / nKvHeads) : head; }
+
+    int kvGroupSize() const { return nKvHeads > 0 ? nHeads / nKvHeads : 1; }
 
     // Mean of the query rows' entropies, fully masked rows left out.
     float meanEntropy(HeadId h) const;

@@ -31,6 +31,8 @@ enum class Role {
     OutputBias,
     AttnNormWeight,
     AttnNormBias,
+    FfnGateWeight,
+    FfnGateBias,
     FfnUpWeight,
     FfnUpBias,
     FfnDownWeight,
@@ -39,6 +41,12 @@ enum class Role {
     FfnNormBias,
     FinalNormWeight,
     FinalNormBias,
+    HeadTransformWeight,
+    HeadTransformBias,
+    HeadNormWeight,
+    HeadNormBias,
+    HeadDecoderWeight,
+    HeadDecoderBias,
 };
 
 // nn.Linear stores [out, in]; GPT-2's Conv1D stores [in, out].
@@ -48,6 +56,19 @@ struct TensorEntry {
     Role role;
     const char* name;  // "{}" stands for the layer index; without the task-head prefix
     Layout layout;
+    // When the config says the tensor exists (e.g. Llama's attention_bias); null = always.
+    bool (*needed)(const ModelSpec&) = nullptr;
+};
+
+// Where the prediction head's tensors live. Names are full checkpoint names (heads sit beside
+// the "bert." / "model." prefix, not under it). The transform is all-or-nothing: a checkpoint
+// without it (BertModel) has no MLM head. An absent decoder weight means "tied" when the
+// config ties embeddings.
+struct PredictionLayout {
+    PredictionKind kind = PredictionKind::None;
+    std::vector<TensorEntry> transform;  // dense weight/bias, norm weight/bias (MLM only)
+    const char* decoderWeight = nullptr;
+    const char* decoderBias = nullptr;  // optional in the checkpoint
 };
 
 struct ArchTable {
@@ -58,6 +79,7 @@ struct ArchTable {
     // Tensors that are expected and deliberately unused (task heads, buffers); prefixes of names.
     std::vector<const char*> ignored;
     ModelSpec (*readConfig)(const io::JsonFile& config);
+    PredictionLayout prediction = {};
 };
 
 // All supported architectures, in the order `attnscope-cli info` lists them.

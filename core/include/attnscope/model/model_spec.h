@@ -7,6 +7,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnscope::model {
 
@@ -23,26 +24,76 @@ enum class PositionScheme {
 
 enum class DefaultMask { Bidirectional, Causal };
 
+// LayerNorm subtracts the mean and adds a bias; RMSNorm (Llama family) only rescales.
+enum class NormKind { LayerNorm, RmsNorm };
+
+// Plain: down(act(up(x))). Gated (SwiGLU): down(act(gate(x)) * up(x)).
+enum class FfnKind { Plain, Gated };
+
+// Which dimensions of a head RoPE rotates together (methods.md §7.1). HalfSplit is Hugging
+// Face's rotate_half (pairs k, k + d/2); Interleaved is GPT-J / Meta (pairs 2k, 2k + 1).
+enum class RopePairing { HalfSplit, Interleaved };
+
+enum class RopeScaling { None, Linear, Llama3 };
+
+// Rotary position embedding of the queries and keys; `dims == 0` means the model has none.
+struct RopeSpec {
+    int dims = 0;  // rotated dimensions per head: head_dim * partial_rotary_factor
+    double theta = 10000.0;
+    RopePairing pairing = RopePairing::HalfSplit;
+    RopeScaling scaling = RopeScaling::None;
+    double factor = 1.0;  // linear and llama3
+    double lowFreqFactor = 1.0;
+    double highFreqFactor = 4.0;
+    double originalMaxPositions = 8192.0;
+
+    // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters).
+    std::vector<float> inverseFrequencies() const;
+};
+
+// What turns the final hidden states into vocabulary logits, when the checkpoint has it.
+enum class PredictionKind {
+    None,
+    MaskedLm,  // BERT family: predicts the token at a [MASK] position
+    CausalLm,  // GPT-2, Llama family: predicts the next token
+};
+
 struct ModelSpec {
     std::string modelType;  // config.json's model_type, e.g. "bert"
     int nLayers = 0;
     int nHeads = 0;
+    int nKvHeads = 0;  // key/value heads; query head h reads kv head h / (nHeads / nKvHeads)
     int headDimK = 0;
     int headDimV = 0;
     int dModel = 0;
     int dFfn = 0;
     int vocabSize = 0;
-    int maxPositions = 0;   // rows of the position table
+    int maxPositions = 0;          // rows of the position table, or the context length with RoPE
+    bool learnedPositions = true;  // a position embedding table (false: RoPE only)
+    RopeSpec rope;
     int typeVocabSize = 0;  // 0 when the model has no token-type embedding
     PositionScheme positions = PositionScheme::Plain;
     int positionOffset = 0;
     std::optional<int> padTokenId;
     float normEps = 1e-12f;
     Activation activation = Activation::Gelu;
+    NormKind normKind = NormKind::LayerNorm;
+    FfnKind ffnKind = FfnKind::Plain;
     NormPlacement normPlacement = NormPlacement::Post;
     bool embeddingNorm = true;  // LayerNorm right after the embeddings (BERT family)
     bool finalNorm = false;     // LayerNorm after the last layer (GPT-2's ln_f)
     DefaultMask defaultMask = DefaultMask::Bidirectional;
+    // Mistral's sliding_window: query i sees key j only if i - j < slidingWindow, on top of
+    // the causal mask, in every layer.
+    std::optional<int> slidingWindow;
+    // Which optional biases the checkpoint carries (Llama's attention_bias, Qwen2's q/k/v
+    // biases, mlp_bias); BERT-style tables always read theirs.
+    bool qkvBias = true;
+    bool outputBias = true;
+    bool ffnBias = true;
+    bool tieWordEmbeddings = true;  // an absent LM head reuses the token embedding
+    PredictionKind prediction = PredictionKind::None;  // set by the loader from the tensors
+    Activation headActivation = Activation::Gelu;      // of the MLM head's transform
     // GPT-2's scale_attn_weights=false turns the 1/sqrt(d_k) scale off.
     bool scaleAttention = true;
     // GPT-2's scale_attn_by_inverse_layer_idx: logits of layer l are further divided by l + 1.
@@ -53,6 +104,9 @@ struct ModelSpec {
 
     // Longest sequence the position table can embed.
     int maxTokens() const;
+
+    // The key/value head query head `head` reads (grouped-query attention).
+    int kvHeadOf(int head) const { return nKvHeads > 0 ? head / (nHeads / nKvHeads) : head; }
 };
 
 std::string activationName(Activation a);

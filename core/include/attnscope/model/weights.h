@@ -22,22 +22,38 @@ struct Norm {
 
 struct LayerWeights {
     Linear query;    // [nHeads * headDimK, dModel]
-    Linear key;      // [nHeads * headDimK, dModel]
-    Linear value;    // [nHeads * headDimV, dModel]
+    Linear key;      // [nKvHeads * headDimK, dModel]
+    Linear value;    // [nKvHeads * headDimV, dModel]
     Linear output;   // [dModel, nHeads * headDimV]
     Norm attnNorm;   // post-norm: after the attention residual; pre-norm: before attention
+    Linear ffnGate;  // [dFfn, dModel]; empty unless the FFN is gated (SwiGLU)
     Linear ffnUp;    // [dFfn, dModel]
     Linear ffnDown;  // [dModel, dFfn]
     Norm ffnNorm;    // post-norm: after the FFN residual; pre-norm: before the FFN
 };
 
+// Final hidden state -> vocabulary logits. MLM heads (BERT family) first transform the state
+// (dense, activation, LayerNorm); causal LM heads project it directly.
+struct PredictionHead {
+    Linear transform;    // [dModel, dModel]; empty for causal LM heads
+    Norm transformNorm;  // empty for causal LM heads
+    Matrix decoder;      // [vocabSize, dModel]; empty when tied to the token embedding
+    Vector bias;         // [vocabSize]; size 0 when the head has none
+};
+
 struct Weights {
     Matrix tokenEmbedding;      // [vocabSize, dModel]
-    Matrix positionEmbedding;   // [maxPositions, dModel]
+    Matrix positionEmbedding;   // [maxPositions, dModel]; empty with RoPE
     Matrix tokenTypeEmbedding;  // [typeVocabSize, dModel]; empty when the model has none
     Norm embeddingNorm;         // empty unless spec.embeddingNorm
     std::vector<LayerWeights> layers;
-    Norm finalNorm;  // empty unless spec.finalNorm
+    Norm finalNorm;             // empty unless spec.finalNorm
+    PredictionHead prediction;  // used only when spec.prediction != None
+
+    // The decoder matrix of the prediction head: its own or the tied token embedding.
+    const Matrix& decoder() const {
+        return prediction.decoder.size() > 0 ? prediction.decoder : tokenEmbedding;
+    }
 };
 
 }  // namespace attnscope::model

@@ -14,6 +14,12 @@ Matrix linear(const Matrix& x, const model::Linear& layer);
 // LayerNorm over each row (biased variance, as torch.nn.functional.layer_norm). [n, d]
 Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps);
 
+// RMSNorm over each row: x / sqrt(mean(x²) + eps) * weight (Llama family; no mean, no bias).
+Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps);
+
+// LayerNorm or RMSNorm as the model uses.
+Matrix normalize(const Matrix& x, const model::Norm& norm, model::NormKind kind, float eps);
+
 // Applies the activation element-wise in place.
 void activate(Matrix& x, model::Activation activation);
 

@@ -14,6 +14,9 @@ struct MaskSpec {
     // offset defaults to nKeys - nQueries (0 for a square map).
     bool causal = false;
     std::optional<int> causalOffset;
+    // Sliding window (Mistral): query q sees key k only if (q + offset) - k < window, with the
+    // causal offset above; HF's `kv_idx > q_idx - sliding_window`.
+    std::optional<int> window;
     std::optional<BoolMatrix> allowed;  // [nQueries, nKeys]; 1 = allowed
     std::optional<Matrix> additive;     // [nQueries, nKeys]; added to the logits (may hold -inf)
 };

@@ -1,6 +1,9 @@
-// The byte-level BPE model of GPT-2 and RoBERTa, as Hugging Face's `BPE` runs it: a word's bytes
-// start as single-byte pieces (spelled with byteToUnicode), then the adjacent pair with the
-// lowest merge rank is merged, leftmost first, until no pair has a rank.
+// The BPE model as Hugging Face's `BPE` runs it. Byte-level (GPT-2, RoBERTa, Llama 3, Qwen2): a
+// word's bytes start as single-byte pieces (spelled with byteToUnicode). Otherwise (Llama 2,
+// Mistral: SentencePiece-style vocabularies): a word's characters start as pieces, and a
+// character the vocabulary lacks becomes its UTF-8 bytes as <0xNN> pieces (byte_fallback) or the
+// unknown token. Then the adjacent pair with the lowest merge rank is merged, leftmost first,
+// until no pair has a rank.
 //
 // Results are cached per word. The cache is the only mutable state; a mutex guards it, so
 // `tokenize` is const and safe to call from several threads. Construction throws FormatError
@@ -34,6 +37,10 @@ struct BpeOptions {
     bool fuseUnk = false;
     bool ignoreMerges = false;  // a word that is itself a piece is taken whole (Llama 3)
     bool useCache = true;
+    // Pieces spell bytes with byteToUnicode (the model follows a ByteLevel pre-tokenizer);
+    // false: pieces are plain text and words start as characters.
+    bool byteLevel = true;
+    bool byteFallback = false;  // unknown characters become <0xNN> pieces (non-byte-level only)
 };
 
 class BpeModel {
@@ -42,10 +49,13 @@ public:
     BpeModel(const BpeModel&) = delete;
     BpeModel& operator=(const BpeModel&) = delete;
 
-    // Appends the pieces of a word given as raw UTF-8 bytes; spans are byte ranges of `word`.
+    // Appends the pieces of a word given as raw UTF-8 bytes (valid UTF-8 unless byte-level);
+    // spans are byte ranges of `word`.
     void tokenize(std::string_view word, std::vector<ModelToken>& out) const;
 
     const Vocab& vocab() const { return m_vocab; }
+
+    const BpeOptions& options() const { return m_options; }
 
     std::size_t mergeCount() const { return m_merges.size(); }
 
@@ -61,8 +71,14 @@ private:
     Vocab m_vocab;
     BpeOptions m_options;
     std::optional<std::int32_t> m_unkId;
-    std::array<std::optional<std::int32_t>, 256> m_byteIds{};  // piece of each single byte
-    std::unordered_map<std::uint64_t, MergeTarget> m_merges;   // key: left id << 32 | right id
+    struct Symbol;
+    std::vector<Symbol> initialSymbols(std::string_view word) const;
+    bool addCharSymbols(std::string_view word, std::size_t begin, std::size_t len,
+                        std::vector<Symbol>& symbols) const;
+
+    // Byte-level: the piece of each single byte. Otherwise: the <0xNN> byte_fallback pieces.
+    std::array<std::optional<std::int32_t>, 256> m_byteIds{};
+    std::unordered_map<std::uint64_t, MergeTarget> m_merges;  // key: left id << 32 | right id
 
     static constexpr std::size_t kCacheCapacity = 10000;  // as HF: stop inserting when full
     mutable std::mutex m_cacheMutex;

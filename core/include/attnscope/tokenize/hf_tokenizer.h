@@ -1,10 +1,14 @@
 // The Hugging Face tokenizer pipeline, assembled from its parts:
-//   added tokens (raw) -> BertNormalizer -> added tokens (normalized) -> pre-tokenizer -> model
+//   added tokens (raw) -> normalizers -> added tokens (normalized) -> pre-tokenizers -> model
 //   -> post-processor (offset trimming, then [CLS]/[SEP] or <s>/</s>)
-// A TokenizerSpec says which parts to use; the loaders in tokenizer.h fill it from
-// tokenizer.json or from vocabulary files. HfTokenizer is immutable after construction and
-// `encode` is const and thread-safe (the BPE cache has its own lock). `encode` throws
-// InvalidArgument for invalid UTF-8; construction throws FormatError for an inconsistent spec.
+// Normalizers: BertNormalizer, Prepend, Replace, NFC (normalizer.h). Pre-tokenizers:
+// BertPreTokenizer, ByteLevel, Metaspace, Split (pre_tokenizer.h). Models: WordPiece, BPE
+// (byte-level, or character-level with byte fallback), or a SentencePiece tokenizer.model run by
+// libsentencepiece. A TokenizerSpec says which parts to use; the loaders in tokenizer.h fill it
+// from tokenizer.json, from vocabulary files or from tokenizer.model. HfTokenizer is immutable
+// after construction and `encode` is const and thread-safe (the BPE cache has its own lock).
+// `encode` throws InvalidArgument for invalid UTF-8; construction throws FormatError for an
+// inconsistent spec.
 #pragma once
 
 #include <cstdint>
@@ -15,19 +19,31 @@
 #include <vector>
 
 #include "attnscope/tokenize/added_vocabulary.h"
-#include "attnscope/tokenize/bert_normalizer.h"
 #include "attnscope/tokenize/bpe.h"
+#include "attnscope/tokenize/normalizer.h"
 #include "attnscope/tokenize/pre_tokenizer.h"
+#include "attnscope/tokenize/sentencepiece_model.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/wordpiece.h"
 
 namespace attnscope::tokenize {
 
-enum class PreTokenizerKind { Bert, ByteLevel };
+enum class PreTokenizerKind { Bert, ByteLevel, Metaspace, Split };
 
 struct ByteLevelOptions {
     bool addPrefixSpace = false;  // prepend ' ' to a text piece that does not start with one
-    bool useRegex = true;         // split with the GPT-2 regex
+};
+
+// One pre-tokenizer; a Sequence in tokenizer.json becomes the list of its steps. Each step
+// splits every word the previous one produced.
+struct PreTokenizerStep {
+    PreTokenizerKind kind = PreTokenizerKind::Bert;
+    ByteLevelOptions byteLevel;  // ByteLevel
+    MetaspaceOptions metaspace;  // Metaspace
+    // Split: its pattern; ByteLevel: the GPT-2 regex when use_regex is on, else null.
+    std::shared_ptr<const RegexSplitter> pattern;
+    SplitBehavior behavior = SplitBehavior::Isolated;  // Split
+    bool invert = false;                               // Split
 };
 
 struct SpecialPiece {
@@ -46,12 +62,12 @@ struct PostProcessorSpec {
 
 struct TokenizerSpec {
     std::string source;  // the file(s) it came from, for describe()
-    std::optional<BertNormalizerOptions> normalizer;
-    PreTokenizerKind preTokenizer = PreTokenizerKind::Bert;
-    ByteLevelOptions byteLevel;
-    // Exactly one model: WordPiece (with the Bert pre-tokenizer) or BPE (with ByteLevel).
+    std::vector<NormalizerStep> normalizers;
+    std::vector<PreTokenizerStep> preTokenizers;
+    // Exactly one model. A BPE model is byte-level exactly when a ByteLevel pre-tokenizer runs.
     std::shared_ptr<const WordPieceModel> wordPiece;
     std::shared_ptr<const BpeModel> bpe;
+    std::shared_ptr<const SentencePieceModel> sentencePiece;
     PostProcessorSpec post;
     std::vector<AddedToken> addedTokens;
     std::map<SpecialRole, std::int32_t> roles;
@@ -75,10 +91,9 @@ private:
     struct RawToken;
 
     const Vocab& modelVocab() const;
-    NormalizedText normalize(const NormalizedText& text) const;
     void encodeSegment(const NormalizedText& segment, std::vector<RawToken>& out) const;
-    void encodeWords(std::span<const NormalizedChar> text, std::vector<RawToken>& out) const;
-    void encodeByteLevel(NormalizedText text, std::vector<RawToken>& out) const;
+    void encodeWord(std::span<const NormalizedChar> word, std::vector<RawToken>& out) const;
+    void encodeBpe(std::span<const NormalizedChar> word, std::vector<RawToken>& out) const;
     void pushAdded(std::size_t index, std::span<const NormalizedChar> slice,
                    std::vector<RawToken>& out) const;
     void pushModelToken(std::int32_t id, std::span<const NormalizedChar> chars,
@@ -88,7 +103,6 @@ private:
 
     TokenizerSpec m_spec;
     AddedVocabulary m_added;
-    std::unique_ptr<ByteLevelSplitter> m_splitter;
     // Leading / trailing trimmable characters ('Ġ' or whitespace) of each model piece, by id.
     std::vector<std::uint32_t> m_trimLead;
     std::vector<std::uint32_t> m_trimTrail;

@@ -1,6 +1,6 @@
 // The tokenizer interface: text in, tokens with ids and character spans out.
 //
-// Implementations (WordPiece, byte-level BPE) reproduce Hugging Face `tokenizers` exactly, ids
+// Implementations (WordPiece, BPE, SentencePiece) reproduce Hugging Face `tokenizers` exactly, ids
 // and offsets, and are checked against it on every sentence of the UD treebanks
 // (tests/core/tokenize/tokenizer_parity_test.cpp). The pipeline itself is in hf_tokenizer.h.
 // A Tokenizer is immutable after loading; `encode` is const and safe to call from any thread.
@@ -20,7 +20,10 @@
 
 namespace attnscope::tokenize {
 
-enum class TokenizerKind { WordPiece, ByteLevelBpe };
+// WordPiece (BERT); ByteLevelBpe (GPT-2, RoBERTa, Llama 3, Qwen2); Bpe: character-level BPE with
+// byte fallback from a tokenizer.json (Llama 2, Mistral, TinyLlama: Metaspace or Prepend +
+// Replace); SentencePiece: a tokenizer.model run by libsentencepiece.
+enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, SentencePiece };
 
 enum class SpecialRole { Cls, Sep, Bos, Eos, Pad, Mask, Unk };
 
@@ -43,7 +46,8 @@ public:
     virtual ~Tokenizer() = default;
 
     virtual TokenizerKind kind() const = 0;
-    // "WordPiece" or "byte-level BPE", with the source file, for `attnscope-cli info`.
+    // "WordPiece", "byte-level BPE", "BPE ... byte fallback" or "SentencePiece", with sizes and
+    // the source file, for `attnscope-cli info`.
     virtual std::string describe() const = 0;
     // `addSpecialTokens` adds [CLS]/[SEP] or <s>/</s> as the model's post-processor says.
     virtual std::vector<Token> encode(std::string_view text,
@@ -58,9 +62,11 @@ public:
 std::vector<std::int32_t> ids(const std::vector<Token>& tokens);
 
 // Loads a Hugging Face `tokenizer.json` holding a WordPiece model (BertNormalizer,
-// BertPreTokenizer) or a byte-level BPE model (ByteLevel pre-tokenizer). Throws FormatError
-// "<file>: <JSON path>: <reason>" for a malformed file and UnsupportedModel for a pipeline part
-// AttnScope does not implement (e.g. a Unigram model or an NFKC normalizer).
+// BertPreTokenizer), a byte-level BPE model (ByteLevel pre-tokenizer, optionally after a Split
+// regex and an NFC normalizer: GPT-2, RoBERTa, Llama 3, Qwen2) or a character-level BPE model
+// with byte fallback (Metaspace, or Prepend + Replace normalizers: Llama 2, Mistral). Throws
+// FormatError "<file>: <JSON path>: <reason>" for a malformed file and UnsupportedModel for a
+// pipeline part AttnScope does not implement (e.g. a Unigram model or an NFKC normalizer).
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file);
 
 // How BERT's vocab.txt is used; tokenizer_config.json supplies these in a model folder.
@@ -104,9 +110,19 @@ std::unique_ptr<Tokenizer> loadByteLevelBpeFiles(const std::filesystem::path& vo
 std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::path& modelDir,
                                                        std::string_view modelType);
 
+// Like loadTokenizer, but only `tokenizer.model` (SentencePiece, run by libsentencepiece),
+// configured by tokenizer_config.json as transformers' LlamaTokenizerFast would be: legacy,
+// add_prefix_space, add_bos_token (default true), add_eos_token (default false), the special
+// tokens and added_tokens_decoder. Returns nullptr when the file is absent; a corrupt file throws
+// FormatError naming it and the reason libsentencepiece gives.
+std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(const std::filesystem::path& modelDir);
+
 // Loads the tokenizer of a Hugging Face model folder. `tokenizer.json` wins; otherwise
-// `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), configured by
-// `tokenizer_config.json` and `config.json` when present. `modelType` is config.json's
+// `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), and failing those
+// `tokenizer.model` (SentencePiece, see loadSentencePieceTokenizer), configured by
+// `tokenizer_config.json` and `config.json` when present. With a Llama tokenizer_class in
+// tokenizer_config.json, add_bos_token / add_eos_token decide <s> / </s> around the text, as
+// LlamaTokenizerFast rebuilds its post-processor from them. `modelType` is config.json's
 // `model_type`: "roberta", "bart" and "longformer" get <s> ... </s> and trimmed offsets, "gpt2"
 // nothing around the text; when empty, config.json's model_type is read, and failing that the
 // vocabulary decides (<s> and </s> present: RoBERTa style). vocab.txt is lower-cased as

@@ -69,6 +69,8 @@ ModelSpec readBertConfig(const io::JsonFile& config) {
     spec.normPlacement = NormPlacement::Post;
     spec.embeddingNorm = true;
     spec.defaultMask = DefaultMask::Bidirectional;
+    spec.headActivation = spec.activation;  // BertPredictionHeadTransform uses hidden_act
+    spec.tieWordEmbeddings = config.boolean("tie_word_embeddings", true);
     return spec;
 }
 
@@ -78,6 +80,13 @@ const ArchTable kBert = {
     bertTensorEntries(),
     {"cls.", "pooler.", "embeddings.position_ids", "classifier.", "qa_outputs."},
     readBertConfig,
+    {PredictionKind::MaskedLm,
+     {{Role::HeadTransformWeight, "cls.predictions.transform.dense.weight", Layout::LinearOutIn},
+      {Role::HeadTransformBias, "cls.predictions.transform.dense.bias", Layout::Plain},
+      {Role::HeadNormWeight, "cls.predictions.transform.LayerNorm.weight", Layout::Plain},
+      {Role::HeadNormBias, "cls.predictions.transform.LayerNorm.bias", Layout::Plain}},
+     "cls.predictions.decoder.weight",
+     "cls.predictions.bias"},
 };
 
 const ArchTable kElectra = {

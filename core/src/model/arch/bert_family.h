@@ -17,5 +17,8 @@ extern const ArchTable kElectra;
 extern const ArchTable kRoberta;
 extern const ArchTable kDistilBert;
 extern const ArchTable kGpt2;
+extern const ArchTable kLlama;
+extern const ArchTable kMistral;
+extern const ArchTable kQwen2;
 
 }  // namespace attnscope::model::arch

@@ -56,6 +56,7 @@ ModelSpec readDistilBertConfig(const io::JsonFile& config) {
     spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
     spec.normPlacement = NormPlacement::Post;
     spec.embeddingNorm = true;
+    spec.headActivation = spec.activation;
     return spec;
 }
 
@@ -68,6 +69,13 @@ const ArchTable kDistilBert = {
     {"vocab_transform.", "vocab_layer_norm.", "vocab_projector.", "pre_classifier.", "classifier.",
      "qa_outputs.", "embeddings.position_ids"},
     readDistilBertConfig,
+    {PredictionKind::MaskedLm,
+     {{Role::HeadTransformWeight, "vocab_transform.weight", Layout::LinearOutIn},
+      {Role::HeadTransformBias, "vocab_transform.bias", Layout::Plain},
+      {Role::HeadNormWeight, "vocab_layer_norm.weight", Layout::Plain},
+      {Role::HeadNormBias, "vocab_layer_norm.bias", Layout::Plain}},
+     "vocab_projector.weight",
+     "vocab_projector.bias"},
 };
 
 }  // namespace attnscope::model::arch

@@ -55,6 +55,7 @@ ModelSpec readGpt2Config(const io::JsonFile& config) {
     spec.defaultMask = DefaultMask::Causal;
     spec.scaleAttention = config.boolean("scale_attn_weights", true);
     spec.scaleByInverseLayer = config.boolean("scale_attn_by_inverse_layer_idx", false);
+    spec.tieWordEmbeddings = config.boolean("tie_word_embeddings", true);
     return spec;
 }
 
@@ -67,6 +68,7 @@ const ArchTable kGpt2 = {
     // attn.bias / attn.masked_bias are causal-mask buffers older versions saved.
     {"lm_head.", "score.", "h.{}.attn.bias", "h.{}.attn.masked_bias"},
     readGpt2Config,
+    {PredictionKind::CausalLm, {}, "lm_head.weight", nullptr},
 };
 
 }  // namespace attnscope::model::arch

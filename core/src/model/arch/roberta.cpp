@@ -12,15 +12,25 @@ ModelSpec readRobertaConfig(const io::JsonFile& config) {
     spec.normEps = static_cast<float>(config.number("layer_norm_eps", 1e-5));
     spec.padTokenId = config.optionalInt("pad_token_id").value_or(1);
     spec.positions = PositionScheme::SkipPadTokens;
+    spec.headActivation = Activation::Gelu;  // RobertaLMHead calls gelu whatever hidden_act is
     return spec;
 }
 
 }  // namespace
 
 const ArchTable kRoberta = {
-    "roberta",           {"roberta."},
-    bertTensorEntries(), {"lm_head.", "pooler.", "embeddings.position_ids", "classifier."},
+    "roberta",
+    {"roberta."},
+    bertTensorEntries(),
+    {"lm_head.", "pooler.", "embeddings.position_ids", "classifier."},
     readRobertaConfig,
+    {PredictionKind::MaskedLm,
+     {{Role::HeadTransformWeight, "lm_head.dense.weight", Layout::LinearOutIn},
+      {Role::HeadTransformBias, "lm_head.dense.bias", Layout::Plain},
+      {Role::HeadNormWeight, "lm_head.layer_norm.weight", Layout::Plain},
+      {Role::HeadNormBias, "lm_head.layer_norm.bias", Layout::Plain}},
+     "lm_head.decoder.weight",
+     "lm_head.bias"},
 };
 
 }  // namespace attnscope::model::arch

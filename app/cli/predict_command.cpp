@@ -1,0 +1,110 @@
+#include "predict_command.h"
+
+#include <iomanip>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "attnscope/base/error.h"
+#include "attnscope/export/csv_writer.h"
+#include "attnscope/forward/prediction.h"
+
+namespace attnscope::cli {
+
+namespace {
+
+// Positions a masked LM is asked about by default: the ones holding its mask token.
+std::vector<int> maskPositions(const model::Model& m, const analysis::SentenceAnalysis& a) {
+    std::vector<int> out;
+    const auto mask =
+        m.tokenizer ? m.tokenizer->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
+    for (int i = 0; mask && i < a.forward.nTokens; ++i) {
+        if (a.forward.tokenIds[static_cast<std::size_t>(i)] == *mask) {
+            out.push_back(i);
+        }
+    }
+    return out;
+}
+
+std::vector<int> chosenPositions(const PredictArgs& args, const model::Model& m,
+                                 const analysis::SentenceAnalysis& a) {
+    std::vector<int> positions = args.positions;
+    if (positions.empty() && m.spec.prediction == model::PredictionKind::MaskedLm) {
+        positions = maskPositions(m, a);
+        if (positions.empty()) {
+            std::cerr << "attnscope-cli: no mask token in the input; predicting every position "
+                         "(a masked LM mostly copies unmasked tokens)\n";
+        }
+    }
+    if (positions.empty()) {
+        for (int i = 0; i < a.forward.nTokens; ++i) {
+            positions.push_back(i);
+        }
+    }
+    for (const int p : positions) {
+        if (p < 0 || p >= a.forward.nTokens) {
+            throw InvalidArgument("--position: " + std::to_string(p) +
+                                  " is outside the sentence's " +
+                                  std::to_string(a.forward.nTokens) + " tokens");
+        }
+    }
+    return positions;
+}
+
+}  // namespace
+
+CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
+    auto* predict = app.add_subcommand(
+        "predict",
+        "Top-k predicted tokens: next token at every position (causal LM) or the filler of each "
+        "[MASK]/<mask> (masked LM)");
+    addSentenceOptions(*predict, args.sentence);
+    predict
+        ->add_option("--position", args.positions,
+                     "Token position(s) to predict at (0-based; repeatable or comma list)")
+        ->delimiter(',');
+    predict->add_option("--top", args.top, "How many candidates per position")
+        ->check(CLI::Range(1, 1000));
+    predict->add_option("--csv", args.csv, "Also write the table to this CSV file");
+    predict->callback([&args] { checkSentenceArgs(args.sentence); });
+    return predict;
+}
+
+int runPredict(const PredictArgs& args) {
+    const LoadedSentence s = analyzeSentence(args.sentence);
+    const model::Model& m = *s.model;
+    const analysis::SentenceAnalysis& a = s.analysis;
+    if (!forward::hasPredictionHead(m)) {
+        throw InvalidArgument(args.sentence.modelDir +
+                              ": this checkpoint has no prediction head (MLM or LM head "
+                              "tensors), so it cannot predict tokens");
+    }
+    const bool causal = m.spec.prediction == model::PredictionKind::CausalLm;
+    exporting::CsvWriter csv(
+        {"position", "token", "predicts", "rank", "id", "candidate", "probability", "logit"});
+    std::cout << "# " << forward::predictionKindName(m) << ": "
+              << (causal ? "next token after each position" : "token at each position") << "\n";
+    for (const int pos : chosenPositions(args, m, a)) {
+        const std::string token = a.label(pos);
+        std::cout << std::setw(4) << pos << "  " << token << "\n";
+        const auto top = forward::topPredictions(m, a.forward, pos, args.top);
+        for (std::size_t r = 0; r < top.size(); ++r) {
+            const forward::TokenPrediction& p = top[r];
+            std::cout << "      " << r + 1 << ". " << std::left << std::setw(16)
+                      << analysis::tokenLabel(p.token) << std::right << std::fixed
+                      << std::setprecision(4) << p.probability << "  (id " << p.id << ")\n";
+            std::cout.unsetf(std::ios::floatfield);
+            csv.addRow({std::int64_t{pos}, token, std::string(causal ? "next" : "this"),
+                        static_cast<std::int64_t>(r + 1), std::int64_t{p.id}, p.token,
+                        p.probability, p.logit});
+        }
+    }
+    if (args.csv) {
+        csv.writeFile(*args.csv);
+        std::cerr << "attnscope-cli: wrote " << csv.rowCount() << " predictions to " << *args.csv
+                  << "\n";
+    }
+    return 0;
+}
+
+}  // namespace attnscope::cli

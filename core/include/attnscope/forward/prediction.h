@@ -1,0 +1,39 @@
+// What the model predicts from its final hidden states: the top tokens of its prediction head.
+//
+// Masked LMs (BERT family) predict the token AT a position (meaningful at [MASK] / <mask>);
+// causal LMs (GPT-2, Llama family) predict the token AFTER it. Pure functions of a loaded model
+// and a forward result; thread-safe. Throws InvalidArgument when the model has no prediction
+// head (e.g. a BertModel checkpoint) or the position is out of range.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attnscope/base/tensor.h"
+#include "attnscope/forward/forward_result.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::forward {
+
+struct TokenPrediction {
+    std::int32_t id = 0;
+    std::string token;  // the vocabulary piece, or "#<id>" when the model has no tokenizer
+    float probability = 0.0f;
+    float logit = 0.0f;
+};
+
+bool hasPredictionHead(const model::Model& model);
+
+// "masked LM" / "causal LM" / "none", for the CLI and the app.
+std::string predictionKindName(const model::Model& model);
+
+// Vocabulary logits [rows, vocabSize] for final hidden states [rows, dModel].
+Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden);
+
+// The k most probable tokens at `position` (softmax over the whole vocabulary), best first;
+// ties broken by the lower id.
+std::vector<TokenPrediction> topPredictions(const model::Model& model, const ForwardResult& r,
+                                            int position, int k);
+
+}  // namespace attnscope::forward

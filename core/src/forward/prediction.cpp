@@ -1,0 +1,85 @@
+#include "attnscope/forward/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "attnscope/base/error.h"
+#include "attnscope/ops/layer_ops.h"
+
+namespace attnscope::forward {
+
+bool hasPredictionHead(const model::Model& model) {
+    return model.spec.prediction != model::PredictionKind::None;
+}
+
+std::string predictionKindName(const model::Model& model) {
+    switch (model.spec.prediction) {
+        case model::PredictionKind::MaskedLm:
+            return "masked LM";
+        case model::PredictionKind::CausalLm:
+            return "causal LM";
+        case model::PredictionKind::None:
+            break;
+    }
+    return "none";
+}
+
+Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
+    if (!hasPredictionHead(model)) {
+        throw InvalidArgument(model.dir.string() +
+                              ": the checkpoint has no prediction head (no MLM or LM head "
+                              "tensors), so it cannot predict tokens");
+    }
+    const model::PredictionHead& head = model.weights.prediction;
+    Matrix x = hidden;
+    if (model.spec.prediction == model::PredictionKind::MaskedLm) {
+        x = ops::linear(x, head.transform);
+        ops::activate(x, model.spec.headActivation);
+        x = ops::layerNorm(x, head.transformNorm, model.spec.normEps);
+    }
+    Matrix logits = x * model.weights.decoder().transpose();
+    if (head.bias.size() > 0) {
+        logits.rowwise() += head.bias.transpose();
+    }
+    return logits;
+}
+
+std::vector<TokenPrediction> topPredictions(const model::Model& model, const ForwardResult& r,
+                                            int position, int k) {
+    if (position < 0 || position >= r.nTokens) {
+        throw InvalidArgument("predictions: position " + std::to_string(position) +
+                              " is outside the sequence [0, " + std::to_string(r.nTokens) + ")");
+    }
+    const Matrix logits = vocabularyLogits(model, r.hidden.row(position));
+    const auto vocab = static_cast<std::size_t>(logits.cols());
+    const float maxLogit = logits.maxCoeff();
+    double sum = 0.0;  // double: tens of thousands of terms
+    for (Eigen::Index j = 0; j < logits.cols(); ++j) {
+        sum += std::exp(static_cast<double>(logits(0, j) - maxLogit));
+    }
+    std::vector<std::int32_t> order(vocab);
+    std::iota(order.begin(), order.end(), 0);
+    const auto take = std::min(vocab, static_cast<std::size_t>(std::max(k, 0)));
+    std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(take), order.end(),
+                      [&](std::int32_t a, std::int32_t b) {
+                          const float la = logits(0, a);
+                          const float lb = logits(0, b);
+                          return la > lb || (la == lb && a < b);
+                      });
+    std::vector<TokenPrediction> out;
+    for (std::size_t i = 0; i < take; ++i) {
+        TokenPrediction p;
+        p.id = order[i];
+        p.logit = logits(0, p.id);
+        p.probability = static_cast<float>(std::exp(static_cast<double>(p.logit - maxLogit)) / sum);
+        p.token = model.tokenizer ? model.tokenizer->idToToken(p.id) : "";
+        if (p.token.empty()) {
+            p.token = std::string("#").append(std::to_string(p.id));
+        }
+        out.push_back(std::move(p));
+    }
+    return out;
+}
+
+}  // namespace attnscope::forward

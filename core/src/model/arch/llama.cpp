@@ -1,0 +1,216 @@
+// The Llama family (Llama, Mistral, Qwen2): pre-norm causal decoders with RMSNorm, rotary
+// positions, grouped-query attention and a gated (SwiGLU) feed-forward. The three model types
+// share tensor names and differ only in config flags: Qwen2's q/k/v biases, Mistral's sliding
+// window, Llama's optional attention_bias / mlp_bias.
+#include "attnscope/base/error.h"
+#include "bert_family.h"
+
+namespace attnscope::model::arch {
+
+namespace {
+
+bool qkvBias(const ModelSpec& s) {
+    return s.qkvBias;
+}
+
+bool outputBias(const ModelSpec& s) {
+    return s.outputBias;
+}
+
+bool ffnBias(const ModelSpec& s) {
+    return s.ffnBias;
+}
+
+std::vector<TensorEntry> llamaEntries() {
+    using enum Role;
+    using enum Layout;
+    return {
+        {TokenEmbedding, "embed_tokens.weight", Plain},
+        {AttnNormWeight, "layers.{}.input_layernorm.weight", Plain},
+        {QueryWeight, "layers.{}.self_attn.q_proj.weight", LinearOutIn},
+        {QueryBias, "layers.{}.self_attn.q_proj.bias", Plain, qkvBias},
+        {KeyWeight, "layers.{}.self_attn.k_proj.weight", LinearOutIn},
+        {KeyBias, "layers.{}.self_attn.k_proj.bias", Plain, qkvBias},
+        {ValueWeight, "layers.{}.self_attn.v_proj.weight", LinearOutIn},
+        {ValueBias, "layers.{}.self_attn.v_proj.bias", Plain, qkvBias},
+        {OutputWeight, "layers.{}.self_attn.o_proj.weight", LinearOutIn},
+        {OutputBias, "layers.{}.self_attn.o_proj.bias", Plain, outputBias},
+        {FfnNormWeight, "layers.{}.post_attention_layernorm.weight", Plain},
+        {FfnGateWeight, "layers.{}.mlp.gate_proj.weight", LinearOutIn},
+        {FfnGateBias, "layers.{}.mlp.gate_proj.bias", Plain, ffnBias},
+        {FfnUpWeight, "layers.{}.mlp.up_proj.weight", LinearOutIn},
+        {FfnUpBias, "layers.{}.mlp.up_proj.bias", Plain, ffnBias},
+        {FfnDownWeight, "layers.{}.mlp.down_proj.weight", LinearOutIn},
+        {FfnDownBias, "layers.{}.mlp.down_proj.bias", Plain, ffnBias},
+        {FinalNormWeight, "norm.weight", Plain},
+    };
+}
+
+// Newer configs nest the RoPE settings in "rope_parameters"; older ones use rope_theta and
+// rope_scaling at the top level. Both are read from one JSON object here.
+void readRopeScaling(const nlohmann::json& s, const std::string& where, RopeSpec& rope) {
+    const auto num = [&](const char* key, std::optional<double> fallback) {
+        if (s.contains(key) && s[key].is_number()) {
+            return s[key].get<double>();
+        }
+        if (!fallback) {
+            throw FormatError(where + "." + key + ": missing or not a number");
+        }
+        return *fallback;
+    };
+    std::string type = "default";
+    for (const char* key : {"rope_type", "type"}) {
+        if (s.contains(key) && s[key].is_string()) {
+            type = s[key].get<std::string>();
+            break;
+        }
+    }
+    if (type == "default") {
+        return;
+    }
+    if (type == "linear") {
+        rope.scaling = RopeScaling::Linear;
+        rope.factor = num("factor", std::nullopt);
+    } else if (type == "llama3") {
+        rope.scaling = RopeScaling::Llama3;
+        rope.factor = num("factor", std::nullopt);
+        rope.lowFreqFactor = num("low_freq_factor", std::nullopt);
+        rope.highFreqFactor = num("high_freq_factor", std::nullopt);
+        rope.originalMaxPositions = num("original_max_position_embeddings", std::nullopt);
+        if (!(rope.highFreqFactor > rope.lowFreqFactor)) {
+            throw FormatError(where + ": high_freq_factor must exceed low_freq_factor");
+        }
+    } else {
+        throw UnsupportedModel(where + ".rope_type: '" + type +
+                               "' is not supported (supported: default, linear, llama3)");
+    }
+    if (!(rope.factor > 0.0) || !(rope.originalMaxPositions > 0.0)) {
+        throw FormatError(where + ": factor and original_max_position_embeddings must be positive");
+    }
+}
+
+void readRope(const io::JsonFile& config, ModelSpec& spec) {
+    const std::string& file = config.fileName();
+    const nlohmann::json& root = config.root();
+    double partial = config.number("partial_rotary_factor", 1.0);
+    spec.rope.theta = config.number("rope_theta", 10000.0);
+    if (config.has("rope_parameters")) {
+        const nlohmann::json& p = root["rope_parameters"];
+        if (!p.is_object()) {
+            throw FormatError(file + ": rope_parameters: expected an object");
+        }
+        if (p.contains("rope_theta") && p["rope_theta"].is_number()) {
+            spec.rope.theta = p["rope_theta"].get<double>();
+        }
+        if (p.contains("partial_rotary_factor") && p["partial_rotary_factor"].is_number()) {
+            partial = p["partial_rotary_factor"].get<double>();
+        }
+        readRopeScaling(p, file + ": rope_parameters", spec.rope);
+    } else if (config.has("rope_scaling")) {
+        if (!root["rope_scaling"].is_object()) {
+            throw FormatError(file + ": rope_scaling: expected an object or null");
+        }
+        readRopeScaling(root["rope_scaling"], file + ": rope_scaling", spec.rope);
+    }
+    if (!(spec.rope.theta > 0.0) || !(partial > 0.0 && partial <= 1.0)) {
+        throw FormatError(file +
+                          ": rope_theta must be positive and partial_rotary_factor in (0, 1]");
+    }
+    spec.rope.dims = static_cast<int>(spec.headDimK * partial);
+}
+
+ModelSpec readLlamaConfig(const io::JsonFile& config) {
+    const std::string& file = config.fileName();
+    ModelSpec spec;
+    spec.modelType = config.string("model_type", "llama");
+    spec.dModel = config.positiveInt("hidden_size");
+    spec.nHeads = config.positiveInt("num_attention_heads");
+    spec.nKvHeads =
+        config.has("num_key_value_heads") ? config.positiveInt("num_key_value_heads") : spec.nHeads;
+    spec.nLayers = config.positiveInt("num_hidden_layers");
+    spec.dFfn = config.positiveInt("intermediate_size");
+    spec.vocabSize = config.positiveInt("vocab_size");
+    spec.maxPositions = config.has("max_position_embeddings")
+                            ? config.positiveInt("max_position_embeddings")
+                            : 2048;
+    if (config.has("head_dim")) {
+        spec.headDimK = config.positiveInt("head_dim");
+    } else if (spec.dModel % spec.nHeads != 0) {
+        throw FormatError(file + ": hidden_size (" + std::to_string(spec.dModel) +
+                          ") is not divisible by num_attention_heads (" +
+                          std::to_string(spec.nHeads) + ") and there is no head_dim");
+    } else {
+        spec.headDimK = spec.dModel / spec.nHeads;
+    }
+    spec.headDimV = spec.headDimK;
+    spec.typeVocabSize = 0;
+    spec.padTokenId = config.optionalInt("pad_token_id");
+    spec.normEps = static_cast<float>(config.number("rms_norm_eps", 1e-6));
+    spec.activation = parseActivation(config.string("hidden_act", "silu"), file, "hidden_act");
+    spec.normKind = NormKind::RmsNorm;
+    spec.ffnKind = FfnKind::Gated;
+    spec.normPlacement = NormPlacement::Pre;
+    spec.embeddingNorm = false;
+    spec.finalNorm = true;
+    spec.learnedPositions = false;
+    spec.defaultMask = DefaultMask::Causal;
+    spec.qkvBias = spec.outputBias = config.boolean("attention_bias", false);
+    spec.ffnBias = config.boolean("mlp_bias", false);
+    spec.tieWordEmbeddings = config.boolean("tie_word_embeddings", false);
+    readRope(config, spec);
+    return spec;
+}
+
+ModelSpec readMistralConfig(const io::JsonFile& config) {
+    ModelSpec spec = readLlamaConfig(config);
+    // MistralConfig defaults sliding_window to 4096; an explicit null switches it off.
+    const nlohmann::json& root = config.root();
+    if (!root.contains("sliding_window")) {
+        spec.slidingWindow = 4096;
+    } else if (!root["sliding_window"].is_null()) {
+        spec.slidingWindow = config.positiveInt("sliding_window");
+    }
+    return spec;
+}
+
+ModelSpec readQwen2Config(const io::JsonFile& config) {
+    ModelSpec spec = readLlamaConfig(config);
+    spec.qkvBias = true;
+    spec.outputBias = false;
+    spec.ffnBias = false;
+    // Qwen2 windows only layers >= max_window_layers, and only with use_sliding_window.
+    if (config.boolean("use_sliding_window", false) && config.has("sliding_window")) {
+        const int first = config.has("max_window_layers")
+                              ? config.optionalInt("max_window_layers").value_or(0)
+                              : 0;
+        if (first <= 0) {
+            spec.slidingWindow = config.positiveInt("sliding_window");
+        } else if (first < spec.nLayers) {
+            // One mask per forward pass is recorded and shown; a per-layer mask is not.
+            throw UnsupportedModel(config.fileName() +
+                                   ": max_window_layers: sliding window in only some layers (" +
+                                   std::to_string(first) + " of " + std::to_string(spec.nLayers) +
+                                   " without) is not supported");
+        }
+    }
+    return spec;
+}
+
+// rotary_emb.inv_freq is a buffer older checkpoints saved; score. is a classification head.
+const std::vector<const char*> kLlamaIgnored = {"layers.{}.self_attn.rotary_emb.", "rotary_emb.",
+                                                "score."};
+
+const PredictionLayout kCausalLmHead = {PredictionKind::CausalLm, {}, "lm_head.weight", nullptr};
+
+}  // namespace
+
+const ArchTable kLlama = {"llama",       {"model."},      llamaEntries(),
+                          kLlamaIgnored, readLlamaConfig, kCausalLmHead};
+
+const ArchTable kMistral = {"mistral",     {"model."},        llamaEntries(),
+                            kLlamaIgnored, readMistralConfig, kCausalLmHead};
+
+const ArchTable kQwen2 = {"qwen2",       {"model."},      llamaEntries(),
+                          kLlamaIgnored, readQwen2Config, kCausalLmHead};
+
+}  // namespace attnscope::model::arch

@@ -1,0 +1,58 @@
+#include "attnscope/ops/rope.h"
+
+#include <cmath>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::ops {
+
+RopeTable ropeTable(const model::RopeSpec& rope, const std::vector<int>& positions) {
+    const std::vector<float> inv = rope.inverseFrequencies();
+    const auto n = static_cast<Eigen::Index>(positions.size());
+    const auto half = static_cast<Eigen::Index>(inv.size());
+    RopeTable t{Matrix(n, half), Matrix(n, half)};
+    for (Eigen::Index i = 0; i < n; ++i) {
+        for (Eigen::Index k = 0; k < half; ++k) {
+            // The product is rounded to float first, as torch's float32 matmul of
+            // inv_freq x position_ids does; the cosine is then taken in double and rounded.
+            const float angle = static_cast<float>(positions[static_cast<std::size_t>(i)]) *
+                                inv[static_cast<std::size_t>(k)];
+            t.cos(i, k) = static_cast<float>(std::cos(static_cast<double>(angle)));
+            t.sin(i, k) = static_cast<float>(std::sin(static_cast<double>(angle)));
+        }
+    }
+    return t;
+}
+
+void applyRope(Matrix& x, int nHeads, int headDim, const model::RopeSpec& rope,
+               const RopeTable& table) {
+    const int half = rope.dims / 2;
+    if (half == 0) {
+        return;
+    }
+    if (x.cols() != static_cast<Eigen::Index>(nHeads) * headDim || table.cos.cols() != half ||
+        table.cos.rows() != x.rows()) {
+        throw InvalidArgument("RoPE: projection is " + std::to_string(x.rows()) + "x" +
+                              std::to_string(x.cols()) + ", expected " +
+                              std::to_string(table.cos.rows()) + "x" +
+                              std::to_string(nHeads * headDim));
+    }
+    const bool interleaved = rope.pairing == model::RopePairing::Interleaved;
+    for (Eigen::Index i = 0; i < x.rows(); ++i) {
+        for (int h = 0; h < nHeads; ++h) {
+            float* v = x.row(i).data() + static_cast<std::ptrdiff_t>(h) * headDim;
+            for (int k = 0; k < half; ++k) {
+                const int a = interleaved ? 2 * k : k;
+                const int b = interleaved ? 2 * k + 1 : k + half;
+                const float c = table.cos(i, k);
+                const float s = table.sin(i, k);
+                const float xa = v[a];
+                const float xb = v[b];
+                v[a] = xa * c - xb * s;
+                v[b] = xb * c + xa * s;
+            }
+        }
+    }
+}
+
+}  // namespace attnscope::ops

@@ -1,0 +1,170 @@
+// Reads the normalizer and pre_tokenizer sections of tokenizer.json into pipeline steps. Parts
+// AttnScope does not implement are UnsupportedModel, naming their JSON path.
+#include "attnscope/base/error.h"
+#include "loader_internal.h"
+
+namespace attnscope::tokenize::detail {
+namespace {
+
+[[noreturn]] void unsupported(const JsonAt& at, const std::string& what) {
+    throw UnsupportedModel(at.file + ": " + at.path + ": " + what);
+}
+
+std::string typeOf(const Json& obj, const JsonAt& at) {
+    return asString(member(obj, at, "type"), at["type"]);
+}
+
+std::u32string chars(const Json& value, const JsonAt& at) {
+    const std::string text = asString(value, at);
+    if (findInvalidUtf8(text)) {
+        failAt(at, "invalid UTF-8");
+    }
+    return decodeUtf8(text, at.path).chars;
+}
+
+// A {"String": "..."} or {"Regex": "..."} pattern; true for a regex.
+std::pair<std::string, bool> parsePattern(const Json& pattern, const JsonAt& at) {
+    expectObject(pattern, at);
+    if (const Json* s = optionalMember(pattern, "String")) {
+        return {asString(*s, at["String"]), false};
+    }
+    if (const Json* r = optionalMember(pattern, "Regex")) {
+        return {asString(*r, at["Regex"]), true};
+    }
+    failAt(at, "expected {\"String\": ...} or {\"Regex\": ...}");
+}
+
+void parseNormalizer(const Json& n, const JsonAt& at, std::vector<NormalizerStep>& out) {
+    const std::string type = typeOf(n, at);
+    NormalizerStep step;
+    if (type == "Sequence") {
+        const Json& list = member(n, at, "normalizers");
+        expectArray(list, at["normalizers"]);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            parseNormalizer(list[i], at["normalizers"][i], out);
+        }
+        return;
+    }
+    if (type == "BertNormalizer") {
+        step.kind = NormalizerKind::Bert;
+        step.bert.cleanText = optionalBool(n, at, "clean_text").value_or(true);
+        step.bert.handleChineseChars = optionalBool(n, at, "handle_chinese_chars").value_or(true);
+        step.bert.stripAccents = optionalBool(n, at, "strip_accents");
+        step.bert.lowercase = optionalBool(n, at, "lowercase").value_or(true);
+    } else if (type == "Prepend") {
+        step.kind = NormalizerKind::Prepend;
+        step.text = chars(member(n, at, "prepend"), at["prepend"]);
+    } else if (type == "Replace") {
+        step.kind = NormalizerKind::Replace;
+        const auto [pattern, isRegex] = parsePattern(member(n, at, "pattern"), at["pattern"]);
+        if (isRegex) {
+            unsupported(at["pattern"]["Regex"],
+                        "a Replace normalizer with a regex is not supported");
+        }
+        step.text = chars(Json(pattern), at["pattern"]["String"]);
+        if (step.text.empty()) {
+            failAt(at["pattern"]["String"], "the pattern is empty");
+        }
+        step.content = chars(member(n, at, "content"), at["content"]);
+    } else if (type == "NFC") {
+        step.kind = NormalizerKind::Nfc;
+    } else {
+        unsupported(at["type"], "normalizer \"" + type + "\" is not supported");
+    }
+    out.push_back(std::move(step));
+}
+
+MetaspaceOptions parseMetaspace(const Json& p, const JsonAt& at) {
+    MetaspaceOptions o;
+    const std::u32string replacement = chars(member(p, at, "replacement"), at["replacement"]);
+    if (replacement.size() != 1) {
+        unsupported(at["replacement"], "a replacement of other than one character");
+    }
+    o.replacement = replacement.front();
+    o.split = optionalBool(p, at, "split").value_or(true);
+    if (const auto scheme = optionalString(p, at, "prepend_scheme")) {
+        if (*scheme == "always") {
+            o.prependScheme = PrependScheme::Always;
+        } else if (*scheme == "first") {
+            o.prependScheme = PrependScheme::First;
+        } else if (*scheme == "never") {
+            o.prependScheme = PrependScheme::Never;
+        } else {
+            failAt(at["prepend_scheme"],
+                   "expected \"always\", \"first\" or \"never\", found \"" + *scheme + "\"");
+        }
+    } else {  // files written before prepend_scheme existed
+        const bool prefix = optionalBool(p, at, "add_prefix_space").value_or(true);
+        o.prependScheme = prefix ? PrependScheme::Always : PrependScheme::Never;
+    }
+    return o;
+}
+
+SplitBehavior parseBehavior(const Json& value, const JsonAt& at) {
+    const std::string name = asString(value, at);
+    static const std::vector<std::pair<std::string, SplitBehavior>> kNames = {
+        {"Removed", SplitBehavior::Removed},
+        {"Isolated", SplitBehavior::Isolated},
+        {"MergedWithPrevious", SplitBehavior::MergedWithPrevious},
+        {"MergedWithNext", SplitBehavior::MergedWithNext},
+        {"Contiguous", SplitBehavior::Contiguous},
+    };
+    for (const auto& [key, behavior] : kNames) {
+        if (key == name) {
+            return behavior;
+        }
+    }
+    unsupported(at, "split behavior \"" + name + "\" is not supported");
+}
+
+void parsePreTokenizer(const Json& p, const JsonAt& at, std::vector<PreTokenizerStep>& out) {
+    const std::string type = typeOf(p, at);
+    PreTokenizerStep step;
+    if (type == "Sequence") {
+        const Json& list = member(p, at, "pretokenizers");
+        expectArray(list, at["pretokenizers"]);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            parsePreTokenizer(list[i], at["pretokenizers"][i], out);
+        }
+        return;
+    }
+    if (type == "BertPreTokenizer") {
+        step.kind = PreTokenizerKind::Bert;
+    } else if (type == "ByteLevel") {
+        step.kind = PreTokenizerKind::ByteLevel;
+        step.byteLevel.addPrefixSpace = optionalBool(p, at, "add_prefix_space").value_or(true);
+        if (optionalBool(p, at, "use_regex").value_or(true)) {
+            step.pattern = std::make_shared<const RegexSplitter>();
+        }
+    } else if (type == "Metaspace") {
+        step.kind = PreTokenizerKind::Metaspace;
+        step.metaspace = parseMetaspace(p, at);
+    } else if (type == "Split") {
+        step.kind = PreTokenizerKind::Split;
+        const auto [pattern, isRegex] = parsePattern(member(p, at, "pattern"), at["pattern"]);
+        const JsonAt patternAt = at["pattern"][isRegex ? "Regex" : "String"];
+        step.pattern = std::make_shared<const RegexSplitter>(
+            pattern, !isRegex, patternAt.file + ": " + patternAt.path);
+        step.behavior = parseBehavior(member(p, at, "behavior"), at["behavior"]);
+        step.invert = optionalBool(p, at, "invert").value_or(false);
+    } else {
+        unsupported(at["type"], "pre-tokenizer \"" + type + "\" is not supported");
+    }
+    out.push_back(std::move(step));
+}
+
+}  // namespace
+
+std::vector<NormalizerStep> parseNormalizers(const Json& normalizer, const JsonAt& at) {
+    std::vector<NormalizerStep> out;
+    parseNormalizer(normalizer, at, out);
+    return out;
+}
+
+std::vector<PreTokenizerStep> parsePreTokenizers(const Json& preTokenizer, const JsonAt& at) {
+    std::vector<PreTokenizerStep> out;
+    parsePreTokenizer(preTokenizer, at, out);
+    return out;
+}
+
+}  // namespace attnscope::tokenize::detail

@@ -1,0 +1,172 @@
+"""What the heads of the trained model do, measured through AttnScope itself.
+
+Usage: analyze_heads.py DATA_DIR MODEL_DIR ATTNSCOPE_CLI TREEBANK [--sentences N] [--out-md F]
+
+* Positional heads (Voita et al. 2019; methods.md §2.2) over held-out sentences: for every
+  non-special query i, r_i = argmax_j A[i][j] - i (first maximum, all keys); a head is
+  positional iff its most frequent r has frequency >= 0.9. Also given: the same with the
+  special tokens removed as keys, since small BERTs park much attention on [CLS]/[SEP].
+* Mean attention entropy per head (nats, over non-special queries) and its range per layer.
+* `attnscope-cli deps` on the treebank: best head per relation against the offset baseline.
+* A parity check: AttnScope's attention against this recipe's torch model on a few sentences.
+
+Evaluation data (the treebank) is only read here; it never enters training.
+Results are merged into MODEL_DIR/metrics.json; markdown tables go to --out-md.
+"""
+
+import argparse
+import collections
+import csv
+import json
+import os
+import subprocess
+import tempfile
+
+import h5py
+import numpy as np
+import torch
+
+import model as bert
+import wordpiece as wp
+
+
+def run_attention(cli, model_dir, text, path):
+    subprocess.run([cli, "attention", model_dir, "--text", text, "--out", path], check=True,
+                   capture_output=True, text=True)
+    with h5py.File(path) as f:
+        return f["token_ids"][:], f["attention"][:], f["entropy"][:]
+
+
+def offsets_of(att, ids, special_keys):
+    """Per head: list of argmax offsets over non-special queries."""
+    n = len(ids)
+    queries = [i for i in range(n) if ids[i] > wp.MASK]
+    a = att.copy()
+    if not special_keys:
+        a[..., [j for j in range(n) if ids[j] <= wp.MASK]] = -1.0
+    best = a[:, :, queries, :].argmax(-1)  # (L, H, q): first maximum, like np.argmax
+    return best - np.array(queries)[None, None, :]
+
+
+def positional_table(hists, threshold=0.9):
+    rows = []
+    for (l, h), hist in sorted(hists.items()):
+        total = sum(hist.values())
+        r, c = max(hist.items(), key=lambda kv: (kv[1], -abs(kv[0])))
+        top3 = [(int(k), round(v / total, 3)) for k, v in hist.most_common(3)]
+        rows.append({"layer": l, "head": h, "r_star": int(r), "freq": round(c / total, 4),
+                     "positional": c / total >= threshold, "top3": top3})
+    return rows
+
+
+def deps(cli, model_dir, treebank, work, max_sentences=0):
+    out = os.path.join(work, "deps.csv")
+    limit = ["--max-sentences", str(max_sentences)] if max_sentences else []
+    p = subprocess.run([cli, "deps", model_dir, treebank, "--out", out, "--threads", "2"] + limit,
+                       check=True, capture_output=True, text=True)
+    notes = [l for l in p.stderr.replace("\r", "\n").splitlines()
+             if l.strip() and "sentences" not in l[:3] and not l.startswith("[")]
+    with open(out) as f:
+        rows = list(csv.DictReader(f))
+    table = [{"relation": r["relation"], "count": int(r["count"]),
+              "best_head": f"{r['best_layer']}-{r['best_head']}", "direction": r["direction"],
+              "accuracy": round(float(r["accuracy"]), 4),
+              "baseline_offset": int(r["baseline_offset"]),
+              "baseline_accuracy": round(float(r["baseline_accuracy"]), 4)}
+             for r in rows if r["rare"] == "0"]
+    return table, notes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    for name in ("data_dir", "model_dir", "cli", "treebank"):
+        ap.add_argument(name)
+    ap.add_argument("--sentences", type=int, default=400)
+    ap.add_argument("--parity", type=int, default=20)
+    ap.add_argument("--deps-max", type=int, default=0, help="score only N sentences (testing)")
+    ap.add_argument("--out-md")
+    a = ap.parse_args()
+    torch.set_num_threads(2)
+
+    info = subprocess.run([a.cli, "info", a.model_dir], check=True, capture_output=True,
+                          text=True)
+    with open(f"{a.data_dir}/heldout.txt", encoding="utf-8") as f:
+        held = [line.strip() for line in f if line.strip()]
+    picked = held[::max(1, len(held) // a.sentences)][:a.sentences]
+
+    tok = wp.WordPiece.load(f"{a.model_dir}/vocab.txt")
+    model = bert.load_exported(a.model_dir)
+    hists = {k: collections.defaultdict(collections.Counter) for k in ("all", "nonspecial")}
+    ent = collections.defaultdict(list)
+    max_diff, id_mismatch = 0.0, 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for s_i, text in enumerate(picked):
+            ids, att, entropy = run_attention(a.cli, a.model_dir, text, f"{tmp}/a.h5")
+            id_mismatch += list(ids) != tok.encode(text)
+            for key, special in (("all", True), ("nonspecial", False)):
+                off = offsets_of(att, ids, special)
+                for l in range(att.shape[0]):
+                    for h in range(att.shape[1]):
+                        hists[key][(l, h)].update(off[l, h].tolist())
+            real = ids > wp.MASK
+            for l in range(att.shape[0]):
+                for h in range(att.shape[1]):
+                    ent[(l, h)].extend(entropy[l, h, real].tolist())
+            if s_i < a.parity:
+                t = torch.tensor(ids, dtype=torch.long)[None]
+                with torch.no_grad():
+                    _, probs = model.encode(t, t != wp.PAD, want_probs=True)
+                mine = torch.stack([p[0] for p in probs]).numpy()
+                max_diff = max(max_diff, float(np.abs(mine - att).max()))
+        deps_table, deps_notes = deps(a.cli, a.model_dir, a.treebank, tmp, a.deps_max)
+
+    n_layers = 1 + max(l for l, _ in ent)
+    head_ent = {k: float(np.mean(v)) for k, v in ent.items()}
+    ent_layers = [{"layer": l, "min": round(min(v for (ll, _), v in head_ent.items() if ll == l), 3),
+                   "max": round(max(v for (ll, _), v in head_ent.items() if ll == l), 3)}
+                  for l in range(n_layers)]
+    result = {
+        "sentences": len(picked),
+        "tokenizer_id_mismatches": id_mismatch,
+        "attnscope_vs_torch_max_abs_diff": max_diff,
+        "attnscope_info_stderr": info.stderr.strip(),
+        "positional_heads": positional_table(hists["all"]),
+        "positional_heads_nonspecial_keys": positional_table(hists["nonspecial"]),
+        "head_mean_entropy_nats": {f"{l}-{h}": round(v, 3) for (l, h), v in head_ent.items()},
+        "entropy_per_layer": ent_layers,
+        "deps": deps_table,
+        "deps_notes": deps_notes,
+    }
+    path = f"{a.model_dir}/metrics.json"
+    metrics = json.load(open(path)) if os.path.exists(path) else {}
+    metrics["heads"] = result
+    with open(path, "w") as f:
+        json.dump(metrics, f, indent=1)
+        f.write("\n")
+
+    md = ["| head | r* (all keys) | freq | positional | r* (no special keys) | freq | "
+          "mean entropy (nats) |", "|---|---:|---:|---|---:|---:|---:|"]
+    for r1, r2 in zip(result["positional_heads"], result["positional_heads_nonspecial_keys"]):
+        k = f"{r1['layer']}-{r1['head']}"
+        md.append(f"| {k} | {r1['r_star']:+d} | {r1['freq']:.3f} | "
+                  f"{'yes' if r1['positional'] else 'no'} | {r2['r_star']:+d} | "
+                  f"{r2['freq']:.3f} | {head_ent[(r1['layer'], r1['head'])]:.2f} |")
+    md += ["", "| layer | mean entropy range over heads (nats) |", "|---:|---|"]
+    md += [f"| {e['layer']} | {e['min']:.2f} – {e['max']:.2f} |" for e in ent_layers]
+    md += ["", "| relation | count | best head | direction | accuracy | best offset | "
+           "offset accuracy |", "|---|---:|---|---|---:|---:|---:|"]
+    md += [f"| {d['relation']} | {d['count']} | {d['best_head']} | {d['direction']} | "
+           f"{100 * d['accuracy']:.1f} | {d['baseline_offset']:+d} | "
+           f"{100 * d['baseline_accuracy']:.1f} |" for d in deps_table]
+    text = "\n".join(md) + "\n"
+    print(text)
+    print(json.dumps({k: result[k] for k in ("sentences", "tokenizer_id_mismatches",
+                                             "attnscope_vs_torch_max_abs_diff",
+                                             "attnscope_info_stderr", "deps_notes")}, indent=1))
+    if a.out_md:
+        with open(a.out_md, "w") as f:
+            f.write(text)
+
+
+if __name__ == "__main__":
+    main()

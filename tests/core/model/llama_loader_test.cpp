@@ -1,0 +1,149 @@
+// The Llama-family tables (Llama, Mistral, Qwen2) on generated checkpoints: what config.json
+// turns into, prediction heads tied and untied, and broken or unsupported configs. Issue 5.
+#include <gtest/gtest.h>
+
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
+#include "attnscope/base/error.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/prediction.h"
+#include "attnscope/io/safetensors.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::model {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::expectError;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+
+class LlamaLoaderTest : public ::testing::Test {
+protected:
+    fs::path copy(const std::string& name) { return m_dir.copyOf(kCheckpoints / name, name); }
+
+    // Drops the tensors whose names contain `part` from the copy's model.safetensors.
+    void dropTensors(const fs::path& dir, const std::string& part) {
+        std::vector<testing::RawTensor> kept;
+        {
+            const io::SafetensorsFile f(dir / "model.safetensors");
+            for (const auto& [name, t] : f.tensors()) {
+                if (name.find(part) == std::string::npos) {
+                    kept.push_back({name, std::string(io::dtypeName(t.dtype)), t.shape,
+                                    std::string(reinterpret_cast<const char*>(t.bytes.data()),
+                                                t.bytes.size())});
+                }
+            }
+        }
+        testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(kept));
+    }
+
+    testing::ScratchDir m_dir;
+};
+
+TEST_F(LlamaLoaderTest, GroupedQueryAttentionAndLlama3Rope) {
+    const auto m = loadModel(kCheckpoints / "llama3_gqa4_f32");
+    const ModelSpec& s = m->spec;
+    EXPECT_EQ(s.modelType, "llama");
+    EXPECT_EQ(s.nHeads, 8);
+    EXPECT_EQ(s.nKvHeads, 2);
+    EXPECT_EQ(s.kvHeadOf(3), 0);
+    EXPECT_EQ(s.kvHeadOf(4), 1);
+    EXPECT_EQ(s.headDimK, 8);  // explicit head_dim, hidden 40 / 8 heads would be 5
+    EXPECT_EQ(s.rope.dims, 8);
+    EXPECT_EQ(s.rope.scaling, RopeScaling::Llama3);
+    EXPECT_EQ(s.normKind, NormKind::RmsNorm);
+    EXPECT_EQ(s.ffnKind, FfnKind::Gated);
+    EXPECT_EQ(s.defaultMask, DefaultMask::Causal);
+    EXPECT_EQ(s.prediction, PredictionKind::CausalLm);
+    EXPECT_EQ(m->weights.prediction.decoder.rows(), s.vocabSize);  // its own lm_head
+    EXPECT_EQ(m->weights.layers[0].key.weight.rows(), 2 * 8);
+    EXPECT_TRUE(m->warnings.empty()) << m->warnings.front();
+}
+
+TEST_F(LlamaLoaderTest, TiedHeadPartialRotaryAndBiases) {
+    const auto tied = loadModel(kCheckpoints / "llama_gqa2_headdim_bf16");
+    EXPECT_EQ(tied->spec.rope.dims, 4);  // head_dim 8 x partial_rotary_factor 0.5
+    EXPECT_EQ(tied->spec.prediction, PredictionKind::CausalLm);
+    EXPECT_EQ(tied->weights.prediction.decoder.size(), 0);  // reuses embed_tokens
+    const auto qwen = loadModel(kCheckpoints / "qwen2_gqa2_bf16");
+    EXPECT_EQ(qwen->weights.layers[0].query.bias.size(), 4 * 6);
+    EXPECT_EQ(qwen->weights.layers[0].key.bias.size(), 2 * 6);
+    EXPECT_EQ(qwen->weights.layers[0].output.bias.size(), 0);
+    const auto llama = loadModel(kCheckpoints / "llama_f32");
+    EXPECT_EQ(llama->weights.layers[1].output.bias.size(), 24);   // attention_bias
+    EXPECT_EQ(llama->weights.layers[1].ffnGate.bias.size(), 37);  // mlp_bias
+    EXPECT_EQ(llama->spec.rope.scaling, RopeScaling::Linear);
+}
+
+TEST_F(LlamaLoaderTest, MistralSlidingWindowDefaultsAndNull) {
+    EXPECT_EQ(loadModel(kCheckpoints / "mistral_mqa_window_f32")->spec.slidingWindow, 5);
+    const auto dir = copy("mistral_mqa_window_f32");
+    testing::editJson(dir / "config.json", [](auto& j) { j.erase("sliding_window"); });
+    EXPECT_EQ(loadModel(dir)->spec.slidingWindow, 4096);  // MistralConfig's default
+    testing::editJson(dir / "config.json", [](auto& j) { j["sliding_window"] = nullptr; });
+    const auto unwindowed = loadModel(dir);
+    EXPECT_FALSE(unwindowed->spec.slidingWindow.has_value());
+    const auto r = forward::runForward(*unwindowed, {{1, 2, 3, 4, 5, 6, 7}, {}});
+    EXPECT_EQ(r.maskKind, "causal");
+    const auto w = forward::runForward(*loadModel(kCheckpoints / "mistral_mqa_window_f32"),
+                                       {{1, 2, 3, 4, 5, 6, 7}, {}});
+    EXPECT_EQ(w.maskKind, "causal + window 5");
+    EXPECT_EQ(w.allowed(6, 1), 0);  // 6 - 1 = 5 is outside a window of 5
+    EXPECT_EQ(w.allowed(6, 2), 1);
+}
+
+TEST_F(LlamaLoaderTest, UntiedModelWithoutLmHeadWarnsAndStillRuns) {
+    const auto dir = copy("llama_f32");
+    dropTensors(dir, "lm_head");
+    const auto m = loadModel(dir);
+    EXPECT_FALSE(forward::hasPredictionHead(*m));
+    ASSERT_EQ(m->warnings.size(), 1u);
+    EXPECT_NE(m->warnings[0].find("lm_head.weight"), std::string::npos) << m->warnings[0];
+    const auto r = forward::runForward(*m, {{1, 2, 3}, {}});
+    EXPECT_EQ(r.nTokens, 3);
+    EXPECT_THROW(forward::topPredictions(*m, r, 0, 5), InvalidArgument);
+}
+
+TEST_F(LlamaLoaderTest, BadAndUnsupportedConfigs) {
+    const auto dir = copy("llama_f32");
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4}};
+    });
+    expectError<UnsupportedModel>([&] { loadModel(dir); },
+                                  {"config.json", "rope_scaling.rope_type", "'yarn'", "llama3"});
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["rope_scaling"] = {{"rope_type", "llama3"}};
+    });
+    expectError<FormatError>([&] { loadModel(dir); }, {"rope_scaling.factor", "missing"});
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["rope_scaling"] = nullptr;
+        j["num_key_value_heads"] = 3;
+    });
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"config.json", "num_key_value_heads (3)", "divide"});
+    testing::editJson(dir / "config.json", [](auto& j) {
+        j["num_key_value_heads"] = 4;
+        j["partial_rotary_factor"] = 0.5;  // 6 * 0.5 = 3 rotated dims: odd
+    });
+    expectError<FormatError>([&] { loadModel(dir); }, {"config.json", "rotary dimensions (3)"});
+}
+
+TEST_F(LlamaLoaderTest, MissingBiasAndPartialWindowAreNamed) {
+    const auto qwen = copy("qwen2_gqa2_bf16");
+    dropTensors(qwen, "layers.1.self_attn.k_proj.bias");
+    expectError<FormatError>([&] { loadModel(qwen); },
+                             {"missing tensor 'model.layers.1.self_attn.k_proj.bias'", "key bias"});
+    const auto windowed = copy("llama_gqa2_headdim_bf16");
+    testing::editJson(windowed / "config.json", [](auto& j) {
+        j["model_type"] = "qwen2";
+        j["use_sliding_window"] = true;
+        j["max_window_layers"] = 1;
+        j["sliding_window"] = 8;
+    });
+    expectError<UnsupportedModel>([&] { loadModel(windowed); },
+                                  {"config.json", "max_window_layers", "only some layers"});
+}
+
+}  // namespace
+}  // namespace attnscope::model
