@@ -12,6 +12,7 @@
 
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/text/conllu.h"
 
@@ -138,6 +139,9 @@ int runDeps(const DepsArgs& args) {
     std::vector<std::thread> workers;
     for (std::size_t t = 0; t < nThreads; ++t) {
         workers.emplace_back([&, t] {
+            if (nThreads > 1) {
+                setComputeThreads(1);  // parallel over sentences, not inside products
+            }
             try {
                 analysis::TreebankScoring how;
                 how.first = t;

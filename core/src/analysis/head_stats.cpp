@@ -21,8 +21,8 @@ HeadStats statsWithUniform(const forward::ForwardResult& r, HeadId head,
                            const std::vector<float>& uniform) {
     HeadStats s;
     s.head = head;
-    const auto probs = r.attention(head);
-    const auto logits = r.logitsOf(head);
+    // Summaries the pass keeps in every mode, so no map is read (they may not be recorded).
+    const auto rowMax = r.rowMaxOf(head);
     const auto entropy = r.entropyOf(head);
     double sumH = 0, sumNormH = 0, sumRowMax = 0;
     int rows = 0, normRows = 0;
@@ -33,19 +33,14 @@ HeadStats statsWithUniform(const forward::ForwardResult& r, HeadId head,
         }
         ++rows;
         sumH += entropy[q];
-        const float rowMax = probs.row(q).maxCoeff();
-        sumRowMax += rowMax;
-        s.maxWeight = std::max(s.maxWeight, rowMax);
+        sumRowMax += rowMax[q];
+        s.maxWeight = std::max(s.maxWeight, rowMax[q]);
         if (uniform[static_cast<std::size_t>(q)] > 0) {
             sumNormH += entropy[q] / uniform[static_cast<std::size_t>(q)];
             ++normRows;
         }
-        for (int k = 0; k < r.nTokens; ++k) {
-            if (r.allowed(q, k) != 0) {
-                s.maxAbsLogit = std::max(s.maxAbsLogit, std::abs(logits(q, k)));
-            }
-        }
     }
+    s.maxAbsLogit = r.maxAbsLogit[static_cast<std::size_t>(head.layer * r.nHeads + head.head)];
     if (rows > 0) {
         s.meanEntropy = static_cast<float>(sumH / rows);
         s.meanMaxWeight = static_cast<float>(sumRowMax / rows);

@@ -8,6 +8,7 @@
 #include "attnscope/ops/attention.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attnscope/ops/rope.h"
+#include "layer_attention.h"
 
 namespace attnscope::forward {
 
@@ -45,20 +46,6 @@ void checkInput(const ModelSpec& spec, const ForwardInput& input) {
     }
 }
 
-std::vector<int> positionIds(const ModelSpec& spec, const std::vector<std::int32_t>& ids) {
-    std::vector<int> pos(ids.size());
-    int next = spec.positionOffset;
-    if (spec.positions == model::PositionScheme::SkipPadTokens) {
-        next = spec.padTokenId.value_or(0) + 1;
-    }
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-        const bool isPad = spec.positions == model::PositionScheme::SkipPadTokens &&
-                           ids[i] == spec.padTokenId.value_or(-1);
-        pos[i] = isPad ? *spec.padTokenId : next++;
-    }
-    return pos;
-}
-
 Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos) {
     const ModelSpec& spec = m.spec;
     const auto n = static_cast<Eigen::Index>(input.tokenIds.size());
@@ -80,42 +67,58 @@ Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector
     return x;
 }
 
-// What every layer's attention shares in one forward pass.
-struct AttentionContext {
-    Matrix bias;          // [n, n] mask as an additive bias
-    ops::RopeTable rope;  // empty without RoPE
+// One head is always computed in these aligned buffers, then copied into the record when maps
+// are kept. Eigen's vectorised reductions (the softmax sum) peel differently for differently
+// aligned rows, so computing in place at arbitrary offsets of the record would make a head's
+// bits depend on where it is stored — and recomputeHead could not reproduce them exactly.
+struct HeadSink {
+    Matrix logits;
+    Matrix probs;
+    Matrix context;
 };
+
+void keep(ForwardResult& r, std::ptrdiff_t index, const HeadSink& s) {
+    const Eigen::Index n = r.nTokens;
+    const Eigen::Index dv = r.headDimV;
+    MatrixMap(r.logits.data() + index * n * n, n, n) = s.logits;
+    MatrixMap(r.probs.data() + index * n * n, n, n) = s.probs;
+    MatrixMap(r.context.data() + index * n * dv, n, dv) = s.context;
+}
+
+// The per-head summaries kept in every mode: row maxima and the largest |logit| of an
+// allowed cell (what headStats needs, so it never has to read a map).
+void summarize(ForwardResult& r, std::ptrdiff_t index, const HeadSink& v) {
+    const Eigen::Index n = r.nTokens;
+    Eigen::Map<Vector>(r.rowMax.data() + index * n, n) = v.probs.rowwise().maxCoeff();
+    const float maxAbs = (r.allowed.array() != 0).select(v.logits.array().abs(), 0.0f).maxCoeff();
+    r.maxAbsLogit[static_cast<std::size_t>(index)] = maxAbs;
+}
 
 // Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
 // With grouped-query attention several query heads read the same key/value head.
-Matrix attendLayer(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
-                   float scale, ForwardResult& r) {
+Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
+                   const detail::AttentionContext& ctx, float scale, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
-    const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
-    Matrix q = ops::linear(h, w.query);        // [n, nHeads * headDimK]
-    Matrix k = ops::linear(h, w.key);          // [n, nKvHeads * headDimK]
-    const Matrix v = ops::linear(h, w.value);  // [n, nKvHeads * headDimV]
-    if (spec.rope.dims > 0) {
-        ops::applyRope(q, spec.nHeads, spec.headDimK, spec.rope, ctx.rope);
-        ops::applyRope(k, spec.nKvHeads, spec.headDimK, spec.rope, ctx.rope);
+    if (!r.mapsRecorded) {
+        r.layerInputs.push_back(h);  // for recomputeHead
     }
+    const detail::Projections p = detail::project(m, layer, h, ctx);
     const Eigen::Index n = h.rows();
-    const int dk = spec.headDimK;
     const int dv = spec.headDimV;
+    HeadSink s{Matrix(n, n), Matrix(n, n), Matrix(n, dv)};
     Matrix concat(n, spec.nHeads * dv);  // [n, nHeads * headDimV]
     for (int head = 0; head < spec.nHeads; ++head) {
         const std::ptrdiff_t index = static_cast<std::ptrdiff_t>(layer) * spec.nHeads + head;
-        MatrixMap logits(r.logits.data() + index * n * n, n, n);
-        MatrixMap probs(r.probs.data() + index * n * n, n, n);
-        MatrixMap context(r.context.data() + index * n * dv, n, dv);
         Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
-        const int kv = spec.kvHeadOf(head);
-        r.fullyMaskedRows = ops::attentionInto(q.middleCols(head * dk, dk),
-                                               k.middleCols(kv * dk, dk), v.middleCols(kv * dv, dv),
-                                               scale, ctx.bias, {logits, probs, context, entropy});
-        concat.middleCols(head * dv, dv) = context;
+        r.fullyMaskedRows = detail::attendHead(spec, p, head, scale, ctx.bias,
+                                               {s.logits, s.probs, s.context, entropy});
+        summarize(r, index, s);
+        if (r.mapsRecorded) {
+            keep(r, index, s);
+        }
+        concat.middleCols(head * dv, dv) = s.context;
     }
-    return ops::linear(concat, w.output);
+    return ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
 }
 
 Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const ModelSpec& spec) {
@@ -129,7 +132,8 @@ Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const ModelSpe
     return ops::linear(f, w.ffnDown);
 }
 
-void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input) {
+void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input,
+              const ForwardOptions& options) {
     r.nLayers = spec.nLayers;
     r.nHeads = spec.nHeads;
     r.nKvHeads = spec.nKvHeads;
@@ -139,14 +143,27 @@ void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input
     const auto heads =
         static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
     const auto n = static_cast<std::size_t>(r.nTokens);
-    r.logits.resize(heads * n * n);
-    r.probs.resize(heads * n * n);
+    r.mapsRecorded =
+        !options.mapBudgetBytes || fullRecordBytes(spec, r.nTokens) <= *options.mapBudgetBytes;
+    if (r.mapsRecorded) {
+        r.logits.resize(heads * n * n);
+        r.probs.resize(heads * n * n);
+        r.context.resize(heads * n * static_cast<std::size_t>(spec.headDimV));
+    }
     r.entropy.resize(heads * n);
-    r.context.resize(heads * n * static_cast<std::size_t>(spec.headDimV));
+    r.rowMax.resize(heads * n);
+    r.maxAbsLogit.resize(heads);
     r.scales.resize(static_cast<std::size_t>(spec.nLayers));
 }
 
 }  // namespace
+
+std::size_t fullRecordBytes(const ModelSpec& spec, int nTokens) {
+    const auto n = static_cast<std::size_t>(nTokens);
+    const auto heads =
+        static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
+    return heads * (2 * n * n + n * static_cast<std::size_t>(spec.headDimV)) * sizeof(float);
+}
 
 ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int nTokens) {
     ops::MaskSpec mask;
@@ -212,9 +229,9 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
     const ModelSpec& spec = m.spec;
     checkInput(spec, input);
     ForwardResult r;
-    allocate(r, spec, input);
-    const std::vector<int> pos = positionIds(spec, input.tokenIds);
-    AttentionContext ctx;
+    allocate(r, spec, input, options);
+    const std::vector<int> pos = detail::positionIds(spec, input.tokenIds);
+    detail::AttentionContext ctx;
     ctx.bias = ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
     if (spec.rope.dims > 0) {
         ctx.rope = ops::ropeTable(spec.rope, pos);

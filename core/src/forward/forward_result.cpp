@@ -1,8 +1,35 @@
 #include "attnscope/forward/forward_result.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace attnscope::forward {
+
+void ForwardResult::requireMaps() const {
+    if (!mapsRecorded) {
+        // A programming error, not a data error: callers check mapsRecorded first.
+        throw std::logic_error(
+            "forward result: attention maps were not recorded (over the memory budget); use "
+            "recomputeHead");
+    }
+}
+
+void ForwardResult::summarizeFromMaps() {
+    requireMaps();
+    const auto heads = static_cast<std::size_t>(nLayers) * static_cast<std::size_t>(nHeads);
+    rowMax.assign(heads * static_cast<std::size_t>(nTokens), 0.0f);
+    maxAbsLogit.assign(heads, 0.0f);
+    for (int layer = 0; layer < nLayers; ++layer) {
+        for (int head = 0; head < nHeads; ++head) {
+            const HeadId h{layer, head};
+            const std::ptrdiff_t index = headIndex(h);
+            Eigen::Map<Vector>(rowMax.data() + index * nTokens, nTokens) =
+                attention(h).rowwise().maxCoeff();
+            maxAbsLogit[static_cast<std::size_t>(index)] =
+                (allowed.array() != 0).select(logitsOf(h).array().abs(), 0.0f).maxCoeff();
+        }
+    }
+}
 
 float ForwardResult::meanEntropy(HeadId h) const {
     const auto e = entropyOf(h);

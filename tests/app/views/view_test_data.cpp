@@ -116,6 +116,7 @@ std::shared_ptr<const analysis::SentenceAnalysis> syntheticAnalysis(int nLayers,
             }
         }
     }
+    f.summarizeFromMaps();
     a->stats = analysis::headStats(f);
     return a;
 }

@@ -36,6 +36,9 @@ struct MaskChoice {
 struct ForwardOptions {
     MaskChoice mask;
     std::optional<float> scale;  // overrides the model's scale in every layer
+    // Full maps are recorded only if fullRecordBytes(spec, n) fits; otherwise the pass keeps
+    // per-head summaries and each layer's input (recomputeHead). Unset: always record.
+    std::optional<std::size_t> mapBudgetBytes;
     CancelToken cancel;
     ProgressFn progress;  // fraction of layers done
 };
@@ -47,6 +50,10 @@ struct ForwardInput {
 
 ForwardResult runForward(const model::Model& model, const ForwardInput& input,
                          const ForwardOptions& options = {});
+
+// Memory the full maps of n tokens take: logits and probabilities (n² each) and head outputs
+// (n × headDimV) for every layer × head, in fp32.
+std::size_t fullRecordBytes(const model::ModelSpec& spec, int nTokens);
 
 // The mask `choice` gives for n tokens, and its name for exports: "none" (bidirectional),
 // "causal", "causal (offset k)", "custom", with " + window W" when the model's sliding window

@@ -21,26 +21,50 @@ struct ForwardResult {
     int nTokens = 0;
     int headDimV = 0;
     std::vector<std::int32_t> tokenIds;  // [nTokens]
-    std::vector<float> logits;           // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
-    std::vector<float> probs;            // [nLayers, nHeads, nTokens, nTokens]
-    std::vector<float> entropy;          // [nLayers, nHeads, nTokens] nats
-    std::vector<float> context;          // [nLayers, nHeads, nTokens, headDimV] head outputs
-    std::vector<float> scales;           // [nLayers] the scale each layer used
-    BoolMatrix allowed;                  // [nTokens, nTokens] mask applied to every head
-    std::string maskKind;                // "none", "causal", "causal (offset -1)", "custom", ...
-    std::vector<int> fullyMaskedRows;    // queries with no allowed key (same for every head)
-    Matrix hidden;                       // [nTokens, dModel] final hidden states
+    // The full maps, when they fit the pass's memory budget (ForwardOptions::mapBudgetBytes);
+    // otherwise empty, and recomputeHead (head_record.h) rebuilds any one head exactly.
+    bool mapsRecorded = true;
+    std::vector<float> logits;   // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
+    std::vector<float> probs;    // [nLayers, nHeads, nTokens, nTokens]
+    std::vector<float> context;  // [nLayers, nHeads, nTokens, headDimV] head outputs
+    // Summaries kept in every mode.
+    std::vector<float> entropy;      // [nLayers, nHeads, nTokens] nats
+    std::vector<float> rowMax;       // [nLayers, nHeads, nTokens] largest weight of each row
+    std::vector<float> maxAbsLogit;  // [nLayers, nHeads] over allowed cells
+    // Without maps: the input each layer's attention read ([nTokens, dModel], after the
+    // pre-norm), from which one head is recomputed without a whole forward pass.
+    std::vector<Matrix> layerInputs;
+    std::vector<float> scales;         // [nLayers] the scale each layer used
+    BoolMatrix allowed;                // [nTokens, nTokens] mask applied to every head
+    std::string maskKind;              // "none", "causal", "causal (offset -1)", "custom", ...
+    std::vector<int> fullyMaskedRows;  // queries with no allowed key (same for every head)
+    Matrix hidden;                     // [nTokens, dModel] final hidden states
 
+    // Throw std::logic_error when the maps were not recorded (use recomputeHead).
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
 
     ConstMatrixMap logitsOf(HeadId h) const { return map(logits, h); }
+
+    Eigen::Map<const Vector> rowMaxOf(HeadId h) const {
+        return {rowMax.data() + headIndex(h) * nTokens, nTokens};
+    }
 
     Eigen::Map<const Vector> entropyOf(HeadId h) const {
         return {entropy.data() + headIndex(h) * nTokens, nTokens};
     }
 
     ConstMatrixMap contextOf(HeadId h) const {
+        requireMaps();
         return {context.data() + headIndex(h) * nTokens * headDimV, nTokens, headDimV};
+    }
+
+    // Fills rowMax and maxAbsLogit from the recorded maps, for results built by hand (tests,
+    // importers); the forward pass fills them itself.
+    void summarizeFromMaps();
+
+    // Bytes held by the recorded maps (0 without them).
+    std::size_t mapBytes() const {
+        return (logits.size() + probs.size() + context.size()) * sizeof(float);
     }
 
     // The key/value head `h` reads, and how many query heads share each key/value head.
@@ -56,7 +80,10 @@ private:
         return static_cast<std::ptrdiff_t>(h.layer) * nHeads + h.head;
     }
 
+    void requireMaps() const;
+
     ConstMatrixMap map(const std::vector<float>& v, HeadId h) const {
+        requireMaps();
         return {v.data() + headIndex(h) * nTokens * nTokens, nTokens, nTokens};
     }
 };

@@ -1,0 +1,27 @@
+// One head's full record on demand. When a forward pass keeps no maps (they did not fit its
+// memory budget), recomputeHead rebuilds any layer × head from the input that layer's attention
+// read: the layer's q/k/v projections and one attention — never a whole forward pass. It runs
+// the very functions of the pass on the same shapes, so the result equals a full recording bit
+// for bit (tests/core/forward/map_budget_test.cpp). Thread-safe; throws InvalidArgument for a
+// head outside the model or a result without layer inputs.
+#pragma once
+
+#include "attnscope/base/head_id.h"
+#include "attnscope/forward/forward_result.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::forward {
+
+struct HeadRecord {
+    Matrix logits;   // [n, n] scaled, before the mask
+    Matrix probs;    // [n, n]
+    Matrix context;  // [n, headDimV]
+    Vector entropy;  // [n] nats
+};
+
+HeadRecord recomputeHead(const model::Model& model, const ForwardResult& r, HeadId head);
+
+// The head's record either way: copied from the maps when recorded, else recomputed.
+HeadRecord headRecord(const model::Model& model, const ForwardResult& r, HeadId head);
+
+}  // namespace attnscope::forward

@@ -1,0 +1,43 @@
+#include "attnscope/forward/head_record.h"
+
+#include "attnscope/base/error.h"
+#include "attnscope/ops/mask.h"
+#include "layer_attention.h"
+
+namespace attnscope::forward {
+
+HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId head) {
+    if (head.layer < 0 || head.layer >= r.nLayers || head.head < 0 || head.head >= r.nHeads) {
+        throw InvalidArgument("recompute: head " + std::to_string(head.layer) + "." +
+                              std::to_string(head.head) + " is outside the model's " +
+                              std::to_string(r.nLayers) + " x " + std::to_string(r.nHeads));
+    }
+    if (r.layerInputs.size() != static_cast<std::size_t>(r.nLayers)) {
+        throw InvalidArgument("recompute: the forward result kept no layer inputs");
+    }
+    // The pass's bias holds only 0 and -inf (masks here are boolean), so `allowed` rebuilds
+    // it exactly.
+    detail::AttentionContext ctx;
+    ops::MaskSpec mask;
+    mask.allowed = r.allowed;
+    ctx.bias = ops::buildBias(mask, r.nTokens, r.nTokens);
+    if (m.spec.rope.dims > 0) {
+        ctx.rope = ops::ropeTable(m.spec.rope, detail::positionIds(m.spec, r.tokenIds));
+    }
+    const Matrix& h = r.layerInputs[static_cast<std::size_t>(head.layer)];
+    const detail::Projections p = detail::project(m, head.layer, h, ctx);
+    const Eigen::Index n = r.nTokens;
+    HeadRecord rec{Matrix(n, n), Matrix(n, n), Matrix(n, r.headDimV), Vector(n)};
+    detail::attendHead(m.spec, p, head.head, r.scales[static_cast<std::size_t>(head.layer)],
+                       ctx.bias, {rec.logits, rec.probs, rec.context, rec.entropy});
+    return rec;
+}
+
+HeadRecord headRecord(const model::Model& m, const ForwardResult& r, HeadId head) {
+    if (!r.mapsRecorded) {
+        return recomputeHead(m, r, head);
+    }
+    return {r.logitsOf(head), r.attention(head), r.contextOf(head), r.entropyOf(head)};
+}
+
+}  // namespace attnscope::forward

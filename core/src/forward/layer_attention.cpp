@@ -1,0 +1,42 @@
+#include "layer_attention.h"
+
+#include "attnscope/ops/layer_ops.h"
+
+namespace attnscope::forward::detail {
+
+std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std::int32_t>& ids) {
+    std::vector<int> pos(ids.size());
+    int next = spec.positionOffset;
+    if (spec.positions == model::PositionScheme::SkipPadTokens) {
+        next = spec.padTokenId.value_or(0) + 1;
+    }
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        const bool isPad = spec.positions == model::PositionScheme::SkipPadTokens &&
+                           ids[i] == spec.padTokenId.value_or(-1);
+        pos[i] = isPad ? *spec.padTokenId : next++;
+    }
+    return pos;
+}
+
+Projections project(const model::Model& m, int layer, const Matrix& h,
+                    const AttentionContext& ctx) {
+    const model::ModelSpec& spec = m.spec;
+    const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
+    Projections p{ops::linear(h, w.query), ops::linear(h, w.key), ops::linear(h, w.value)};
+    if (spec.rope.dims > 0) {
+        ops::applyRope(p.q, spec.nHeads, spec.headDimK, spec.rope, ctx.rope);
+        ops::applyRope(p.k, spec.nKvHeads, spec.headDimK, spec.rope, ctx.rope);
+    }
+    return p;
+}
+
+std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
+                            float scale, const Matrix& bias, ops::AttentionOutputs out) {
+    const int dk = spec.headDimK;
+    const int dv = spec.headDimV;
+    const int kv = spec.kvHeadOf(head);
+    return ops::attentionInto(p.q.middleCols(head * dk, dk), p.k.middleCols(kv * dk, dk),
+                              p.v.middleCols(kv * dv, dv), scale, bias, out);
+}
+
+}  // namespace attnscope::forward::detail
