@@ -453,6 +453,10 @@ void MainWindow::refreshRecentMenu() {
 
 void MainWindow::restoreSettings() {
     QSettings s;
+    m_session->setMapBudgetBytes(
+        static_cast<std::size_t>(
+            s.value(QStringLiteral("compute/mapBudgetMiB"), 1024).toULongLong())
+        << 20);
     m_recent = s.value(QStringLiteral("model/recent")).toStringList();
     refreshRecentMenu();
     render::HeatmapStyle style;
@@ -478,6 +482,8 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::saveSettings() const {
     QSettings s;
+    s.setValue(QStringLiteral("compute/mapBudgetMiB"),
+               static_cast<qulonglong>(m_session->mapBudgetBytes() >> 20));
     s.setValue(QStringLiteral("model/recent"), m_recent);
     if (!m_session->modelPath().isEmpty()) {
         s.setValue(QStringLiteral("model/last"), m_session->modelPath());

@@ -52,18 +52,24 @@ std::vector<std::uint8_t> specialIdFlags(const model::Model& m,
     return flags;
 }
 
-void progress(std::size_t done, std::size_t total, bool force) {
+// "attnscope-cli: 120/2001 sentences" on stderr, at most five times a second, for files.
+class Progress {
+public:
+    void report(std::size_t done, std::size_t total) {
+        const bool last = done == total;
+        const auto now = Clock::now();
+        if (total < 2 || (!last && now - m_shown < std::chrono::milliseconds(200))) {
+            return;
+        }
+        m_shown = now;
+        std::cerr << "\rattnscope-cli: " << done << "/" << total << " sentences"
+                  << (last ? "\n" : "") << std::flush;
+    }
+
+private:
     using Clock = std::chrono::steady_clock;
-    static Clock::time_point last;
-    if (total < 2 || (!force && Clock::now() - last < std::chrono::milliseconds(200))) {
-        return;
-    }
-    last = Clock::now();
-    std::cerr << "\rattnscope-cli: " << done << "/" << total << " sentences" << std::flush;
-    if (force) {
-        std::cerr << "\n";
-    }
-}
+    Clock::time_point m_shown;
+};
 
 // Runs every sentence of the file; sentences the model cannot take (too long, unknown
 // characters without [UNK]) are skipped and counted, as `deps` does.
@@ -74,6 +80,7 @@ Corpus addSentenceFile(const PositionsArgs& args, const model::Model& m,
         sentences.resize(static_cast<std::size_t>(*args.maxSentences));
     }
     Corpus c;
+    Progress progress;
     for (std::size_t i = 0; i < sentences.size(); ++i) {
         try {
             const auto a = analysis::analyzeText(m, sentences[i], options);
@@ -84,7 +91,7 @@ Corpus addSentenceFile(const PositionsArgs& args, const model::Model& m,
                 c.firstSkipReason = "sentence " + std::to_string(i + 1) + ": " + e.what();
             }
         }
-        progress(i + 1, sentences.size(), i + 1 == sentences.size());
+        progress.report(i + 1, sentences.size());
     }
     if (c.analyzed == 0) {
         throw InvalidArgument(args.sentencesFile + ": no sentence could be analyzed" +

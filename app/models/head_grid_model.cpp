@@ -19,8 +19,11 @@ void HeadGridModel::setResult(std::shared_ptr<const analysis::SentenceAnalysis> 
         m_thumbnails.reserve(static_cast<std::size_t>(f.nLayers * f.nHeads));
         for (int layer = 0; layer < f.nLayers; ++layer) {
             for (int head = 0; head < f.nHeads; ++head) {
+                // Without recorded maps the pass kept pooled previews: enough for a thumbnail.
                 m_thumbnails.push_back(
-                    render::heatmapImage(f.attention({layer, head}), &f.allowed, style));
+                    f.mapsRecorded
+                        ? render::heatmapImage(f.attention({layer, head}), &f.allowed, style)
+                        : render::heatmapImage(f.previewOf({layer, head}), nullptr, style));
             }
         }
     }

@@ -72,10 +72,23 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     auto* displayForm = new QFormLayout(displayBox);
     displayForm->addRow(tr("Colour map"), m_colormap);
     displayForm->addRow(tr("Scaling"), m_scaling);
+    auto* memoryBox = new QGroupBox(tr("Memory"), this);
+    auto* memoryForm = new QFormLayout(memoryBox);
+    m_budget = new QSpinBox(memoryBox);
+    m_budget->setObjectName(QStringLiteral("mapBudget"));
+    m_budget->setRange(0, 1 << 20);
+    m_budget->setSingleStep(256);
+    m_budget->setSuffix(tr(" MiB"));
+    m_budget->setToolTip(
+        tr("Every head's full map is kept while a sentence's maps fit in this much memory. "
+           "Above it only per-head summaries and small previews are kept, and the head you look "
+           "at is recomputed exactly from its layer's input."));
+    memoryForm->addRow(tr("Keep maps up to"), m_budget);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(maskBox);
     layout->addWidget(scaleBox);
     layout->addWidget(displayBox);
+    layout->addWidget(memoryBox);
     layout->addStretch(1);
 
     connect(m_kind, &QComboBox::currentIndexChanged, this, &MaskPanel::applyMask);
@@ -85,6 +98,9 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     connect(m_scale, &QLineEdit::editingFinished, this, &MaskPanel::applyScale);
     connect(m_colormap, &QComboBox::currentTextChanged, this, &MaskPanel::applyStyle);
     connect(m_scaling, &QComboBox::currentTextChanged, this, &MaskPanel::applyStyle);
+    connect(m_budget, &QSpinBox::editingFinished, this, [this] {
+        m_session->setMapBudgetBytes(static_cast<std::size_t>(m_budget->value()) << 20);
+    });
     connect(session, &AnalysisSession::computeSettingsChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::modelChanged, this, &MaskPanel::syncFromSession);
@@ -96,6 +112,10 @@ void MaskPanel::syncFromSession() {
     const QSignalBlocker b1(m_kind), b2(m_offset), b3(m_padding), b4(m_scaleMode), b5(m_scale),
         b6(m_colormap), b7(m_scaling);
     m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(mask.kind)));
+    {
+        const QSignalBlocker b(m_budget);
+        m_budget->setValue(static_cast<int>(m_session->mapBudgetBytes() >> 20));
+    }
     m_offset->setValue(mask.causalOffset);
     m_offset->setEnabled(mask.kind == MaskKind::Causal);
     m_padding->setValue(mask.paddingTokens);

@@ -37,6 +37,7 @@ private:
     QLabel* m_scaleHelp;
     QComboBox* m_colormap;
     QComboBox* m_scaling;
+    QSpinBox* m_budget;
 };
 
 }  // namespace attnscope::app

@@ -23,6 +23,12 @@ void checkHeads(const analysis::SentenceAnalysis& a, const std::vector<HeadId>& 
                 const QString& where) {
     const QString prefix = where.isEmpty() ? QString() : where + QStringLiteral(": ");
     const forward::ForwardResult& f = a.forward;
+    if (f.nTokens > 0 && !f.mapsRecorded) {
+        throw InvalidArgument((prefix + QStringLiteral("the attention maps of this sentence were "
+                                                       "not kept (they exceed the memory budget); "
+                                                       "raise the budget to export figures"))
+                                  .toStdString());
+    }
     if (f.nTokens <= 0 ||
         f.probs.size() != static_cast<std::size_t>(f.nLayers) * f.nHeads * f.nTokens * f.nTokens) {
         throw InvalidArgument((prefix + QStringLiteral("no attention maps to draw")).toStdString());

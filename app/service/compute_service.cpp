@@ -117,6 +117,7 @@ void ComputeService::scheduleCompute() {
     request.text = text;
     request.options.mask = m_session->mask();
     request.options.scale = m_session->scale();
+    request.options.mapBudgetBytes = m_session->mapBudgetBytes();
     m_pending = std::move(request);
     if (!m_running) {
         dispatchPending();

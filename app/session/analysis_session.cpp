@@ -12,6 +12,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_model = std::move(model);
     m_modelPath = path;
     m_result.reset();
+    m_records.clear();
     m_mask = {};  // the new model's default (causal for GPT-2, none for BERT)
     m_scale.reset();
     m_selected = clamp(m_selected);
@@ -46,6 +47,7 @@ void AnalysisSession::setScale(std::optional<float> scale) {
 
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
     m_result = std::move(result);
+    m_records.clear();
     const bool dropToken =
         m_selectedToken >= 0 && (!m_result || m_selectedToken >= m_result->forward.nTokens);
     if (dropToken) {
@@ -54,6 +56,38 @@ void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis
     emit resultChanged();
     if (dropToken) {
         emit selectedTokenChanged(m_selectedToken);
+    }
+}
+
+forward::HeadRecord AnalysisSession::headRecord(HeadId head) const {
+    if (!m_result || !m_model) {
+        return {};
+    }
+    const forward::ForwardResult& f = m_result->forward;
+    if (f.mapsRecorded) {
+        return forward::headRecord(*m_model, f, head);
+    }
+    for (const auto& [id, record] : m_records) {
+        if (id == head) {
+            return *record;
+        }
+    }
+    // One layer's projections and one attention: tens of milliseconds even for large models,
+    // so it runs here rather than round-tripping through the worker.
+    auto record =
+        std::make_shared<const forward::HeadRecord>(forward::recomputeHead(*m_model, f, head));
+    constexpr std::size_t kCachedHeads = 8;
+    if (m_records.size() == kCachedHeads) {
+        m_records.pop_back();
+    }
+    m_records.emplace_front(head, record);
+    return *record;
+}
+
+void AnalysisSession::setMapBudgetBytes(std::size_t bytes) {
+    if (bytes != m_mapBudget) {
+        m_mapBudget = bytes;
+        emit computeSettingsChanged();
     }
 }
 

@@ -4,6 +4,7 @@
 // ComputeService updates it; views read it and call its setters for user choices.
 #pragma once
 
+#include <deque>
 #include <memory>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/head_record.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
 
@@ -48,6 +50,16 @@ public:
     std::shared_ptr<const analysis::SentenceAnalysis> result() const { return m_result; }
 
     void setResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
+
+    // One head's maps for display: the recorded ones, or — when the sentence's maps did not
+    // fit the memory budget — recomputed by the core from that layer's input and cached for
+    // the last few heads asked for. Null result: an empty record.
+    forward::HeadRecord headRecord(HeadId head) const;
+
+    // Memory the full maps of one sentence may take before only summaries are kept.
+    std::size_t mapBudgetBytes() const { return m_mapBudget; }
+
+    void setMapBudgetBytes(std::size_t bytes);
 
     HeadId selectedHead() const { return m_selected; }
 
@@ -93,6 +105,8 @@ private:
     forward::MaskChoice m_mask;
     std::optional<float> m_scale;
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
+    std::size_t m_mapBudget = std::size_t{1} << 30;  // 1 GiB
+    mutable std::deque<std::pair<HeadId, std::shared_ptr<const forward::HeadRecord>>> m_records;
     HeadId m_selected;
     HeadId m_compare;
     int m_selectedToken = -1;

@@ -120,13 +120,15 @@ void CompareView::refresh() {
         labels << QString::fromStdString(result->label(i));
     }
     render::ColorRange range;
-    m_a->setMap(render::heatmapImage(f.attention(a), &f.allowed, m_session->heatmapStyle(), &range),
-                range, labels, labels, f.allowed);
+    const Matrix mapA = m_session->headRecord(a).probs;
+    const Matrix mapB = m_session->headRecord(b).probs;
+    m_a->setMap(render::heatmapImage(mapA, &f.allowed, m_session->heatmapStyle(), &range), range,
+                labels, labels, f.allowed);
     m_a->setTitle(tr("A: layer %1, head %2").arg(a.layer).arg(a.head));
-    m_b->setMap(render::heatmapImage(f.attention(b), &f.allowed, m_session->heatmapStyle(), &range),
-                range, labels, labels, f.allowed);
+    m_b->setMap(render::heatmapImage(mapB, &f.allowed, m_session->heatmapStyle(), &range), range,
+                labels, labels, f.allowed);
     m_b->setTitle(tr("B: layer %1, head %2").arg(b.layer).arg(b.head));
-    const analysis::HeadComparison c = analysis::compareHeads(f.attention(a), f.attention(b));
+    const analysis::HeadComparison c = analysis::compareHeads(mapA, mapB);
     m_diff->setMap(render::differenceImage(c.difference, &range), range, labels, labels,
                    std::nullopt);
     m_diff->setTitle(tr("A − B"));

@@ -120,13 +120,14 @@ void HeadView::refresh() {
         info += tr(" · gold arcs outlined (dependent row → head column)");
     }
     m_info->setText(info);
+    m_record = m_session->headRecord(h);
     if (showingWords()) {
         refreshWords();
         return;
     }
     render::ColorRange range;
     const QImage img =
-        render::heatmapImage(f.attention(h), &f.allowed, m_session->heatmapStyle(), &range);
+        render::heatmapImage(m_record.probs, &f.allowed, m_session->heatmapStyle(), &range);
     const QStringList tokens = labels(*result);
     m_heatmap->setMap(img, range, tokens, tokens, f.allowed);
     m_heatmap->setTitle(
@@ -137,8 +138,8 @@ void HeadView::refresh() {
 void HeadView::refreshWords() {
     const auto result = m_session->result();
     const HeadId h = m_session->selectedHead();
-    const Matrix words = analysis::wordAttention(result->forward.attention(h), *m_alignment,
-                                                 analysis::FromAggregation::Mean);
+    const Matrix words =
+        analysis::wordAttention(m_record.probs, *m_alignment, analysis::FromAggregation::Mean);
     render::ColorRange range;
     const QImage img = render::heatmapImage(words, nullptr, m_session->heatmapStyle(), &range);
     const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
@@ -214,7 +215,9 @@ QString HeadView::tooltip(int row, int col) const {
         return wordTooltip(row, col);
     }
     const auto& f = result->forward;
-    const HeadId h = m_session->selectedHead();
+    if (row >= m_record.probs.rows() || col >= m_record.probs.cols()) {
+        return {};  // the record of a newer result is on its way
+    }
     const bool allowed = f.allowed(row, col) != 0;
     QString text = tr("query %1 “%2” → key %3 “%4”\n")
                        .arg(row)
@@ -223,19 +226,18 @@ QString HeadView::tooltip(int row, int col) const {
                        .arg(QString::fromStdString(result->label(col)));
     if (!allowed) {
         return text + tr("masked (not attended)\nlogit before the mask %1")
-                          .arg(f.logitsOf(h)(row, col), 0, 'f', 6);
+                          .arg(m_record.logits(row, col), 0, 'f', 6);
     }
     return text + tr("weight %1\nlogit %2 (scaled, before softmax)")
-                      .arg(f.attention(h)(row, col), 0, 'f', 6)
-                      .arg(f.logitsOf(h)(row, col), 0, 'f', 6);
+                      .arg(m_record.probs(row, col), 0, 'f', 6)
+                      .arg(m_record.logits(row, col), 0, 'f', 6);
 }
 
 QString HeadView::wordTooltip(int row, int col) const {
     const auto result = m_session->result();
     const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
     const Matrix words =
-        analysis::wordAttention(result->forward.attention(m_session->selectedHead()), *m_alignment,
-                                analysis::FromAggregation::Mean);
+        analysis::wordAttention(m_record.probs, *m_alignment, analysis::FromAggregation::Mean);
     QString text = tr("from “%1” to “%2”\nweight %3 (mean over the from-word's tokens, sum over "
                       "the to-word's tokens)")
                        .arg(units.value(row), units.value(col))

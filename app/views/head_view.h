@@ -21,6 +21,7 @@
 
 #include "attnscope/analysis/dependency_score.h"
 #include "attnscope/base/head_id.h"
+#include "attnscope/forward/head_record.h"
 
 class QCheckBox;
 class QLabel;
@@ -78,6 +79,7 @@ private:
     QCheckBox* m_words;
     GoldSource m_goldSource;
     std::optional<analysis::GoldSentence> m_gold;
+    forward::HeadRecord m_record;  // the shown head's maps (tooltips read them too)
     std::optional<analysis::WordAlignment> m_alignment;  // of m_gold to the result's tokens
 };
 

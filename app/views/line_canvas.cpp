@@ -109,7 +109,7 @@ void LineCanvas::buildLines(float minWeight) {
     }
     const auto& f = m_result->forward;
     for (HeadLines& h : m_heads) {
-        const auto a = f.attention(h.head.head);
+        const Matrix& a = h.head.map;
         std::vector<Line> lines;
         std::array<std::size_t, kBuckets + 1> counts{};
         for (int q = 0; q < f.nTokens; ++q) {
@@ -160,7 +160,7 @@ void LineCanvas::forEachHoverWeight(const HeadLines& h, Fn&& fn) const {
         return;
     }
     const auto& f = m_result->forward;
-    const auto a = f.attention(h.head.head);
+    const Matrix& a = h.head.map;
     const bool fromQuery = m_hover->side == Side::Query;
     for (int j = 0; j < f.nTokens; ++j) {
         const int q = fromQuery ? m_hover->index : j;
@@ -393,7 +393,7 @@ void LineCanvas::paintTints(QPainter& p, const Layout& l, const QRectF& exposed)
         float best = 0;
         QColor color;
         for (const HeadLines& h : m_heads) {
-            const float w = f.attention(h.head.head)(q, k);
+            const float w = h.head.map(q, k);
             if (w > best) {
                 best = w;
                 color = h.head.color;
@@ -448,7 +448,7 @@ QString LineCanvas::tooltipFor(Token token) const {
     html += "<br>" + (query ? tr("strongest keys it attends to:")
                             : tr("strongest queries attending to it:"));
     for (const HeadLines& h : m_heads) {
-        const auto a = f.attention(h.head.head);
+        const Matrix& a = h.head.map;
         std::vector<std::pair<float, int>> weights;
         for (int j = 0; j < f.nTokens; ++j) {
             const int q = query ? i : j;

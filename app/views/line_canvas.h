@@ -28,6 +28,7 @@ namespace attnscope::app {
 struct OverlayHead {
     HeadId head;
     QColor color;
+    Matrix map;  // [n, n] the head's attention (recorded or recomputed; see the session)
 };
 
 class LineCanvas : public QWidget {

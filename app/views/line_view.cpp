@@ -190,7 +190,7 @@ void LineView::refresh() {
         const bool selected = followsSelected() && h == m_session->selectedHead();
         const auto it = std::find(m_extra.begin(), m_extra.end(), h);
         const int slot = selected ? 0 : 1 + static_cast<int>(it - m_extra.begin());
-        overlay.push_back({h, overlayColor(slot, palette())});
+        overlay.push_back({h, overlayColor(slot, palette()), m_session->headRecord(h).probs});
     }
     const bool many = result->forward.nTokens > kManyTokens;
     m_canvas->setData(result, overlay, many ? kManyTokensMinWeight : 0.0f);

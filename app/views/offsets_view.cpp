@@ -95,7 +95,12 @@ void OffsetsView::refresh() {
     const HeadId head{std::clamp(selected.layer, 0, forward.nLayers - 1),
                       std::clamp(selected.head, 0, forward.nHeads - 1)};
     analysis::RelativePositionAccumulator acc;
-    acc.add(forward, head, analysis::specialFlags(result->tokens));
+    // The session's record: recomputed by the core when the maps did not fit the budget.
+    const forward::HeadRecord record = m_session->headRecord(head);
+    const auto cells = static_cast<std::size_t>(record.probs.size());
+    const std::vector<std::uint8_t> special = analysis::specialFlags(result->tokens);
+    acc.add({record.probs.data(), cells}, forward.nTokens, special,
+            {forward.allowed.data(), cells});
     m_verdict = acc.verdict();
     OffsetChart::Data profile;
     profile.head = head;

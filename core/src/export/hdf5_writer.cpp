@@ -80,6 +80,12 @@ void writeInterchangeFile(const fs::path& path, const forward::ForwardResult& re
                               " token strings and " + std::to_string(tokens.offsets.size()) +
                               " offsets for " + std::to_string(n) + " tokens");
     }
+    if (!result.mapsRecorded) {
+        throw InvalidArgument(path.string() +
+                              ": the attention maps of this sentence were not kept (they exceed "
+                              "the memory budget); raise the budget or use attnscope-cli "
+                              "attention, which always records them");
+    }
     writeHdf5Atomically(
         path, [&](const fs::path& tmp) { writeFile(tmp, path, result, tokens, metadata); });
 }

@@ -2,6 +2,7 @@
 // (norm placement, activation, position scheme, default mask); the math is written once.
 #include "attnscope/forward/forward_pass.h"
 
+#include <algorithm>
 #include <string>
 
 #include "attnscope/base/error.h"
@@ -15,6 +16,9 @@ namespace attnscope::forward {
 using model::ModelSpec;
 
 namespace {
+
+// Edge of a head's preview when the full maps are not kept: enough for a grid thumbnail.
+constexpr int kPreviewSize = 48;
 
 void checkInput(const ModelSpec& spec, const ForwardInput& input) {
     const auto n = input.tokenIds.size();
@@ -92,6 +96,21 @@ void summarize(ForwardResult& r, std::ptrdiff_t index, const HeadSink& v) {
     Eigen::Map<Vector>(r.rowMax.data() + index * n, n) = v.probs.rowwise().maxCoeff();
     const float maxAbs = (r.allowed.array() != 0).select(v.logits.array().abs(), 0.0f).maxCoeff();
     r.maxAbsLogit[static_cast<std::size_t>(index)] = maxAbs;
+    if (r.mapsRecorded) {
+        return;
+    }
+    // Mean pooling keeps each preview row a distribution over (pooled) keys.
+    const int p = r.previewSize;
+    MatrixMap preview(r.previews.data() + index * p * p, p, p);
+    for (int i = 0; i < p; ++i) {
+        const Eigen::Index r0 = i * n / p;
+        const Eigen::Index r1 = (i + 1) * n / p;
+        for (int j = 0; j < p; ++j) {
+            const Eigen::Index c0 = j * n / p;
+            const Eigen::Index c1 = (j + 1) * n / p;
+            preview(i, j) = v.probs.block(r0, c0, r1 - r0, c1 - c0).mean();
+        }
+    }
 }
 
 // Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
@@ -149,6 +168,10 @@ void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input
         r.logits.resize(heads * n * n);
         r.probs.resize(heads * n * n);
         r.context.resize(heads * n * static_cast<std::size_t>(spec.headDimV));
+    }
+    if (!r.mapsRecorded) {
+        r.previewSize = std::min(r.nTokens, kPreviewSize);
+        r.previews.resize(heads * static_cast<std::size_t>(r.previewSize * r.previewSize));
     }
     r.entropy.resize(heads * n);
     r.rowMax.resize(heads * n);

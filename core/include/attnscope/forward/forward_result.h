@@ -34,6 +34,10 @@ struct ForwardResult {
     // Without maps: the input each layer's attention read ([nTokens, dModel], after the
     // pre-norm), from which one head is recomputed without a whole forward pass.
     std::vector<Matrix> layerInputs;
+    // Without maps: every head's map mean-pooled to previewSize² cells, for overviews such as
+    // the model grid. [nLayers, nHeads, previewSize, previewSize]
+    int previewSize = 0;
+    std::vector<float> previews;
     std::vector<float> scales;         // [nLayers] the scale each layer used
     BoolMatrix allowed;                // [nTokens, nTokens] mask applied to every head
     std::string maskKind;              // "none", "causal", "causal (offset -1)", "custom", ...
@@ -44,6 +48,11 @@ struct ForwardResult {
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
 
     ConstMatrixMap logitsOf(HeadId h) const { return map(logits, h); }
+
+    ConstMatrixMap previewOf(HeadId h) const {
+        return {previews.data() + headIndex(h) * previewSize * previewSize, previewSize,
+                previewSize};
+    }
 
     Eigen::Map<const Vector> rowMaxOf(HeadId h) const {
         return {rowMax.data() + headIndex(h) * nTokens, nTokens};

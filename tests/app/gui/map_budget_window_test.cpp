@@ -1,0 +1,88 @@
+// The main window with a memory budget too small for a sentence's maps (issue 6): the pass
+// keeps summaries and previews, every view still shows the exact maps (recomputed by the core
+// for the head on screen), and exports that need every map say why they cannot run.
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "attnscope/forward/forward_pass.h"
+#include "main_window.h"
+#include "models/head_grid_model.h"
+#include "panels/message_bar.h"
+#include "render/heatmap_image.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/head_grid_view.h"
+#include "views/heatmap_widget.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+class MapBudgetWindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void viewsShowExactMapsWithoutRecordedMaps();
+};
+
+void MapBudgetWindowTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeBudgetTest"));
+}
+
+void MapBudgetWindowTest::viewsShowExactMapsWithoutRecordedMaps() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    AnalysisSession* session = window.session();
+    session->setMapBudgetBytes(0);  // nothing fits: summaries and previews only
+    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
+    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
+    QVERIFY(loaded.wait(20000));
+    auto* edit = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    edit->clear();
+    QTest::keyClicks(edit, QStringLiteral("the quick brown fox jumps"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session->result() && session->result()->text == "the quick brown fox jumps", 20000);
+    const auto& lean = session->result()->forward;
+    QVERIFY(!lean.mapsRecorded);
+    QCOMPARE(lean.mapBytes(), std::size_t{0});
+    const forward::ForwardResult full = forward::runForward(*session->model(), {lean.tokenIds, {}});
+
+    // The grid draws every head from its preview.
+    auto* grid = window.findChild<HeadGridView*>(QStringLiteral("headGrid"));
+    auto* model = qobject_cast<HeadGridModel*>(grid->model());
+    QCOMPARE(model->columnCount(), full.nHeads);
+    QVERIFY(!model->index(1, 2).data(Qt::DecorationRole).value<QImage>().isNull());
+
+    // The head view shows the exact map: the same image as from a full recording.
+    session->selectHead({1, 2});
+    auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    const QImage expected =
+        render::heatmapImage(full.attention({1, 2}), &full.allowed, session->heatmapStyle());
+    QTRY_COMPARE(heatmap->image(), expected);
+    QCOMPARE(session->headRecord({0, 1}).probs, Matrix(full.attention({0, 1})));
+
+    // The other tabs draw from the recomputed maps without complaint.
+    auto* tabs = window.findChild<QTabWidget*>();
+    for (int i = 0; i < tabs->count(); ++i) {
+        tabs->setCurrentIndex(i);
+        QTest::qWait(20);
+    }
+    auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
+    QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
+
+    // Exporting every map needs them all: a clear message, nothing written.
+    QTemporaryDir dir;
+    QVERIFY(!window.exportHdf5(dir.filePath(QStringLiteral("all.h5"))));
+    QVERIFY(bar->text().contains(QStringLiteral("memory budget")));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("all.h5"))));
+}
+
+QTEST_MAIN(MapBudgetWindowTest)
+#include "map_budget_window_test.moc"
