@@ -36,6 +36,7 @@
 #include "panels/welcome_page.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "session/default_model.h"
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
@@ -49,6 +50,7 @@ namespace {
 
 constexpr int kMaxRecent = 8;
 const char* const kSampleSentence = "The keys to the cabinet are on the table.";
+const char* const kMaskedSampleSentence = "The keys to the cabinet are on the [MASK].";
 
 }  // namespace
 
@@ -335,11 +337,17 @@ void MainWindow::updateStatus() {
 
 void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
     QSettings settings;
-    m_sentenceEdit->setText(text.value_or(
-        settings.value(QStringLiteral("text/last"), QString::fromLatin1(kSampleSentence))
-            .toString()));
     const QString last = settings.value(QStringLiteral("model/last")).toString();
-    const QString path = !modelDir.isEmpty() ? modelDir : last;
+    QString path = !modelDir.isEmpty() ? modelDir : last;
+    // A fresh start (no folder given, none used before) opens the model AttnScope ships, with
+    // a sentence whose [MASK] shows its predictions.
+    const bool fresh = path.isEmpty() || !QFileInfo(path).isDir();
+    if (modelDir.isEmpty() && fresh && !defaultModelDir().isEmpty()) {
+        path = defaultModelDir();
+    }
+    const char* sample = path == defaultModelDir() ? kMaskedSampleSentence : kSampleSentence;
+    m_sentenceEdit->setText(text.value_or(
+        settings.value(QStringLiteral("text/last"), QString::fromLatin1(sample)).toString()));
     m_welcome->setModels(m_recent);
     m_pages->setCurrentWidget(m_welcome);
     if (!path.isEmpty() && QFileInfo(path).isDir()) {

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "attnscope/model/model_discovery.h"
+#include "session/default_model.h"
 
 namespace attnscope::app {
 
@@ -51,6 +52,13 @@ WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_list(new QListWid
 
 void WelcomePage::setModels(const QStringList& recent) {
     m_list->clear();
+    if (const QString shipped = defaultModelDir(); !shipped.isEmpty()) {
+        auto* item = new QListWidgetItem(
+            tr("AttnScope's own small model (BERT-style, trained by the project on English text)"),
+            m_list);
+        item->setData(Qt::UserRole, shipped);
+        item->setToolTip(shipped);
+    }
     for (const QString& path : recent) {
         auto* item = new QListWidgetItem(tr("%1  (recent)").arg(path), m_list);
         item->setData(Qt::UserRole, path);

@@ -1,8 +1,12 @@
 #include "attnscope/analysis/sentence_analysis.h"
 
 #include <algorithm>
+#include <optional>
+#include <unordered_map>
 
 #include "attnscope/base/error.h"
+#include "attnscope/tokenize/pre_tokenizer.h"
+#include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::analysis {
 
@@ -60,7 +64,56 @@ std::string SentenceAnalysis::label(int i) const {
     return tokenLabel(tokens.at(static_cast<std::size_t>(i)).text);
 }
 
+namespace {
+
+// Byte-level vocabularies (GPT-2, RoBERTa, Llama 3, Qwen2) spell each byte as a printable
+// character, so a multi-byte character reads as mojibake ("âĢĶ" for "—"). When every character
+// of a piece stands for a byte, at least one of them is not plain ASCII, and the bytes are
+// valid UTF-8, the piece is shown as the text it encodes. Anything else is left alone (a
+// WordPiece "é" stands for the lone byte 0xE9, which is not valid UTF-8).
+std::optional<std::string> decodedByteLevel(const std::string& piece) {
+    if (tokenize::findInvalidUtf8(piece)) {
+        return std::nullopt;
+    }
+    static const std::unordered_map<char32_t, unsigned char> kByteOf = [] {
+        std::unordered_map<char32_t, unsigned char> m;
+        const auto& table = tokenize::byteToUnicode();
+        for (std::size_t b = 0; b < table.size(); ++b) {
+            m.emplace(table[b], static_cast<unsigned char>(b));
+        }
+        return m;
+    }();
+    std::string bytes;
+    bool nonAscii = false;
+    for (const char32_t c : tokenize::decodeUtf8(piece, "token").chars) {
+        const auto it = kByteOf.find(c);
+        if (it == kByteOf.end()) {
+            return std::nullopt;
+        }
+        nonAscii = nonAscii || c >= 0x80;
+        if ((it->second < 0x20 && it->second != '\n') || it->second == 0x7F) {
+            return std::nullopt;  // a control byte has no glyph: keep the visible spelling
+        }
+        bytes.push_back(static_cast<char>(it->second));
+    }
+    if (!nonAscii || tokenize::findInvalidUtf8(bytes)) {
+        return std::nullopt;
+    }
+    std::string out;
+    for (const char b : bytes) {
+        out += b == ' '    ? std::string("\xC2\xB7")
+               : b == '\n' ? std::string("\xE2\x86\xB5")
+                           : std::string(1, b);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string tokenLabel(std::string s) {
+    if (auto decoded = decodedByteLevel(s)) {
+        return *decoded;
+    }
     // GPT-2's byte-level alphabet shows a leading space as U+0120 'Ġ' and a newline as U+010A;
     // SentencePiece (Llama-2) shows a space as U+2581 '▁'.
     const auto replace = [&](const std::string& from, const std::string& to) {
