@@ -93,7 +93,10 @@ int runInfo(const std::string& modelDir) {
               << "vocabulary:       " << s.vocabSize << "\n"
               << "max tokens:       " << s.maxTokens() << "\n"
               << "parameters:       " << m->parameterCount << "\n"
-              << "stored dtype:     " << m->storedDtypes << " (computed in fp32)\n"
+              << "stored dtype:     " << m->storedDtypes
+              << (m->halfWeights ? " (layer weights kept as stored, widened per block; computed "
+                                   "in fp32)\n"
+                                 : " (computed in fp32)\n")
               << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n"
               << "prediction head:  " << forward::predictionKindName(*m) << "\n";
     printWarnings(*m);

@@ -1,11 +1,14 @@
 // Loads a Hugging Face model folder: config.json -> ModelSpec (through the architecture's
 // table), safetensors -> typed weight slots (every name and shape checked), tokenizer files.
+#include <cstring>
+#include <optional>
 #include <set>
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/checkpoint.h"
 #include "attnscope/model/arch_table.h"
 #include "attnscope/model/model.h"
+#include "weight_slots.h"
 
 namespace attnscope::model {
 
@@ -112,6 +115,11 @@ public:
 
     const std::set<std::string>& used() const { return m_used; }
 
+    // The tensor's F16/BF16 bits as a [rows, cols] matrix in nn.Linear layout, or nullopt
+    // when it is stored in another dtype (then `read` widens it).
+    std::optional<HalfMatrix> readHalf(const std::string& name, Role role, Layout layout,
+                                       std::pair<int, int> shape);
+
     // Prediction heads sit outside the base model's prefix.
     void setPrefix(std::string prefix) { m_prefix = std::move(prefix); }
 
@@ -172,6 +180,34 @@ Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
     return m;
 }
 
+std::optional<HalfMatrix> WeightReader::readHalf(const std::string& name, Role role, Layout layout,
+                                                 std::pair<int, int> shape) {
+    const io::TensorRef ref = locate(name, role);
+    const io::TensorInfo& t = *ref.info;
+    if (t.dtype != io::DType::F16 && t.dtype != io::DType::BF16) {
+        m_used.erase(t.name);  // `read` will take it
+        return std::nullopt;
+    }
+    const auto [rows, cols] = shape;
+    const std::vector<std::int64_t> expected = layout == Layout::Conv1DInOut
+                                                   ? std::vector<std::int64_t>{cols, rows}
+                                                   : std::vector<std::int64_t>{rows, cols};
+    if (t.shape != expected) {
+        throw FormatError(ref.file->path().string() + ": " + t.name + ": shape " +
+                          shapeString(t.shape) + " does not match the config, expected " +
+                          shapeString(expected) + " (" + roleName(role) + ")");
+    }
+    HalfMatrix h;
+    h.bfloat16 = t.dtype == io::DType::BF16;
+    h.bits.resize(expected[0], expected[1]);
+    std::memcpy(h.bits.data(), t.bytes.data(), t.bytes.size());  // size checked by the reader
+    m_parameters += t.numel();
+    if (layout == Layout::Conv1DInOut) {
+        h.bits = h.bits.transpose().eval();
+    }
+    return h;
+}
+
 std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table, const fs::path& dir) {
     const char* probe = table.tensors.front().name;
     std::vector<std::string> candidates = {""};
@@ -193,138 +229,17 @@ std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table, con
 
 namespace {
 
-Vector asVector(Matrix m) {
-    return Eigen::Map<Vector>(m.data(), m.size());
-}
-
-// Splits a fused [q | k | v] projection (rows in nn.Linear layout) into three slots.
-void splitQkv(const Matrix& w, const Vector& b, const ModelSpec& s, LayerWeights& layer,
-              bool isBias) {
-    const int q = s.nHeads * s.headDimK;
-    const int k = s.nKvHeads * s.headDimK;
-    const int v = s.nKvHeads * s.headDimV;
-    if (isBias) {
-        layer.query.bias = b.segment(0, q);
-        layer.key.bias = b.segment(q, k);
-        layer.value.bias = b.segment(q + k, v);
-    } else {
-        layer.query.weight = w.middleRows(0, q);
-        layer.key.weight = w.middleRows(q, k);
-        layer.value.weight = w.middleRows(q + k, v);
+// Whether layer weights stay half precision: asked for, or Auto and the fp32 copy of the
+// checkpoint would pass kAutoHalfBytes.
+bool keepHalf(const io::Checkpoint& ckpt, WeightPrecision precision) {
+    if (precision != WeightPrecision::Auto) {
+        return precision == WeightPrecision::AsStored;
     }
-}
-
-void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l) {
-    switch (role) {
-        case Role::QueryWeight:
-            l.query.weight = std::move(m);
-            break;
-        case Role::QueryBias:
-            l.query.bias = asVector(std::move(m));
-            break;
-        case Role::KeyWeight:
-            l.key.weight = std::move(m);
-            break;
-        case Role::KeyBias:
-            l.key.bias = asVector(std::move(m));
-            break;
-        case Role::ValueWeight:
-            l.value.weight = std::move(m);
-            break;
-        case Role::ValueBias:
-            l.value.bias = asVector(std::move(m));
-            break;
-        case Role::QkvWeight:
-            splitQkv(m, {}, spec, l, false);
-            break;
-        case Role::QkvBias:
-            splitQkv({}, asVector(std::move(m)), spec, l, true);
-            break;
-        case Role::OutputWeight:
-            l.output.weight = std::move(m);
-            break;
-        case Role::OutputBias:
-            l.output.bias = asVector(std::move(m));
-            break;
-        case Role::AttnNormWeight:
-            l.attnNorm.weight = asVector(std::move(m));
-            break;
-        case Role::AttnNormBias:
-            l.attnNorm.bias = asVector(std::move(m));
-            break;
-        case Role::FfnGateWeight:
-            l.ffnGate.weight = std::move(m);
-            break;
-        case Role::FfnGateBias:
-            l.ffnGate.bias = asVector(std::move(m));
-            break;
-        case Role::FfnUpWeight:
-            l.ffnUp.weight = std::move(m);
-            break;
-        case Role::FfnUpBias:
-            l.ffnUp.bias = asVector(std::move(m));
-            break;
-        case Role::FfnDownWeight:
-            l.ffnDown.weight = std::move(m);
-            break;
-        case Role::FfnDownBias:
-            l.ffnDown.bias = asVector(std::move(m));
-            break;
-        case Role::FfnNormWeight:
-            l.ffnNorm.weight = asVector(std::move(m));
-            break;
-        case Role::FfnNormBias:
-            l.ffnNorm.bias = asVector(std::move(m));
-            break;
-        default:
-            break;
+    std::size_t floats = 0;
+    for (const std::string& name : ckpt.tensorNames()) {
+        floats += static_cast<std::size_t>(ckpt.find(name).info->numel());
     }
-}
-
-void assignModelSlot(Role role, Matrix m, Weights& w) {
-    switch (role) {
-        case Role::TokenEmbedding:
-            w.tokenEmbedding = std::move(m);
-            break;
-        case Role::PositionEmbedding:
-            w.positionEmbedding = std::move(m);
-            break;
-        case Role::TokenTypeEmbedding:
-            w.tokenTypeEmbedding = std::move(m);
-            break;
-        case Role::EmbeddingNormWeight:
-            w.embeddingNorm.weight = asVector(std::move(m));
-            break;
-        case Role::EmbeddingNormBias:
-            w.embeddingNorm.bias = asVector(std::move(m));
-            break;
-        case Role::FinalNormWeight:
-            w.finalNorm.weight = asVector(std::move(m));
-            break;
-        case Role::FinalNormBias:
-            w.finalNorm.bias = asVector(std::move(m));
-            break;
-        case Role::HeadTransformWeight:
-            w.prediction.transform.weight = std::move(m);
-            break;
-        case Role::HeadTransformBias:
-            w.prediction.transform.bias = asVector(std::move(m));
-            break;
-        case Role::HeadNormWeight:
-            w.prediction.transformNorm.weight = asVector(std::move(m));
-            break;
-        case Role::HeadNormBias:
-            w.prediction.transformNorm.bias = asVector(std::move(m));
-            break;
-        case Role::HeadDecoderWeight:
-            w.prediction.decoder = std::move(m);
-            break;
-        case Role::HeadDecoderBias:
-            w.prediction.bias = asVector(std::move(m));
-            break;
-        default:
-            break;
-    }
+    return floats * sizeof(float) > kAutoHalfBytes;
 }
 
 // The prediction head, when the checkpoint has one (BertModel and friends do not). A tied
@@ -342,8 +257,8 @@ void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layo
     }
     reader.setPrefix("");
     const auto readInto = [&](Role role, const char* name) {
-        assignModelSlot(role, reader.read(name, role, Layout::Plain, expectedShape(role, spec)),
-                        model.weights);
+        detail::assignModelSlot(
+            role, reader.read(name, role, Layout::Plain, expectedShape(role, spec)), model.weights);
     };
     for (const TensorEntry& e : layout.transform) {
         readInto(e.role, e.name);  // a partial transform fails here, naming the missing tensor
@@ -376,12 +291,22 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
         }
         const auto shape = expectedShape(e.role, spec);
         if (!isPerLayer(e.name)) {
-            assignModelSlot(e.role, reader.read(e.name, e.role, e.layout, shape), model.weights);
+            detail::assignModelSlot(e.role, reader.read(e.name, e.role, e.layout, shape),
+                                    model.weights);
         } else {
             for (int layer = 0; layer < spec.nLayers; ++layer) {
-                assignLayerSlot(e.role,
-                                reader.read(layerName(e.name, layer), e.role, e.layout, shape),
-                                spec, model.weights.layers[static_cast<std::size_t>(layer)]);
+                const std::string name = layerName(e.name, layer);
+                LayerWeights& slot = model.weights.layers[static_cast<std::size_t>(layer)];
+                std::optional<HalfMatrix> half;
+                if (model.halfWeights && detail::halfEligible(e.role)) {
+                    half = reader.readHalf(name, e.role, e.layout, shape);
+                }
+                if (half) {
+                    detail::assignHalfSlot(e.role, std::move(*half), spec, slot);
+                } else {
+                    detail::assignLayerSlot(e.role, reader.read(name, e.role, e.layout, shape),
+                                            spec, slot);
+                }
             }
         }
         if (options.progress) {
@@ -440,6 +365,7 @@ std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& o
     const io::Checkpoint ckpt(dir);
     model->storedDtypes = ckpt.storedDtypes();
     model->tensorPrefix = detectPrefix(ckpt, table, dir);
+    model->halfWeights = keepHalf(ckpt, options.weights);
     readWeights(ckpt, table, *model, options);
     // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
     model->tokenizer = withContext(

@@ -25,12 +25,21 @@ struct Model {
     std::string storedDtypes;                              // "F16", "F32+BF16", ...
     std::string tensorPrefix;                              // "bert.", "" ...
     std::int64_t parameterCount = 0;                       // weights used by the forward pass
-    std::vector<std::string> warnings;                     // recoverable oddities found loading
+    bool halfWeights = false;           // layer weights kept in F16/BF16 (LoadOptions::weights)
+    std::vector<std::string> warnings;  // recoverable oddities found loading
 };
+
+// How F16/BF16 layer weights are held in memory. Float32 widens them once at load (fastest
+// products); AsStored keeps them half precision and widens per block inside each product (half
+// the memory). Auto keeps them as stored when the fp32 copy would pass kAutoHalfBytes.
+enum class WeightPrecision { Auto, Float32, AsStored };
+
+inline constexpr std::size_t kAutoHalfBytes = std::size_t{8} << 30;  // 8 GiB
 
 struct LoadOptions {
     CancelToken cancel;
     ProgressFn progress;  // fraction of tensors loaded; may be empty
+    WeightPrecision weights = WeightPrecision::Auto;
 };
 
 // Loads a Hugging Face model folder (config.json + safetensors weights + tokenizer files).

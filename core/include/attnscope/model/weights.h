@@ -4,15 +4,27 @@
 // weights are transposed at load time, fused QKV split), so the forward pass has one layout.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "attnscope/base/tensor.h"
 
 namespace attnscope::model {
 
+// A weight matrix kept in the half precision it was stored in (F16 or BF16 bit patterns),
+// [out, in]; widened to fp32 a block of rows at a time inside each product (ops::linear), so a
+// model twice the size of fp32 memory still opens.
+struct HalfMatrix {
+    Eigen::Matrix<std::uint16_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> bits;
+    bool bfloat16 = false;  // false: IEEE F16
+};
+
 struct Linear {
-    Matrix weight;  // [out, in]
-    Vector bias;    // [out]; size 0 when the layer has none
+    Matrix weight;    // [out, in] fp32; empty when `half` holds the weights
+    HalfMatrix half;  // [out, in]; empty unless loaded with WeightPrecision::AsStored
+    Vector bias;      // [out]; size 0 when the layer has none
+
+    Eigen::Index outputs() const { return half.bits.size() > 0 ? half.bits.rows() : weight.rows(); }
 };
 
 struct Norm {

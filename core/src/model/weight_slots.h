@@ -1,0 +1,17 @@
+// Where each checkpoint tensor goes among the typed weight slots (fp32 or kept half
+// precision), split out of loader.cpp. Internal to attnscope_core.
+#pragma once
+
+#include "attnscope/model/arch_table.h"
+#include "attnscope/model/weights.h"
+
+namespace attnscope::model::detail {
+
+void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l);
+void assignModelSlot(Role role, Matrix m, Weights& w);
+
+// The per-layer matrices that may stay half precision (the bulk of every model).
+bool halfEligible(Role role);
+void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l);
+
+}  // namespace attnscope::model::detail
