@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -123,8 +124,14 @@ void MainWindow::buildDocks() {
         return d;
     };
     dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
-    QDockWidget* maskDock = dock(tr("Mask and scale"), "maskDock", new MaskPanel(m_session, this),
-                                 Qt::RightDockWidgetArea);
+    // Scrolls rather than squeezing its help texts when the dock is short.
+    auto* maskScroll = new QScrollArea(this);
+    maskScroll->setWidget(new MaskPanel(m_session, maskScroll));
+    maskScroll->setWidgetResizable(true);
+    maskScroll->setFrameShape(QFrame::NoFrame);
+    maskScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    QDockWidget* maskDock =
+        dock(tr("Mask and scale"), "maskDock", maskScroll, Qt::RightDockWidgetArea);
     QDockWidget* predictionDock =
         dock(tr("Predictions"), "predictionDock", new PredictionPanel(m_session, this),
              Qt::RightDockWidgetArea);
@@ -477,7 +484,7 @@ void MainWindow::restoreSettings() {
     if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray())) {
         // First-run dock sizes. resizeDocks only takes effect once the window is laid out,
         // so it waits for the event loop (the window is shown by then).
-        QTimer::singleShot(0, this, [this] {
+        QTimer::singleShot(50, this, [this] {
             auto* grid = findChild<QDockWidget*>(QStringLiteral("gridDock"));
             auto* sentences = findChild<QDockWidget*>(QStringLiteral("sentenceDock"));
             if (grid != nullptr && sentences != nullptr) {

@@ -137,11 +137,11 @@ int runDeps(const DepsArgs& args) {
     std::atomic<std::size_t> finished{0};
     std::vector<std::exception_ptr> errors(nThreads);  // each written by its own thread only
     std::vector<std::thread> workers;
+    if (nThreads > 1) {
+        setComputeThreads(1);  // parallel over sentences, not inside products
+    }
     for (std::size_t t = 0; t < nThreads; ++t) {
         workers.emplace_back([&, t] {
-            if (nThreads > 1) {
-                setComputeThreads(1);  // parallel over sentences, not inside products
-            }
             try {
                 analysis::TreebankScoring how;
                 how.first = t;

@@ -8,7 +8,6 @@
 
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 
 namespace attnscope::app {
 
@@ -54,9 +53,7 @@ DependencyRun runJob(const Job& job, std::shared_ptr<ScoringCounters> counters) 
         std::exception_ptr error;
     };
 
-    setComputeThreads(1);  // the two halves already use both cores
     QFuture<Half> other = QtConcurrent::run([job, sentences, counters] {
-        setComputeThreads(1);
         Half half;
         try {
             half.counts.emplace(scoreShare(job, sentences, 1, counters));

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/ops/attention.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attnscope/ops/rope.h"
@@ -251,6 +252,7 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
                          const ForwardOptions& options) {
     const ModelSpec& spec = m.spec;
     checkInput(spec, input);
+    applyComputeThreads();
     ForwardResult r;
     allocate(r, spec, input, options);
     const std::vector<int> pos = detail::positionIds(spec, input.tokenIds);

@@ -1,6 +1,7 @@
 #include "attnscope/forward/head_record.h"
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/ops/mask.h"
 #include "layer_attention.h"
 
@@ -24,6 +25,7 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     if (m.spec.rope.dims > 0) {
         ctx.rope = ops::ropeTable(m.spec.rope, detail::positionIds(m.spec, r.tokenIds));
     }
+    applyComputeThreads();
     const Matrix& h = r.layerInputs[static_cast<std::size_t>(head.layer)];
     const detail::Projections p = detail::project(m, head.layer, h, ctx);
     const Eigen::Index n = r.nTokens;

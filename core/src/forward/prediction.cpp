@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/ops/layer_ops.h"
 
 namespace attnscope::forward {
@@ -31,6 +32,7 @@ Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
                               ": the checkpoint has no prediction head (no MLM or LM head "
                               "tensors), so it cannot predict tokens");
     }
+    applyComputeThreads();
     const model::PredictionHead& head = model.weights.prediction;
     Matrix x = hidden;
     if (model.spec.prediction == model::PredictionKind::MaskedLm) {

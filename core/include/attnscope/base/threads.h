@@ -1,15 +1,22 @@
 // How many threads the core's matrix products use. The core starts no threads of its own:
-// Eigen splits each large product over an OpenMP team. The setting belongs to the calling
-// thread (OpenMP's per-thread nthreads), so code that already runs several forward passes in
-// parallel (attnscope-cli deps --threads N, the app's dependency scoring) sets 1 in each of its
-// workers and the two levels do not oversubscribe the cores. The default is one per core.
+// Eigen splits each large product over an OpenMP team of this size. One by default: small
+// products gain nothing from a team, and a team whose second core is busy elsewhere (another
+// program, a second forward pass) spins and can run many times slower. Raise it for long
+// inputs or large models on an otherwise idle machine (benchmarks, attnscope-cli).
+//
+// Process-wide; each forward pass applies it to the thread it runs on. The environment
+// variable ATTNSCOPE_THREADS sets the starting value.
 #pragma once
 
 namespace attnscope {
 
-// n >= 1 for the calling thread; larger values are clamped to the hardware threads.
+// n >= 1; larger values are clamped to the number of hardware threads.
 void setComputeThreads(int n);
 
 int computeThreads();
+
+// Makes the calling thread's products use computeThreads() threads (OpenMP's team size is a
+// per-thread setting). Called by the forward pass and the other entry points that multiply.
+void applyComputeThreads();
 
 }  // namespace attnscope
