@@ -4,19 +4,14 @@
 #include <limits>
 
 #include "attnscope/base/error.h"
+#include "size_check.h"
 
 namespace attnscope::analysis {
 
 namespace {
 
 std::string sizeMismatch(const char* what, std::size_t found, std::size_t expected) {
-    std::string msg = "scoring dependencies: ";
-    msg.append(what);
-    msg.append(" has ");
-    msg.append(std::to_string(found));
-    msg.append(" entries; expected ");
-    msg.append(std::to_string(expected));
-    return msg;
+    return detail::sizeMismatch("scoring dependencies", what, found, expected);
 }
 
 bool skippedInTable(const std::string& relation) {

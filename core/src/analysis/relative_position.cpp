@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnscope/base/error.h"
+#include "size_check.h"
 
 namespace attnscope::analysis {
 
@@ -13,13 +14,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string sizeMismatch(const char* what, std::size_t found, std::size_t expected) {
-    std::string msg = "relative position: ";
-    msg.append(what);
-    msg.append(" has ");
-    msg.append(std::to_string(found));
-    msg.append(" entries; expected ");
-    msg.append(std::to_string(expected));
-    return msg;
+    return detail::sizeMismatch("relative position", what, found, expected);
 }
 
 bool isSet(std::span<const std::uint8_t> flags, int i) {

@@ -15,6 +15,12 @@ namespace attnscope::tokenize::detail {
 // us allocate gigabytes.
 constexpr std::int32_t kMaxTokenId = (1 << 24) - 1;
 
+// UnsupportedModel "<file>: <JSON path>: <what>", for a pipeline part not implemented here.
+[[noreturn]] void unsupported(const JsonAt& at, const std::string& what);
+
+// The "type" member of a tokenizer.json object (model, normalizer, pre-tokenizer, ...).
+std::string typeOf(const Json& obj, const JsonAt& at);
+
 // A {"piece": id, ...} object (tokenizer.json's model.vocab, vocab.json).
 Vocab vocabFromJson(const Json& vocab, const JsonAt& at);
 

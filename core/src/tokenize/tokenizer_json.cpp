@@ -9,14 +9,6 @@
 namespace attnscope::tokenize::detail {
 namespace {
 
-[[noreturn]] void unsupported(const JsonAt& at, const std::string& what) {
-    throw UnsupportedModel(at.file + ": " + at.path + ": " + what);
-}
-
-std::string typeOf(const Json& obj, const JsonAt& at) {
-    return asString(member(obj, at, "type"), at["type"]);
-}
-
 std::shared_ptr<const WordPieceModel> parseWordPiece(const Json& model, const JsonAt& at) {
     Vocab vocab = vocabFromJson(member(model, at, "vocab"), at["vocab"]);
     WordPieceOptions options;
@@ -253,6 +245,14 @@ TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file) {
     spec.addedTokens = parseAddedTokens(root, at);
     setConventionalRoles(spec);
     return spec;
+}
+
+[[noreturn]] void unsupported(const JsonAt& at, const std::string& what) {
+    throw UnsupportedModel(at.file + ": " + at.path + ": " + what);
+}
+
+std::string typeOf(const Json& obj, const JsonAt& at) {
+    return asString(member(obj, at, "type"), at["type"]);
 }
 
 }  // namespace attnscope::tokenize::detail

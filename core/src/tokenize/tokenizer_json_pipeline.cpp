@@ -6,14 +6,6 @@
 namespace attnscope::tokenize::detail {
 namespace {
 
-[[noreturn]] void unsupported(const JsonAt& at, const std::string& what) {
-    throw UnsupportedModel(at.file + ": " + at.path + ": " + what);
-}
-
-std::string typeOf(const Json& obj, const JsonAt& at) {
-    return asString(member(obj, at, "type"), at["type"]);
-}
-
 std::u32string chars(const Json& value, const JsonAt& at) {
     const std::string text = asString(value, at);
     if (findInvalidUtf8(text)) {
