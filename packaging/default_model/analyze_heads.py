@@ -6,7 +6,9 @@ Usage: analyze_heads.py DATA_DIR MODEL_DIR ATTNSCOPE_CLI TREEBANK [--sentences N
   non-special query i, r_i = argmax_j A[i][j] - i (first maximum, all keys); a head is
   positional iff its most frequent r has frequency >= 0.9. Also given: the same with the
   special tokens removed as keys, since small BERTs park much attention on [CLS]/[SEP].
-* Mean attention entropy per head (nats, over non-special queries) and its range per layer.
+* Mean attention entropy per head (nats, over non-special queries) and its range per layer,
+  next to the uniform distribution's (mean ln n); Voita's confidence (mean max weight) and how
+  often the maximum falls on [CLS]/[SEP].
 * `attnscope-cli deps` on the treebank: best head per relation against the offset baseline.
 * A parity check: AttnScope's attention against this recipe's torch model on a few sentences.
 
@@ -99,6 +101,7 @@ def main():
     hists = {k: collections.defaultdict(collections.Counter) for k in ("all", "nonspecial")}
     ent = collections.defaultdict(list)
     max_diff, id_mismatch = 0.0, 0
+    conf_sum, special_sum, n_queries, ln_n = 0.0, 0.0, 0, []
     with tempfile.TemporaryDirectory() as tmp:
         for s_i, text in enumerate(picked):
             ids, att, entropy = run_attention(a.cli, a.model_dir, text, f"{tmp}/a.h5")
@@ -109,6 +112,11 @@ def main():
                     for h in range(att.shape[1]):
                         hists[key][(l, h)].update(off[l, h].tolist())
             real = ids > wp.MASK
+            rows = att[:, :, real, :]
+            conf_sum = conf_sum + rows.max(-1).sum(-1)  # Voita's confidence, §2.1
+            special_sum = special_sum + (~real[rows.argmax(-1)]).sum(-1)
+            n_queries += int(real.sum())
+            ln_n.extend([np.log(len(ids))] * int(real.sum()))
             for l in range(att.shape[0]):
                 for h in range(att.shape[1]):
                     ent[(l, h)].extend(entropy[l, h, real].tolist())
@@ -134,6 +142,9 @@ def main():
         "positional_heads_nonspecial_keys": positional_table(hists["nonspecial"]),
         "head_mean_entropy_nats": {f"{l}-{h}": round(v, 3) for (l, h), v in head_ent.items()},
         "entropy_per_layer": ent_layers,
+        "uniform_entropy_mean_ln_n": round(float(np.mean(ln_n)), 3),
+        "confidence": np.round(conf_sum / n_queries, 3).tolist(),
+        "argmax_on_special_fraction": np.round(special_sum / n_queries, 3).tolist(),
         "deps": deps_table,
         "deps_notes": deps_notes,
     }
@@ -151,8 +162,12 @@ def main():
         md.append(f"| {k} | {r1['r_star']:+d} | {r1['freq']:.3f} | "
                   f"{'yes' if r1['positional'] else 'no'} | {r2['r_star']:+d} | "
                   f"{r2['freq']:.3f} | {head_ent[(r1['layer'], r1['head'])]:.2f} |")
-    md += ["", "| layer | mean entropy range over heads (nats) |", "|---:|---|"]
-    md += [f"| {e['layer']} | {e['min']:.2f} – {e['max']:.2f} |" for e in ent_layers]
+    md += ["", "| layer | mean entropy range over heads (nats) | confidence (mean max weight) | "
+           "argmax on [CLS]/[SEP] |", "|---:|---|---|---|"]
+    rng = lambda v: f"{min(v):.2f} – {max(v):.2f}"
+    md += [f"| {e['layer']} | {e['min']:.2f} – {e['max']:.2f} | "
+           f"{rng(result['confidence'][e['layer']])} | "
+           f"{rng(result['argmax_on_special_fraction'][e['layer']])} |" for e in ent_layers]
     md += ["", "| relation | count | best head | direction | accuracy | best offset | "
            "offset accuracy |", "|---|---:|---|---|---:|---:|---:|"]
     md += [f"| {d['relation']} | {d['count']} | {d['best_head']} | {d['direction']} | "

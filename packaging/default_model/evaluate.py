@@ -30,7 +30,8 @@ def unigram_logprobs(train_sentences, vocab_size):
     for s in train_sentences:
         counts += np.bincount(np.asarray(s), minlength=vocab_size)
     counts[:wp.MASK + 1] = 0  # specials are never targets
-    return np.log(counts / counts.sum())
+    with np.errstate(divide="ignore"):  # log(0) = -inf for the specials, on purpose
+        return np.log(counts / counts.sum())
 
 
 @torch.no_grad()
