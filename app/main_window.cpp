@@ -124,16 +124,20 @@ void MainWindow::buildDocks() {
         return d;
     };
     dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
-    // Scrolls rather than squeezing its help texts when the dock is short.
-    auto* maskScroll = new QScrollArea(this);
-    maskScroll->setWidget(new MaskPanel(m_session, maskScroll));
-    maskScroll->setWidgetResizable(true);
-    maskScroll->setFrameShape(QFrame::NoFrame);
-    maskScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // The right-hand panels scroll rather than squeeze their texts when a dock is short.
+    const auto scrolling = [this](QWidget* panel) {
+        auto* scroll = new QScrollArea(this);
+        scroll->setWidget(panel);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        return scroll;
+    };
     QDockWidget* maskDock =
-        dock(tr("Mask and scale"), "maskDock", maskScroll, Qt::RightDockWidgetArea);
+        dock(tr("Mask and scale"), "maskDock", scrolling(new MaskPanel(m_session, this)),
+             Qt::RightDockWidgetArea);
     QDockWidget* predictionDock =
-        dock(tr("Predictions"), "predictionDock", new PredictionPanel(m_session, this),
+        dock(tr("Predictions"), "predictionDock", scrolling(new PredictionPanel(m_session, this)),
              Qt::RightDockWidgetArea);
     // Side by side as tabs: stacked, the two would make the window taller than a laptop screen.
     tabifyDockWidget(maskDock, predictionDock);

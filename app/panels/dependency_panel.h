@@ -41,6 +41,9 @@ class DependencyPanel : public QWidget {
 public:
     explicit DependencyPanel(AnalysisSession* session, QWidget* parent = nullptr);
 
+    // Tabbed with the sentence list, which sets the dock area's first height.
+    QSize sizeHint() const override { return {480, 170}; }
+
     // Starts scoring `path` with the session's model; errors go to the session.
     void startScoring(const QString& path);
     void cancelScoring();

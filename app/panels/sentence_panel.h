@@ -19,6 +19,9 @@ class SentencePanel : public QWidget {
 public:
     explicit SentencePanel(AnalysisSession* session, QWidget* parent = nullptr);
 
+    // Short by default: the bottom dock area starts at this height, the heads need the room.
+    QSize sizeHint() const override { return {480, 170}; }
+
     // Reads the file; on error reports it through the session and returns false.
     bool loadFile(const QString& path);
     // Opens a (non-modal) file dialog; the chosen file is loaded.
