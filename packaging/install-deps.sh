@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
 # Installs everything AttnScope needs from Debian 12 packages (and, with --test, the test-only
-# node package used as the tokenizer reference). Idempotent: installs only what is missing.
-# Usage: packaging/install-deps.sh [--test]
+# node package used as the tokenizer reference; with --bench, what tests/bench/run_benchmarks.sh
+# needs on top of the tests). Idempotent: installs only what is missing.
+# Usage: packaging/install-deps.sh [--test] [--bench]
 set -euo pipefail
 
-want_tests=0
-[[ "${1:-}" == "--test" ]] && want_tests=1
+want_tests=0 want_bench=0
+for arg in "$@"; do
+    case "$arg" in
+    --test) want_tests=1 ;;
+    --bench) want_tests=1 want_bench=1 ;;
+    *) echo "usage: packaging/install-deps.sh [--test] [--bench]" >&2; exit 2 ;;
+    esac
+done
 
 build_pkgs=(g++ cmake make pkg-config git
     libeigen3-dev libhdf5-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev
@@ -19,6 +26,9 @@ if ((want_tests)); then
     # The machine image may ship Node.js with its own npm; Debian's npm conflicts with it.
     command -v npm >/dev/null || pkgs+=(nodejs npm)
 fi
+# The OpenMP OpenBLAS gives the PyTorch peer a real BLAS (Debian's torch otherwise runs on the
+# reference BLAS, ~5 GFLOP/s); the pthread build would fight torch's own OpenMP pool.
+((want_bench)) && pkgs+=(libopenblas0-openmp ccache)
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -40,5 +50,13 @@ if ((want_tests)); then
     ref="$here/tests/reference/tokenizer_ref"
     if [[ -f "$ref/package-lock.json" && ! -d "$ref/node_modules" ]]; then
         (cd "$ref" && npm ci --no-audit --no-fund --loglevel=error)
+    fi
+fi
+
+if ((want_bench)); then
+    blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 || true)
+    if [[ "$blas" != *openblas-openmp* ]]; then
+        echo "install-deps: warning: libblas.so.3 is $blas, not the OpenMP OpenBLAS; for a fair" \
+            "PyTorch peer run: update-alternatives --config libblas.so.3-x86_64-linux-gnu" >&2
     fi
 fi

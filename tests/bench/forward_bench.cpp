@@ -1,0 +1,260 @@
+// AttnScope's side of the forward-pass benchmark (issue 6): one model folder, runForward with
+// every head recorded, batch 1, wall time per run, peak resident memory.
+//
+//   forward_bench MODEL_DIR [--n 8,32,128] [--threads 1,2] [--repeats 5]   one JSON object
+//   forward_bench MODEL_DIR --serve     one JSON request per stdin line, one JSON reply per line
+//   forward_bench --gemm 1024 [--threads 1,2] [--repeats 5]     Eigen sgemm GFLOP/s
+//
+// A plain timing loop, not Google Benchmark: run_forward_bench.py interleaves this program with
+// the PyTorch and ONNX Runtime peers round by round (A B C A B C ...) and pools the samples
+// itself, which Google Benchmark's own repetition loop cannot do across processes. --serve keeps
+// the loaded model between rounds so the 4 GB Llama is not reloaded for every sample.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sys/resource.h>
+
+#include "attnscope/base/error.h"
+#include "attnscope/base/tensor.h"
+#include "attnscope/base/threads.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/model/model.h"
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+double msSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+long peakRssKb() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss;  // KiB on Linux
+}
+
+// Current (not peak) resident set, from /proc/self/status.
+long currentRssKb() {
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) {
+            return std::stol(line.substr(6));
+        }
+    }
+    return -1;
+}
+
+std::vector<int> parseList(const std::string& text) {
+    std::vector<int> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ',')) {
+        out.push_back(std::stoi(item));
+    }
+    return out;
+}
+
+// For the standalone mode only: with --serve the driver sends the ids, so that all three
+// programs see identical tokens.
+std::vector<std::int32_t> randomIds(int n, int vocab, unsigned seed) {
+    std::mt19937 rng(seed + static_cast<unsigned>(n));
+    std::uniform_int_distribution<std::int32_t> pick(0, vocab - 1);
+    std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
+    for (auto& id : ids) {
+        id = pick(rng);
+    }
+    return ids;
+}
+
+// Mean attended key position (sum_k p * k) over the heads and queries of one layer: a cheap
+// fingerprint the driver compares across programs to be sure they computed the same model.
+double fingerprint(const attnscope::forward::ForwardResult& r, int layer) {
+    const std::size_t n = static_cast<std::size_t>(r.nTokens);
+    const std::size_t heads = static_cast<std::size_t>(r.nHeads);
+    const float* p = r.probs.data() + static_cast<std::size_t>(layer) * heads * n * n;
+    double sum = 0.0;
+    for (std::size_t row = 0; row < heads * n; ++row) {
+        for (std::size_t k = 0; k < n; ++k) {
+            sum += static_cast<double>(p[row * n + k]) * static_cast<double>(k);
+        }
+    }
+    return sum / static_cast<double>(heads * n);
+}
+
+// Runs `warmup` untimed and `repeats` timed forward passes on `ids` with `threads` threads.
+json timeForward(const attnscope::model::Model& model, const std::vector<std::int32_t>& ids,
+                 int threads, int repeats, int warmup) {
+    attnscope::setComputeThreads(threads);
+    attnscope::forward::ForwardInput input;
+    input.tokenIds = ids;
+    std::vector<double> times;
+    json check = json::array();
+    for (int i = 0; i < warmup + repeats; ++i) {
+        const auto start = Clock::now();
+        const auto result = attnscope::forward::runForward(model, input);
+        const double ms = msSince(start);
+        if (i >= warmup) {
+            times.push_back(ms);
+        }
+        if (i == warmup + repeats - 1) {
+            check = {fingerprint(result, 0), fingerprint(result, result.nLayers - 1)};
+        }
+    }
+    return {{"n", ids.size()},          {"threads", attnscope::computeThreads()},
+            {"times_ms", times},        {"maxrss_kb", peakRssKb()},
+            {"rss_kb", currentRssKb()}, {"check", check}};
+}
+
+json loadInfo(const attnscope::model::Model& model, double loadMs) {
+    return {{"program", "attnscope"},
+            {"model", model.dir.string()},
+            {"load_ms", loadMs},
+            {"parameters", model.parameterCount},
+            {"stored_dtypes", model.storedDtypes},
+            {"rss_after_load_kb", currentRssKb()},
+            {"maxrss_kb", peakRssKb()}};
+}
+
+int serve(const attnscope::model::Model& model, double loadMs) {
+    json ready = loadInfo(model, loadMs);
+    ready["ready"] = true;
+    std::cout << ready.dump() << std::endl;
+    std::string line;
+    while (std::getline(std::cin, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        try {
+            const json request = json::parse(line);
+            if (request.value("quit", false)) {
+                break;
+            }
+            const auto ids = request.at("ids").get<std::vector<std::int32_t>>();
+            std::cout << timeForward(model, ids, request.at("threads").get<int>(),
+                                     request.value("repeats", 1), request.value("warmup", 0))
+                             .dump()
+                      << std::endl;
+        } catch (const std::exception& e) {
+            std::cout << json{{"error", e.what()}}.dump() << std::endl;
+        }
+    }
+    return 0;
+}
+
+// Eigen's own sgemm on square matrices: part of the "measured GEMM peak" the driver reports.
+json gemm(int size, const std::vector<int>& threadCounts, int repeats) {
+    using attnscope::Matrix;
+    const Matrix a = Matrix::Random(size, size);
+    const Matrix b = Matrix::Random(size, size);
+    Matrix c(size, size);
+    json out = json::array();
+    for (int t : threadCounts) {
+        attnscope::setComputeThreads(t);
+        c.noalias() = a * b;  // warm-up: page faults, OpenMP team start
+        std::vector<double> gflops;
+        for (int i = 0; i < repeats; ++i) {
+            const auto start = Clock::now();
+            c.noalias() = a * b;
+            gflops.push_back(2.0 * size * size * size / (msSince(start) * 1e6));
+        }
+        out.push_back({{"threads", t}, {"size", size}, {"gflops", gflops}});
+    }
+    return out;
+}
+
+struct Args {
+    std::string modelDir;
+    std::vector<int> ns{8, 32, 128};
+    std::vector<int> threads{1, 2};
+    int repeats = 5;
+    int gemmSize = 0;
+    unsigned seed = 1;
+    bool serve = false;
+};
+
+Args parseArgs(int argc, char** argv) {
+    Args args;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) {
+                throw std::invalid_argument(a + " needs a value");
+            }
+            return argv[++i];
+        };
+        if (a == "--n") {
+            args.ns = parseList(value());
+        } else if (a == "--threads") {
+            args.threads = parseList(value());
+        } else if (a == "--repeats") {
+            args.repeats = std::stoi(value());
+        } else if (a == "--seed") {
+            args.seed = static_cast<unsigned>(std::stoul(value()));
+        } else if (a == "--gemm") {
+            args.gemmSize = std::stoi(value());
+        } else if (a == "--serve") {
+            args.serve = true;
+        } else if (!a.empty() && a[0] != '-' && args.modelDir.empty()) {
+            args.modelDir = a;
+        } else {
+            throw std::invalid_argument("unknown argument " + a);
+        }
+    }
+    if (args.gemmSize == 0 && args.modelDir.empty()) {
+        throw std::invalid_argument("no MODEL_DIR given");
+    }
+    return args;
+}
+
+int run(const Args& args) {
+    if (args.gemmSize > 0) {
+        std::cout << json{{"program", "eigen-sgemm"},
+                          {"results", gemm(args.gemmSize, args.threads, args.repeats)}}
+                         .dump()
+                  << std::endl;
+        return 0;
+    }
+    const auto start = Clock::now();
+    const auto model = attnscope::model::loadModel(args.modelDir);
+    const double loadMs = msSince(start);
+    if (args.serve) {
+        return serve(*model, loadMs);
+    }
+    json out = loadInfo(*model, loadMs);
+    out["runs"] = json::array();
+    for (int t : args.threads) {
+        for (int n : args.ns) {
+            const auto ids = randomIds(n, model->spec.vocabSize, args.seed);
+            out["runs"].push_back(timeForward(*model, ids, t, args.repeats, 1));
+        }
+    }
+    std::cout << out.dump(1) << std::endl;
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        return run(parseArgs(argc, argv));
+    } catch (const std::invalid_argument& e) {
+        std::cerr << "forward_bench: " << e.what()
+                  << "\nusage: forward_bench MODEL_DIR [--n 8,32] [--threads 1,2] [--repeats 5]"
+                     " [--serve] | --gemm SIZE\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "forward_bench: " << e.what() << "\n";
+        return 1;
+    }
+}
