@@ -2,7 +2,7 @@
 # The forward-pass benchmark from a fresh Debian 12 machine, in one command (run as root or with
 # sudo, from anywhere):
 #   tests/bench/run_benchmarks.sh [run_forward_bench.py options…]
-# e.g. a quick smoke run (about a minute once built and generated):
+# e.g. a quick smoke run (about 20 s once built and generated):
 #   tests/bench/run_benchmarks.sh --models bert-base --n 8,32 --rounds 2
 # Installs what is missing (packaging/install-deps.sh --bench), builds a Release tree in
 # build-bench, generates the random-weight models there, installs the ONNX Runtime peer there,
