@@ -13,24 +13,11 @@ namespace attnscope::cli {
 
 namespace {
 
-// Positions a masked LM is asked about by default: the ones holding its mask token.
-std::vector<int> maskPositions(const model::Model& m, const analysis::SentenceAnalysis& a) {
-    std::vector<int> out;
-    const auto mask =
-        m.tokenizer ? m.tokenizer->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
-    for (int i = 0; mask && i < a.forward.nTokens; ++i) {
-        if (a.forward.tokenIds[static_cast<std::size_t>(i)] == *mask) {
-            out.push_back(i);
-        }
-    }
-    return out;
-}
-
 std::vector<int> chosenPositions(const PredictArgs& args, const model::Model& m,
                                  const analysis::SentenceAnalysis& a) {
     std::vector<int> positions = args.positions;
     if (positions.empty() && m.spec.prediction == model::PredictionKind::MaskedLm) {
-        positions = maskPositions(m, a);
+        positions = forward::maskTokenPositions(m, a.forward.tokenIds);
         if (positions.empty()) {
             std::cerr << "attnscope-cli: no mask token in the input; predicting every position "
                          "(a masked LM mostly copies unmasked tokens)\n";

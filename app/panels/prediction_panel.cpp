@@ -110,11 +110,8 @@ int PredictionPanel::defaultPosition() const {
     if (model->spec.prediction == model::PredictionKind::CausalLm) {
         return result->forward.nTokens - 1;
     }
-    const auto mask =
-        model->tokenizer ? model->tokenizer->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
-    const auto& ids = result->forward.tokenIds;
-    const auto it = mask ? std::find(ids.begin(), ids.end(), *mask) : ids.end();
-    return it == ids.end() ? -1 : static_cast<int>(it - ids.begin());
+    const std::vector<int> masks = forward::maskTokenPositions(*model, result->forward.tokenIds);
+    return masks.empty() ? -1 : masks.front();
 }
 
 void PredictionPanel::fillPositions() {

@@ -91,12 +91,11 @@ void keep(ForwardResult& r, std::ptrdiff_t index, const HeadSink& s) {
 }
 
 // The per-head summaries kept in every mode: row maxima and the largest |logit| of an
-// allowed cell (what headStats needs, so it never has to read a map).
-void summarize(ForwardResult& r, std::ptrdiff_t index, const HeadSink& v) {
+// allowed cell (what headStats needs, so it never has to read a map); without maps, also the
+// pooled preview.
+void summarize(ForwardResult& r, HeadId h, std::ptrdiff_t index, const HeadSink& v) {
+    r.summarizeHead(h, v.probs, v.logits);
     const Eigen::Index n = r.nTokens;
-    Eigen::Map<Vector>(r.rowMax.data() + index * n, n) = v.probs.rowwise().maxCoeff();
-    const float maxAbs = (r.allowed.array() != 0).select(v.logits.array().abs(), 0.0f).maxCoeff();
-    r.maxAbsLogit[static_cast<std::size_t>(index)] = maxAbs;
     if (r.mapsRecorded) {
         return;
     }
@@ -132,7 +131,7 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
         Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
         r.fullyMaskedRows = detail::attendHead(spec, p, head, scale, ctx.bias,
                                                {s.logits, s.probs, s.context, entropy});
-        summarize(r, index, s);
+        summarize(r, {layer, head}, index, s);
         if (r.mapsRecorded) {
             keep(r, index, s);
         }

@@ -21,14 +21,17 @@ void ForwardResult::summarizeFromMaps() {
     maxAbsLogit.assign(heads, 0.0f);
     for (int layer = 0; layer < nLayers; ++layer) {
         for (int head = 0; head < nHeads; ++head) {
-            const HeadId h{layer, head};
-            const std::ptrdiff_t index = headIndex(h);
-            Eigen::Map<Vector>(rowMax.data() + index * nTokens, nTokens) =
-                attention(h).rowwise().maxCoeff();
-            maxAbsLogit[static_cast<std::size_t>(index)] =
-                (allowed.array() != 0).select(logitsOf(h).array().abs(), 0.0f).maxCoeff();
+            summarizeHead({layer, head}, attention({layer, head}), logitsOf({layer, head}));
         }
     }
+}
+
+void ForwardResult::summarizeHead(HeadId h, const Eigen::Ref<const Matrix>& headProbs,
+                                  const Eigen::Ref<const Matrix>& headLogits) {
+    const std::ptrdiff_t index = headIndex(h);
+    Eigen::Map<Vector>(rowMax.data() + index * nTokens, nTokens) = headProbs.rowwise().maxCoeff();
+    maxAbsLogit[static_cast<std::size_t>(index)] =
+        (allowed.array() != 0).select(headLogits.array().abs(), 0.0f).maxCoeff();
 }
 
 float ForwardResult::meanEntropy(HeadId h) const {

@@ -47,6 +47,19 @@ Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
     return logits;
 }
 
+std::vector<int> maskTokenPositions(const model::Model& model,
+                                    const std::vector<std::int32_t>& ids) {
+    std::vector<int> out;
+    const auto mask =
+        model.tokenizer ? model.tokenizer->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
+    for (std::size_t i = 0; mask && i < ids.size(); ++i) {
+        if (ids[i] == *mask) {
+            out.push_back(static_cast<int>(i));
+        }
+    }
+    return out;
+}
+
 std::vector<TokenPrediction> topPredictions(const model::Model& model, const ForwardResult& r,
                                             int position, int k) {
     if (position < 0 || position >= r.nTokens) {

@@ -152,11 +152,10 @@ io::TensorRef WeightReader::locate(const std::string& name, Role role) {
     return ref;
 }
 
-Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
-                          std::pair<int, int> shape) {
-    const io::TensorRef ref = locate(name, role);
-    const io::TensorInfo& t = *ref.info;
-    const std::string file = ref.file->path().string();
+// The stored shape a role must have ([rows] for vectors; Conv1D stores [in, out]), checked
+// against the tensor; FormatError naming the file, tensor and role otherwise.
+std::vector<std::int64_t> checkedShape(const io::TensorRef& ref, Role role, Layout layout,
+                                       std::pair<int, int> shape) {
     const auto [rows, cols] = shape;
     std::vector<std::int64_t> expected;
     if (cols == 0) {
@@ -166,13 +165,22 @@ Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
     } else {
         expected = {rows, cols};
     }
+    const io::TensorInfo& t = *ref.info;
     if (t.shape != expected) {
-        throw FormatError(file + ": " + t.name + ": shape " + shapeString(t.shape) +
-                          " does not match the config, expected " + shapeString(expected) + " (" +
-                          roleName(role) + ")");
+        throw FormatError(ref.file->path().string() + ": " + t.name + ": shape " +
+                          shapeString(t.shape) + " does not match the config, expected " +
+                          shapeString(expected) + " (" + roleName(role) + ")");
     }
+    return expected;
+}
+
+Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
+                          std::pair<int, int> shape) {
+    const io::TensorRef ref = locate(name, role);
+    const io::TensorInfo& t = *ref.info;
+    const std::vector<std::int64_t> expected = checkedShape(ref, role, layout, shape);
     Matrix m(expected[0], expected.size() > 1 ? expected[1] : 1);
-    io::widenToFloat(t, {m.data(), static_cast<std::size_t>(m.size())}, file);
+    io::widenToFloat(t, {m.data(), static_cast<std::size_t>(m.size())}, ref.file->path().string());
     m_parameters += t.numel();
     if (layout == Layout::Conv1DInOut) {
         return m.transpose();
@@ -188,15 +196,7 @@ std::optional<HalfMatrix> WeightReader::readHalf(const std::string& name, Role r
         m_used.erase(t.name);  // `read` will take it
         return std::nullopt;
     }
-    const auto [rows, cols] = shape;
-    const std::vector<std::int64_t> expected = layout == Layout::Conv1DInOut
-                                                   ? std::vector<std::int64_t>{cols, rows}
-                                                   : std::vector<std::int64_t>{rows, cols};
-    if (t.shape != expected) {
-        throw FormatError(ref.file->path().string() + ": " + t.name + ": shape " +
-                          shapeString(t.shape) + " does not match the config, expected " +
-                          shapeString(expected) + " (" + roleName(role) + ")");
-    }
+    const std::vector<std::int64_t> expected = checkedShape(ref, role, layout, shape);
     HalfMatrix h;
     h.bfloat16 = t.dtype == io::DType::BF16;
     h.bits.resize(expected[0], expected[1]);

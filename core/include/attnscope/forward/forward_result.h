@@ -67,8 +67,13 @@ struct ForwardResult {
         return {context.data() + headIndex(h) * nTokens * headDimV, nTokens, headDimV};
     }
 
-    // Fills rowMax and maxAbsLogit from the recorded maps, for results built by hand (tests,
-    // importers); the forward pass fills them itself.
+    // Sets head h's rowMax and its maxAbsLogit (over allowed cells) from its maps; the forward
+    // pass calls it for every head as it goes.
+    void summarizeHead(HeadId h, const Eigen::Ref<const Matrix>& headProbs,
+                       const Eigen::Ref<const Matrix>& headLogits);
+
+    // summarizeHead for every head from the recorded maps, for results built by hand (tests,
+    // importers).
     void summarizeFromMaps();
 
     // Bytes held by the recorded maps (0 without them).

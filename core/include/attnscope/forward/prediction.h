@@ -31,6 +31,11 @@ std::string predictionKindName(const model::Model& model);
 // Vocabulary logits [rows, vocabSize] for final hidden states [rows, dModel].
 Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden);
 
+// Positions holding the tokenizer's mask token ([MASK] / <mask>): where a masked LM is asked
+// by default. Empty without a tokenizer or mask token.
+std::vector<int> maskTokenPositions(const model::Model& model,
+                                    const std::vector<std::int32_t>& ids);
+
 // The k most probable tokens at `position` (softmax over the whole vocabulary), best first;
 // ties broken by the lower id.
 std::vector<TokenPrediction> topPredictions(const model::Model& model, const ForwardResult& r,
