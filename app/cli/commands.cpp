@@ -94,8 +94,8 @@ int runInfo(const std::string& modelDir) {
               << "max tokens:       " << s.maxTokens() << "\n"
               << "parameters:       " << m->parameterCount << "\n"
               << "stored dtype:     " << m->storedDtypes
-              << (m->halfWeights ? " (layer weights kept as stored, widened per block; computed "
-                                   "in fp32)\n"
+              << (m->halfWeights ? " (matrices and embeddings kept as stored, widened per block; "
+                                   "computed in fp32)\n"
                                  : " (computed in fp32)\n")
               << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n"
               << "prediction head:  " << forward::predictionKindName(*m) << "\n";

@@ -5,6 +5,7 @@
 #include <QtConcurrent>
 
 #include "attnscope/base/error.h"
+#include "attnscope/forward/head_record.h"
 
 namespace attnscope::app {
 
@@ -28,6 +29,27 @@ void loadInto(QPromise<ModelPtr>& promise, const QString& path, const CancelToke
     }
 }
 
+struct HeadOutcome {
+    std::shared_ptr<const forward::HeadRecord> record;  // null on failure
+    QString error;
+};
+
+// Every error caught here: QtConcurrent would wrap it in QUnhandledException.
+HeadOutcome recomputeCaught(const model::Model& model, const forward::ForwardResult& forward,
+                            HeadId head) {
+    try {
+        return {std::make_shared<const forward::HeadRecord>(
+                    forward::recomputeHead(model, forward, head)),
+                {}};
+    } catch (const Error& e) {
+        return {nullptr, QString::fromStdString(e.what())};
+    } catch (const std::exception& e) {
+        return {nullptr, QStringLiteral("internal error: ").append(e.what())};
+    } catch (...) {
+        return {nullptr, QStringLiteral("internal error")};
+    }
+}
+
 }  // namespace
 
 ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
@@ -42,9 +64,11 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
     connect(m_worker, &ComputeWorker::cancelled, this, &ComputeService::onCancelled);
     m_thread.setObjectName(QStringLiteral("attnscope-compute"));
     m_thread.start();
+    m_headPool.setMaxThreadCount(1);
     connect(session, &AnalysisSession::textChanged, this, &ComputeService::scheduleCompute);
     connect(session, &AnalysisSession::computeSettingsChanged, this,
             &ComputeService::scheduleCompute);
+    connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
 }
 
 ComputeService::~ComputeService() {
@@ -165,6 +189,58 @@ void ComputeService::finishRunning(quint64 generation) {
     if (!m_running) {
         dispatchPending();
     }
+}
+
+void ComputeService::queueHeadRecord(HeadId head) {
+    const auto result = m_session->result();
+    // Jobs about an earlier result are wanted by nobody; forget them now so the queue does not
+    // keep old results alive while a slow head runs.
+    std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
+    m_headQueue.push_back({head, m_session->headRequestRound(), m_session->model(), result});
+    if (!m_headStartPosted) {
+        // From the event loop: the asking view is mid-refresh, and every view of this round
+        // gets to ask before older rounds are dropped.
+        m_headStartPosted = true;
+        QMetaObject::invokeMethod(this, &ComputeService::startNextHeadRecord, Qt::QueuedConnection);
+    }
+}
+
+void ComputeService::startNextHeadRecord() {
+    m_headStartPosted = false;
+    while (!m_headRunning && !m_headQueue.empty()) {
+        HeadJob job = std::move(m_headQueue.front());
+        m_headQueue.pop_front();
+        if (job.result != m_session->result()) {
+            continue;  // a new sentence, setting or model
+        }
+        if (job.round != m_session->headRequestRound()) {
+            m_session->dropHeadRecordRequest(job.result, job.head);  // the views moved on
+            continue;
+        }
+        if (m_session->waitsForHeadRecord(job.head)) {  // else an earlier job brought it
+            runHeadRecord(std::move(job));
+        }
+    }
+}
+
+void ComputeService::runHeadRecord(HeadJob job) {
+    m_headRunning = true;
+    emit headRecordStarted(job.head);
+    auto* watcher = new QFutureWatcher<HeadOutcome>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+        watcher->deleteLater();
+        m_headRunning = false;
+        const HeadOutcome outcome = watcher->result();
+        if (outcome.record) {
+            m_session->setHeadRecord(job.result, job.head, outcome.record);
+        } else {
+            m_session->setHeadRecordFailed(job.result, job.head, outcome.error);
+        }
+        startNextHeadRecord();
+    });
+    // The job holds its own references to the model and the result it reads.
+    watcher->setFuture(QtConcurrent::run(
+        &m_headPool, [job] { return recomputeCaught(*job.model, job.result->forward, job.head); }));
 }
 
 }  // namespace attnscope::app

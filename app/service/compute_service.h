@@ -4,13 +4,24 @@
 // newer request cancels the running one (checked between layers) and replaces the waiting
 // one, and results of superseded generations are dropped. Errors go to the session's message
 // bar; the previous model and result stay. Shutdown: cancel, quit, wait.
+//
+// Head records: when a sentence's maps did not fit the memory budget, the session asks for a
+// head (AnalysisSession::headRecordRequested) and this recomputes it on a pool of its own, one
+// head at a time, in the order asked (the global pool also serves Qt's own image work, which a
+// slow head must not hold up). A job holds the model and the result it reads, so
+// both outlive it whatever the user opens meanwhile. Before a job starts it is skipped when the
+// session has moved to another result, and dropped when the views have moved on to another
+// round of heads (headRequestRound). Its answer, record or error, goes back to the session,
+// which keeps it only while that result is still the current one.
 #pragma once
 
+#include <deque>
 #include <optional>
 
 #include <QFuture>
 #include <QObject>
 #include <QThread>
+#include <QThreadPool>
 
 #include "attnscope/base/cancel.h"
 #include "service/compute_worker.h"
@@ -36,6 +47,12 @@ public:
     // Median-worthy timing of the last finished forward pass, in milliseconds.
     double lastComputeMilliseconds() const { return m_lastMs; }
 
+    // True while a head record is being recomputed or waits to be.
+    bool isComputingHeadRecords() const { return m_headRunning || !m_headQueue.empty(); }
+
+    // The one thread head records are recomputed on; tests occupy it to hold a job in flight.
+    QThreadPool* headRecordPool() { return &m_headPool; }
+
 signals:
     void loadStarted(const QString& path);
     void loadProgress(double fraction);
@@ -44,6 +61,7 @@ signals:
     void computeFinished(double milliseconds);  // a result reached the session
     void idle();                                // nothing running, nothing waiting
     void requestCompute(const attnscope::app::ComputeRequest& request);  // to the worker
+    void headRecordStarted(attnscope::HeadId head);
 
 private:
     void scheduleCompute();
@@ -53,6 +71,17 @@ private:
     void onFailed(quint64 generation, const QString& message);
     void onCancelled(quint64 generation);
     void finishRunning(quint64 generation);
+
+    struct HeadJob {
+        HeadId head;
+        quint64 round = 0;  // the session's headRequestRound when asked
+        std::shared_ptr<const model::Model> model;
+        std::shared_ptr<const analysis::SentenceAnalysis> result;
+    };
+
+    void queueHeadRecord(HeadId head);
+    void startNextHeadRecord();
+    void runHeadRecord(HeadJob job);
 
     AnalysisSession* m_session;
     QThread m_thread;
@@ -65,6 +94,10 @@ private:
     CancelToken m_loadToken;
     quint64 m_loadGeneration = 0;
     double m_lastMs = 0;
+    QThreadPool m_headPool;
+    std::deque<HeadJob> m_headQueue;  // oldest first
+    bool m_headRunning = false;
+    bool m_headStartPosted = false;
 };
 
 }  // namespace attnscope::app

@@ -13,6 +13,8 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_modelPath = path;
     m_result.reset();
     m_records.clear();
+    m_failures.clear();
+    startRound();
     m_mask = {};  // the new model's default (causal for GPT-2, none for BERT)
     m_scale.reset();
     m_selected = clamp(m_selected);
@@ -48,6 +50,8 @@ void AnalysisSession::setScale(std::optional<float> scale) {
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
     m_result = std::move(result);
     m_records.clear();
+    m_failures.clear();
+    startRound();
     const bool dropToken =
         m_selectedToken >= 0 && (!m_result || m_selectedToken >= m_result->forward.nTokens);
     if (dropToken) {
@@ -59,29 +63,78 @@ void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis
     }
 }
 
-forward::HeadRecord AnalysisSession::headRecord(HeadId head) const {
+std::shared_ptr<const forward::HeadRecord> AnalysisSession::headRecord(HeadId head) {
     if (!m_result || !m_model) {
-        return {};
+        return nullptr;
     }
     const forward::ForwardResult& f = m_result->forward;
     if (f.mapsRecorded) {
-        return forward::headRecord(*m_model, f, head);
+        // A copy out of the maps: cheap, so views draw at once without a round trip.
+        return std::make_shared<const forward::HeadRecord>(forward::headRecord(*m_model, f, head));
     }
     for (const auto& [id, record] : m_records) {
         if (id == head) {
-            return *record;
+            return record;
         }
     }
-    // One layer's projections and one attention: tens of milliseconds even for large models,
-    // so it runs here rather than round-tripping through the worker.
-    auto record =
-        std::make_shared<const forward::HeadRecord>(forward::recomputeHead(*m_model, f, head));
-    constexpr std::size_t kCachedHeads = 8;
-    if (m_records.size() == kCachedHeads) {
-        m_records.pop_back();
+    // One layer's projections and one attention: ~100 ms for a 1 B model, seconds for larger
+    // ones, so the service runs it on a worker and the views show that it is coming.
+    if (!m_failures.contains(head) && m_waiting.insert(head).second) {
+        emit headRecordRequested(head);
     }
-    m_records.emplace_front(head, record);
-    return *record;
+    return nullptr;
+}
+
+QString AnalysisSession::headRecordError(HeadId head) const {
+    const auto it = m_failures.find(head);
+    return it == m_failures.end() ? QString() : it->second;
+}
+
+void AnalysisSession::setHeadRecord(
+    const std::shared_ptr<const analysis::SentenceAnalysis>& forResult, HeadId head,
+    std::shared_ptr<const forward::HeadRecord> record) {
+    if (forResult != m_result || !record) {
+        return;  // about a sentence, setting or model no longer shown
+    }
+    // An earlier round's job may bring a head that is already here.
+    const bool known = std::any_of(m_records.begin(), m_records.end(),
+                                   [head](const auto& entry) { return entry.first == head; });
+    if (!known) {
+        if (m_records.size() == kCachedHeads) {
+            m_records.pop_back();
+        }
+        m_records.emplace_front(head, std::move(record));
+    }
+    m_waiting.erase(head);
+    emit headRecordChanged(head);
+}
+
+void AnalysisSession::setHeadRecordFailed(
+    const std::shared_ptr<const analysis::SentenceAnalysis>& forResult, HeadId head,
+    const QString& message) {
+    if (forResult != m_result) {
+        return;
+    }
+    m_failures[head] = message;
+    m_waiting.erase(head);
+    emit headRecordChanged(head);
+    reportError(tr("Could not recompute layer %1, head %2: %3")
+                    .arg(head.layer)
+                    .arg(head.head)
+                    .arg(message));
+}
+
+void AnalysisSession::dropHeadRecordRequest(
+    const std::shared_ptr<const analysis::SentenceAnalysis>& forResult, HeadId head) {
+    // Asked again in this round: the newer request stands.
+    if (forResult == m_result && !m_waiting.contains(head)) {
+        emit headRecordChanged(head);
+    }
+}
+
+void AnalysisSession::startRound() {
+    ++m_round;
+    m_waiting.clear();
 }
 
 void AnalysisSession::setMapBudgetBytes(std::size_t bytes) {
@@ -119,6 +172,7 @@ void AnalysisSession::selectHead(HeadId head) {
         return;
     }
     m_selected = head;
+    startRound();
     emit selectedHeadChanged(head);
 }
 
@@ -128,6 +182,7 @@ void AnalysisSession::setCompareHead(HeadId head) {
         return;
     }
     m_compare = head;
+    startRound();
     emit compareHeadChanged(head);
 }
 

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include <QObject>
 #include <QString>
@@ -51,10 +53,35 @@ public:
 
     void setResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
 
-    // One head's maps for display: the recorded ones, or — when the sentence's maps did not
-    // fit the memory budget — recomputed by the core from that layer's input and cached for
-    // the last few heads asked for. Null result: an empty record.
-    forward::HeadRecord headRecord(HeadId head) const;
+    // One head's maps for display. With recorded maps they are copied out at once. When the
+    // sentence's maps did not fit the memory budget, the last kCachedHeads heads recomputed
+    // are kept; for any other head this returns null and asks the ComputeService for it
+    // (headRecordRequested, once per round), which answers through setHeadRecord or
+    // setHeadRecordFailed; views redraw on headRecordChanged. Null without a result.
+    std::shared_ptr<const forward::HeadRecord> headRecord(HeadId head);
+
+    // True while `head` of the current result has been asked of the service and not answered.
+    bool waitsForHeadRecord(HeadId head) const { return m_waiting.count(head) > 0; }
+
+    // Why the core could not recompute `head` for the current result; empty if it did not fail.
+    QString headRecordError(HeadId head) const;
+
+    // Requests come in rounds: a new result, selected head or compare head starts a new round,
+    // and the views (which all observe those changes) ask again for what they show. Requests
+    // of an older round that have not started yet are no longer wanted.
+    quint64 headRequestRound() const { return m_round; }
+
+    // The service's answers about `forResult`'s heads. Answers about any other result than the
+    // current one are dropped: the sentence, settings or model changed while they ran.
+    void setHeadRecord(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                       HeadId head, std::shared_ptr<const forward::HeadRecord> record);
+    void setHeadRecordFailed(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                             HeadId head, const QString& message);
+    // The request was superseded before it ran; a view still showing `head` asks again.
+    void dropHeadRecordRequest(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                               HeadId head);
+
+    static constexpr std::size_t kCachedHeads = 8;
 
     // Memory the full maps of one sentence may take before only summaries are kept.
     std::size_t mapBudgetBytes() const { return m_mapBudget; }
@@ -95,9 +122,14 @@ signals:
     void selectedTokenChanged(int index);
     void heatmapStyleChanged();
     void errorReported(const QString& message);
+    // For the ComputeService: recompute `head` of the current result (headRecord missed).
+    void headRecordRequested(attnscope::HeadId head);
+    // A record asked for arrived, failed or was dropped: views waiting for `head` redraw.
+    void headRecordChanged(attnscope::HeadId head);
 
 private:
     HeadId clamp(HeadId head) const;
+    void startRound();
 
     std::shared_ptr<const model::Model> m_model;
     QString m_modelPath;
@@ -106,7 +138,11 @@ private:
     std::optional<float> m_scale;
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     std::size_t m_mapBudget = std::size_t{1} << 30;  // 1 GiB
-    mutable std::deque<std::pair<HeadId, std::shared_ptr<const forward::HeadRecord>>> m_records;
+    // Recomputed heads of m_result, most recent first; emptied with every new result.
+    std::deque<std::pair<HeadId, std::shared_ptr<const forward::HeadRecord>>> m_records;
+    std::set<HeadId> m_waiting;  // asked of the service in this round, not answered yet
+    std::map<HeadId, QString> m_failures;
+    quint64 m_round = 0;
     HeadId m_selected;
     HeadId m_compare;
     int m_selectedToken = -1;

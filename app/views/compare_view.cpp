@@ -12,6 +12,7 @@
 
 #include "attnscope/analysis/head_compare.h"
 #include "session/analysis_session.h"
+#include "views/head_record_status.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -87,6 +88,11 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::selectedHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::compareHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &CompareView::refresh);
+    connect(session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
+        if (isWaitingFor(m_waiting, h)) {
+            refresh();
+        }
+    });
     refresh();
 }
 
@@ -104,40 +110,80 @@ void CompareView::refresh() {
     m_headA->setValue(a.head);
     m_layerB->setValue(b.layer);
     m_headB->setValue(b.head);
+    m_waiting.clear();
     const auto result = m_session->result();
     if (!result) {
-        for (HeatmapWidget* w : {m_a, m_b, m_diff}) {
-            w->clear(tr("Type a sentence, then pick two heads to compare."));
-        }
-        m_summary->clear();
-        m_rows->setRowCount(0);
-        m_total = std::nan("");
+        showNothing(tr("Type a sentence, then pick two heads to compare."));
         return;
     }
-    const auto& f = result->forward;
     QStringList labels;
-    for (int i = 0; i < f.nTokens; ++i) {
+    for (int i = 0; i < result->forward.nTokens; ++i) {
         labels << QString::fromStdString(result->label(i));
     }
-    render::ColorRange range;
-    const Matrix mapA = m_session->headRecord(a).probs;
-    const Matrix mapB = m_session->headRecord(b).probs;
-    m_a->setMap(render::heatmapImage(mapA, &f.allowed, m_session->heatmapStyle(), &range), range,
-                labels, labels, f.allowed);
-    m_a->setTitle(tr("A: layer %1, head %2").arg(a.layer).arg(a.head));
-    m_b->setMap(render::heatmapImage(mapB, &f.allowed, m_session->heatmapStyle(), &range), range,
-                labels, labels, f.allowed);
-    m_b->setTitle(tr("B: layer %1, head %2").arg(b.layer).arg(b.head));
+    const auto recordA = m_session->headRecord(a);
+    const auto recordB = m_session->headRecord(b);
+    if (showHeads(labels, recordA.get(), recordB.get())) {
+        showComparison(labels, recordA->probs, recordB->probs);
+    }
+}
+
+void CompareView::showNothing(const QString& placeholder) {
+    for (HeatmapWidget* w : {m_a, m_b, m_diff}) {
+        w->clear(placeholder);
+    }
+    m_summary->clear();
+    m_rows->setRowCount(0);
+    m_total = std::nan("");
+}
+
+bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord* a,
+                            const forward::HeadRecord* b) {
+    const auto& f = m_session->result()->forward;
+    const HeadId heads[] = {m_session->selectedHead(), m_session->compareHead()};
+    const forward::HeadRecord* records[] = {a, b};
+    HeatmapWidget* widgets[] = {m_a, m_b};
+    const QString titles[] = {tr("A: layer %1, head %2"), tr("B: layer %1, head %2")};
+    for (int i = 0; i < 2; ++i) {
+        if (!records[i]) {
+            if (!isWaitingFor(m_waiting, heads[i])) {
+                m_waiting.push_back(heads[i]);
+            }
+            // The difference below gives the reason once for both.
+            widgets[i]->clear(headRecordPendingHeadline(*m_session, {heads[i]}));
+            continue;
+        }
+        render::ColorRange range;
+        widgets[i]->setMap(
+            render::heatmapImage(records[i]->probs, &f.allowed, m_session->heatmapStyle(), &range),
+            range, labels, labels, f.allowed);
+        widgets[i]->setTitle(titles[i].arg(heads[i].layer).arg(heads[i].head));
+    }
+    if (m_waiting.empty()) {
+        return true;
+    }
+    const QString pending = headRecordPendingText(*m_session, m_waiting);
+    m_diff->clear(pending);
+    // One line: a long error must not widen the bar (the widgets and the message bar have it).
+    m_summary->setText(pending.section(QLatin1Char('\n'), 0, 0));
+    m_rows->setRowCount(0);
+    m_total = std::nan("");
+    return false;
+}
+
+void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
+                                 const Matrix& mapB) {
+    const int n = m_session->result()->forward.nTokens;
     const analysis::HeadComparison c = analysis::compareHeads(mapA, mapB);
+    render::ColorRange range;
     m_diff->setMap(render::differenceImage(c.difference, &range), range, labels, labels,
                    std::nullopt);
     m_diff->setTitle(tr("A − B"));
     m_total = c.totalDivergence;
     m_summary->setText(tr("Jensen–Shannon divergence: %1 nats in total, %2 per query row")
                            .arg(c.totalDivergence, 0, 'f', 4)
-                           .arg(c.totalDivergence / std::max(1, f.nTokens), 0, 'f', 4));
-    m_rows->setRowCount(f.nTokens);
-    for (int q = 0; q < f.nTokens; ++q) {
+                           .arg(c.totalDivergence / std::max(1, n), 0, 'f', 4));
+    m_rows->setRowCount(n);
+    for (int q = 0; q < n; ++q) {
         m_rows->setItem(q, 0, new QTableWidgetItem(QStringLiteral("%1  %2").arg(q).arg(labels[q])));
         auto* value = new QTableWidgetItem(
             QString::number(c.rowDivergence[static_cast<std::size_t>(q)], 'f', 4));

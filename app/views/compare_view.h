@@ -1,10 +1,17 @@
 // Two heads side by side (same or different layers), their difference in a diverging colour
 // map, and the Jensen–Shannon divergence of every query row and in total (Clark et al.'s
 // head distance, methods.md §1.6). Head A follows the selected head; head B is the session's
-// compare head.
+// compare head. Heads that are being recomputed (maps over the memory budget) show
+// "Computing head L·H…" until the session has them.
 #pragma once
 
+#include <memory>
+#include <vector>
+
 #include <QWidget>
+
+#include "attnscope/base/head_id.h"
+#include "attnscope/forward/head_record.h"
 
 class QLabel;
 class QSpinBox;
@@ -32,6 +39,11 @@ public:
 
 private:
     void refresh();
+    void showNothing(const QString& placeholder);
+    // Draws what is there of A and B; false (and the pending text) while either is missing.
+    bool showHeads(const QStringList& labels, const forward::HeadRecord* a,
+                   const forward::HeadRecord* b);
+    void showComparison(const QStringList& labels, const Matrix& mapA, const Matrix& mapB);
 
     AnalysisSession* m_session;
     QSpinBox* m_layerA;
@@ -44,6 +56,7 @@ private:
     QLabel* m_summary;
     QTableWidget* m_rows;
     double m_total = 0;
+    std::vector<HeadId> m_waiting;  // heads being recomputed for this view
 };
 
 }  // namespace attnscope::app

@@ -10,6 +10,7 @@
 #include "attnscope/analysis/word_attention.h"
 #include "models/kv_groups.h"
 #include "session/analysis_session.h"
+#include "views/head_record_status.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -88,6 +89,11 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
+    connect(session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
+        if (isWaitingFor(m_waiting, h)) {
+            refresh();
+        }
+    });
     refresh();
 }
 
@@ -99,6 +105,8 @@ void HeadView::refresh() {
     m_head->setRange(0, std::max(0, m_session->headCount() - 1));
     m_layer->setValue(h.layer);
     m_head->setValue(h.head);
+    m_record.reset();
+    m_waiting.clear();
     if (!result) {
         m_info->clear();
         m_heatmap->clear(m_session->model() ? tr("Type a sentence to see this head's attention.")
@@ -121,13 +129,18 @@ void HeadView::refresh() {
     }
     m_info->setText(info);
     m_record = m_session->headRecord(h);
+    if (!m_record) {
+        m_waiting = {h};
+        m_heatmap->clear(headRecordPendingText(*m_session, m_waiting));
+        return;
+    }
     if (showingWords()) {
         refreshWords();
         return;
     }
     render::ColorRange range;
     const QImage img =
-        render::heatmapImage(m_record.probs, &f.allowed, m_session->heatmapStyle(), &range);
+        render::heatmapImage(m_record->probs, &f.allowed, m_session->heatmapStyle(), &range);
     const QStringList tokens = labels(*result);
     m_heatmap->setMap(img, range, tokens, tokens, f.allowed);
     m_heatmap->setTitle(
@@ -139,7 +152,7 @@ void HeadView::refreshWords() {
     const auto result = m_session->result();
     const HeadId h = m_session->selectedHead();
     const Matrix words =
-        analysis::wordAttention(m_record.probs, *m_alignment, analysis::FromAggregation::Mean);
+        analysis::wordAttention(m_record->probs, *m_alignment, analysis::FromAggregation::Mean);
     render::ColorRange range;
     const QImage img = render::heatmapImage(words, nullptr, m_session->heatmapStyle(), &range);
     const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
@@ -211,11 +224,14 @@ QString HeadView::tooltip(int row, int col) const {
     if (!result) {
         return {};
     }
+    if (!m_record) {
+        return {};  // still being recomputed
+    }
     if (showingWords()) {
         return wordTooltip(row, col);
     }
     const auto& f = result->forward;
-    if (row >= m_record.probs.rows() || col >= m_record.probs.cols()) {
+    if (row >= m_record->probs.rows() || col >= m_record->probs.cols()) {
         return {};  // the record of a newer result is on its way
     }
     const bool allowed = f.allowed(row, col) != 0;
@@ -226,18 +242,18 @@ QString HeadView::tooltip(int row, int col) const {
                        .arg(QString::fromStdString(result->label(col)));
     if (!allowed) {
         return text + tr("masked (not attended)\nlogit before the mask %1")
-                          .arg(m_record.logits(row, col), 0, 'f', 6);
+                          .arg(m_record->logits(row, col), 0, 'f', 6);
     }
     return text + tr("weight %1\nlogit %2 (scaled, before softmax)")
-                      .arg(m_record.probs(row, col), 0, 'f', 6)
-                      .arg(m_record.logits(row, col), 0, 'f', 6);
+                      .arg(m_record->probs(row, col), 0, 'f', 6)
+                      .arg(m_record->logits(row, col), 0, 'f', 6);
 }
 
 QString HeadView::wordTooltip(int row, int col) const {
     const auto result = m_session->result();
     const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
     const Matrix words =
-        analysis::wordAttention(m_record.probs, *m_alignment, analysis::FromAggregation::Mean);
+        analysis::wordAttention(m_record->probs, *m_alignment, analysis::FromAggregation::Mean);
     QString text = tr("from “%1” to “%2”\nweight %3 (mean over the from-word's tokens, sum over "
                       "the to-word's tokens)")
                        .arg(units.value(row), units.value(col))

@@ -9,9 +9,13 @@
 // w with gold head h > 0 outlines cell (first token of w, first token of h). The "Words" toggle
 // shows the same head at word level instead: wordAttention(map, alignment, mean) over the
 // alignment units ([CLS], words, [SEP]), with the gold arcs outlined at word level.
+//
+// When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
+// the view says "Computing head L·H…" until the session has it (head_record_status.h).
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -79,7 +83,9 @@ private:
     QCheckBox* m_words;
     GoldSource m_goldSource;
     std::optional<analysis::GoldSentence> m_gold;
-    forward::HeadRecord m_record;  // the shown head's maps (tooltips read them too)
+    // The shown head's maps (tooltips read them too); null while it is being recomputed.
+    std::shared_ptr<const forward::HeadRecord> m_record;
+    std::vector<HeadId> m_waiting;  // the head being recomputed for this view, if any
     std::optional<analysis::WordAlignment> m_alignment;  // of m_gold to the result's tokens
 };
 

@@ -37,8 +37,9 @@ HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
 void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
                            const QStringList& rowLabels, const QStringList& colLabels,
                            std::optional<BoolMatrix> allowed) {
-    const bool sameSize = image.size() == m_image.size();
+    const bool sameSize = image.size() == m_cells;
     m_image = image;
+    m_cells = image.size();
     m_range = range;
     m_rowLabels = rowLabels;
     m_colLabels = colLabels;

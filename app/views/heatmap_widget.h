@@ -30,6 +30,8 @@ public:
     // `image` has one pixel per cell; `masked` (optional) marks cells drawn hatched.
     void setMap(const QImage& image, const render::ColorRange& range, const QStringList& rowLabels,
                 const QStringList& colLabels, std::optional<BoolMatrix> allowed);
+    // Shows `placeholder` instead of a map. Zoom and pan stay for a next map of the same size,
+    // so stepping through heads that are computed on demand keeps the view where it was.
     void clear(const QString& placeholder);
     void setTitle(const QString& title);
 
@@ -39,6 +41,9 @@ public:
     void setOutlinedCells(std::vector<std::pair<int, int>> cells);
 
     const QImage& image() const { return m_image; }
+
+    // The text shown instead of a map; empty while a map is shown.
+    const QString& placeholder() const { return m_placeholder; }
 
     // The on-screen rectangle of a cell in widget coordinates (for tests and overlays).
     QRectF cellRect(int row, int col) const;
@@ -78,6 +83,7 @@ private:
     void clampPan();
 
     QImage m_image;
+    QSize m_cells;  // of the last map set, kept through clear()
     render::ColorRange m_range;
     QStringList m_rowLabels;
     QStringList m_colLabels;

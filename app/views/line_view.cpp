@@ -15,6 +15,7 @@
 
 #include "session/analysis_session.h"
 #include "views/chart_palette.h"
+#include "views/head_record_status.h"
 #include "views/line_canvas.h"
 
 namespace attnscope::app {
@@ -107,6 +108,11 @@ LineView::LineView(AnalysisSession* session, QWidget* parent)
         refresh();
     });
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &LineView::refresh);
+    connect(m_session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
+        if (isWaitingFor(m_waiting, h)) {
+            refresh();
+        }
+    });
     updateSpinRanges();
     refresh();
 }
@@ -175,6 +181,7 @@ void LineView::refresh() {
     const std::vector<HeadId> heads = drawnHeads();
     m_add->setEnabled(result != nullptr && static_cast<int>(m_extra.size()) < kMaxOverlaySlots - 1);
     m_clear->setEnabled(!m_extra.empty());
+    m_waiting.clear();
     if (!result) {
         m_canvas->clear(
             tr("No result yet.\nOpen a model and enter a sentence to see which "
@@ -190,7 +197,17 @@ void LineView::refresh() {
         const bool selected = followsSelected() && h == m_session->selectedHead();
         const auto it = std::find(m_extra.begin(), m_extra.end(), h);
         const int slot = selected ? 0 : 1 + static_cast<int>(it - m_extra.begin());
-        overlay.push_back({h, overlayColor(slot, palette()), m_session->headRecord(h).probs});
+        if (const auto record = m_session->headRecord(h)) {
+            overlay.push_back({h, overlayColor(slot, palette()), record->probs});
+        } else {
+            m_waiting.push_back(h);
+        }
+    }
+    if (!m_waiting.empty()) {
+        m_canvas->clear(headRecordPendingText(*m_session, m_waiting));
+        m_note->clear();
+        rebuildLegend(heads);
+        return;
     }
     const bool many = result->forward.nTokens > kManyTokens;
     m_canvas->setData(result, overlay, many ? kManyTokensMinWeight : 0.0f);

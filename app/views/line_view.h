@@ -5,6 +5,8 @@
 // weights below kManyTokensMinWeight are not drawn, and the view says so.
 //
 // Observes the AnalysisSession (result, selected head); the drawing is LineCanvas. GUI thread.
+// Heads being recomputed (maps over the memory budget) are drawn once all of them are there;
+// meanwhile the canvas says "Computing head L·H…".
 #pragma once
 
 #include <vector>
@@ -77,6 +79,7 @@ private:
     QLabel* m_note;
     QScrollArea* m_scroll;
     LineCanvas* m_canvas;
+    std::vector<HeadId> m_waiting;  // heads being recomputed for this view
 };
 
 }  // namespace attnscope::app

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "session/analysis_session.h"
+#include "views/head_record_status.h"
 #include "views/offset_chart.h"
 
 namespace attnscope::app {
@@ -50,9 +51,6 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
     m_placeholder->setAlignment(Qt::AlignCenter);
     m_placeholder->setWordWrap(true);
     m_placeholder->setForegroundRole(QPalette::PlaceholderText);
-    m_placeholder->setText(
-        tr("No result yet.\nOpen a model and enter a sentence to see how the selected head's "
-           "attention depends on relative position."));
     m_caption->setWordWrap(true);
     m_caption->setTextFormat(Qt::RichText);
     m_caption->setContentsMargins(8, 6, 8, 2);
@@ -73,6 +71,11 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
     // A new result covers a new sentence, mask or scale: the service recomputes and sets it.
     connect(m_session, &AnalysisSession::resultChanged, this, &OffsetsView::refresh);
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &OffsetsView::refresh);
+    connect(m_session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
+        if (m_waiting == h) {
+            refresh();
+        }
+    });
     refresh();
 }
 
@@ -81,12 +84,12 @@ bool OffsetsView::hasResult() const {
 }
 
 void OffsetsView::refresh() {
+    m_waiting.reset();
     const auto result = m_session->result();
     if (!result || result->forward.nTokens <= 0 || result->forward.nLayers <= 0) {
-        m_verdict = {};
-        m_chart->clearData();
-        m_caption->clear();
-        m_stack->setCurrentIndex(0);
+        showPlaceholder(
+            tr("No result yet.\nOpen a model and enter a sentence to see how the selected "
+               "head's attention depends on relative position."));
         return;
     }
     const auto& forward = result->forward;
@@ -96,10 +99,15 @@ void OffsetsView::refresh() {
                       std::clamp(selected.head, 0, forward.nHeads - 1)};
     analysis::RelativePositionAccumulator acc;
     // The session's record: recomputed by the core when the maps did not fit the budget.
-    const forward::HeadRecord record = m_session->headRecord(head);
-    const auto cells = static_cast<std::size_t>(record.probs.size());
+    const auto record = m_session->headRecord(head);
+    if (!record) {
+        m_waiting = head;
+        showPlaceholder(headRecordPendingText(*m_session, {head}));
+        return;
+    }
+    const auto cells = static_cast<std::size_t>(record->probs.size());
     const std::vector<std::uint8_t> special = analysis::specialFlags(result->tokens);
-    acc.add({record.probs.data(), cells}, forward.nTokens, special,
+    acc.add({record->probs.data(), cells}, forward.nTokens, special,
             {forward.allowed.data(), cells});
     m_verdict = acc.verdict();
     OffsetChart::Data profile;
@@ -111,6 +119,14 @@ void OffsetsView::refresh() {
     m_chart->setData(std::move(profile));
     m_caption->setText(captionText(acc));
     m_stack->setCurrentIndex(1);
+}
+
+void OffsetsView::showPlaceholder(const QString& text) {
+    m_verdict = {};
+    m_chart->clearData();
+    m_caption->clear();
+    m_placeholder->setText(text);
+    m_stack->setCurrentIndex(0);
 }
 
 // "Positional: 93 % of queries attend most to offset −1 (the previous token)", then the rule,

@@ -5,12 +5,17 @@
 //
 // Observes the session: a new result (new sentence, mask or scale) or another selected head
 // recomputes the profile with the core's RelativePositionAccumulator, special tokens left out
-// as queries, as the CLI's `positions` command does by default. GUI thread only.
+// as queries, as the CLI's `positions` command does by default. When the head is being
+// recomputed (maps over the memory budget), the placeholder says "Computing head L·H…" until
+// the session has it. GUI thread only.
 #pragma once
+
+#include <optional>
 
 #include <QWidget>
 
 #include "attnscope/analysis/relative_position.h"
+#include "attnscope/base/head_id.h"
 
 class QLabel;
 class QStackedWidget;
@@ -38,6 +43,7 @@ public:
 
 private:
     void refresh();
+    void showPlaceholder(const QString& text);
     QString captionText(const analysis::RelativePositionAccumulator& acc) const;
 
     AnalysisSession* m_session;
@@ -46,6 +52,7 @@ private:
     QLabel* m_caption;
     OffsetChart* m_chart;
     analysis::PositionalVerdict m_verdict;
+    std::optional<HeadId> m_waiting;  // the head being recomputed for this view
 };
 
 }  // namespace attnscope::app

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 import model as bert
+from metrics_file import merge_metrics
 import wordpiece as wp
 
 
@@ -50,7 +51,10 @@ def offsets_of(att, ids, special_keys):
     return best - np.array(queries)[None, None, :]
 
 
-def positional_table(hists, threshold=0.9):
+VOITA_THRESHOLD = 0.9  # Voita et al.: positional iff the top offset covers >= 90 % of queries
+
+
+def positional_table(hists, threshold=VOITA_THRESHOLD):
     rows = []
     for (l, h), hist in sorted(hists.items()):
         total = sum(hist.values())
@@ -135,6 +139,9 @@ def main():
                   for l in range(n_layers)]
     result = {
         "sentences": len(picked),
+        "parity_sentences": min(a.parity, len(picked)),
+        "positional_threshold": VOITA_THRESHOLD,
+        "treebank": os.path.abspath(a.treebank),
         "tokenizer_id_mismatches": id_mismatch,
         "attnscope_vs_torch_max_abs_diff": max_diff,
         "attnscope_info_stderr": info.stderr.strip(),
@@ -148,12 +155,7 @@ def main():
         "deps": deps_table,
         "deps_notes": deps_notes,
     }
-    path = f"{a.model_dir}/metrics.json"
-    metrics = json.load(open(path)) if os.path.exists(path) else {}
-    metrics["heads"] = result
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=1)
-        f.write("\n")
+    merge_metrics(a.model_dir, {"heads": result})
 
     md = ["| head | r* (all keys) | freq | positional | r* (no special keys) | freq | "
           "mean entropy (nats) |", "|---|---:|---:|---|---:|---:|---:|"]

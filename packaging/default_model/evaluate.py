@@ -22,6 +22,7 @@ import torch.nn.functional as F
 
 import model as bert
 import train
+from metrics_file import merge_metrics
 import wordpiece as wp
 
 
@@ -96,18 +97,14 @@ def main():
         "single_sentences": score(model, single, mseed, uni),
     }
     print(json.dumps(result, indent=1))
-    path = f"{a.model_dir}/metrics.json"
-    metrics = json.load(open(path)) if os.path.exists(path) else {}
-    metrics["heldout_mlm"] = result
+    sections = {"heldout_mlm": result}
     # Training facts and corpus sizes travel with the model.
     for key, src in (("training", f"{a.work}/train_info.json"),
                      ("corpus", f"{a.data_dir}/corpus_stats.json")):
         if os.path.exists(src):
             with open(src) as f:
-                metrics[key] = json.load(f)
-    with open(path, "w") as f:
-        json.dump(metrics, f, indent=1)
-        f.write("\n")
+                sections[key] = json.load(f)
+    merge_metrics(a.model_dir, sections)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ import argparse
 import hashlib
 import json
 import os
+import subprocess
 import time
 
 # Must be set before torch starts its OpenMP runtime; train.sh exports the same.
@@ -27,6 +28,48 @@ import wordpiece as wp
 
 def log(msg):
     print(time.strftime("%Y-%m-%d %H:%M:%S"), msg, flush=True)
+
+
+def read_lines(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return f.read().splitlines()
+
+
+def command_output(cmd):
+    """stdout of cmd, or "" when the tool is missing or fails: machine facts are optional."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, check=True,
+                              env=dict(os.environ, LC_ALL="C")).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return ""
+
+
+def machine_info():
+    """The CPU and memory this run trains on, for the model card's machine line (from lscpu)."""
+    cpu = {k.strip(): v.strip() for k, _, v in
+           (line.partition(":") for line in command_output(["lscpu"]).splitlines()) if v}
+    as_int = lambda key: int(cpu[key]) if cpu.get(key, "").isdigit() else None
+    cores = (as_int("Core(s) per socket") or 0) * (as_int("Socket(s)") or 0) or None
+    mem = [l.split()[1] for l in read_lines("/proc/meminfo") if l.startswith("MemTotal:")]
+    return {"cpu_model_name": cpu.get("Model name"), "cpu_vendor": cpu.get("Vendor ID"),
+            "cpu_family": as_int("CPU family"), "cpu_model": as_int("Model"),
+            "logical_cpus": as_int("CPU(s)"), "cores": cores,
+            "hypervisor": cpu.get("Hypervisor vendor"),
+            "memory_gib": round(int(mem[0]) / 2**20, 1) if mem else None,
+            "cuda": torch.cuda.is_available()}
+
+
+def software_info():
+    """Versions that decide whether weights come out bit-identical (see the module docstring)."""
+    dpkg = command_output(["dpkg-query", "-W", "-f", "${Package} ${Version}\\n", "python3-torch",
+                           "libopenblas0-openmp"])
+    os_name = [l.split("=", 1)[1].strip().strip('"') for l in read_lines("/etc/os-release")
+               if l.startswith("PRETTY_NAME=")]
+    return {"os": os_name[0] if os_name else None, "torch": torch.__version__,
+            "packages": dict(l.split(" ", 1) for l in dpkg.splitlines() if " " in l),
+            "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY")}
 
 
 def tokenize_file(path, tok):
@@ -154,11 +197,20 @@ def main():
                             lr=a.lr, betas=(0.9, 0.98), eps=1e-6)
 
     ckpt, step, wall0, cpu0 = f"{a.work_dir}/checkpoint.pt", 0, 0.0, 0.0
-    if os.path.exists(ckpt) and not a.timing:
-        state = torch.load(ckpt)
+    loss_log = []  # [step, mean loss, tokens/s] per logged window, for the model card
+    state = torch.load(ckpt) if os.path.exists(ckpt) and not a.timing else None
+    # A checkpoint of a run with another schedule (steps, LR, batch, seed) would continue under
+    # the wrong learning-rate curve and give a model no rerun reproduces: start over instead.
+    same_run = ("steps", "batch", "lr", "warmup", "seed", "max_pos", "layers", "heads", "hidden")
+    if state and any(state["args"].get(k) != vars(a).get(k) for k in same_run):
+        theirs = {k: state["args"].get(k) for k in same_run}
+        log(f"{ckpt} is from a run with other settings {theirs}; starting over")
+        state = None
+    if state:
         model.load_state_dict(state["model"])
         opt.load_state_dict(state["opt"])
         step, wall0, cpu0 = state["step"], state["wall"], state["cpu"]
+        loss_log = state.get("loss_log", [])  # checkpoints from before the log have none
         log(f"resumed from {ckpt} at step {step}")
 
     # Packing is done once; epoch e is shuffled with RandomState(seed + 1 + e), so the order of
@@ -199,6 +251,7 @@ def main():
             dt = time.time() - window_t
             wall = wall0 + time.time() - t_start
             cpu = cpu0 + time.process_time() - c_start
+            loss_log.append([step, round(sum_loss / sum_n, 4), round(sum_tok / dt)])
             log(f"step {step}/{a.steps} epoch {epoch} loss {sum_loss / sum_n:.4f} "
                 f"acc {sum_correct / sum_n:.4f} lr {opt.param_groups[0]['lr']:.2e} "
                 f"{sum_tok / dt:.0f} tok/s wall {wall / 60:.1f} min cpu {cpu / 60:.1f} min")
@@ -206,7 +259,8 @@ def main():
         if not a.timing and (time.time() - last_ckpt > 60 * a.ckpt_minutes or step == end):
             state = {"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
                      "wall": wall0 + time.time() - t_start,
-                     "cpu": cpu0 + time.process_time() - c_start, "args": vars(a)}
+                     "cpu": cpu0 + time.process_time() - c_start, "args": vars(a),
+                     "loss_log": loss_log}
             torch.save(state, ckpt + ".tmp")
             os.replace(ckpt + ".tmp", ckpt)
             last_ckpt = time.time()
@@ -218,14 +272,20 @@ def main():
     cpu = cpu0 + time.process_time() - c_start
     model.eval()
     bert.export(model, a.out_dir, wp.PAD)
+    # Every number in an existing metrics.json described the previous weights. The later stages
+    # rebuild it; a stage that is skipped must then show as missing in the card, not as stale.
+    if os.path.exists(f"{a.out_dir}/metrics.json"):
+        os.remove(f"{a.out_dir}/metrics.json")
     info = {"steps": a.steps, "batch": a.batch, "max_len": a.max_pos, "lr": a.lr,
             "warmup_steps": warmup, "seed": a.seed, "threads": a.threads,
             "parameters": n_params, "train_sentences": len(sentences),
             "train_tokens": int(sum(map(len, sentences))),
-            "wall_minutes": round(wall / 60, 1), "cpu_minutes": round(cpu / 60, 1)}
+            "sequences": len(seqs), "steps_per_epoch": per_epoch,
+            "wall_minutes": round(wall / 60, 1), "cpu_minutes": round(cpu / 60, 1),
+            "machine": machine_info(), "software": software_info(), "loss_log": loss_log}
     with open(f"{a.work_dir}/train_info.json", "w") as f:
         json.dump(info, f, indent=1)
-    log(f"exported to {a.out_dir}: {info}")
+    log(f"exported to {a.out_dir}: { {k: v for k, v in info.items() if k != 'loss_log'} }")
 
 
 if __name__ == "__main__":

@@ -3,11 +3,15 @@
 #include "attnscope/forward/forward_pass.h"
 
 #include <algorithm>
+#include <exception>
 #include <string>
+
+#include <omp.h>
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/ops/attention.h"
+#include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attnscope/ops/rope.h"
 #include "layer_attention.h"
@@ -54,10 +58,10 @@ void checkInput(const ModelSpec& spec, const ForwardInput& input) {
 Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos) {
     const ModelSpec& spec = m.spec;
     const auto n = static_cast<Eigen::Index>(input.tokenIds.size());
-    Matrix x(n, spec.dModel);
+    // Only the sentence's rows are widened when the embedding stayed half precision.
+    Matrix x = ops::weightRows(m.weights.tokenEmbedding, input.tokenIds);  // [n, dModel]
     for (Eigen::Index i = 0; i < n; ++i) {
         const auto ui = static_cast<std::size_t>(i);
-        x.row(i) = m.weights.tokenEmbedding.row(input.tokenIds[ui]);
         if (spec.learnedPositions) {
             x.row(i) += m.weights.positionEmbedding.row(pos[ui]);
         }
@@ -115,6 +119,8 @@ void summarize(ForwardResult& r, HeadId h, std::ptrdiff_t index, const HeadSink&
 
 // Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
 // With grouped-query attention several query heads read the same key/value head.
+// Heads are independent, so they run in parallel over the compute threads, each thread with
+// its own scratch; softmax and entropy then scale with the threads, not only the products.
 Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
                    const detail::AttentionContext& ctx, float scale, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
@@ -124,19 +130,39 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
     const detail::Projections p = detail::project(m, layer, h, ctx);
     const Eigen::Index n = h.rows();
     const int dv = spec.headDimV;
-    HeadSink s{Matrix(n, n), Matrix(n, n), Matrix(n, dv)};
     Matrix concat(n, spec.nHeads * dv);  // [n, nHeads * headDimV]
-    for (int head = 0; head < spec.nHeads; ++head) {
-        const std::ptrdiff_t index = static_cast<std::ptrdiff_t>(layer) * spec.nHeads + head;
-        Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
-        r.fullyMaskedRows = detail::attendHead(spec, p, head, scale, ctx.bias,
-                                               {s.logits, s.probs, s.context, entropy});
-        summarize(r, {layer, head}, index, s);
-        if (r.mapsRecorded) {
-            keep(r, index, s);
+    std::vector<int> fullyMasked;        // the same for every head: the bias is shared
+    std::exception_ptr failure;          // an exception may not leave an OpenMP region
+    const int team = std::clamp(omp_get_max_threads(), 1, spec.nHeads);
+#pragma omp parallel num_threads(team)
+    {
+        HeadSink s{Matrix(n, n), Matrix(n, n), Matrix(n, dv)};
+#pragma omp for schedule(static)
+        for (int head = 0; head < spec.nHeads; ++head) {
+            try {
+                const std::ptrdiff_t index =
+                    static_cast<std::ptrdiff_t>(layer) * spec.nHeads + head;
+                Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
+                std::vector<int> masked = detail::attendHead(
+                    spec, p, head, scale, ctx.bias, {s.logits, s.probs, s.context, entropy});
+                summarize(r, {layer, head}, index, s);
+                if (r.mapsRecorded) {
+                    keep(r, index, s);
+                }
+                concat.middleCols(head * dv, dv) = s.context;
+                if (head == 0) {
+                    fullyMasked = std::move(masked);
+                }
+            } catch (...) {
+#pragma omp critical(attnscope_attend_failure)
+                failure = std::current_exception();
+            }
         }
-        concat.middleCols(head * dv, dv) = s.context;
     }
+    if (failure) {
+        std::rethrow_exception(failure);
+    }
+    r.fullyMaskedRows = std::move(fullyMasked);
     return ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
 }
 

@@ -1,5 +1,7 @@
 #include "layer_attention.h"
 
+#include <omp.h>
+
 #include "attnscope/ops/layer_ops.h"
 
 namespace attnscope::forward::detail {
@@ -30,8 +32,29 @@ Projections project(const model::Model& m, int layer, const Matrix& h,
     return p;
 }
 
+namespace {
+
+// Keeps Eigen from splitting this thread's products over an OpenMP team while it lives. A head
+// is computed by one thread both in the pass (heads run in parallel) and in recomputeHead
+// (alone), so its products see the same kernels and blocking and the bits agree.
+class SerialProducts {
+public:
+    SerialProducts() : m_saved(omp_get_max_threads()) { omp_set_num_threads(1); }
+
+    ~SerialProducts() { omp_set_num_threads(m_saved); }
+
+    SerialProducts(const SerialProducts&) = delete;
+    SerialProducts& operator=(const SerialProducts&) = delete;
+
+private:
+    int m_saved;
+};
+
+}  // namespace
+
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
                             float scale, const Matrix& bias, ops::AttentionOutputs out) {
+    const SerialProducts serial;
     const int dk = spec.headDimK;
     const int dv = spec.headDimV;
     const int kv = spec.kvHeadOf(head);

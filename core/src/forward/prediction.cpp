@@ -40,7 +40,9 @@ Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
         ops::activate(x, model.spec.headActivation);
         x = ops::layerNorm(x, head.transformNorm, model.spec.normEps);
     }
-    Matrix logits = x * model.weights.decoder().transpose();
+    // Through ops::linear so a half-precision decoder (tied or not) is widened a block of
+    // vocabulary rows at a time, never as a whole [vocabSize, dModel] fp32 copy.
+    Matrix logits = ops::linear(x, model.weights.decoder());
     if (head.bias.size() > 0) {
         logits.rowwise() += head.bias.transpose();
     }

@@ -1,6 +1,7 @@
 #include "attnscope/io/mapped_file.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 
@@ -66,6 +67,26 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
         m_size = std::exchange(other.m_size, 0);
     }
     return *this;
+}
+
+// madvise rather than reading tensors with pread: the header checks, the tests and the
+// reference readers all work on spans of the mapping, and MADV_DONTNEED gives the same peak
+// (a tensor's pages are resident only while it is copied) without a second code path.
+void MappedFile::dropPages(std::span<const std::byte> range) const noexcept {
+    const auto base = reinterpret_cast<std::uintptr_t>(m_data);
+    const auto begin = reinterpret_cast<std::uintptr_t>(range.data());
+    if (m_data == nullptr || range.empty() || begin < base || begin - base > m_size ||
+        range.size() > m_size - (begin - base)) {
+        return;  // not a part of this mapping
+    }
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+    const std::uintptr_t end = begin + range.size();
+    // Inward to whole pages: an edge page shared with a neighbouring tensor is left alone.
+    const std::uintptr_t first = (begin + page - 1) / page * page;
+    const std::uintptr_t last = end / page * page;
+    if (first < last) {
+        ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);
+    }
 }
 
 void MappedFile::release() noexcept {

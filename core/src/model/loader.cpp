@@ -1,5 +1,6 @@
 // Loads a Hugging Face model folder: config.json -> ModelSpec (through the architecture's
 // table), safetensors -> typed weight slots (every name and shape checked), tokenizer files.
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <set>
@@ -105,10 +106,11 @@ std::string shapeString(const std::vector<std::int64_t>& shape) {
     return out + "]";
 }
 
+// Copies tensors out of the mapped checkpoint, checking every shape; drops each tensor's
+// mapped pages once copied and reports progress as the fraction of the checkpoint's bytes read.
 class WeightReader {
 public:
-    WeightReader(const io::Checkpoint& ckpt, std::string prefix)
-        : m_ckpt(ckpt), m_prefix(std::move(prefix)) {}
+    WeightReader(const io::Checkpoint& ckpt, std::string prefix, const LoadOptions& options);
 
     // Reads `name` into a [rows, cols] matrix (cols == 0: a vector stored as [rows, 1]).
     Matrix read(const std::string& name, Role role, Layout layout, std::pair<int, int> shape);
@@ -127,14 +129,41 @@ public:
 
 private:
     io::TensorRef locate(const std::string& name, Role role);
+    void finish(const io::TensorRef& ref);
 
     const io::Checkpoint& m_ckpt;
     std::string m_prefix;
+    const LoadOptions& m_options;
     std::set<std::string> m_used;
     std::int64_t m_parameters = 0;
+    std::size_t m_totalBytes = 0;  // of every tensor in the checkpoint, also those not read
+    std::size_t m_bytesRead = 0;
 };
 
+WeightReader::WeightReader(const io::Checkpoint& ckpt, std::string prefix,
+                           const LoadOptions& options)
+    : m_ckpt(ckpt), m_prefix(std::move(prefix)), m_options(options) {
+    for (const auto& file : ckpt.files()) {
+        for (const auto& [name, t] : file->tensors()) {
+            m_totalBytes += t.bytes.size();  // each within the file: checked when opened
+        }
+    }
+}
+
+// A 7 B model has a few hundred tensors of up to a GiB, so progress counts bytes, not tensors.
+// Without dropPages every page read would stay resident until the checkpoint is closed, and
+// the load would peak at the file's size plus the copies.
+void WeightReader::finish(const io::TensorRef& ref) {
+    ref.file->dropPages(*ref.info);
+    m_bytesRead += ref.info->bytes.size();
+    if (m_options.progress && m_totalBytes > 0) {
+        m_options.progress(
+            std::min(1.0, static_cast<double>(m_bytesRead) / static_cast<double>(m_totalBytes)));
+    }
+}
+
 io::TensorRef WeightReader::locate(const std::string& name, Role role) {
+    m_options.cancel.throwIfCancelled();
     io::TensorRef ref = m_ckpt.find(m_prefix + name);
     // Checkpoints converted from TensorFlow name LayerNorm parameters gamma/beta.
     const auto swapSuffix = [&](std::string_view from, const char* to) {
@@ -182,6 +211,7 @@ Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
     Matrix m(expected[0], expected.size() > 1 ? expected[1] : 1);
     io::widenToFloat(t, {m.data(), static_cast<std::size_t>(m.size())}, ref.file->path().string());
     m_parameters += t.numel();
+    finish(ref);
     if (layout == Layout::Conv1DInOut) {
         return m.transpose();
     }
@@ -202,6 +232,7 @@ std::optional<HalfMatrix> WeightReader::readHalf(const std::string& name, Role r
     h.bits.resize(expected[0], expected[1]);
     std::memcpy(h.bits.data(), t.bytes.data(), t.bytes.size());  // size checked by the reader
     m_parameters += t.numel();
+    finish(ref);
     if (layout == Layout::Conv1DInOut) {
         h.bits = h.bits.transpose().eval();
     }
@@ -242,6 +273,20 @@ bool keepHalf(const io::Checkpoint& ckpt, WeightPrecision precision) {
     return floats * sizeof(float) > kAutoHalfBytes;
 }
 
+// Reads a model-level tensor (embeddings, norms, head) into its slot; the token embedding and
+// the decoder stay half precision when the layers do.
+void readModelTensor(WeightReader& reader, const std::string& name, Role role, Layout layout,
+                     Model& model) {
+    const auto shape = expectedShape(role, model.spec);
+    if (model.halfWeights && detail::halfEligible(role)) {
+        if (std::optional<HalfMatrix> half = reader.readHalf(name, role, layout, shape)) {
+            detail::assignHalfModelSlot(role, std::move(*half), model.weights);
+            return;
+        }
+    }
+    detail::assignModelSlot(role, reader.read(name, role, layout, shape), model.weights);
+}
+
 // The prediction head, when the checkpoint has one (BertModel and friends do not). A tied
 // decoder reuses the token embedding, so nothing is copied.
 void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layout, Model& model,
@@ -257,8 +302,7 @@ void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layo
     }
     reader.setPrefix("");
     const auto readInto = [&](Role role, const char* name) {
-        detail::assignModelSlot(
-            role, reader.read(name, role, Layout::Plain, expectedShape(role, spec)), model.weights);
+        readModelTensor(reader, name, role, Layout::Plain, model);
     };
     for (const TensorEntry& e : layout.transform) {
         readInto(e.role, e.name);  // a partial transform fails here, naming the missing tensor
@@ -279,20 +323,16 @@ void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layo
 void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& model,
                  const LoadOptions& options) {
     const ModelSpec& spec = model.spec;
-    WeightReader reader(ckpt, model.tensorPrefix);
+    WeightReader reader(ckpt, model.tensorPrefix, options);
     model.weights.layers.resize(static_cast<std::size_t>(spec.nLayers));
-    const double total = static_cast<double>(table.tensors.size());
-    double done = 0;
     for (const TensorEntry& e : table.tensors) {
-        options.cancel.throwIfCancelled();
         if ((e.role == Role::TokenTypeEmbedding && spec.typeVocabSize == 0) ||
             (e.needed != nullptr && !e.needed(spec))) {
             continue;
         }
         const auto shape = expectedShape(e.role, spec);
         if (!isPerLayer(e.name)) {
-            detail::assignModelSlot(e.role, reader.read(e.name, e.role, e.layout, shape),
-                                    model.weights);
+            readModelTensor(reader, e.name, e.role, e.layout, model);
         } else {
             for (int layer = 0; layer < spec.nLayers; ++layer) {
                 const std::string name = layerName(e.name, layer);
@@ -309,11 +349,11 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
                 }
             }
         }
-        if (options.progress) {
-            options.progress(++done / total);
-        }
     }
     readPredictionHead(ckpt, table.prediction, model, reader);
+    if (options.progress) {
+        options.progress(1.0);  // tensors the model does not use were never read
+    }
     model.parameterCount = reader.parameterCount();
     std::vector<std::string> unknown;
     for (const std::string& name : ckpt.tensorNames()) {

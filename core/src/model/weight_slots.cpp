@@ -108,9 +108,19 @@ bool halfEligible(Role role) {
         case Role::FfnGateWeight:
         case Role::FfnUpWeight:
         case Role::FfnDownWeight:
+        case Role::TokenEmbedding:
+        case Role::HeadDecoderWeight:
             return true;
         default:
             return false;
+    }
+}
+
+void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w) {
+    if (role == Role::TokenEmbedding) {
+        w.tokenEmbedding.half = std::move(h);
+    } else if (role == Role::HeadDecoderWeight) {
+        w.prediction.decoder.half = std::move(h);
     }
 }
 
@@ -153,7 +163,7 @@ void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l
 void assignModelSlot(Role role, Matrix m, Weights& w) {
     switch (role) {
         case Role::TokenEmbedding:
-            w.tokenEmbedding = std::move(m);
+            w.tokenEmbedding.weight = std::move(m);
             break;
         case Role::PositionEmbedding:
             w.positionEmbedding = std::move(m);
@@ -186,7 +196,7 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
             w.prediction.transformNorm.bias = asVector(std::move(m));
             break;
         case Role::HeadDecoderWeight:
-            w.prediction.decoder = std::move(m);
+            w.prediction.decoder.weight = std::move(m);
             break;
         case Role::HeadDecoderBias:
             w.prediction.bias = asVector(std::move(m));

@@ -10,8 +10,10 @@ namespace attnscope::model::detail {
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l);
 void assignModelSlot(Role role, Matrix m, Weights& w);
 
-// The per-layer matrices that may stay half precision (the bulk of every model).
+// The matrices that may stay half precision (the bulk of every model): the per-layer
+// projections, the token embedding and the prediction decoder.
 bool halfEligible(Role role);
 void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l);
+void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w);
 
 }  // namespace attnscope::model::detail

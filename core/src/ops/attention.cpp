@@ -19,6 +19,40 @@ float rowEntropy(const Eigen::Ref<const RowVector>& p) {
     return static_cast<float>(h);
 }
 
+namespace {
+
+// Softmax of one row of logits + bias into `p`; returns the row's entropy. The exponentials
+// are Eigen's vectorised ones (libm's scalar expf and log were a fifth of a BERT-base pass).
+// Entropy needs no logarithm per key: with p_j = e_j / z and e_j = exp(s_j - max),
+// -sum p_j ln p_j = ln z - sum p_j (s_j - max), summed in double over the allowed keys.
+float softmaxRow(const Eigen::Ref<const RowVector>& logits, const Eigen::Ref<const RowVector>& bias,
+                 float maxLogit, Eigen::Ref<RowVector> p) {
+    constexpr float kNegInf = -std::numeric_limits<float>::infinity();
+    // Subtract the max before exp, as torch.softmax does, so large logits cannot overflow.
+    p = ((logits + bias).array() - maxLogit).exp();
+    if (bias.minCoeff() == kNegInf) {
+        // Eigen's exp clamps its argument near -88, so exp(-inf) comes out as a ~1e-39
+        // denormal; forbidden keys are set to exactly 0 as PyTorch gives.
+        for (Eigen::Index k = 0; k < p.size(); ++k) {
+            if (bias[k] == kNegInf) {
+                p[k] = 0.0f;
+            }
+        }
+    }
+    const float z = p.sum();
+    p /= z;
+    double weighted = 0.0;
+    for (Eigen::Index k = 0; k < p.size(); ++k) {
+        if (p[k] > 0.0f) {
+            weighted +=
+                static_cast<double>(p[k]) * (static_cast<double>(logits[k]) + bias[k] - maxLogit);
+        }
+    }
+    return static_cast<float>(std::log(static_cast<double>(z)) - weighted);
+}
+
+}  // namespace
+
 std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                                const Eigen::Ref<const Matrix>& v, float scale, const Matrix& bias,
                                AttentionOutputs out) {
@@ -27,22 +61,16 @@ std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::R
     out.logits *= scale;
     std::vector<int> fullyMasked;
     for (Eigen::Index row = 0; row < out.logits.rows(); ++row) {
-        auto p = out.probs.row(row);
-        p = out.logits.row(row) + bias.row(row);
-        const float maxLogit = p.maxCoeff();
+        const float maxLogit = (out.logits.row(row) + bias.row(row)).maxCoeff();
         // Decided on the bias, as ONNX does: a row with no allowed key has no distribution.
-        if (maxLogit == kNegInf || (bias.row(row).array() == kNegInf).all()) {
-            p.setZero();
+        if (maxLogit == kNegInf || bias.row(row).maxCoeff() == kNegInf) {
+            out.probs.row(row).setZero();
             out.entropy[row] = 0.0f;
             fullyMasked.push_back(static_cast<int>(row));
             continue;
         }
-        // Subtract the max before exp, as torch.softmax does, so large logits cannot overflow.
-        // Eigen's vectorised exp clamps its argument near -88, so exp(-inf) would come out as
-        // a ~1e-39 denormal; forbidden keys are set to exactly 0 as PyTorch gives.
-        p = (bias.row(row).array() == kNegInf).select(0.0f, (p.array() - maxLogit).exp());
-        p /= p.sum();
-        out.entropy[row] = rowEntropy(p);
+        out.entropy[row] =
+            softmaxRow(out.logits.row(row), bias.row(row), maxLogit, out.probs.row(row));
     }
     out.output.noalias() = out.probs * v;
     return fullyMasked;

@@ -8,6 +8,7 @@
 
 #include "attnscope/analysis/head_stats.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/head_record.h"
 #include "attnscope/model/model.h"
@@ -64,6 +65,31 @@ TEST_P(MapBudget, RecomputedHeadsEqualTheFullRecordingBitForBit) {
         EXPECT_EQ(a[i].meanMaxWeight, b[i].meanMaxWeight);
         EXPECT_EQ(a[i].maxAbsLogit, b[i].maxAbsLogit);
     }
+}
+
+// Heads run in parallel over the compute threads; a recomputed head (computed alone) must
+// still equal the recording bit for bit, and two threads must give one thread's numbers.
+TEST_P(MapBudget, ParallelHeadsRecomputeBitForBitAndMatchOneThread) {
+    const auto m = model::loadModel(kCheckpoints / GetParam());
+    const forward::ForwardInput input{{3, 17, 9, 4, 12, 8, 21, 5, 2, 30, 11, 6, 14}, {}};
+    const forward::ForwardResult serial = forward::runForward(*m, input);
+    setComputeThreads(2);
+    const forward::ForwardResult full = forward::runForward(*m, input);
+    forward::ForwardOptions budgeted;
+    budgeted.mapBudgetBytes = 0;
+    const forward::ForwardResult lean = forward::runForward(*m, input, budgeted);
+    for (int layer = 0; layer < full.nLayers; ++layer) {
+        for (int head = 0; head < full.nHeads; ++head) {
+            const HeadId h{layer, head};
+            const forward::HeadRecord rec = forward::recomputeHead(*m, lean, h);
+            EXPECT_TRUE(sameBits(rec.probs, full.attention(h))) << layer << "." << head;
+            EXPECT_TRUE(sameBits(rec.entropy, full.entropyOf(h))) << layer << "." << head;
+            EXPECT_TRUE(full.attention(h).isApprox(serial.attention(h), 1e-6f))
+                << layer << "." << head;
+        }
+    }
+    EXPECT_EQ(full.fullyMaskedRows, serial.fullyMaskedRows);
+    setComputeThreads(1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, MapBudget,

@@ -67,10 +67,11 @@ TEST(DefaultModel, PredictsMaskedWordsFarBetterThanChance) {
     std::cout << masked << " masked tokens: mean log p " << meanLogProb << " (chance "
               << chanceLogProb << "), top-5 " << topFiveRate << " (chance "
               << 5.0 / m->spec.vocabSize << ")\n";
-    // The shipped weights give e^3.3 ~ 27 times the uniform probability and 30 % top-5 hits
-    // (5/8000 by chance); the bounds leave room for a retrained model of the same quality.
-    EXPECT_GT(meanLogProb, chanceLogProb + 2.5);
-    EXPECT_GT(topFiveRate, 0.15);
+    // The shipped weights give e^5.2 ~ 180 times the uniform probability and 51 % top-5 hits
+    // (5/8000 by chance); the bounds leave room for a retrained model of the same quality
+    // (the 2000-step model before it reached e^3.3 and 30 %, and fails them).
+    EXPECT_GT(meanLogProb, chanceLogProb + 4.0);
+    EXPECT_GT(topFiveRate, 0.35);
 }
 
 }  // namespace

@@ -56,7 +56,7 @@ TEST_F(LlamaLoaderTest, GroupedQueryAttentionAndLlama3Rope) {
     EXPECT_EQ(s.ffnKind, FfnKind::Gated);
     EXPECT_EQ(s.defaultMask, DefaultMask::Causal);
     EXPECT_EQ(s.prediction, PredictionKind::CausalLm);
-    EXPECT_EQ(m->weights.prediction.decoder.rows(), s.vocabSize);  // its own lm_head
+    EXPECT_EQ(m->weights.prediction.decoder.outputs(), s.vocabSize);  // its own lm_head
     EXPECT_EQ(m->weights.layers[0].key.weight.rows(), 2 * 8);
     EXPECT_TRUE(m->warnings.empty()) << m->warnings.front();
 }
@@ -65,7 +65,7 @@ TEST_F(LlamaLoaderTest, TiedHeadPartialRotaryAndBiases) {
     const auto tied = loadModel(kCheckpoints / "llama_gqa2_headdim_bf16");
     EXPECT_EQ(tied->spec.rope.dims, 4);  // head_dim 8 x partial_rotary_factor 0.5
     EXPECT_EQ(tied->spec.prediction, PredictionKind::CausalLm);
-    EXPECT_EQ(tied->weights.prediction.decoder.size(), 0);  // reuses embed_tokens
+    EXPECT_TRUE(tied->weights.prediction.decoder.empty());  // reuses embed_tokens
     const auto qwen = loadModel(kCheckpoints / "qwen2_gqa2_bf16");
     EXPECT_EQ(qwen->weights.layers[0].query.bias.size(), 4 * 6);
     EXPECT_EQ(qwen->weights.layers[0].key.bias.size(), 2 * 6);

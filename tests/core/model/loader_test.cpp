@@ -1,10 +1,13 @@
 // The model loader on generated checkpoints, and every kind of broken model folder.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
+#include "attnscope/io/checkpoint.h"
 #include "attnscope/io/safetensors.h"
 #include "attnscope/model/model.h"
 
@@ -165,6 +168,34 @@ TEST_F(LoaderTest, NoTokenizerIsAWarningNotAnError) {
     EXPECT_EQ(m->tokenizer, nullptr);
     ASSERT_FALSE(m->warnings.empty());
     EXPECT_NE(m->warnings.back().find("no tokenizer"), std::string::npos);
+}
+
+// Issue 6: progress is the fraction of bytes read, not of tensors: a 7 B model has a few
+// hundred tensors of very different sizes. Each step is one tensor's share of the checkpoint.
+TEST_F(LoaderTest, ProgressCountsBytes) {
+    const fs::path dir = kCheckpoints / "gpt2_sharded_bf16";
+    std::vector<double> seen;
+    LoadOptions options;
+    options.progress = [&seen](double f) { seen.push_back(f); };
+    (void)loadModel(dir, options);
+    ASSERT_GE(seen.size(), 2u);
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_GT(seen.front(), 0.0);
+    EXPECT_EQ(seen.back(), 1.0);
+    std::size_t total = 0;
+    std::size_t largest = 0;
+    const io::Checkpoint ckpt(dir);
+    for (const auto& file : ckpt.files()) {
+        for (const auto& [name, t] : file->tensors()) {
+            total += t.bytes.size();
+            largest = std::max(largest, t.bytes.size());
+        }
+    }
+    double maxStep = seen.front();
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        maxStep = std::max(maxStep, seen[i] - seen[i - 1]);
+    }
+    EXPECT_NEAR(maxStep, static_cast<double>(largest) / static_cast<double>(total), 1e-12);
 }
 
 TEST_F(LoaderTest, CancelStopsLoading) {

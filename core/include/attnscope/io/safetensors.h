@@ -48,6 +48,9 @@ public:
 
     const std::map<std::string, std::string>& metadata() const { return m_metadata; }
 
+    // Takes a tensor's pages out of the resident set once it has been copied (MappedFile).
+    void dropPages(const TensorInfo& tensor) const noexcept { m_file.dropPages(tensor.bytes); }
+
 private:
     MappedFile m_file;
     std::map<std::string, TensorInfo> m_tensors;

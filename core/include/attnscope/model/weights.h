@@ -1,7 +1,9 @@
 // Typed weight slots, resolved once at load time from the checkpoint's tensor names.
 //
-// Every matrix is fp32, row-major, in nn.Linear layout [out, in] (GPT-2's Conv1D [in, out]
-// weights are transposed at load time, fused QKV split), so the forward pass has one layout.
+// Every matrix is row-major, in nn.Linear layout [out, in] (GPT-2's Conv1D [in, out] weights are
+// transposed at load time, fused QKV split), so the forward pass has one layout. The big
+// matrices (layer projections, token embedding, untied decoder) are fp32 or, when loaded with
+// WeightPrecision::AsStored, the F16/BF16 bits they were stored as; the rest is always fp32.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,11 @@ struct Linear {
     HalfMatrix half;  // [out, in]; empty unless loaded with WeightPrecision::AsStored
     Vector bias;      // [out]; size 0 when the layer has none
 
-    Eigen::Index outputs() const { return half.bits.size() > 0 ? half.bits.rows() : weight.rows(); }
+    bool isHalf() const { return half.bits.size() > 0; }
+
+    bool empty() const { return !isHalf() && weight.size() == 0; }
+
+    Eigen::Index outputs() const { return isHalf() ? half.bits.rows() : weight.rows(); }
 };
 
 struct Norm {
@@ -49,12 +55,14 @@ struct LayerWeights {
 struct PredictionHead {
     Linear transform;    // [dModel, dModel]; empty for causal LM heads
     Norm transformNorm;  // empty for causal LM heads
-    Matrix decoder;      // [vocabSize, dModel]; empty when tied to the token embedding
+    Linear decoder;      // [vocabSize, dModel], no bias; empty when tied to the token embedding
     Vector bias;         // [vocabSize]; size 0 when the head has none
 };
 
 struct Weights {
-    Matrix tokenEmbedding;      // [vocabSize, dModel]
+    // [vocabSize, dModel], no bias. A Linear because a tied prediction head multiplies by it,
+    // and so it can stay half precision (ops::weightRows reads the rows a sentence needs).
+    Linear tokenEmbedding;
     Matrix positionEmbedding;   // [maxPositions, dModel]; empty with RoPE
     Matrix tokenTypeEmbedding;  // [typeVocabSize, dModel]; empty when the model has none
     Norm embeddingNorm;         // empty unless spec.embeddingNorm
@@ -63,8 +71,8 @@ struct Weights {
     PredictionHead prediction;  // used only when spec.prediction != None
 
     // The decoder matrix of the prediction head: its own or the tied token embedding.
-    const Matrix& decoder() const {
-        return prediction.decoder.size() > 0 ? prediction.decoder : tokenEmbedding;
+    const Linear& decoder() const {
+        return prediction.decoder.empty() ? tokenEmbedding : prediction.decoder;
     }
 };
 

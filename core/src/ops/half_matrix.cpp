@@ -1,0 +1,89 @@
+#include "attnscope/ops/half_matrix.h"
+
+#include <algorithm>
+#include <bit>
+
+#include <omp.h>
+
+#include "weight_product.h"
+
+namespace attnscope::ops {
+
+namespace {
+
+// About 256 KiB of widened weights per block: small beside any layer, large enough that the
+// block product still runs at GEMM speed.
+constexpr Eigen::Index kBlockFloats = 65536;
+
+}  // namespace
+
+// BF16 is the top half of an fp32 bit pattern; F16 goes through Eigen::half (F16C with
+// -march=native).
+void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out) {
+    const Eigen::Index cols = h.bits.cols();
+    out.resize(count, cols);
+    const std::uint16_t* src = h.bits.data() + first * cols;
+    const Eigen::Index n = count * cols;
+    float* dst = out.data();
+    if (h.bfloat16) {
+        for (Eigen::Index i = 0; i < n; ++i) {
+            dst[i] = std::bit_cast<float>(static_cast<std::uint32_t>(src[i]) << 16);
+        }
+    } else {
+        const Eigen::Map<const Eigen::Array<Eigen::half, Eigen::Dynamic, 1>> halves(
+            reinterpret_cast<const Eigen::half*>(src), n);
+        Eigen::Map<Eigen::ArrayXf>(dst, n) = halves.cast<float>();
+    }
+}
+
+Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h) {
+    const Eigen::Index outputs = h.bits.rows();
+    const Eigen::Index block =
+        std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, h.bits.cols()));
+    const Eigen::Index blocks = (outputs + block - 1) / block;
+    Matrix y(x.rows(), outputs);
+    if (x.rows() > detail::kInPlaceRows) {
+        Matrix widened;
+        for (Eigen::Index first = 0; first < outputs; first += block) {
+            const Eigen::Index count = std::min(block, outputs - first);
+            widenRows(h, first, count, widened);
+            y.middleCols(first, count).noalias() = x * widened.transpose();
+        }
+        return y;
+    }
+    // Short inputs: each thread widens its own blocks (widening is as costly as the product
+    // here) and multiplies them in place, without Eigen's second copy into packed panels.
+    const int team = static_cast<int>(std::clamp<Eigen::Index>(omp_get_max_threads(), 1, blocks));
+#pragma omp parallel num_threads(team)
+    {
+        Matrix widened;
+#pragma omp for schedule(static)
+        for (Eigen::Index b = 0; b < blocks; ++b) {
+            const Eigen::Index first = b * block;
+            const Eigen::Index count = std::min(block, outputs - first);
+            widenRows(h, first, count, widened);
+            detail::productNTInPlace(x, widened, y.middleCols(first, count));
+        }
+    }
+    return y;
+}
+
+Matrix weightRows(const model::Linear& w, std::span<const std::int32_t> ids) {
+    const auto n = static_cast<Eigen::Index>(ids.size());
+    if (!w.isHalf()) {
+        Matrix out(n, w.weight.cols());
+        for (Eigen::Index i = 0; i < n; ++i) {
+            out.row(i) = w.weight.row(ids[static_cast<std::size_t>(i)]);
+        }
+        return out;
+    }
+    Matrix out(n, w.half.bits.cols());
+    Matrix row;
+    for (Eigen::Index i = 0; i < n; ++i) {
+        widenRows(w.half, ids[static_cast<std::size_t>(i)], 1, row);
+        out.row(i) = row;
+    }
+    return out;
+}
+
+}  // namespace attnscope::ops
