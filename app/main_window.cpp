@@ -364,6 +364,10 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
     if (!path.isEmpty() && QFileInfo(path).isDir()) {
         openModel(path);
     }
+    if (path == defaultModelDir() && m_sentenceEdit->text().contains(QStringLiteral("[MASK]"))) {
+        // The sample sentence is there to show what the model predicts at [MASK].
+        findChild<QDockWidget*>(QStringLiteral("predictionDock"))->raise();
+    }
 }
 
 void MainWindow::openModel(const QString& path) {

@@ -1,0 +1,51 @@
+// A fresh start (no model given, no settings): the app opens the model it ships with its
+// [MASK] sample sentence and shows the Predictions panel for it.
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "main_window.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "session/default_model.h"
+
+namespace attnscope::app {
+
+class FreshStartTest : public QObject {
+    Q_OBJECT
+
+private slots:
+
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeFreshStartTest"));
+        QSettings().clear();
+    }
+
+    void opensTheShippedModelWithItsMaskSentenceAndPredictions() {
+        QVERIFY2(!defaultModelDir().isEmpty(), "resources/default_model not found");
+        MainWindow window;
+        window.resize(1400, 900);
+        window.show();
+        QSignalSpy computed(window.service(), &ComputeService::computeFinished);
+        window.start(QString(), std::nullopt);
+        QVERIFY(computed.wait(60000));
+        QCOMPARE(window.session()->modelPath(), defaultModelDir());
+        const QString text = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"))->text();
+        QVERIFY2(text.contains(QStringLiteral("[MASK]")), qPrintable(text));
+        auto* predictions = window.findChild<QDockWidget*>(QStringLiteral("predictionDock"));
+        auto* mask = window.findChild<QDockWidget*>(QStringLiteral("maskDock"));
+        QVERIFY(predictions != nullptr && mask != nullptr);
+        QTRY_VERIFY(!predictions->visibleRegion().isEmpty());
+        QVERIFY(mask->visibleRegion().isEmpty());  // tabbed behind Predictions
+    }
+};
+
+}  // namespace attnscope::app
+
+QTEST_MAIN(attnscope::app::FreshStartTest)
+#include "fresh_start_test.moc"
