@@ -20,7 +20,6 @@ import argparse
 import json
 import pathlib
 import shutil
-import struct
 import sys
 import time
 
@@ -29,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "reference"))
 from hf_layouts import QK_GAIN  # noqa: E402
 import llama_layouts  # noqa: E402
+import st_io  # noqa: E402
 
 LLAMA2_7B = {"arch": "llama", "hidden": 4096, "ffn": 11008, "layers": 32, "heads": 32,
              "kv_heads": 32, "max_pos": 4096, "dtype": "BF16", "tied": False}
@@ -102,12 +102,9 @@ def write_shard(path, entries, pool, rng):
         header[name] = {"dtype": "BF16", "shape": list(shape),
                         "data_offsets": [offset, offset + nbytes]}
         offset += nbytes
-    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-(8 + len(text)) % 8)
     tmp = path.with_suffix(".tmp")
     with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
+        f.write(st_io.header_bytes(header))
         for _, shape, kind, scale in entries:
             write_tensor(f, shape, kind, scale, pool, rng)
     tmp.replace(path)

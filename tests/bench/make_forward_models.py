@@ -18,7 +18,6 @@ import json
 import os
 import pathlib
 import shutil
-import struct
 import sys
 import time
 
@@ -28,6 +27,7 @@ import torch
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent / "reference"))
 import hf_layouts  # noqa: E402
 import llama_layouts  # noqa: E402
+import st_io  # noqa: E402
 
 # Bumped when the generator's output changes, so old folders are rewritten.
 GENERATOR_VERSION = 1
@@ -96,12 +96,9 @@ def write_checkpoint(c, vocab_size, config, out):
         hf_layouts.WeightMaker, llama_layouts.WeightMaker = saved
         StreamingTensors.data_file = None
     entries = {"__metadata__": {"format": "pt"}, **header}
-    text = json.dumps(entries, separators=(",", ":")).encode("utf-8")
-    text += b" " * (-(8 + len(text)) % 8)
     tmp = out / "model.safetensors.tmp"
     with open(tmp, "wb") as f, open(data_path, "rb") as data:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
+        f.write(st_io.header_bytes(entries))
         shutil.copyfileobj(data, f, 64 << 20)
     os.replace(tmp, out / "model.safetensors")
     data_path.unlink()

@@ -58,6 +58,14 @@ def _ordered_names(tensors):
     return sorted(tensors, key=lambda n: (-tensors[n].element_size(), n))
 
 
+def header_bytes(header):
+    """The bytes before the data: the header's length (u64 LE) and its JSON, space-padded as the
+    Rust writer does so the data area is 8-aligned. `header` maps names to dtype/shape/offsets."""
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-(8 + len(text)) % 8)
+    return struct.pack("<Q", len(text)) + text
+
+
 def save_file(tensors, path, metadata=None):
     """Write `tensors` (name -> torch tensor, already in the dtype to store) to `path`."""
     header = {}
@@ -73,11 +81,8 @@ def save_file(tensors, path, metadata=None):
         }
         blobs.append(blob)
         offset += len(blob)
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    text += b" " * (-(8 + len(text)) % 8)  # the Rust writer pads so the data area is 8-aligned
     with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
+        f.write(header_bytes(header))
         for blob in blobs:
             f.write(blob)
 

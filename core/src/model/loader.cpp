@@ -273,18 +273,27 @@ bool keepHalf(const io::Checkpoint& ckpt, WeightPrecision precision) {
     return floats * sizeof(float) > kAutoHalfBytes;
 }
 
+// `name` as stored, when this model keeps half precision and the role may (readHalf declines a
+// tensor stored in fp32); nullopt means: read it widened to fp32.
+std::optional<HalfMatrix> readKeptHalf(WeightReader& reader, const Model& model,
+                                       const std::string& name, Role role, Layout layout,
+                                       std::pair<int, int> shape) {
+    if (!model.halfWeights || !detail::halfEligible(role)) {
+        return std::nullopt;
+    }
+    return reader.readHalf(name, role, layout, shape);
+}
+
 // Reads a model-level tensor (embeddings, norms, head) into its slot; the token embedding and
 // the decoder stay half precision when the layers do.
 void readModelTensor(WeightReader& reader, const std::string& name, Role role, Layout layout,
                      Model& model) {
     const auto shape = expectedShape(role, model.spec);
-    if (model.halfWeights && detail::halfEligible(role)) {
-        if (std::optional<HalfMatrix> half = reader.readHalf(name, role, layout, shape)) {
-            detail::assignHalfModelSlot(role, std::move(*half), model.weights);
-            return;
-        }
+    if (std::optional<HalfMatrix> half = readKeptHalf(reader, model, name, role, layout, shape)) {
+        detail::assignHalfModelSlot(role, std::move(*half), model.weights);
+    } else {
+        detail::assignModelSlot(role, reader.read(name, role, layout, shape), model.weights);
     }
-    detail::assignModelSlot(role, reader.read(name, role, layout, shape), model.weights);
 }
 
 // The prediction head, when the checkpoint has one (BertModel and friends do not). A tied
@@ -337,11 +346,8 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             for (int layer = 0; layer < spec.nLayers; ++layer) {
                 const std::string name = layerName(e.name, layer);
                 LayerWeights& slot = model.weights.layers[static_cast<std::size_t>(layer)];
-                std::optional<HalfMatrix> half;
-                if (model.halfWeights && detail::halfEligible(e.role)) {
-                    half = reader.readHalf(name, e.role, e.layout, shape);
-                }
-                if (half) {
+                if (std::optional<HalfMatrix> half =
+                        readKeptHalf(reader, model, name, e.role, e.layout, shape)) {
                     detail::assignHalfSlot(e.role, std::move(*half), spec, slot);
                 } else {
                     detail::assignLayerSlot(e.role, reader.read(name, e.role, e.layout, shape),

@@ -8,84 +8,89 @@ Vector asVector(Matrix m) {
     return Eigen::Map<Vector>(m.data(), m.size());
 }
 
-// Splits a fused [q | k | v] projection (rows in nn.Linear layout) into three slots.
-void splitQkv(const Matrix& w, const Vector& b, const ModelSpec& s, LayerWeights& layer,
-              bool isBias) {
-    const int q = s.nHeads * s.headDimK;
-    const int k = s.nKvHeads * s.headDimK;
-    const int v = s.nKvHeads * s.headDimV;
-    if (isBias) {
-        layer.query.bias = b.segment(0, q);
-        layer.key.bias = b.segment(q, k);
-        layer.value.bias = b.segment(q + k, v);
-    } else {
-        layer.query.weight = w.middleRows(0, q);
-        layer.key.weight = w.middleRows(q, k);
-        layer.value.weight = w.middleRows(q + k, v);
+// The projection a per-layer weight or bias role fills; null for every other role. One table
+// serves the fp32 and the half-precision assignment.
+struct LinearSlot {
+    Linear* linear = nullptr;
+    bool bias = false;
+};
+
+LinearSlot linearSlot(Role role, LayerWeights& l) {
+    switch (role) {
+        case Role::QueryWeight:
+            return {&l.query, false};
+        case Role::QueryBias:
+            return {&l.query, true};
+        case Role::KeyWeight:
+            return {&l.key, false};
+        case Role::KeyBias:
+            return {&l.key, true};
+        case Role::ValueWeight:
+            return {&l.value, false};
+        case Role::ValueBias:
+            return {&l.value, true};
+        case Role::OutputWeight:
+            return {&l.output, false};
+        case Role::OutputBias:
+            return {&l.output, true};
+        case Role::FfnGateWeight:
+            return {&l.ffnGate, false};
+        case Role::FfnGateBias:
+            return {&l.ffnGate, true};
+        case Role::FfnUpWeight:
+            return {&l.ffnUp, false};
+        case Role::FfnUpBias:
+            return {&l.ffnUp, true};
+        case Role::FfnDownWeight:
+            return {&l.ffnDown, false};
+        case Role::FfnDownBias:
+            return {&l.ffnDown, true};
+        default:
+            return {};
     }
 }
 
-HalfMatrix halfRows(const HalfMatrix& h, Eigen::Index first, Eigen::Index count) {
-    return {h.bits.middleRows(first, count), h.bfloat16};
+// Splits a fused [q | k | v] projection (rows in nn.Linear layout): `take(slot, first, count)`
+// stores rows [first, first + count) into the query, key and value slots in turn.
+template <class Take>
+void splitQkv(const ModelSpec& s, LayerWeights& l, Take take) {
+    const Eigen::Index q = s.nHeads * s.headDimK;
+    const Eigen::Index k = s.nKvHeads * s.headDimK;
+    take(l.query, 0, q);
+    take(l.key, q, k);
+    take(l.value, q + k, s.nKvHeads * s.headDimV);
 }
 
 }  // namespace
 
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l) {
+    if (role == Role::QkvWeight) {
+        splitQkv(spec, l, [&m](Linear& slot, Eigen::Index first, Eigen::Index count) {
+            slot.weight = m.middleRows(first, count);
+        });
+        return;
+    }
+    if (role == Role::QkvBias) {
+        const Vector b = asVector(std::move(m));
+        splitQkv(spec, l, [&b](Linear& slot, Eigen::Index first, Eigen::Index count) {
+            slot.bias = b.segment(first, count);
+        });
+        return;
+    }
+    if (const LinearSlot slot = linearSlot(role, l); slot.linear != nullptr) {
+        if (slot.bias) {
+            slot.linear->bias = asVector(std::move(m));
+        } else {
+            slot.linear->weight = std::move(m);
+        }
+        return;
+    }
     switch (role) {
-        case Role::QueryWeight:
-            l.query.weight = std::move(m);
-            break;
-        case Role::QueryBias:
-            l.query.bias = asVector(std::move(m));
-            break;
-        case Role::KeyWeight:
-            l.key.weight = std::move(m);
-            break;
-        case Role::KeyBias:
-            l.key.bias = asVector(std::move(m));
-            break;
-        case Role::ValueWeight:
-            l.value.weight = std::move(m);
-            break;
-        case Role::ValueBias:
-            l.value.bias = asVector(std::move(m));
-            break;
-        case Role::QkvWeight:
-            splitQkv(m, {}, spec, l, false);
-            break;
-        case Role::QkvBias:
-            splitQkv({}, asVector(std::move(m)), spec, l, true);
-            break;
-        case Role::OutputWeight:
-            l.output.weight = std::move(m);
-            break;
-        case Role::OutputBias:
-            l.output.bias = asVector(std::move(m));
-            break;
         case Role::AttnNormWeight:
             l.attnNorm.weight = asVector(std::move(m));
             break;
         case Role::AttnNormBias:
             l.attnNorm.bias = asVector(std::move(m));
-            break;
-        case Role::FfnGateWeight:
-            l.ffnGate.weight = std::move(m);
-            break;
-        case Role::FfnGateBias:
-            l.ffnGate.bias = asVector(std::move(m));
-            break;
-        case Role::FfnUpWeight:
-            l.ffnUp.weight = std::move(m);
-            break;
-        case Role::FfnUpBias:
-            l.ffnUp.bias = asVector(std::move(m));
-            break;
-        case Role::FfnDownWeight:
-            l.ffnDown.weight = std::move(m);
-            break;
-        case Role::FfnDownBias:
-            l.ffnDown.bias = asVector(std::move(m));
             break;
         case Role::FfnNormWeight:
             l.ffnNorm.weight = asVector(std::move(m));
@@ -125,38 +130,14 @@ void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w) {
 }
 
 void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l) {
-    switch (role) {
-        case Role::QueryWeight:
-            l.query.half = std::move(h);
-            break;
-        case Role::KeyWeight:
-            l.key.half = std::move(h);
-            break;
-        case Role::ValueWeight:
-            l.value.half = std::move(h);
-            break;
-        case Role::QkvWeight: {
-            const int q = s.nHeads * s.headDimK;
-            const int k = s.nKvHeads * s.headDimK;
-            l.query.half = halfRows(h, 0, q);
-            l.key.half = halfRows(h, q, k);
-            l.value.half = halfRows(h, q + k, s.nKvHeads * s.headDimV);
-            break;
-        }
-        case Role::OutputWeight:
-            l.output.half = std::move(h);
-            break;
-        case Role::FfnGateWeight:
-            l.ffnGate.half = std::move(h);
-            break;
-        case Role::FfnUpWeight:
-            l.ffnUp.half = std::move(h);
-            break;
-        case Role::FfnDownWeight:
-            l.ffnDown.half = std::move(h);
-            break;
-        default:
-            break;
+    if (role == Role::QkvWeight) {
+        splitQkv(s, l, [&h](Linear& slot, Eigen::Index first, Eigen::Index count) {
+            slot.half = {h.bits.middleRows(first, count), h.bfloat16};
+        });
+        return;
+    }
+    if (const LinearSlot slot = linearSlot(role, l); slot.linear != nullptr && !slot.bias) {
+        slot.linear->half = std::move(h);
     }
 }
 

@@ -1,8 +1,6 @@
 #include "attnscope/ops/layer_ops.h"
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <numbers>
 
 #include <unsupported/Eigen/SpecialFunctions>
