@@ -41,6 +41,7 @@
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
+#include "views/head_record_status.h"
 #include "views/head_view.h"
 #include "views/line_view.h"
 #include "views/offsets_view.h"
@@ -322,6 +323,14 @@ void MainWindow::wireSession() {
             rememberModel(path);
         }
         updateStatus();
+    });
+    connect(m_service, &ComputeService::headRecordStarted, this,
+            [this](HeadId head) { statusBar()->showMessage(headRecordStatusMessage(head)); });
+    connect(m_service, &ComputeService::headRecordFinished, this, [this](HeadId head) {
+        // Only our own line: a "Wrote …" shown meanwhile stays for its time.
+        if (statusBar()->currentMessage() == headRecordStatusMessage(head)) {
+            statusBar()->clearMessage();
+        }
     });
 }
 

@@ -30,17 +30,20 @@ void loadInto(QPromise<ModelPtr>& promise, const QString& path, const CancelToke
 }
 
 struct HeadOutcome {
-    std::shared_ptr<const forward::HeadRecord> record;  // null on failure
+    std::shared_ptr<const forward::HeadRecord> record;  // null on failure or cancel
     QString error;
+    bool cancelled = false;
 };
 
 // Every error caught here: QtConcurrent would wrap it in QUnhandledException.
 HeadOutcome recomputeCaught(const model::Model& model, const forward::ForwardResult& forward,
-                            HeadId head) {
+                            HeadId head, const CancelToken& cancel) {
     try {
         return {std::make_shared<const forward::HeadRecord>(
-                    forward::recomputeHead(model, forward, head)),
+                    forward::recomputeHead(model, forward, head, cancel)),
                 {}};
+    } catch (const Cancelled&) {
+        return {nullptr, {}, true};
     } catch (const Error& e) {
         return {nullptr, QString::fromStdString(e.what())};
     } catch (const std::exception& e) {
@@ -69,16 +72,33 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
     connect(session, &AnalysisSession::computeSettingsChanged, this,
             &ComputeService::scheduleCompute);
     connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
+    connect(session, &AnalysisSession::resultChanged, this,
+            &ComputeService::cancelStaleHeadRecords);
 }
 
 ComputeService::~ComputeService() {
-    m_runningToken.cancel();
-    m_loadToken.cancel();
+    shutdown();
     m_thread.quit();
     m_thread.wait();
+    // m_headPool's destructor then waits for the head job, which stops at its next check.
+}
+
+void ComputeService::shutdown() {
+    // No m_session here: in MainWindow's destructor the session, an older sibling, is gone.
+    m_shutDown = true;
+    m_pending.reset();
+    m_runningToken.cancel();
+    m_loadToken.cancel();
+    m_headQueue.clear();
+    if (m_runningHead) {
+        m_runningHead->cancel.cancel();
+    }
 }
 
 void ComputeService::openModel(const QString& path) {
+    if (m_shutDown) {
+        return;
+    }
     m_loadToken.cancel();
     m_loadToken = CancelToken();
     const quint64 generation = ++m_loadGeneration;
@@ -117,6 +137,9 @@ void ComputeService::cancelLoad() {
 }
 
 void ComputeService::scheduleCompute() {
+    if (m_shutDown) {
+        return;
+    }
     const auto model = m_session->model();
     const std::string text = m_session->text().toStdString();
     ++m_generation;
@@ -192,11 +215,16 @@ void ComputeService::finishRunning(quint64 generation) {
 }
 
 void ComputeService::queueHeadRecord(HeadId head) {
+    if (m_shutDown) {
+        return;
+    }
     const auto result = m_session->result();
     // Jobs about an earlier result are wanted by nobody; forget them now so the queue does not
     // keep old results alive while a slow head runs.
     std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
-    m_headQueue.push_back({head, m_session->headRequestRound(), m_session->model(), result});
+    // A token of its own: cancelling a stale job must not touch the jobs after it.
+    m_headQueue.push_back(
+        {head, m_session->headRequestRound(), m_session->model(), result, CancelToken()});
     if (!m_headStartPosted) {
         // From the event loop: the asking view is mid-refresh, and every view of this round
         // gets to ask before older rounds are dropped.
@@ -205,9 +233,19 @@ void ComputeService::queueHeadRecord(HeadId head) {
     }
 }
 
+void ComputeService::cancelStaleHeadRecords() {
+    // Not on a new text or setting: the shown result stays until the new one arrives (or
+    // forever, should that pass fail), and so does the wish for its heads.
+    const auto result = m_session->result();
+    std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
+    if (m_runningHead && m_runningHead->result != result) {
+        m_runningHead->cancel.cancel();
+    }
+}
+
 void ComputeService::startNextHeadRecord() {
     m_headStartPosted = false;
-    while (!m_headRunning && !m_headQueue.empty()) {
+    while (!m_runningHead && !m_headQueue.empty()) {
         HeadJob job = std::move(m_headQueue.front());
         m_headQueue.pop_front();
         if (job.result != m_session->result()) {
@@ -224,23 +262,26 @@ void ComputeService::startNextHeadRecord() {
 }
 
 void ComputeService::runHeadRecord(HeadJob job) {
-    m_headRunning = true;
+    m_runningHead = job;
     emit headRecordStarted(job.head);
     auto* watcher = new QFutureWatcher<HeadOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, job] {
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
         watcher->deleteLater();
-        m_headRunning = false;
+        const HeadJob done = std::move(*m_runningHead);
+        m_runningHead.reset();
         const HeadOutcome outcome = watcher->result();
         if (outcome.record) {
-            m_session->setHeadRecord(job.result, job.head, outcome.record);
-        } else {
-            m_session->setHeadRecordFailed(job.result, job.head, outcome.error);
+            m_session->setHeadRecord(done.result, done.head, outcome.record);
+        } else if (!outcome.cancelled) {
+            m_session->setHeadRecordFailed(done.result, done.head, outcome.error);
         }
+        emit headRecordFinished(done.head, outcome.cancelled);
         startNextHeadRecord();
     });
     // The job holds its own references to the model and the result it reads.
-    watcher->setFuture(QtConcurrent::run(
-        &m_headPool, [job] { return recomputeCaught(*job.model, job.result->forward, job.head); }));
+    watcher->setFuture(QtConcurrent::run(&m_headPool, [job] {
+        return recomputeCaught(*job.model, job.result->forward, job.head, job.cancel);
+    }));
 }
 
 }  // namespace attnscope::app

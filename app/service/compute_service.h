@@ -12,7 +12,14 @@
 // both outlive it whatever the user opens meanwhile. Before a job starts it is skipped when the
 // session has moved to another result, and dropped when the views have moved on to another
 // round of heads (headRequestRound). Its answer, record or error, goes back to the session,
-// which keeps it only while that result is still the current one.
+// which keeps it only while that result is still the current one. A running job is cancelled
+// (recomputeHead's token) as soon as the session shows another result, since its answer would
+// be dropped; it is not cancelled when the views move to another head, since the session keeps
+// that answer among its recent heads. A cancelled job tells the session nothing: it is not an
+// error, and the views already ask for the new result's heads.
+//
+// Shutdown (also the destructor's first step) cancels the forward pass, the load and the head
+// job, and starts nothing more; the destructor then waits for their next cancel check.
 #pragma once
 
 #include <deque>
@@ -36,6 +43,10 @@ public:
     explicit ComputeService(AnalysisSession* session, QObject* parent = nullptr);
     ~ComputeService() override;
 
+    // Cancels all running work and drops waiting work without blocking; later requests are
+    // ignored. For closing the app (the destructor calls it) and for tests.
+    void shutdown();
+
     // Loads a model folder in the background; on success it replaces the session's model.
     void openModel(const QString& path);
     void cancelLoad();
@@ -48,7 +59,7 @@ public:
     double lastComputeMilliseconds() const { return m_lastMs; }
 
     // True while a head record is being recomputed or waits to be.
-    bool isComputingHeadRecords() const { return m_headRunning || !m_headQueue.empty(); }
+    bool isComputingHeadRecords() const { return m_runningHead || !m_headQueue.empty(); }
 
     // The one thread head records are recomputed on; tests occupy it to hold a job in flight.
     QThreadPool* headRecordPool() { return &m_headPool; }
@@ -62,6 +73,9 @@ signals:
     void idle();                                // nothing running, nothing waiting
     void requestCompute(const attnscope::app::ComputeRequest& request);  // to the worker
     void headRecordStarted(attnscope::HeadId head);
+    // The job started for `head` ended: its record or error went to the session, or it was
+    // cancelled (a stale result, or shutdown) and nothing did.
+    void headRecordFinished(attnscope::HeadId head, bool cancelled);
 
 private:
     void scheduleCompute();
@@ -77,9 +91,11 @@ private:
         quint64 round = 0;  // the session's headRequestRound when asked
         std::shared_ptr<const model::Model> model;
         std::shared_ptr<const analysis::SentenceAnalysis> result;
+        CancelToken cancel;
     };
 
     void queueHeadRecord(HeadId head);
+    void cancelStaleHeadRecords();
     void startNextHeadRecord();
     void runHeadRecord(HeadJob job);
 
@@ -96,8 +112,9 @@ private:
     double m_lastMs = 0;
     QThreadPool m_headPool;
     std::deque<HeadJob> m_headQueue;  // oldest first
-    bool m_headRunning = false;
+    std::optional<HeadJob> m_runningHead;
     bool m_headStartPosted = false;
+    bool m_shutDown = false;
 };
 
 }  // namespace attnscope::app

@@ -47,6 +47,11 @@ QString headRecordPendingHeadline(const AnalysisSession& session,
     return failed ? text : text.section(QLatin1Char('\n'), 0, 0);
 }
 
+QString headRecordStatusMessage(HeadId head) {
+    return tr("Computing head %1 (this sentence's maps are over the memory budget)…")
+        .arg(headName(head));
+}
+
 bool isWaitingFor(const std::vector<HeadId>& waiting, HeadId head) {
     return std::find(waiting.begin(), waiting.end(), head) != waiting.end();
 }

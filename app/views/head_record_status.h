@@ -21,6 +21,9 @@ QString headRecordPendingText(const AnalysisSession& session, const std::vector<
 // The same without the reason for computing (the first line); an error stays whole.
 QString headRecordPendingHeadline(const AnalysisSession& session, const std::vector<HeadId>& heads);
 
+// The status bar's line while the service recomputes `head`: "Computing head 3·7 (…)…".
+QString headRecordStatusMessage(HeadId head);
+
 // True when `head` is one of `waiting` (the heads a view showed a pending text for).
 bool isWaitingFor(const std::vector<HeadId>& waiting, HeadId head);
 

@@ -7,7 +7,8 @@
 
 namespace attnscope::forward {
 
-HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId head) {
+HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId head,
+                         const CancelToken& cancel) {
     if (head.layer < 0 || head.layer >= r.nLayers || head.head < 0 || head.head >= r.nHeads) {
         throw InvalidArgument("recompute: head " + std::to_string(head.layer) + "." +
                               std::to_string(head.head) + " is outside the model's " +
@@ -16,6 +17,7 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     if (r.layerInputs.size() != static_cast<std::size_t>(r.nLayers)) {
         throw InvalidArgument("recompute: the forward result kept no layer inputs");
     }
+    cancel.throwIfCancelled();
     // The pass's bias holds only 0 and -inf (masks here are boolean), so `allowed` rebuilds
     // it exactly.
     detail::AttentionContext ctx;
@@ -26,8 +28,11 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
         ctx.rope = ops::ropeTable(m.spec.rope, detail::positionIds(m.spec, r.tokenIds));
     }
     applyComputeThreads();
+    cancel.throwIfCancelled();
     const Matrix& h = r.layerInputs[static_cast<std::size_t>(head.layer)];
-    const detail::Projections p = detail::project(m, head.layer, h, ctx);
+    // Checked on both sides: the projections are usually the longest step.
+    const detail::Projections p = detail::projectHead(m, head.layer, head.head, h, ctx);
+    cancel.throwIfCancelled();
     const Eigen::Index n = r.nTokens;
     HeadRecord rec{Matrix(n, n), Matrix(n, n), Matrix(n, r.headDimV), Vector(n)};
     detail::attendHead(m.spec, p, head.head, r.scales[static_cast<std::size_t>(head.layer)],
@@ -35,9 +40,10 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     return rec;
 }
 
-HeadRecord headRecord(const model::Model& m, const ForwardResult& r, HeadId head) {
+HeadRecord headRecord(const model::Model& m, const ForwardResult& r, HeadId head,
+                      const CancelToken& cancel) {
     if (!r.mapsRecorded) {
-        return recomputeHead(m, r, head);
+        return recomputeHead(m, r, head, cancel);
     }
     return {r.logitsOf(head), r.attention(head), r.contextOf(head), r.entropyOf(head)};
 }

@@ -32,6 +32,23 @@ Projections project(const model::Model& m, int layer, const Matrix& h,
     return p;
 }
 
+Projections projectHead(const model::Model& m, int layer, int head, const Matrix& h,
+                        const AttentionContext& ctx) {
+    const model::ModelSpec& spec = m.spec;
+    const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
+    const int kv = spec.kvHeadOf(head);
+    const Eigen::Index dk = spec.headDimK;
+    const Eigen::Index dv = spec.headDimV;
+    Projections p{ops::linearRows(h, w.query, head * dk, dk),
+                  ops::linearRows(h, w.key, kv * dk, dk), ops::linearRows(h, w.value, kv * dv, dv),
+                  head, kv};
+    if (spec.rope.dims > 0) {
+        ops::applyRope(p.q, 1, spec.headDimK, spec.rope, ctx.rope);
+        ops::applyRope(p.k, 1, spec.headDimK, spec.rope, ctx.rope);
+    }
+    return p;
+}
+
 namespace {
 
 // Keeps Eigen from splitting this thread's products over an OpenMP team while it lives. A head
@@ -57,8 +74,9 @@ std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, 
     const SerialProducts serial;
     const int dk = spec.headDimK;
     const int dv = spec.headDimV;
-    const int kv = spec.kvHeadOf(head);
-    return ops::attentionInto(p.q.middleCols(head * dk, dk), p.k.middleCols(kv * dk, dk),
+    const int q = head - p.firstHead;
+    const int kv = spec.kvHeadOf(head) - p.firstKvHead;
+    return ops::attentionInto(p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk),
                               p.v.middleCols(kv * dv, dv), scale, bias, out);
 }
 

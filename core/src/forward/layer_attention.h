@@ -1,6 +1,6 @@
 // One layer's attention, shared by the forward pass and the on-demand recompute of a single
-// head (head_record.h). Both must run exactly these functions on exactly these shapes, so a
-// recomputed head equals the recorded one bit for bit. Internal to attnscope_core.
+// head (head_record.h). Both run these functions, so a recomputed head equals the recorded one
+// bit for bit. Internal to attnscope_core.
 #pragma once
 
 #include <vector>
@@ -21,17 +21,26 @@ struct AttentionContext {
 // Position ids of a sequence (RoBERTa skips pads; RoPE models count from 0).
 std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std::int32_t>& ids);
 
+// A layer's projections for query heads [firstHead, …) and key/value heads [firstKvHead, …).
 struct Projections {
-    Matrix q;  // [n, nHeads * headDimK], rotated when the model uses RoPE
-    Matrix k;  // [n, nKvHeads * headDimK], rotated likewise
-    Matrix v;  // [n, nKvHeads * headDimV]
+    Matrix q;  // [n, heads * headDimK], rotated when the model uses RoPE
+    Matrix k;  // [n, kv heads * headDimK], rotated likewise
+    Matrix v;  // [n, kv heads * headDimV]
+    int firstHead = 0;
+    int firstKvHead = 0;
 };
 
-// The whole layer's projections: always all heads at once (the same GEMM shapes as the pass).
+// The whole layer's projections, every head.
 Projections project(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx);
 
+// Only `head`'s query and its key/value head: a twelfth (or less) of the work, and the same
+// bits as project() gives for those columns, since every output of ops::linearRows is its own
+// chain of operations and RoPE works head by head.
+Projections projectHead(const model::Model& m, int layer, int head, const Matrix& h,
+                        const AttentionContext& ctx);
+
 // One query head (reading its key/value head under GQA) into `out`; returns the fully masked
-// rows.
+// rows. `p` must hold that head (project or projectHead).
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
                             float scale, const Matrix& bias, ops::AttentionOutputs out);
 

@@ -36,33 +36,26 @@ void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index coun
     }
 }
 
-Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h) {
-    const Eigen::Index outputs = h.bits.rows();
+Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index first,
+                   Eigen::Index count) {
+    const Eigen::Index outputs = count;
     const Eigen::Index block =
         std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, h.bits.cols()));
     const Eigen::Index blocks = (outputs + block - 1) / block;
     Matrix y(x.rows(), outputs);
-    if (x.rows() > detail::kInPlaceRows) {
-        Matrix widened;
-        for (Eigen::Index first = 0; first < outputs; first += block) {
-            const Eigen::Index count = std::min(block, outputs - first);
-            widenRows(h, first, count, widened);
-            y.middleCols(first, count).noalias() = x * widened.transpose();
-        }
-        return y;
-    }
-    // Short inputs: each thread widens its own blocks (widening is as costly as the product
-    // here) and multiplies them in place, without Eigen's second copy into packed panels.
-    const int team = static_cast<int>(std::clamp<Eigen::Index>(omp_get_max_threads(), 1, blocks));
+    const detail::PackedRows packed(x);
+    // Each thread widens its own blocks and multiplies them while they are still in cache;
+    // every output element is one chain over k, so the split does not change any bit.
+    const int team = static_cast<int>(
+        std::clamp<Eigen::Index>(omp_get_max_threads(), 1, std::max<Eigen::Index>(1, blocks)));
 #pragma omp parallel num_threads(team)
     {
         Matrix widened;
 #pragma omp for schedule(static)
         for (Eigen::Index b = 0; b < blocks; ++b) {
-            const Eigen::Index first = b * block;
-            const Eigen::Index count = std::min(block, outputs - first);
-            widenRows(h, first, count, widened);
-            detail::productNTInPlace(x, widened, y.middleCols(first, count));
+            const Eigen::Index rows = std::min(block, outputs - b * block);
+            widenRows(h, first + b * block, rows, widened);
+            detail::productNTSerial(packed, widened, y.middleCols(b * block, rows));
         }
     }
     return y;

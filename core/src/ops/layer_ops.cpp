@@ -11,9 +11,16 @@
 namespace attnscope::ops {
 
 Matrix linear(const Matrix& x, const model::Linear& layer) {
-    Matrix y = layer.isHalf() ? halfProduct(x, layer.half) : detail::productNT(x, layer.weight);
+    const Eigen::Index outputs = layer.isHalf() ? layer.half.bits.rows() : layer.weight.rows();
+    return linearRows(x, layer, 0, outputs);
+}
+
+Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
+                  Eigen::Index count) {
+    Matrix y = layer.isHalf() ? halfProduct(x, layer.half, first, count)
+                              : detail::productNT(x, layer.weight.middleRows(first, count));
     if (layer.bias.size() > 0) {
-        y.rowwise() += layer.bias.transpose();
+        y.rowwise() += layer.bias.segment(first, count).transpose();
     }
     return y;
 }

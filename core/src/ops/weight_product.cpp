@@ -2,10 +2,13 @@
 // packed panel layout on every call. For the short inputs users type (tens of tokens) that
 // copy is as costly as the arithmetic: 30 % of a BERT-base pass at n = 32 was gemm_pack_lhs.
 // Libraries that avoid it pre-pack weights once (ONNX Runtime's MLAS, oneDNN), which no
-// Debian library offers for Eigen matrices. Here both operands are already contiguous along
-// the shared dimension (x rows, W rows), so a dot-product tile needs no packing at all:
-// 2 rows of x × 6 rows of W = 12 AVX accumulators, 8 loads per 12 FMAs. (3 × 4 left GCC one
-// register short: it folded the loads into the FMAs and ran load-bound, 20 % slower at n = 128.)
+// Debian library offers for Eigen matrices.
+//
+// Here the cheap operand is repacked instead: x (n × in, small beside W for every n a user
+// types) goes into 16-row panels, column by column, and W is read where it lies. The kernel is
+// the usual broadcast tile with the roles turned: 16 rows of x (two AVX vectors) × 6 rows of W
+// (six broadcast scalars, each row contiguous in k) = 12 accumulators, 8 loads per 12 FMAs,
+// no horizontal sums; blocks of 48 rows of W stay in L2 while every panel of x goes past.
 #include "weight_product.h"
 
 #include <algorithm>
@@ -21,130 +24,166 @@ namespace attnscope::ops::detail {
 
 namespace {
 
-constexpr Eigen::Index kRowTile = 2;     // rows of x per tile
-constexpr Eigen::Index kWeightTile = 6;  // rows of W per tile
-// Columns of the shared dimension per pass: the x slice (n × 512 floats, 256 KiB at n = 128)
-// stays in L2 while every W row streams past it once.
-constexpr Eigen::Index kDepthBlock = 512;
+constexpr int kLanes = 8;
+constexpr Eigen::Index kPanelRows = PackedRows::kPanelRows;
+constexpr Eigen::Index kOutputBlock = 48;  // rows of W per block: a multiple of 6 and 8
+constexpr Eigen::Index kPrefetch = 128;    // floats ahead along a row of W
 
-struct Operands {
-    const float* x;
-    Eigen::Index ldx;
-    const float* w;
-    Eigen::Index ldw;
-    float* y;
+struct Out {
+    float* y;  // the panel's first row, at the tile's first output
     Eigen::Index ldy;
+    Eigen::Index rows;  // rows of the panel that exist in y
 };
 
+// 8·V rows of a panel × C rows of W, over the full depth. (Blocking the depth so a panel slice
+// stays in L1, as BLIS does, measured no faster here and slowed short inputs.) The unroll
+// pragmas keep the accumulators in registers: without them GCC sometimes left the small loops
+// rolled and kept acc[] in memory, 2.5 × slower.
+template <int V, int C>
+void tile(const float* panel, const float* w, Eigen::Index ldw, Eigen::Index depth, Out out) {
+    alignas(32) float sums[C][V * kLanes];
 #ifdef ATTNSCOPE_WEIGHT_PRODUCT_AVX2
-float horizontalSum(__m256 v) {
-    const __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 pairs = _mm_add_ps(half, _mm_movehl_ps(half, half));
-    return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_shuffle_ps(pairs, pairs, 1)));
-}
-#endif
-
-// y[i0 .. i0+R, o0 .. o0+C] (+)= x[i0.., k0..k1] · w[o0.., k0..k1]ᵀ
-template <int R, int C>
-void tile(const Operands& op, Eigen::Index i0, Eigen::Index o0, Eigen::Index k0, Eigen::Index k1,
-          bool accumulate) {
-    const float* x = op.x + i0 * op.ldx;
-    const float* w = op.w + o0 * op.ldw;
-    float sums[R][C] = {};
-    Eigen::Index k = k0;
-#ifdef ATTNSCOPE_WEIGHT_PRODUCT_AVX2
-    __m256 acc[R][C];
-    for (int r = 0; r < R; ++r) {
-        for (int c = 0; c < C; ++c) {
-            acc[r][c] = _mm256_setzero_ps();
+    __m256 acc[C][V];
+    const float* wr[C];
+#pragma GCC unroll 16
+    for (int c = 0; c < C; ++c) {
+        wr[c] = w + c * ldw;
+#pragma GCC unroll 16
+        for (int v = 0; v < V; ++v) {
+            acc[c][v] = _mm256_setzero_ps();
         }
     }
-    for (; k + 8 <= k1; k += 8) {
-        __m256 xv[R];
-        for (int r = 0; r < R; ++r) {
-            xv[r] = _mm256_loadu_ps(x + r * op.ldx + k);
-        }
-        for (int c = 0; c < C; ++c) {
-            const __m256 wv = _mm256_loadu_ps(w + c * op.ldw + k);
-            for (int r = 0; r < R; ++r) {
-                acc[r][c] = _mm256_fmadd_ps(xv[r], wv, acc[r][c]);
-            }
-        }
-    }
-    for (int r = 0; r < R; ++r) {
-        for (int c = 0; c < C; ++c) {
-            sums[r][c] = horizontalSum(acc[r][c]);
-        }
-    }
-#endif
-    for (; k < k1; ++k) {
-        for (int r = 0; r < R; ++r) {
+    // A cache line of each W row ahead every 16 steps: W streams from memory for short inputs,
+    // and the hardware prefetchers do not follow 6–8 rows at once (n = 32 ran 35 % slower).
+    // (Unrolling this loop, by hand or by pragma, measured slower.)
+    for (Eigen::Index k = 0; k < depth; ++k) {
+        if ((k & 15) == 0) {
+#pragma GCC unroll 16
             for (int c = 0; c < C; ++c) {
-                sums[r][c] += x[r * op.ldx + k] * w[c * op.ldw + k];
+                _mm_prefetch(reinterpret_cast<const char*>(wr[c] + k + kPrefetch), _MM_HINT_T0);
+            }
+        }
+        const float* xk = panel + k * kPanelRows;
+        __m256 xv[V];
+#pragma GCC unroll 16
+        for (int v = 0; v < V; ++v) {
+            xv[v] = _mm256_load_ps(xk + v * kLanes);
+        }
+#pragma GCC unroll 16
+        for (int c = 0; c < C; ++c) {
+            const __m256 wv = _mm256_broadcast_ss(wr[c] + k);
+#pragma GCC unroll 16
+            for (int v = 0; v < V; ++v) {
+                acc[c][v] = _mm256_fmadd_ps(xv[v], wv, acc[c][v]);
             }
         }
     }
-    for (int r = 0; r < R; ++r) {
-        float* y = op.y + (i0 + r) * op.ldy + o0;
+#pragma GCC unroll 16
+    for (int c = 0; c < C; ++c) {
+#pragma GCC unroll 16
+        for (int v = 0; v < V; ++v) {
+            _mm256_store_ps(sums[c] + v * kLanes, acc[c][v]);
+        }
+    }
+#else
+    for (int c = 0; c < C; ++c) {
+        for (int i = 0; i < V * kLanes; ++i) {
+            float s = 0.0f;
+            for (Eigen::Index k = 0; k < depth; ++k) {
+                s += panel[k * kPanelRows + i] * w[c * ldw + k];
+            }
+            sums[c][i] = s;
+        }
+    }
+#endif
+    for (Eigen::Index r = 0; r < out.rows; ++r) {
         for (int c = 0; c < C; ++c) {
-            y[c] = accumulate ? y[c] + sums[r][c] : sums[r][c];
+            out.y[r * out.ldy + c] = sums[c][r];
         }
     }
 }
 
-// All rows of x against rows [o0, o0 + C) of W, over one depth block.
-template <int C>
-void weightRows(const Operands& op, Eigen::Index n, Eigen::Index o0, Eigen::Index k0,
-                Eigen::Index k1, bool accumulate) {
-    Eigen::Index i = 0;
-    for (; i + kRowTile <= n; i += kRowTile) {
-        tile<kRowTile, C>(op, i, o0, k0, k1, accumulate);
+// tile<V, c> for a run-time c in 1 … C (the last rows of W).
+template <int V, int C>
+void tileUpTo(int c, const float* panel, const float* w, Eigen::Index ldw, Eigen::Index depth,
+              Out out) {
+    if constexpr (C > 1) {
+        if (c < C) {
+            tileUpTo<V, C - 1>(c, panel, w, ldw, depth, out);
+            return;
+        }
     }
-    if (n - i == 1) {
-        tile<1, C>(op, i, o0, k0, k1, accumulate);
+    tile<V, C>(panel, w, ldw, depth, out);
+}
+
+// One panel against rows [o0, o1) of W. A panel of at most 8 rows uses one vector and more
+// rows of W (8: 12 would need more row pointers than there are registers).
+template <int V>
+void sweep(const float* panel, const Eigen::Ref<const Matrix>& w, Eigen::Index o0, Eigen::Index o1,
+           Out out) {
+    constexpr int kTile = V == 2 ? 6 : 8;
+    for (Eigen::Index o = o0; o < o1; o += kTile) {
+        const int c = static_cast<int>(std::min<Eigen::Index>(kTile, o1 - o));
+        tileUpTo<V, kTile>(c, panel, w.data() + o * w.outerStride(), w.outerStride(), w.cols(),
+                           Out{out.y + o, out.ldy, out.rows});
     }
+}
+
+// Rows [o0, o1) of W against every panel of x.
+void outputBlock(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Index o0,
+                 Eigen::Index o1, Eigen::Ref<Matrix> y) {
+    for (Eigen::Index p = 0; p < x.panels(); ++p) {
+        const Out out{y.data() + p * kPanelRows * y.outerStride(), y.outerStride(),
+                      std::min(kPanelRows, x.rows() - p * kPanelRows)};
+        if (out.rows > kLanes) {
+            sweep<2>(x.panel(p), w, o0, o1, out);
+        } else {
+            sweep<1>(x.panel(p), w, o0, o1, out);
+        }
+    }
+}
+
+Eigen::Index outputBlocks(const Eigen::Ref<const Matrix>& w) {
+    return (w.rows() + kOutputBlock - 1) / kOutputBlock;
 }
 
 }  // namespace
 
-void productNTInPlace(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w,
-                      Eigen::Ref<Matrix> y) {
-    const Operands op{x.data(),        x.outerStride(), w.data(),
-                      w.outerStride(), y.data(),        y.outerStride()};
-    const Eigen::Index n = x.rows();
-    const Eigen::Index depth = x.cols();
-    const Eigen::Index outputs = w.rows();
-    const Eigen::Index blocks = (outputs + kWeightTile - 1) / kWeightTile;
-    if (depth == 0) {
-        y.setZero();
-        return;
-    }
-    // Threads split W's rows in whole tiles, so the tiling (and every sum's order) does not
-    // depend on the team size.
-    const int team = static_cast<int>(std::clamp<Eigen::Index>(omp_get_max_threads(), 1, blocks));
-#pragma omp parallel num_threads(team)
-    for (Eigen::Index k0 = 0; k0 < depth; k0 += kDepthBlock) {
-        const Eigen::Index k1 = std::min(depth, k0 + kDepthBlock);
-#pragma omp for schedule(static)
-        for (Eigen::Index b = 0; b < blocks; ++b) {
-            const Eigen::Index o0 = b * kWeightTile;
-            if (o0 + kWeightTile <= outputs) {
-                weightRows<kWeightTile>(op, n, o0, k0, k1, k0 > 0);
-            } else {
-                for (Eigen::Index o = o0; o < outputs; ++o) {
-                    weightRows<1>(op, n, o, k0, k1, k0 > 0);
-                }
+PackedRows::PackedRows(const Eigen::Ref<const Matrix>& x)
+    : rows_(x.rows()), depth_(x.cols()), data_(panels() * kPanelRows * depth_) {
+    // Column by column, so the writes are contiguous (row by row was 2.5 % of a pass).
+    for (Eigen::Index p = 0; p < panels(); ++p) {
+        const Eigen::Index first = p * kPanelRows;
+        const Eigen::Index count = std::min(kPanelRows, rows_ - first);
+        float* dst = data_.data() + first * depth_;
+        for (Eigen::Index k = 0; k < depth_; ++k, dst += kPanelRows) {
+            for (Eigen::Index r = 0; r < count; ++r) {
+                dst[r] = x(first + r, k);
+            }
+            for (Eigen::Index r = count; r < kPanelRows; ++r) {
+                dst[r] = 0.0f;
             }
         }
     }
 }
 
+void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y) {
+    eigen_assert(w.cols() == x.depth() && y.rows() == x.rows() && y.cols() == w.rows());
+    for (Eigen::Index b = 0; b < outputBlocks(w); ++b) {
+        outputBlock(x, w, b * kOutputBlock, std::min(w.rows(), (b + 1) * kOutputBlock), y);
+    }
+}
+
 Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w) {
+    eigen_assert(w.cols() == x.cols());
     Matrix y(x.rows(), w.rows());
-    if (x.rows() <= kInPlaceRows) {
-        productNTInPlace(x, w, y);
-    } else {
-        y.noalias() = x * w.transpose();
+    const PackedRows packed(x);
+    const Eigen::Index blocks = outputBlocks(w);
+    const int team = static_cast<int>(
+        std::clamp<Eigen::Index>(omp_get_max_threads(), 1, std::max<Eigen::Index>(1, blocks)));
+#pragma omp parallel for num_threads(team) schedule(static)
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+        outputBlock(packed, w, b * kOutputBlock, std::min(w.rows(), (b + 1) * kOutputBlock), y);
     }
     return y;
 }

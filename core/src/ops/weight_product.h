@@ -6,16 +6,37 @@
 
 namespace attnscope::ops::detail {
 
-// Up to this many rows of x, productNT reads W in place with a register-tiled kernel;
-// above it, Eigen's cache-blocked GEMM (which repacks W on every call) wins.
-inline constexpr Eigen::Index kInPlaceRows = 128;
+// x's rows repacked once per product so the kernel can load 8 or 16 rows of one column as
+// vectors: panels of kPanelRows rows, each stored column by column (for every k, the panel's
+// kPanelRows values of column k, contiguous), the last panel zero-padded.
+class PackedRows {
+public:
+    static constexpr Eigen::Index kPanelRows = 16;
 
-// y = x · wᵀ; x [n, in], w [out, in], y [n, out]. Deterministic: every output element is summed
-// in the same order whatever the thread count, so a recomputed layer repeats its bits.
+    explicit PackedRows(const Eigen::Ref<const Matrix>& x);
+
+    Eigen::Index rows() const { return rows_; }
+
+    Eigen::Index depth() const { return depth_; }
+
+    Eigen::Index panels() const { return (rows_ + kPanelRows - 1) / kPanelRows; }
+
+    const float* panel(Eigen::Index p) const { return data_.data() + p * kPanelRows * depth_; }
+
+private:
+    Eigen::Index rows_;
+    Eigen::Index depth_;
+    Eigen::VectorXf data_;  // aligned for AVX loads; not zeroed first (every float is written)
+};
+
+// y = x · wᵀ; x [n, in], w [out, in], y [n, out], on the compute threads (they split W's rows).
+// Every output element is one fused multiply-add chain over k = 0 … in−1, starting from zero,
+// so its bits do not depend on the thread count, on n, or on which rows were multiplied
+// together: a recomputed layer, or any subset of its rows, repeats its bits exactly.
 Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w);
 
-// The in-place kernel alone, for any n (tests compare it against Eigen on odd shapes).
-void productNTInPlace(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w,
-                      Eigen::Ref<Matrix> y);
+// The same into a given (possibly strided) y, on the calling thread only: for callers that
+// already split the work (the half-precision product threads over blocks of W).
+void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y);
 
 }  // namespace attnscope::ops::detail

@@ -1,7 +1,9 @@
 // Head records recomputed off the GUI thread (maps over the memory budget): the views say
 // "Computing head L·H…" at once and draw the exact record when it arrives; quick head changes
 // end on the last head asked for; a record of a sentence or model that has been replaced is
-// never shown; the core's errors reach the user; recorded maps stay synchronous.
+// never shown, and its running job is cancelled without an error; shutdown cancels the running
+// job; the status bar names the head being computed; the core's errors reach the user; recorded
+// maps stay synchronous.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -12,6 +14,7 @@
 #include <QSemaphore>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTest>
 #include <QThreadPool>
 
@@ -87,6 +90,9 @@ private slots:
     void quickHeadChangesEndOnTheLastHead();
     void newSentenceDuringRecomputeNeverShowsTheOldOne();
     void newModelDuringRecomputeKeepsTheOldAliveUntilDone();
+    void statusBarNamesTheHeadBeingComputed();
+    void shutdownCancelsTheRunningRecompute();
+    void destroyingTheWindowDuringRecomputeReleasesEverything();
     void coreErrorsReachTheUser();
     void recordedMapsStaySynchronous();
 
@@ -99,6 +105,17 @@ private:
     forward::HeadRecord fullRecord(const AnalysisSession& session, HeadId head);
     QImage fullImage(const AnalysisSession& session, HeadId head);
 };
+
+namespace {
+
+// Literal, not the app's own function, so the test pins the wording.
+QString statusFor(HeadId head) {
+    return QStringLiteral("Computing head %1·%2 (this sentence's maps are over the memory budget)…")
+        .arg(head.layer)
+        .arg(head.head);
+}
+
+}  // namespace
 
 void HeadRecordAsyncTest::initTestCase() {
     QStandardPaths::setTestModeEnabled(true);
@@ -209,6 +226,7 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
+    QSignalSpy finished(window.service(), &ComputeService::headRecordFinished);
     const HeadId head{1, 1};
     const QImage oldImage = fullImage(*session, head);
 
@@ -216,7 +234,8 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     session->selectHead(head);
     QVERIFY(started.wait(kTimeoutMs));  // the old sentence's job now waits in the pool
     QCOMPARE(started.count(), 1);
-    QVERIFY(typeSentence(window, kSecond));
+    QCOMPARE(started.at(0).at(0).value<HeadId>(), head);
+    QVERIFY(typeSentence(window, kSecond));  // cancels that job before it reaches the core
     QVERIFY(heatmap->placeholder().startsWith(QStringLiteral("Computing head 1·1…")));
 
     // From here on, whatever the head view draws must be the new sentence's head.
@@ -230,16 +249,29 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     QTRY_COMPARE_WITH_TIMEOUT(heatmap->image(), expected, kTimeoutMs);
     QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     disconnect(session, nullptr, this, nullptr);
-    // The old job ran to its end (its record dropped), then the new sentence's; the compare
-    // view's head B comes on top.
+    // The old job was cancelled (the core threw at its first check), then the new sentence's
+    // ran; the compare view's head B comes on top.
     const auto startsOfHead = std::count_if(started.begin(), started.end(), [&](const auto& args) {
         return args.at(0).template value<HeadId>() == head;
     });
     QCOMPARE(startsOfHead, 2);
+    QCOMPARE(finished.count(), started.count());
+    QCOMPARE(finished.at(0).at(0).value<HeadId>(), head);
+    QVERIFY(finished.at(0).at(1).toBool());
+    for (qsizetype i = 1; i < finished.count(); ++i) {
+        QVERIFY(!finished.at(i).at(1).toBool());  // the new sentence's heads: computed
+    }
     for (const QImage& image : shown) {
         QVERIFY(image.isNull() || image == expected);
     }
     QVERIFY(sameRecord(*session->headRecord(head), fullRecord(*session, head)));
+    // A cancel is no error, and nothing is left saying "Computing".
+    QVERIFY(session->headRecordError(head).isEmpty());
+    auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
+    QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
+    QVERIFY2(heatmap->placeholder().isEmpty(), qPrintable(heatmap->placeholder()));
+    QVERIFY2(window.statusBar()->currentMessage().isEmpty(),
+             qPrintable(window.statusBar()->currentMessage()));
 }
 
 void HeadRecordAsyncTest::newModelDuringRecomputeKeepsTheOldAliveUntilDone() {
@@ -266,6 +298,97 @@ void HeadRecordAsyncTest::newModelDuringRecomputeKeepsTheOldAliveUntilDone() {
                               kTimeoutMs);
     auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
+}
+
+void HeadRecordAsyncTest::statusBarNamesTheHeadBeingComputed() {
+    MainWindow window;
+    QVERIFY(openWith(window, 0, kFirst));
+    AnalysisSession* session = window.session();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
+    QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
+    QSignalSpy finished(window.service(), &ComputeService::headRecordFinished);
+    QStatusBar* status = window.statusBar();
+    QVERIFY(status->currentMessage().isEmpty());
+
+    PoolGate gate(window.service()->headRecordPool());
+    const HeadId head{1, 2};
+    session->selectHead(head);
+    QVERIFY(started.wait(kTimeoutMs));
+    QCOMPARE(started.at(0).at(0).value<HeadId>(), head);
+    QCOMPARE(status->currentMessage(), statusFor(head));  // held in flight by the gate
+    gate.open();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
+    QVERIFY2(status->currentMessage().isEmpty(), qPrintable(status->currentMessage()));
+    QVERIFY(!finished.isEmpty());
+    QVERIFY(!finished.at(0).at(1).toBool());
+
+    // Another message shown meanwhile (an export's "Wrote …") is not cleared by the head's end.
+    PoolGate again(window.service()->headRecordPool());
+    const HeadId other{0, 1};
+    session->selectHead(other);
+    QVERIFY(started.wait(kTimeoutMs));
+    QCOMPARE(status->currentMessage(), statusFor(started.last().at(0).value<HeadId>()));
+    status->showMessage(QStringLiteral("Wrote somewhere"));
+    again.open();
+    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
+    QCOMPARE(status->currentMessage(), QStringLiteral("Wrote somewhere"));
+}
+
+void HeadRecordAsyncTest::shutdownCancelsTheRunningRecompute() {
+    MainWindow window;
+    QVERIFY(openWith(window, 0, kFirst));
+    AnalysisSession* session = window.session();
+    ComputeService* service = window.service();
+    QTRY_VERIFY_WITH_TIMEOUT(!service->isComputingHeadRecords(), kTimeoutMs);
+    QSignalSpy started(service, &ComputeService::headRecordStarted);
+    QSignalSpy finished(service, &ComputeService::headRecordFinished);
+
+    PoolGate gate(service->headRecordPool());
+    const HeadId head{1, 0};
+    session->selectHead(head);
+    QVERIFY(started.wait(kTimeoutMs));
+    QCOMPARE(started.count(), 1);
+    // The destructor's first step. Set before the job reaches the core, so the core must
+    // throw Cancelled at its first check instead of computing the head.
+    service->shutdown();
+    gate.open();
+    QVERIFY(finished.wait(kTimeoutMs));
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(finished.at(0).at(0).value<HeadId>(), started.at(0).at(0).value<HeadId>());
+    QVERIFY(finished.at(0).at(1).toBool());
+    QVERIFY(!service->isComputingHeadRecords());  // the compare head's job was dropped
+    QVERIFY(session->headRecordError(head).isEmpty());
+    auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
+    QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
+    QVERIFY2(window.statusBar()->currentMessage().isEmpty(),
+             qPrintable(window.statusBar()->currentMessage()));
+    // Nothing new starts after shutdown: neither a head nor a forward pass.
+    session->selectHead({0, 2});
+    session->setText(kSecond);
+    QVERIFY(!service->isComputingHeadRecords());
+    QVERIFY(!service->isComputing());
+}
+
+void HeadRecordAsyncTest::destroyingTheWindowDuringRecomputeReleasesEverything() {
+    auto window = std::make_unique<MainWindow>();
+    QVERIFY(openWith(*window, 0, kFirst));
+    QTRY_VERIFY_WITH_TIMEOUT(!window->service()->isComputingHeadRecords(), kTimeoutMs);
+    QSignalSpy started(window->service(), &ComputeService::headRecordStarted);
+    std::weak_ptr<const model::Model> model = window->session()->model();
+    std::weak_ptr<const analysis::SentenceAnalysis> result = window->session()->result();
+    {
+        PoolGate gate(window->service()->headRecordPool());
+        window->session()->selectHead({1, 1});
+        QVERIFY(started.wait(kTimeoutMs));
+    }
+    // The job is queued or running (or, on a slow machine, done): whichever, the destructor
+    // cancels it, waits for it, and nothing of the sentence or model outlives the window.
+    window.reset();
+    // The predictions panel's job for this sentence runs on the global pool, which the window
+    // does not own.
+    QThreadPool::globalInstance()->waitForDone();
+    QVERIFY(model.expired());
+    QVERIFY(result.expired());
 }
 
 void HeadRecordAsyncTest::coreErrorsReachTheUser() {

@@ -11,6 +11,11 @@ namespace attnscope::ops {
 // x·Wᵀ + b. x: [n, in], W: [out, in] -> [n, out].
 Matrix linear(const Matrix& x, const model::Linear& layer);
 
+// Outputs [first, first + count) of linear(x, layer) only, with the very same bits (every
+// output is its own chain of operations): what recomputing one head needs.
+Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
+                  Eigen::Index count);
+
 // LayerNorm over each row (biased variance, as torch.nn.functional.layer_norm). [n, d]
 Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps);
 
