@@ -37,13 +37,13 @@ void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index coun
 }
 
 Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index first,
-                   Eigen::Index count) {
+                   Eigen::Index count, const float* bias) {
     const Eigen::Index outputs = count;
     const Eigen::Index block =
         std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, h.bits.cols()));
     const Eigen::Index blocks = (outputs + block - 1) / block;
     Matrix y(x.rows(), outputs);
-    const detail::PackedRows packed(x);
+    detail::PackedRows packed(x.rows(), x.cols());
     // Each thread widens its own blocks and multiplies them while they are still in cache;
     // every output element is one chain over k, so the split does not change any bit.
     const int team = static_cast<int>(
@@ -52,10 +52,15 @@ Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index fir
     {
         Matrix widened;
 #pragma omp for schedule(static)
+        for (Eigen::Index p = 0; p < packed.panels(); ++p) {
+            packed.pack(x, p);
+        }
+#pragma omp for schedule(static)
         for (Eigen::Index b = 0; b < blocks; ++b) {
             const Eigen::Index rows = std::min(block, outputs - b * block);
             widenRows(h, first + b * block, rows, widened);
-            detail::productNTSerial(packed, widened, y.middleCols(b * block, rows));
+            detail::productNTSerial(packed, widened, y.middleCols(b * block, rows),
+                                    bias ? bias + b * block : nullptr);
         }
     }
     return y;

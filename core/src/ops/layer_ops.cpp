@@ -17,12 +17,9 @@ Matrix linear(const Matrix& x, const model::Linear& layer) {
 
 Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
                   Eigen::Index count) {
-    Matrix y = layer.isHalf() ? halfProduct(x, layer.half, first, count)
-                              : detail::productNT(x, layer.weight.middleRows(first, count));
-    if (layer.bias.size() > 0) {
-        y.rowwise() += layer.bias.segment(first, count).transpose();
-    }
-    return y;
+    const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
+    return layer.isHalf() ? halfProduct(x, layer.half, first, count, bias)
+                          : detail::productNT(x, layer.weight.middleRows(first, count), bias);
 }
 
 Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {

@@ -13,7 +13,11 @@ class PackedRows {
 public:
     static constexpr Eigen::Index kPanelRows = 16;
 
+    // Room for x, not yet packed: pack() each panel (callers split the panels over threads).
+    PackedRows(Eigen::Index rows, Eigen::Index depth);
     explicit PackedRows(const Eigen::Ref<const Matrix>& x);
+
+    void pack(const Eigen::Ref<const Matrix>& x, Eigen::Index panel);
 
     Eigen::Index rows() const { return rows_; }
 
@@ -29,14 +33,17 @@ private:
     Eigen::VectorXf data_;  // aligned for AVX loads; not zeroed first (every float is written)
 };
 
-// y = x · wᵀ; x [n, in], w [out, in], y [n, out], on the compute threads (they split W's rows).
-// Every output element is one fused multiply-add chain over k = 0 … in−1, starting from zero,
-// so its bits do not depend on the thread count, on n, or on which rows were multiplied
-// together: a recomputed layer, or any subset of its rows, repeats its bits exactly.
-Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w);
+// y = x · wᵀ (+ bias, one per row of w, when given); x [n, in], w [out, in], y [n, out], on the
+// compute threads (they split x's panels, then W's rows). Every output element is one fused
+// multiply-add chain over k = 0 … in−1 from zero, then one add of its bias, so its bits do not
+// depend on the thread count, on n, or on which rows were multiplied together: a recomputed
+// layer, or any subset of its rows, repeats its bits exactly.
+Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matrix>& w,
+                 const float* bias = nullptr);
 
 // The same into a given (possibly strided) y, on the calling thread only: for callers that
 // already split the work (the half-precision product threads over blocks of W).
-void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y);
+void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y,
+                     const float* bias = nullptr);
 
 }  // namespace attnscope::ops::detail

@@ -44,7 +44,8 @@ TEST_P(Product, EqualsEigensProduct) {
 }
 
 // Every remainder of the 16-row panels (one vector up to 8 rows, two above), of the 6- and
-// 12-row tiles of W and of its 48-row blocks; no depth at all.
+// 8-row tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
+// sliced); no depth at all.
 INSTANTIATE_TEST_SUITE_P(Shapes, Product,
                          ::testing::Combine(::testing::Values(1, 3, 8, 9, 16, 17, 130),
                                             ::testing::Values(0, 7, 1100),
@@ -80,20 +81,36 @@ TEST(ProductViews, ReadsAndWritesStridedBlocks) {
 // A row's result must not depend on the other rows: the budgeted pass recomputes one head from
 // a layer's input, and the half-precision path multiplies W block by block.
 TEST(ProductNT, EveryRowKeepsItsBitsWhateverRowsAndBlocksGoWithIt) {
-    const Matrix x = randomMatrix(37, 300, 7);
+    // 150 rows: long enough that the depth is sliced; 7 rows are not.
+    const Matrix x = randomMatrix(150, 300, 7);
     const Matrix w = randomMatrix(70, 300, 8);
     const Matrix all = productNT(x, w);
-    for (const Eigen::Index first : {0, 5, 16, 30}) {
+    for (const Eigen::Index first : {0, 5, 16, 30, 143}) {
         const Matrix some = productNT(x.middleRows(first, 7), w);
         EXPECT_EQ(std::memcmp(some.data(), all.middleRows(first, 7).eval().data(),
                               sizeof(float) * some.size()),
                   0)
             << "rows from " << first;
     }
-    Matrix blocks(37, 70);
+    Matrix blocks(150, 70);
     productNTSerial(PackedRows(x), w.topRows(25), blocks.leftCols(25));
     productNTSerial(PackedRows(x), w.bottomRows(45), blocks.rightCols(45));
     EXPECT_EQ(std::memcmp(blocks.data(), all.data(), sizeof(float) * all.size()), 0);
+}
+
+// The bias is added inside the product (in parallel, while y is in cache) with the same single
+// rounding as adding it afterwards.
+TEST(ProductNT, BiasInsideEqualsBiasAfterBitForBit) {
+    const Matrix x = randomMatrix(21, 50, 9);
+    const Matrix w = randomMatrix(31, 50, 10);
+    const Vector bias = Vector::Random(31);
+    Matrix want = productNT(x, w);
+    want.rowwise() += bias.transpose();
+    const Matrix got = productNT(x, w, bias.data());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), sizeof(float) * want.size()), 0);
+    Matrix serial(21, 31);
+    productNTSerial(PackedRows(x), w, serial, bias.data());
+    EXPECT_EQ(std::memcmp(serial.data(), want.data(), sizeof(float) * want.size()), 0);
 }
 
 }  // namespace

@@ -16,10 +16,11 @@ namespace attnscope::ops {
 // Rows [first, first + count) of `h`, widened into `out` (resized to [count, cols]).
 void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out);
 
-// x·Wᵀ for x [n, in] and W = rows [first, first + count) of `h` -> [n, count], widening one
-// block of W's rows at a time so the fp32 copy in flight stays small whatever the size of W.
+// x·Wᵀ (+ bias[0 … count), when given) for x [n, in] and W = rows [first, first + count) of
+// `h` -> [n, count], widening one block of W's rows at a time so the fp32 copy in flight stays
+// small whatever the size of W.
 Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index first,
-                   Eigen::Index count);
+                   Eigen::Index count, const float* bias = nullptr);
 
 // The rows `ids` of a weight matrix, fp32 or half, as fp32 [ids.size(), in]: an embedding
 // lookup that widens only the rows asked for.
