@@ -40,7 +40,7 @@ exporting::DumpedSentence dumped(const text::Sentence& s,
         d.offsets.emplace_back(t.charBegin, t.charEnd);
         d.special.push_back(t.special ? 1 : 0);
     }
-    d.attention = r.probs;
+    d.attention.assign(r.probs.begin(), r.probs.end());
     d.nLayers = r.nLayers;
     d.nHeads = r.nHeads;
     return d;

@@ -11,6 +11,7 @@
 
 #include "attnscope/base/head_id.h"
 #include "attnscope/base/tensor.h"
+#include "attnscope/base/uninitialized_vector.h"
 
 namespace attnscope::forward {
 
@@ -24,9 +25,10 @@ struct ForwardResult {
     // The full maps, when they fit the pass's memory budget (ForwardOptions::mapBudgetBytes);
     // otherwise empty, and recomputeHead (head_record.h) rebuilds any one head exactly.
     bool mapsRecorded = true;
-    std::vector<float> logits;   // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
-    std::vector<float> probs;    // [nLayers, nHeads, nTokens, nTokens]
-    std::vector<float> context;  // [nLayers, nHeads, nTokens, headDimV] head outputs
+    // Sized without zeroing (uninitialized_vector.h); the pass writes every element.
+    FloatBuffer logits;   // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
+    FloatBuffer probs;    // [nLayers, nHeads, nTokens, nTokens]
+    FloatBuffer context;  // [nLayers, nHeads, nTokens, headDimV] head outputs
     // Summaries kept in every mode.
     std::vector<float> entropy;      // [nLayers, nHeads, nTokens] nats
     std::vector<float> rowMax;       // [nLayers, nHeads, nTokens] largest weight of each row
@@ -96,7 +98,7 @@ private:
 
     void requireMaps() const;
 
-    ConstMatrixMap map(const std::vector<float>& v, HeadId h) const {
+    ConstMatrixMap map(const FloatBuffer& v, HeadId h) const {
         requireMaps();
         return {v.data() + headIndex(h) * nTokens * nTokens, nTokens, nTokens};
     }
