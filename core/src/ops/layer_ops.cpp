@@ -1,5 +1,6 @@
 #include "attnscope/ops/layer_ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -10,54 +11,15 @@
 
 namespace attnscope::ops {
 
-Matrix linear(const Matrix& x, const model::Linear& layer) {
-    const Eigen::Index outputs = layer.isHalf() ? layer.half.bits.rows() : layer.weight.rows();
-    return linearRows(x, layer, 0, outputs);
-}
+namespace {
 
-Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
-                  Eigen::Index count) {
-    const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
-    return layer.isHalf() ? halfProduct(x, layer.half, first, count, bias)
-                          : detail::productNT(x, layer.weight.middleRows(first, count), bias);
-}
+// Below this many elements a pass over the matrix is too short to share between threads.
+constexpr Eigen::Index kParallelElements = 1 << 15;
+constexpr Eigen::Index kActivationRows = 16;
 
-Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
-    Matrix y(x.rows(), x.cols());
-    const auto d = static_cast<float>(x.cols());
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const float mean = x.row(r).sum() / d;
-        const auto centered = (x.row(r).array() - mean).eval();
-        const float var = centered.square().sum() / d;
-        y.row(r) = centered / std::sqrt(var + eps);
-    }
-    y.array().rowwise() *= norm.weight.transpose().array();
-    if (norm.bias.size() > 0) {
-        y.rowwise() += norm.bias.transpose();
-    }
-    return y;
-}
-
-Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps) {
-    Matrix y(x.rows(), x.cols());
-    const auto d = static_cast<float>(x.cols());
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const float meanSquare = x.row(r).squaredNorm() / d;
-        y.row(r) = x.row(r) * (1.0f / std::sqrt(meanSquare + eps));
-    }
-    y.array().rowwise() *= norm.weight.transpose().array();
-    return y;
-}
-
-Matrix normalize(const Matrix& x, const model::Norm& norm, model::NormKind kind, float eps) {
-    return kind == model::NormKind::RmsNorm ? rmsNorm(x, norm, eps) : layerNorm(x, norm, eps);
-}
-
-// Eigen's vectorised erf, tanh and exp (a few ulp in float): libm's scalar erff alone was
-// 4 % of a BERT-base pass.
-void activate(Matrix& x, model::Activation activation) {
+template <class Block>
+void activateBlock(Block a, model::Activation activation) {
     using model::Activation;
-    auto a = x.array();
     switch (activation) {
         case Activation::Gelu:
             a = 0.5f * a * (1.0f + (a * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
@@ -74,6 +36,66 @@ void activate(Matrix& x, model::Activation activation) {
         case Activation::Silu:
             a = a / (1.0f + (-a).exp());
             return;
+    }
+}
+
+}  // namespace
+
+Matrix linear(const Matrix& x, const model::Linear& layer) {
+    const Eigen::Index outputs = layer.isHalf() ? layer.half.bits.rows() : layer.weight.rows();
+    return linearRows(x, layer, 0, outputs);
+}
+
+Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
+                  Eigen::Index count) {
+    const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
+    return layer.isHalf() ? halfProduct(x, layer.half, first, count, bias)
+                          : detail::productNT(x, layer.weight.middleRows(first, count), bias);
+}
+
+// Rows are independent: the compute threads split them (same bits at any thread count).
+Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
+    Matrix y(x.rows(), x.cols());
+    const auto d = static_cast<float>(x.cols());
+#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const float mean = x.row(r).sum() / d;
+        const auto centered = (x.row(r).array() - mean).eval();
+        const float var = centered.square().sum() / d;
+        y.row(r) = (centered / std::sqrt(var + eps)) * norm.weight.transpose().array();
+        if (norm.bias.size() > 0) {
+            y.row(r) += norm.bias.transpose();
+        }
+    }
+    return y;
+}
+
+Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps) {
+    Matrix y(x.rows(), x.cols());
+    const auto d = static_cast<float>(x.cols());
+#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        const float meanSquare = x.row(r).squaredNorm() / d;
+        y.row(r) = (x.row(r) * (1.0f / std::sqrt(meanSquare + eps))).array() *
+                   norm.weight.transpose().array();
+    }
+    return y;
+}
+
+Matrix normalize(const Matrix& x, const model::Norm& norm, model::NormKind kind, float eps) {
+    return kind == model::NormKind::RmsNorm ? rmsNorm(x, norm, eps) : layerNorm(x, norm, eps);
+}
+
+// Eigen's vectorised erf, tanh and exp (a few ulp in float): libm's scalar erff alone was
+// 4 % of a BERT-base pass. Blocks of kActivationRows rows go to the compute threads; the
+// blocks do not depend on the thread count, so neither do the bits.
+void activate(Matrix& x, model::Activation activation) {
+    const Eigen::Index blocks = (x.rows() + kActivationRows - 1) / kActivationRows;
+#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
+    for (Eigen::Index b = 0; b < blocks; ++b) {
+        const Eigen::Index first = b * kActivationRows;
+        activateBlock(x.middleRows(first, std::min(kActivationRows, x.rows() - first)).array(),
+                      activation);
     }
 }
 
