@@ -43,8 +43,8 @@ TEST_P(Product, EqualsEigensProduct) {
         << n << " x " << depth << " x " << outputs;
 }
 
-// Every remainder of the 16-row panels (one vector up to 8 rows, two above), of the 6- and
-// 8-row tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
+// Every remainder of the 16-row panels (one vector up to 8 rows, two above), of the 6-row
+// tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
 // sliced); no depth at all.
 INSTANTIATE_TEST_SUITE_P(Shapes, Product,
                          ::testing::Combine(::testing::Values(1, 3, 8, 9, 16, 17, 130),
