@@ -176,8 +176,7 @@ void outputBlock(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::
                           sliced ? part.data() + p * width * kPanelRows : nullptr,
                           k0 > 0,
                           k0 + depth >= x.depth()};
-            // One vector only for inputs of at most 8 rows (W streams from memory there); as
-            // the last panel of a longer input it ran slower than a padded full panel.
+            // A panel of at most 8 rows (a short input, or the last panel) takes one vector.
             if (out.rows > kLanes) {
                 sweep<2>(x.panel(p) + k0 * kPanelRows, w, o0, o1, k0, depth, out);
             } else {
