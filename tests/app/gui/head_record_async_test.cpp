@@ -5,7 +5,6 @@
 // job; the status bar names the head being computed; the core's errors reach the user; recorded
 // maps stay synchronous.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -18,6 +17,7 @@
 #include <QTest>
 #include <QThreadPool>
 
+#include "../../core/support/same_bits.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/head_record.h"
 #include "main_window.h"
@@ -31,23 +31,13 @@
 
 using namespace attnscope;
 using namespace attnscope::app;
+using attnscope::testing::sameRecord;
 
 namespace {
 
 constexpr int kTimeoutMs = 20000;
 const QString kFirst = QStringLiteral("the quick brown fox jumps");
 const QString kSecond = QStringLiteral("a lazy dog");
-
-template <typename A, typename B>
-bool sameBits(const A& a, const B& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0;
-}
-
-bool sameRecord(const forward::HeadRecord& a, const forward::HeadRecord& b) {
-    return sameBits(a.logits, b.logits) && sameBits(a.probs, b.probs) &&
-           sameBits(a.context, b.context) && sameBits(a.entropy, b.entropy);
-}
 
 // Keeps every thread of a pool busy until opened, so a head job the service has started waits
 // in the pool — in flight — for as long as a test needs.
@@ -99,6 +89,8 @@ private slots:
 private:
     // Opens the GPT-2 fixture with `budget` and types `text`; false on a timeout.
     bool openWith(MainWindow& window, std::size_t budget, const QString& text);
+    // openWith(window, 0, kFirst), then waits until the heads first shown are recomputed.
+    bool openIdle(MainWindow& window);
     // Types `text` and waits for its result.
     bool typeSentence(MainWindow& window, const QString& text);
     // The record of `head` in a full recording of the session's current tokens.
@@ -130,6 +122,11 @@ bool HeadRecordAsyncTest::openWith(MainWindow& window, std::size_t budget, const
     QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
     window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
     return loaded.wait(kTimeoutMs) && typeSentence(window, text);
+}
+
+bool HeadRecordAsyncTest::openIdle(MainWindow& window) {
+    return openWith(window, 0, kFirst) &&
+           QTest::qWaitFor([&] { return !window.service()->isComputingHeadRecords(); }, kTimeoutMs);
 }
 
 bool HeadRecordAsyncTest::typeSentence(MainWindow& window, const QString& text) {
@@ -187,9 +184,8 @@ void HeadRecordAsyncTest::showsComputingThenTheExactRecord() {
 
 void HeadRecordAsyncTest::quickHeadChangesEndOnTheLastHead() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
     auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
 
@@ -221,9 +217,8 @@ void HeadRecordAsyncTest::quickHeadChangesEndOnTheLastHead() {
 
 void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
     QSignalSpy finished(window.service(), &ComputeService::headRecordFinished);
@@ -276,9 +271,8 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
 
 void HeadRecordAsyncTest::newModelDuringRecomputeKeepsTheOldAliveUntilDone() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
     const auto bert = model::loadModel(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32");
     std::weak_ptr<const model::Model> old = session->model();
@@ -302,9 +296,8 @@ void HeadRecordAsyncTest::newModelDuringRecomputeKeepsTheOldAliveUntilDone() {
 
 void HeadRecordAsyncTest::statusBarNamesTheHeadBeingComputed() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
     QSignalSpy finished(window.service(), &ComputeService::headRecordFinished);
     QStatusBar* status = window.statusBar();
@@ -336,10 +329,9 @@ void HeadRecordAsyncTest::statusBarNamesTheHeadBeingComputed() {
 
 void HeadRecordAsyncTest::shutdownCancelsTheRunningRecompute() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
     ComputeService* service = window.service();
-    QTRY_VERIFY_WITH_TIMEOUT(!service->isComputingHeadRecords(), kTimeoutMs);
     QSignalSpy started(service, &ComputeService::headRecordStarted);
     QSignalSpy finished(service, &ComputeService::headRecordFinished);
 
@@ -371,8 +363,7 @@ void HeadRecordAsyncTest::shutdownCancelsTheRunningRecompute() {
 
 void HeadRecordAsyncTest::destroyingTheWindowDuringRecomputeReleasesEverything() {
     auto window = std::make_unique<MainWindow>();
-    QVERIFY(openWith(*window, 0, kFirst));
-    QTRY_VERIFY_WITH_TIMEOUT(!window->service()->isComputingHeadRecords(), kTimeoutMs);
+    QVERIFY(openIdle(*window));
     QSignalSpy started(window->service(), &ComputeService::headRecordStarted);
     std::weak_ptr<const model::Model> model = window->session()->model();
     std::weak_ptr<const analysis::SentenceAnalysis> result = window->session()->result();
@@ -393,9 +384,8 @@ void HeadRecordAsyncTest::destroyingTheWindowDuringRecomputeReleasesEverything()
 
 void HeadRecordAsyncTest::coreErrorsReachTheUser() {
     MainWindow window;
-    QVERIFY(openWith(window, 0, kFirst));
+    QVERIFY(openIdle(window));
     AnalysisSession* session = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     QSignalSpy started(window.service(), &ComputeService::headRecordStarted);
     // A result without the layer inputs a recompute starts from: the core throws.
     auto broken = std::make_shared<analysis::SentenceAnalysis>(*session->result());

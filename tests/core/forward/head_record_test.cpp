@@ -4,10 +4,9 @@
 // recording untouched.
 #include "attnscope/forward/head_record.h"
 
-#include <cstring>
-
 #include <gtest/gtest.h>
 
+#include "../support/same_bits.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
@@ -16,20 +15,10 @@ namespace attnscope {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::sameBits;
+using testing::sameRecord;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-
-// Bitwise: the same floats, not merely close ones (NaN-free data, so memcmp is exact).
-template <class A, class B>
-bool sameBits(const A& a, const B& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0;
-}
-
-bool sameRecord(const forward::HeadRecord& a, const forward::HeadRecord& b) {
-    return sameBits(a.logits, b.logits) && sameBits(a.probs, b.probs) &&
-           sameBits(a.context, b.context) && sameBits(a.entropy, b.entropy);
-}
 
 const forward::ForwardInput kInput{{3, 17, 9, 4, 12, 8, 21, 5, 2}, {}};
 

@@ -2,11 +2,11 @@
 // summaries and each layer's input instead of every map, and recomputeHead rebuilds any head
 // bit for bit equal to a full recording; statistics and hidden states do not change.
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 
 #include <gtest/gtest.h>
 
+#include "../support/same_bits.h"
 #include "attnscope/analysis/head_stats.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
@@ -18,15 +18,9 @@ namespace attnscope {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::sameBits;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-
-// Bitwise: the same floats, not merely close ones (NaN-free data, so memcmp is exact).
-template <class A, class B>
-bool sameBits(const A& a, const B& b) {
-    return a.rows() == b.rows() && a.cols() == b.cols() &&
-           std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<std::size_t>(a.size())) == 0;
-}
 
 // "checkpoint" or "checkpoint@half": the latter keeps F16/BF16 weights half precision, so the
 // recompute goes through the block-widening product.
