@@ -20,33 +20,37 @@ std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std
     return pos;
 }
 
-Projections project(const model::Model& m, int layer, const Matrix& h,
-                    const AttentionContext& ctx) {
+namespace {
+
+// Query heads [first, first + count) and the key/value heads they read.
+Projections projectHeads(const model::Model& m, int layer, const Matrix& h,
+                         const AttentionContext& ctx, int first, int count) {
     const model::ModelSpec& spec = m.spec;
     const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
-    Projections p{ops::linear(h, w.query), ops::linear(h, w.key), ops::linear(h, w.value)};
+    const int kvFirst = spec.kvHeadOf(first);
+    const int kvCount = spec.kvHeadOf(first + count - 1) - kvFirst + 1;
+    const Eigen::Index dk = spec.headDimK;
+    const Eigen::Index dv = spec.headDimV;
+    Projections p{ops::linearRows(h, w.query, first * dk, count * dk),
+                  ops::linearRows(h, w.key, kvFirst * dk, kvCount * dk),
+                  ops::linearRows(h, w.value, kvFirst * dv, kvCount * dv), first, kvFirst};
     if (spec.rope.dims > 0) {
-        ops::applyRope(p.q, spec.nHeads, spec.headDimK, spec.rope, ctx.rope);
-        ops::applyRope(p.k, spec.nKvHeads, spec.headDimK, spec.rope, ctx.rope);
+        ops::applyRope(p.q, count, spec.headDimK, spec.rope, ctx.rope);
+        ops::applyRope(p.k, kvCount, spec.headDimK, spec.rope, ctx.rope);
     }
     return p;
 }
 
+}  // namespace
+
+Projections project(const model::Model& m, int layer, const Matrix& h,
+                    const AttentionContext& ctx) {
+    return projectHeads(m, layer, h, ctx, 0, m.spec.nHeads);
+}
+
 Projections projectHead(const model::Model& m, int layer, int head, const Matrix& h,
                         const AttentionContext& ctx) {
-    const model::ModelSpec& spec = m.spec;
-    const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
-    const int kv = spec.kvHeadOf(head);
-    const Eigen::Index dk = spec.headDimK;
-    const Eigen::Index dv = spec.headDimV;
-    Projections p{ops::linearRows(h, w.query, head * dk, dk),
-                  ops::linearRows(h, w.key, kv * dk, dk), ops::linearRows(h, w.value, kv * dv, dv),
-                  head, kv};
-    if (spec.rope.dims > 0) {
-        ops::applyRope(p.q, 1, spec.headDimK, spec.rope, ctx.rope);
-        ops::applyRope(p.k, 1, spec.headDimK, spec.rope, ctx.rope);
-    }
-    return p;
+    return projectHeads(m, layer, h, ctx, head, 1);
 }
 
 namespace {
