@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include <Eigen/Core>
+#include "attnscope/base/eigen_core.h"
 #include <nlohmann/json.hpp>
 
 #include "attnscope/base/error.h"

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "attnscope/base/tensor.h"
+#include "weight_kernel.h"
 
 namespace attnscope::ops::detail {
 
@@ -11,7 +12,7 @@ namespace attnscope::ops::detail {
 // kPanelRows values of column k, contiguous), the last panel zero-padded.
 class PackedRows {
 public:
-    static constexpr Eigen::Index kPanelRows = 16;
+    static constexpr Eigen::Index kPanelRows = detail::kPanelRows;
 
     // Room for x, not yet packed: pack() each panel (callers split the panels over threads).
     PackedRows(Eigen::Index rows, Eigen::Index depth);
@@ -45,5 +46,14 @@ Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matri
 // already split the work (the half-precision product threads over blocks of W).
 void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y,
                      const float* bias = nullptr);
+
+// productNTSerial with a given kernel rather than the CPU's (tests compare the kernels' bits).
+void productNTWith(const WeightKernel& kernel, const PackedRows& x,
+                   const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y, const float* bias);
+
+// The kernel every product uses: AVX-512 where the CPU has it (unless ATTNSCOPE_ISA=avx2),
+// else AVX2. Chosen on first use, then fixed for the process, so a recomputed head repeats its
+// bits.
+const WeightKernel& weightKernel();
 
 }  // namespace attnscope::ops::detail

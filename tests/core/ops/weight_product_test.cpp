@@ -1,9 +1,11 @@
-// The x·Wᵀ kernel (core/src/ops/weight_product.*): equal to Eigen's product on every panel and
-// tile remainder, its bits independent of the thread count and of which rows go together, and
-// correct on strided views.
+// The x·Wᵀ kernel (core/src/ops/weight_product.*, weight_kernel*): equal to Eigen's product on
+// every panel and tile remainder, its bits independent of the thread count, of which rows go
+// together and of the instruction set (AVX2 or AVX-512), and correct on strided views.
 #include "ops/weight_product.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <tuple>
 
 #include <gtest/gtest.h>
@@ -43,13 +45,41 @@ TEST_P(Product, EqualsEigensProduct) {
         << n << " x " << depth << " x " << outputs;
 }
 
-// Every remainder of the 16-row panels (one vector up to 8 rows, two above), of the 6-row
-// tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
+// Issue 13: the AVX-512 kernel, chosen at run time where the CPU has it, must repeat the AVX2
+// kernel's bits (one FMA chain per output in both), so results never depend on the machine.
+TEST_P(Product, Avx512KernelGivesTheAvx2KernelsBits) {
+    __builtin_cpu_init();
+    if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512vl")) {
+        GTEST_SKIP() << "this CPU has no AVX-512 F/VL; the kernel is compiled but cannot run here";
+    }
+    const auto [n, depth, outputs] = GetParam();
+    const Matrix x = randomMatrix(n, depth, 11);
+    const Matrix w = randomMatrix(outputs, depth, 12);
+    const Vector bias = Vector::Random(outputs);
+    Matrix narrow(n, outputs);
+    Matrix wide(n, outputs);
+    productNTWith(avx2WeightKernel(), PackedRows(x), w, narrow, bias.data());
+    productNTWith(avx512WeightKernel(), PackedRows(x), w, wide, bias.data());
+    EXPECT_EQ(std::memcmp(narrow.data(), wide.data(), sizeof(float) * narrow.size()), 0)
+        << n << " x " << depth << " x " << outputs;
+}
+
+// Every remainder of the 16-row panels (one vector up to 8 rows, more above), of the 6- and
+// 12-row tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
 // sliced); no depth at all.
 INSTANTIATE_TEST_SUITE_P(Shapes, Product,
                          ::testing::Combine(::testing::Values(1, 3, 8, 9, 16, 17, 130),
                                             ::testing::Values(0, 7, 1100),
                                             ::testing::Values(1, 5, 6, 11, 12, 13, 49, 67)));
+
+TEST(WeightKernel, ChosenOnceForTheCpu) {
+    __builtin_cpu_init();
+    const bool avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    const char* asked = std::getenv("ATTNSCOPE_ISA");
+    const bool forced = asked != nullptr && std::string_view(asked) == "avx2";
+    EXPECT_STREQ(weightKernel().isa, avx512 && !forced ? "avx512" : "avx2");
+    EXPECT_EQ(&weightKernel(), &weightKernel());
+}
 
 TEST(ProductThreads, TwoThreadsGiveOneThreadsBits) {
     const Matrix x = randomMatrix(20, 777, 3);

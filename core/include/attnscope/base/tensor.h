@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-#include <Eigen/Core>
+#include "attnscope/base/eigen_core.h"
 
 namespace attnscope {
 

@@ -1,0 +1,13 @@
+// The weight product's kernel for AVX2 + FMA, the instruction set every AttnScope build
+// requires (compiled with -mavx2 -mfma whatever the build's -march).
+#include "weight_kernel_impl.h"
+
+namespace attnscope::ops::detail {
+
+// 16 rows of x (two vectors) × 6 rows of W = 12 accumulators of the 16 registers, 8 loads per
+// 12 FMAs (8 rows of W per tile measured slower).
+WeightKernel avx2WeightKernel() {
+    return {"avx2", &outputBlock<Ymm, 2, 6, Ymm, 6>};
+}
+
+}  // namespace attnscope::ops::detail
