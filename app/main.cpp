@@ -1,33 +1,32 @@
 // attnscope [MODEL_DIR] [--text "…"]: the desktop application. Everything but start-up lives
-// in attnscope_gui.
+// in attnscope_gui. The command line is read under a QCoreApplication, before the QApplication
+// exists, so --help, --version and usage errors need no display (issue 13).
+#include <variant>
+
 #include <QApplication>
-#include <QCommandLineParser>
+#include <QCoreApplication>
 
 #include "attnscope/base/version.h"
+#include "command_line.h"
 #include "main_window.h"
 
 int main(int argc, char** argv) {
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScope"));
+    QCoreApplication::setApplicationVersion(QString::fromUtf8(attnscope::version().data()));
+    std::variant<attnscope::app::CommandLine, int> parsed;
+    {
+        const QCoreApplication core(argc, argv);  // decodes argv as Qt does; needs no display
+        parsed = attnscope::app::parseCommandLine(QCoreApplication::arguments());
+    }
+    if (const int* exitCode = std::get_if<int>(&parsed)) {
+        return *exitCode;
+    }
+    const attnscope::app::CommandLine& commandLine = std::get<attnscope::app::CommandLine>(parsed);
+
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("AttnScope"));
-    QApplication::setApplicationName(QStringLiteral("AttnScope"));
-    QApplication::setApplicationVersion(QString::fromUtf8(attnscope::version().data()));
-
-    QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("Look inside transformer attention: every head, live."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("MODEL_DIR"),
-                                 QStringLiteral("Hugging Face model folder to open"));
-    const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Sentence to show"),
-                                  QStringLiteral("TEXT"));
-    parser.addOption(text);
-    parser.process(app);
-
     attnscope::app::MainWindow window;
     window.show();
-    const QStringList args = parser.positionalArguments();
-    window.start(args.value(0),
-                 parser.isSet(text) ? std::optional(parser.value(text)) : std::nullopt);
+    window.start(commandLine.modelDir, commandLine.text);
     return QApplication::exec();
 }

@@ -1,15 +1,18 @@
 #include "commands.h"
 
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <sstream>
 
+#include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/hdf5_writer.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
+#include "attnscope/tokenize/tokenizer.h"
 
 namespace attnscope::cli {
 
@@ -31,11 +34,12 @@ std::string jsonQuoted(const std::string& s) {
     return out.str();
 }
 
+constexpr const char* kNoTokenizerFiles =
+    "no tokenizer files (tokenizer.json, vocab.txt, vocab.json + merges.txt or tokenizer.model)";
+
 const tokenize::Tokenizer& requireTokenizer(const model::Model& m) {
     if (!m.tokenizer) {
-        throw InvalidArgument(m.dir.string() +
-                              ": no tokenizer files (tokenizer.json, vocab.txt, vocab.json + "
-                              "merges.txt or tokenizer.model); use --token-ids");
+        throw InvalidArgument(m.dir.string() + ": " + kNoTokenizerFiles + "; use --token-ids");
     }
     return *m.tokenizer;
 }
@@ -103,9 +107,19 @@ int runInfo(const std::string& modelDir) {
     return 0;
 }
 
+// Reads the tokenizer files alone, as loadModel would (config.json's model_type, when there is
+// one, picks GPT-2 or RoBERTa style): a folder of tokenizer files without weights is enough.
 int runTokenize(const std::string& modelDir, const std::string& text, bool addSpecial) {
-    const auto m = model::loadModel(modelDir);
-    const auto tokens = requireTokenizer(*m).encode(text, addSpecial);
+    if (!std::filesystem::is_directory(modelDir)) {
+        throw FormatError(modelDir + ": not a folder (expected a model or tokenizer folder)");
+    }
+    // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
+    const auto tokenizer =
+        withContext(modelDir, [&] { return tokenize::loadTokenizer(modelDir, ""); });
+    if (!tokenizer) {
+        throw InvalidArgument(modelDir + ": " + kNoTokenizerFiles);
+    }
+    const auto tokens = tokenizer->encode(text, addSpecial);
     std::cout << "index\tid\ttoken\tchar_begin\tchar_end\n";
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const tokenize::Token& t = tokens[i];
@@ -116,7 +130,10 @@ int runTokenize(const std::string& modelDir, const std::string& text, bool addSp
 }
 
 int runAttention(const AttentionArgs& args) {
-    const auto m = model::loadModel(args.modelDir);
+    model::LoadOptions load;
+    load.tokenizer =
+        args.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly;
+    const auto m = model::loadModel(args.modelDir, load);
     printWarnings(*m);
     forward::ForwardInput input;
     exporting::ExportTokens exportTokens;
@@ -133,9 +150,7 @@ int runAttention(const AttentionArgs& args) {
                                       " is not a valid token id");
             }
             input.tokenIds.push_back(static_cast<std::int32_t>(id));
-            exportTokens.text.push_back(m->tokenizer
-                                            ? m->tokenizer->idToToken(static_cast<std::int32_t>(id))
-                                            : std::to_string(id));
+            exportTokens.text.push_back(analysis::idPiece(*m, static_cast<std::int32_t>(id)));
             exportTokens.offsets.emplace_back(0, 0);
         }
     }

@@ -29,16 +29,16 @@ struct Corpus {
     std::string firstSkipReason;
 };
 
-// Token ids carry no "special" mark (analyzeIds makes plain tokens), so ids the tokenizer or
+// Token ids carry no "special" mark (analyzeIds makes plain tokens), so ids the vocabulary or
 // the config names as [CLS]/[SEP]/<s>/</s>/padding are flagged here, as the text path would.
 std::vector<std::uint8_t> specialIdFlags(const model::Model& m,
                                          const std::vector<tokenize::Token>& tokens) {
     std::vector<std::int32_t> specialIds;
-    if (m.tokenizer) {
+    if (const tokenize::TokenVocabulary* vocab = m.vocabulary()) {
         for (const auto role :
              {tokenize::SpecialRole::Cls, tokenize::SpecialRole::Sep, tokenize::SpecialRole::Bos,
               tokenize::SpecialRole::Eos, tokenize::SpecialRole::Pad}) {
-            if (const auto id = m.tokenizer->specialId(role)) {
+            if (const auto id = vocab->specialId(role)) {
                 specialIds.push_back(*id);
             }
         }
@@ -234,7 +234,10 @@ CLI::App* addPositionsCommand(CLI::App& app, PositionsArgs& args) {
 }
 
 int runPositions(const PositionsArgs& args) {
-    const auto model = loadModelWithWarnings(args.sentence.modelDir);
+    const bool idsOnly = args.sentencesFile.empty() && !args.sentence.text;
+    const auto model = loadModelWithWarnings(
+        args.sentence.modelDir,
+        idsOnly ? model::TokenizerLoading::VocabularyOnly : model::TokenizerLoading::Full);
     const forward::ForwardOptions options = forwardOptions(args.sentence);
     analysis::RelativePositionOptions how;
     how.skipSpecialQueries = !args.includeSpecial;

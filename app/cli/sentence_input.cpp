@@ -26,8 +26,11 @@ void checkSentenceArgs(const SentenceArgs& args) {
     }
 }
 
-std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& modelDir) {
-    std::shared_ptr<const model::Model> m = model::loadModel(modelDir);
+std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& modelDir,
+                                                          model::TokenizerLoading tokenizer) {
+    model::LoadOptions options;
+    options.tokenizer = tokenizer;
+    std::shared_ptr<const model::Model> m = model::loadModel(modelDir, options);
     for (const std::string& w : m->warnings) {
         std::cerr << "attnscope-cli: warning: " << w << "\n";
     }
@@ -46,7 +49,9 @@ forward::ForwardOptions forwardOptions(const SentenceArgs& args) {
 
 LoadedSentence analyzeSentence(const SentenceArgs& args) {
     LoadedSentence s;
-    s.model = loadModelWithWarnings(args.modelDir);
+    s.model =
+        loadModelWithWarnings(args.modelDir, args.text ? model::TokenizerLoading::Full
+                                                       : model::TokenizerLoading::VocabularyOnly);
     const forward::ForwardOptions options = forwardOptions(args);
     if (args.text) {
         s.analysis = analysis::analyzeText(*s.model, *args.text, options);

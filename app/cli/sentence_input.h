@@ -1,5 +1,6 @@
 // The sentence options shared by the CLI commands that run the model on one input (render,
-// stats): MODEL_DIR, --text or --token-ids, --mask; and running the analysis they describe.
+// stats, predict, positions): MODEL_DIR, --text or --token-ids, --mask; and running the analysis
+// they describe. With --token-ids the tokenizer is never loaded (issue 13).
 // Usage errors are CLI11 exceptions (exit code 2); data errors are attnscope::Error (exit 1).
 #pragma once
 
@@ -37,11 +38,14 @@ struct LoadedSentence {
     analysis::SentenceAnalysis analysis;
 };
 
-// Loads the model (printing its warnings to stderr) and analyzes the sentence.
+// Loads the model (printing its warnings to stderr) and analyzes the sentence. With token ids
+// the tokenizer is not loaded, only the vocabulary that labels them.
 LoadedSentence analyzeSentence(const SentenceArgs& args);
 
 // The two halves of analyzeSentence, for commands that run many sentences through one model.
-std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& modelDir);
+// TokenizerLoading::VocabularyOnly when no text will be tokenized.
+std::shared_ptr<const model::Model> loadModelWithWarnings(
+    const std::string& modelDir, model::TokenizerLoading tokenizer = model::TokenizerLoading::Full);
 forward::ForwardOptions forwardOptions(const SentenceArgs& args);
 
 // The model folder's name, for titles: "bert-base-uncased" for "models/bert-base-uncased/".

@@ -13,8 +13,8 @@ namespace attnscope::analysis {
 namespace {
 
 std::int32_t padId(const model::Model& m) {
-    if (m.tokenizer) {
-        if (auto id = m.tokenizer->specialId(tokenize::SpecialRole::Pad)) {
+    if (const tokenize::TokenVocabulary* vocab = m.vocabulary()) {
+        if (auto id = vocab->specialId(tokenize::SpecialRole::Pad)) {
             return *id;
         }
     }
@@ -44,7 +44,7 @@ SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
         for (int i = 0; i < padding; ++i) {
             tokenize::Token t;
             t.id = pad;
-            t.text = m.tokenizer ? m.tokenizer->idToToken(pad) : std::to_string(pad);
+            t.text = idPiece(m, pad);
             t.special = true;
             a.tokens.push_back(t);
         }
@@ -59,6 +59,11 @@ SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
 }
 
 }  // namespace
+
+std::string idPiece(const model::Model& m, std::int32_t id) {
+    std::string piece = m.vocabulary() ? m.vocabulary()->idToToken(id) : std::string();
+    return piece.empty() ? std::to_string(id) : piece;
+}
 
 std::string SentenceAnalysis::label(int i) const {
     return tokenLabel(tokens.at(static_cast<std::size_t>(i)).text);
@@ -145,7 +150,7 @@ SentenceAnalysis analyzeIds(const model::Model& m, const std::vector<std::int32_
     for (const std::int32_t id : ids) {
         tokenize::Token t;
         t.id = id;
-        t.text = m.tokenizer ? m.tokenizer->idToToken(id) : std::to_string(id);
+        t.text = idPiece(m, id);
         a.tokens.push_back(t);
     }
     return run(m, std::move(a), options);

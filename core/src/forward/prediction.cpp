@@ -52,8 +52,8 @@ Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
 std::vector<int> maskTokenPositions(const model::Model& model,
                                     const std::vector<std::int32_t>& ids) {
     std::vector<int> out;
-    const auto mask =
-        model.tokenizer ? model.tokenizer->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
+    const tokenize::TokenVocabulary* vocab = model.vocabulary();
+    const auto mask = vocab ? vocab->specialId(tokenize::SpecialRole::Mask) : std::nullopt;
     for (std::size_t i = 0; mask && i < ids.size(); ++i) {
         if (ids[i] == *mask) {
             out.push_back(static_cast<int>(i));
@@ -90,7 +90,7 @@ std::vector<TokenPrediction> topPredictions(const model::Model& model, const For
         p.id = order[i];
         p.logit = logits(0, p.id);
         p.probability = static_cast<float>(std::exp(static_cast<double>(p.logit - maxLogit)) / sum);
-        p.token = model.tokenizer ? model.tokenizer->idToToken(p.id) : "";
+        p.token = model.vocabulary() ? model.vocabulary()->idToToken(p.id) : "";
         if (p.token.empty()) {
             p.token = std::string("#").append(std::to_string(p.id));
         }

@@ -389,6 +389,33 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
     }
 }
 
+void readTokenizer(Model& model) {
+    // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
+    model.tokenizer = withContext(model.dir.string(), [&] {
+        return tokenize::loadTokenizer(model.dir, model.spec.modelType);
+    });
+    if (!model.tokenizer) {
+        model.warnings.push_back(
+            "no tokenizer files (tokenizer.json, tokenizer.model, vocab.txt or vocab.json + "
+            "merges.txt); give token ids instead of text");
+    } else if (model.tokenizer->vocabSize() > static_cast<std::size_t>(model.spec.vocabSize)) {
+        model.warnings.push_back(
+            "the tokenizer has " + std::to_string(model.tokenizer->vocabSize()) +
+            " tokens but the model only " + std::to_string(model.spec.vocabSize) +
+            " (vocab_size): text with the extra tokens cannot be run");
+    }
+}
+
+// Token ids need no tokenizer; its pieces only label them, so a broken file costs the labels.
+void readVocabularyOnly(Model& model) {
+    try {
+        model.vocabularyOnly = tokenize::loadTokenVocabulary(model.dir);
+    } catch (const Error& e) {
+        model.warnings.push_back(model.dir.string() + ": " + e.what() +
+                                 "; token ids are labelled by their numbers");
+    }
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& options) {
@@ -413,18 +440,10 @@ std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& o
     model->tensorPrefix = detectPrefix(ckpt, table, dir);
     model->halfWeights = keepHalf(ckpt, options.weights);
     readWeights(ckpt, table, *model, options);
-    // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
-    model->tokenizer = withContext(
-        dir.string(), [&] { return tokenize::loadTokenizer(dir, model->spec.modelType); });
-    if (!model->tokenizer) {
-        model->warnings.push_back(
-            "no tokenizer files (tokenizer.json, tokenizer.model, vocab.txt or vocab.json + "
-            "merges.txt); give token ids instead of text");
-    } else if (model->tokenizer->vocabSize() > static_cast<std::size_t>(model->spec.vocabSize)) {
-        model->warnings.push_back(
-            "the tokenizer has " + std::to_string(model->tokenizer->vocabSize()) +
-            " tokens but the model only " + std::to_string(model->spec.vocabSize) +
-            " (vocab_size): text with the extra tokens cannot be run");
+    if (options.tokenizer == TokenizerLoading::VocabularyOnly) {
+        readVocabularyOnly(*model);
+    } else {
+        readTokenizer(*model);
     }
     return model;
 }

@@ -3,8 +3,12 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "attnscope/tokenize/hf_tokenizer.h"
 #include "json_reader.h"
@@ -25,6 +29,14 @@ std::string typeOf(const Json& obj, const JsonAt& at);
 Vocab vocabFromJson(const Json& vocab, const JsonAt& at);
 
 TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file);
+// tokenizer.json's "post_processor" and "added_tokens" (tokenizer_json.cpp).
+void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& out);
+std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt);
+// The lines of a text file, without their "\n" or "\r\n"; a final line without a newline
+// counts (vocab_files.cpp).
+std::vector<std::string> readLines(const std::filesystem::path& file);
+// The parsed file, or nullopt when it does not exist.
+std::optional<Json> readOptionalJson(const std::filesystem::path& file);
 // tokenizer.json's "normalizer" and "pre_tokenizer" (tokenizer_json_pipeline.cpp); a Sequence
 // becomes its steps.
 std::vector<NormalizerStep> parseNormalizers(const Json& normalizer, const JsonAt& at);
@@ -46,10 +58,20 @@ TokenizerSpec specFromByteLevelBpeFiles(const std::filesystem::path& vocabJson,
 // The id of `token` among the spec's added tokens or in its model's vocabulary.
 std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token);
 
-// Fills spec.roles from the conventional names ([CLS], <s>, <|endoftext|>, ...) it contains.
-void setConventionalRoles(TokenizerSpec& spec);
+// Looks a token up among added tokens and pieces; how the role rules below see a vocabulary.
+using FindToken = std::function<std::optional<std::int32_t>(std::string_view)>;
+using SpecialRoles = std::map<SpecialRole, std::int32_t>;
 
-// Overrides spec.roles with the special tokens tokenizer_config.json names (cls_token, ...).
+// Adds the roles not yet set: [CLS] / [SEP] from the post-processor's first and last token,
+// then the conventional names ([CLS], <s>, <|endoftext|>, ...) the vocabulary contains.
+void addConventionalRoles(const FindToken& find, const PostProcessorSpec& post,
+                          SpecialRoles& roles);
+// Sets the roles tokenizer_config.json names (cls_token, ...) when the vocabulary has them.
+void addConfigRoles(const FindToken& find, const Json& config, const JsonAt& at,
+                    SpecialRoles& roles);
+
+// The two above applied to a spec.
+void setConventionalRoles(TokenizerSpec& spec);
 void applyConfigRoles(TokenizerSpec& spec, const Json& config, const JsonAt& at);
 
 }  // namespace attnscope::tokenize::detail

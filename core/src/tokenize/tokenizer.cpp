@@ -26,13 +26,6 @@ const std::vector<std::pair<SpecialRole, std::vector<std::string>>>& conventiona
     return kNames;
 }
 
-std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
-    if (!std::filesystem::exists(file)) {
-        return std::nullopt;
-    }
-    return readJsonFile(file);
-}
-
 std::string lowerAscii(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -107,6 +100,13 @@ std::optional<TokenizerSpec> vocabFileSpec(const std::filesystem::path& dir,
 
 }  // namespace
 
+std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
+    if (!std::filesystem::exists(file)) {
+        return std::nullopt;
+    }
+    return readJsonFile(file);
+}
+
 std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token) {
     for (const AddedToken& t : spec.addedTokens) {
         if (t.content == token) {
@@ -125,24 +125,26 @@ std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_vie
     return std::nullopt;
 }
 
-void setConventionalRoles(TokenizerSpec& spec) {
-    if (!spec.post.prefix.empty()) {
-        spec.roles.try_emplace(SpecialRole::Cls, spec.post.prefix.front().id);
+void addConventionalRoles(const FindToken& find, const PostProcessorSpec& post,
+                          SpecialRoles& roles) {
+    if (!post.prefix.empty()) {
+        roles.try_emplace(SpecialRole::Cls, post.prefix.front().id);
     }
-    if (!spec.post.suffix.empty()) {
-        spec.roles.try_emplace(SpecialRole::Sep, spec.post.suffix.back().id);
+    if (!post.suffix.empty()) {
+        roles.try_emplace(SpecialRole::Sep, post.suffix.back().id);
     }
     for (const auto& [role, names] : conventionalNames()) {
         for (const std::string& name : names) {
-            if (const auto id = findToken(spec, name)) {
-                spec.roles.try_emplace(role, *id);
+            if (const auto id = find(name)) {
+                roles.try_emplace(role, *id);
                 break;
             }
         }
     }
 }
 
-void applyConfigRoles(TokenizerSpec& spec, const Json& config, const JsonAt& at) {
+void addConfigRoles(const FindToken& find, const Json& config, const JsonAt& at,
+                    SpecialRoles& roles) {
     static const std::vector<std::pair<const char*, SpecialRole>> kKeys = {
         {"cls_token", SpecialRole::Cls}, {"sep_token", SpecialRole::Sep},
         {"bos_token", SpecialRole::Bos}, {"eos_token", SpecialRole::Eos},
@@ -151,11 +153,20 @@ void applyConfigRoles(TokenizerSpec& spec, const Json& config, const JsonAt& at)
     };
     for (const auto& [key, role] : kKeys) {
         if (const auto name = optionalTokenContent(config, at, key)) {
-            if (const auto id = findToken(spec, *name)) {
-                spec.roles[role] = *id;
+            if (const auto id = find(*name)) {
+                roles[role] = *id;
             }
         }
     }
+}
+
+void setConventionalRoles(TokenizerSpec& spec) {
+    addConventionalRoles([&](std::string_view t) { return findToken(spec, t); }, spec.post,
+                         spec.roles);
+}
+
+void applyConfigRoles(TokenizerSpec& spec, const Json& config, const JsonAt& at) {
+    addConfigRoles([&](std::string_view t) { return findToken(spec, t); }, config, at, spec.roles);
 }
 
 }  // namespace detail

@@ -162,6 +162,8 @@ void parseTemplate(const Json& post, const JsonAt& at, PostProcessorSpec& out) {
     }
 }
 
+}  // namespace
+
 void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& out) {
     const std::string type = typeOf(post, at);
     if (type == "TemplateProcessing") {
@@ -210,8 +212,6 @@ std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt)
     }
     return out;
 }
-
-}  // namespace
 
 Vocab vocabFromJson(const Json& vocab, const JsonAt& at) {
     expectObject(vocab, at);

@@ -8,9 +8,7 @@
 #include "loader_internal.h"
 
 namespace attnscope::tokenize::detail {
-namespace {
 
-// The lines of a text file, without their "\n" or "\r\n". A final line without a newline counts.
 std::vector<std::string> readLines(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
@@ -26,6 +24,8 @@ std::vector<std::string> readLines(const std::filesystem::path& file) {
     }
     return lines;
 }
+
+namespace {
 
 void checkUtf8(const std::string& line, const std::filesystem::path& file, std::size_t lineNo) {
     if (const auto bad = findInvalidUtf8(line)) {

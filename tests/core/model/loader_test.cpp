@@ -170,6 +170,37 @@ TEST_F(LoaderTest, NoTokenizerIsAWarningNotAnError) {
     EXPECT_NE(m->warnings.back().find("no tokenizer"), std::string::npos);
 }
 
+// Issue 13: token ids need no tokenizer. With TokenizerLoading::VocabularyOnly a tokenizer.json
+// whose model AttnScope cannot run (WordLevel) still opens, its pieces labelling the ids; a
+// broken one costs only the labels.
+TEST_F(LoaderTest, VocabularyOnlyOpensAnUnrunnableTokenizer) {
+    const auto dir = copy("gpt2_f32");
+    fs::remove(dir / "vocab.json");
+    fs::remove(dir / "merges.txt");
+    testing::writeFile(dir / "tokenizer.json",
+                       R"({"added_tokens": [{"id": 2, "content": "</s>", "special": true}],
+                           "model": {"type": "WordLevel", "unk_token": "<unk>",
+                                     "vocab": {"C": 0, "O": 1, "</s>": 2}}})");
+    expectError<UnsupportedModel>([&] { loadModel(dir); },
+                                  {dir.string() + ": loading tokenizer: ", "WordLevel"});
+    LoadOptions options;
+    options.tokenizer = TokenizerLoading::VocabularyOnly;
+    const auto m = loadModel(dir, options);
+    EXPECT_EQ(m->tokenizer, nullptr);
+    ASSERT_NE(m->vocabulary(), nullptr);
+    EXPECT_EQ(m->vocabulary()->idToToken(1), "O");
+    EXPECT_EQ(m->vocabulary()->specialId(tokenize::SpecialRole::Eos), 2);
+    EXPECT_TRUE(m->warnings.empty()) << m->warnings.front();
+
+    testing::writeFile(dir / "tokenizer.json", "{\"model\": ");
+    const auto broken = loadModel(dir, options);
+    EXPECT_EQ(broken->vocabulary(), nullptr);
+    ASSERT_EQ(broken->warnings.size(), 1u);
+    EXPECT_NE(broken->warnings[0].find("tokenizer.json"), std::string::npos) << broken->warnings[0];
+    EXPECT_NE(broken->warnings[0].find("labelled by their numbers"), std::string::npos)
+        << broken->warnings[0];
+}
+
 // Issue 6: progress is the fraction of bytes read, not of tensors: a 7 B model has a few
 // hundred tensors of very different sizes. Each step is one tensor's share of the checkpoint.
 TEST_F(LoaderTest, ProgressCountsBytes) {

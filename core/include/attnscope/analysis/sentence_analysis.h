@@ -27,6 +27,10 @@ struct SentenceAnalysis {
 // Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
 // pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
 // longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
+// The vocabulary piece of `id` (model.vocabulary()), or the id as text when the model has no
+// vocabulary or the id no piece.
+std::string idPiece(const model::Model& model, std::int32_t id);
+
 // A vocabulary piece made readable: byte-level "Ġ" and SentencePiece "▁" (a space) become
 // "·", byte-level "Ċ" (a newline) becomes "↵".
 std::string tokenLabel(std::string piece);
@@ -34,7 +38,8 @@ std::string tokenLabel(std::string piece);
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 
-// The same from token ids (labels from the vocabulary when there is a tokenizer).
+// The same from token ids, with no tokenizer needed: labels are the pieces of model.vocabulary(),
+// or the ids as numbers without one.
 SentenceAnalysis analyzeIds(const model::Model& model, const std::vector<std::int32_t>& ids,
                             const forward::ForwardOptions& options);
 

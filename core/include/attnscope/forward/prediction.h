@@ -18,7 +18,7 @@ namespace attnscope::forward {
 
 struct TokenPrediction {
     std::int32_t id = 0;
-    std::string token;  // the vocabulary piece, or "#<id>" when the model has no tokenizer
+    std::string token;  // the vocabulary piece, or "#<id>" when the model has no vocabulary
     float probability = 0.0f;
     float logit = 0.0f;
 };

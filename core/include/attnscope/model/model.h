@@ -1,5 +1,5 @@
 // A loaded model: its spec, its weights (fp32, or F16/BF16 as stored) and (when the folder has
-// one) its tokenizer.
+// one) its tokenizer, or, when only token ids will be run, just its vocabulary.
 //
 // Immutable after loading and shared as std::shared_ptr<const Model>, so any number of
 // threads may run forward passes on it at once.
@@ -22,12 +22,21 @@ struct Model {
     std::filesystem::path dir;
     ModelSpec spec;
     Weights weights;
-    std::unique_ptr<const tokenize::Tokenizer> tokenizer;  // null: the folder has none
-    std::string storedDtypes;                              // "F16", "F32+BF16", ...
-    std::string tensorPrefix;                              // "bert.", "" ...
-    std::int64_t parameterCount = 0;                       // weights used by the forward pass
+    // Null when the folder has none, or with TokenizerLoading::VocabularyOnly.
+    std::unique_ptr<const tokenize::Tokenizer> tokenizer;
+    // TokenizerLoading::VocabularyOnly: the pieces and special tokens alone; else null.
+    std::unique_ptr<const tokenize::TokenVocabulary> vocabularyOnly;
+    std::string storedDtypes;           // "F16", "F32+BF16", ...
+    std::string tensorPrefix;           // "bert.", "" ...
+    std::int64_t parameterCount = 0;    // weights used by the forward pass
     bool halfWeights = false;           // big matrices kept in F16/BF16 (LoadOptions::weights)
     std::vector<std::string> warnings;  // recoverable oddities found loading
+
+    // What token ids mean (labels, [MASK], padding): the tokenizer, else the vocabulary read
+    // alone; null when the folder has neither.
+    const tokenize::TokenVocabulary* vocabulary() const {
+        return tokenizer ? tokenizer.get() : vocabularyOnly.get();
+    }
 };
 
 // How F16/BF16 weights are held in memory: the layer matrices, the token embedding and an untied
@@ -39,14 +48,22 @@ enum class WeightPrecision { Auto, Float32, AsStored };
 
 inline constexpr std::size_t kAutoHalfBytes = std::size_t{8} << 30;  // 8 GiB
 
+// Full loads the tokenizer, so text can be run (a tokenizer AttnScope cannot run is an error).
+// VocabularyOnly is for token ids given as such: the tokenizer is not loaded, only its pieces and
+// special tokens are read to label the ids (tokenize/token_vocabulary.h), and a problem with
+// them is a warning, the ids then labelled by their numbers.
+enum class TokenizerLoading { Full, VocabularyOnly };
+
 struct LoadOptions {
     CancelToken cancel;
     ProgressFn progress;  // fraction of the checkpoint's tensor bytes read; may be empty
     WeightPrecision weights = WeightPrecision::Auto;
+    TokenizerLoading tokenizer = TokenizerLoading::Full;
 };
 
 // Loads a Hugging Face model folder (config.json + safetensors weights + tokenizer files).
-// Throws FormatError / UnsupportedModel naming the file and the tensor or key, and Cancelled.
+// Throws FormatError / UnsupportedModel naming the file and the tensor or key (with
+// TokenizerLoading::Full, also for tokenizer files it cannot run), and Cancelled.
 std::shared_ptr<const Model> loadModel(const std::filesystem::path& dir,
                                        const LoadOptions& options = {});
 

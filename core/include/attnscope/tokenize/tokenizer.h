@@ -18,14 +18,14 @@
 #include <string_view>
 #include <vector>
 
+#include "attnscope/tokenize/token_vocabulary.h"
+
 namespace attnscope::tokenize {
 
 // WordPiece (BERT); ByteLevelBpe (GPT-2, RoBERTa, Llama 3, Qwen2); Bpe: character-level BPE with
 // byte fallback from a tokenizer.json (Llama 2, Mistral, TinyLlama: Metaspace or Prepend +
 // Replace); SentencePiece: a tokenizer.model run by libsentencepiece.
 enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, SentencePiece };
-
-enum class SpecialRole { Cls, Sep, Bos, Eos, Pad, Mask, Unk };
 
 struct Token {
     std::string text;  // the vocabulary piece as stored: "##ing", "Ġthe", "[CLS]"
@@ -41,10 +41,10 @@ struct Token {
     bool special = false;  // added by the post-processor or matched as a special added token
 };
 
-class Tokenizer {
+// A vocabulary (token_vocabulary.h: vocabSize, tokenToId, idToToken, specialId) that can also
+// turn text into tokens.
+class Tokenizer : public TokenVocabulary {
 public:
-    virtual ~Tokenizer() = default;
-
     virtual TokenizerKind kind() const = 0;
     // "WordPiece", "byte-level BPE", "BPE ... byte fallback" or "SentencePiece", with sizes and
     // the source file, for `attnscope-cli info`.
@@ -52,11 +52,6 @@ public:
     // `addSpecialTokens` adds [CLS]/[SEP] or <s>/</s> as the model's post-processor says.
     virtual std::vector<Token> encode(std::string_view text,
                                       bool addSpecialTokens = true) const = 0;
-    virtual std::size_t vocabSize() const = 0;
-    virtual std::optional<std::int32_t> tokenToId(std::string_view token) const = 0;
-    // Empty string for an id outside the vocabulary.
-    virtual std::string idToToken(std::int32_t id) const = 0;
-    virtual std::optional<std::int32_t> specialId(SpecialRole role) const = 0;
 };
 
 std::vector<std::int32_t> ids(const std::vector<Token>& tokens);

@@ -1,0 +1,204 @@
+// loadTokenVocabulary (token_vocabulary.h): the pieces and special tokens of a folder's tokenizer
+// files, read without building the tokenizer, so token ids can be labelled even where the
+// tokenizer cannot run (a WordLevel or Unigram tokenizer.json). Issue 13.
+#include "attnscope/tokenize/token_vocabulary.h"
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "attnscope/base/error.h"
+#include "attnscope/tokenize/tokenizer.h"
+
+namespace attnscope::tokenize {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
+
+#define SKIP_WITHOUT_SHARED()                                                      \
+    if (!fs::exists(kSharedTokenizers)) {                                          \
+        GTEST_SKIP() << "shared data not found at " << kSharedTokenizers.string(); \
+    }
+
+// A scratch folder, removed at the end of the test.
+class Folder {
+public:
+    explicit Folder(const std::string& name)
+        : m_path(fs::temp_directory_path() /
+                 ("attnscope_vocabulary_test_" + std::to_string(::getpid()) + "_" + name)) {
+        fs::remove_all(m_path);
+        fs::create_directories(m_path);
+    }
+
+    ~Folder() { fs::remove_all(m_path); }
+
+    Folder(const Folder&) = delete;
+    Folder& operator=(const Folder&) = delete;
+
+    const fs::path& path() const { return m_path; }
+
+    void write(const std::string& name, const std::string& text) const {
+        std::ofstream(m_path / name, std::ios::binary) << text;
+    }
+
+    void copy(const fs::path& from) const { fs::copy_file(from, m_path / from.filename()); }
+
+private:
+    fs::path m_path;
+};
+
+// A WordLevel tokenizer.json as the `tokenizers` library writes one (ChemTSv3's SMILES GPT-2
+// uses this layout): a model type AttnScope's tokenizer does not run.
+constexpr const char* kWordLevelJson = R"({
+  "version": "1.0",
+  "added_tokens": [
+    {"id": 3, "content": "<BOS>", "single_word": false, "lstrip": false, "rstrip": false,
+     "normalized": false, "special": true},
+    {"id": 4, "content": "<EOS>", "single_word": false, "lstrip": false, "rstrip": false,
+     "normalized": false, "special": true}
+  ],
+  "normalizer": null,
+  "pre_tokenizer": {"type": "Sequence", "pretokenizers": []},
+  "post_processor": {
+    "type": "TemplateProcessing",
+    "single": [{"SpecialToken": {"id": "<BOS>", "type_id": 0}},
+               {"Sequence": {"id": "A", "type_id": 0}},
+               {"SpecialToken": {"id": "<EOS>", "type_id": 0}}],
+    "pair": [],
+    "special_tokens": {
+      "<BOS>": {"id": "<BOS>", "ids": [3], "tokens": ["<BOS>"]},
+      "<EOS>": {"id": "<EOS>", "ids": [4], "tokens": ["<EOS>"]}
+    }
+  },
+  "decoder": null,
+  "model": {"type": "WordLevel", "vocab": {"C": 0, "O": 1, "(": 2, "<BOS>": 3, "<EOS>": 4,
+                                           "<PAD>": 5}, "unk_token": "<unk>"}
+})";
+
+TEST(TokenVocabulary, WordLevelTokenizerJsonGivesPiecesAndRoles) {
+    const Folder dir("wordlevel");
+    dir.write("tokenizer.json", kWordLevelJson);
+    dir.write("tokenizer_config.json", R"({"pad_token": "<PAD>", "bos_token": "<BOS>"})");
+    try {
+        loadTokenizer(dir.path(), "gpt2");
+        FAIL() << "a WordLevel tokenizer.json loaded as a tokenizer";
+    } catch (const UnsupportedModel& e) {
+        EXPECT_NE(std::string(e.what()).find("WordLevel"), std::string::npos) << e.what();
+    }
+    const auto vocab = loadTokenVocabulary(dir.path());
+    ASSERT_NE(vocab, nullptr);
+    EXPECT_EQ(vocab->vocabSize(), 6u);
+    EXPECT_EQ(vocab->idToToken(0), "C");
+    EXPECT_EQ(vocab->idToToken(2), "(");
+    EXPECT_EQ(vocab->idToToken(4), "<EOS>");
+    EXPECT_EQ(vocab->idToToken(6), "");
+    EXPECT_EQ(vocab->tokenToId("O"), 1);
+    EXPECT_EQ(vocab->specialId(SpecialRole::Cls), 3);  // the post-processor's first token
+    EXPECT_EQ(vocab->specialId(SpecialRole::Sep), 4);
+    EXPECT_EQ(vocab->specialId(SpecialRole::Bos), 3);  // tokenizer_config.json
+    EXPECT_EQ(vocab->specialId(SpecialRole::Pad), 5);
+    EXPECT_EQ(vocab->specialId(SpecialRole::Mask), std::nullopt);
+}
+
+TEST(TokenVocabulary, UnigramListGivesIdsByPosition) {
+    const Folder dir("unigram");
+    dir.write("tokenizer.json", R"({"added_tokens": [], "post_processor": {"type": "Unknown"},
+        "model": {"type": "Unigram", "unk_id": 2,
+                  "vocab": [["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0], ["▁the", -3.1]]}})");
+    const auto vocab = loadTokenVocabulary(dir.path());
+    ASSERT_NE(vocab, nullptr);
+    EXPECT_EQ(vocab->idToToken(3), "▁the");
+    EXPECT_EQ(vocab->specialId(SpecialRole::Eos), 1);
+    EXPECT_EQ(vocab->specialId(SpecialRole::Pad), 0);
+    EXPECT_EQ(vocab->specialId(SpecialRole::Unk), 2);
+}
+
+TEST(TokenVocabulary, NoFilesGivesNullAndBrokenFilesNameThemselves) {
+    const Folder dir("broken");
+    EXPECT_EQ(loadTokenVocabulary(dir.path()), nullptr);
+    dir.write("tokenizer.json", R"({"model": {"type": "WordLevel", "vocab": {"a": "zero"}}})");
+    try {
+        loadTokenVocabulary(dir.path());
+        FAIL() << "a string id was accepted";
+    } catch (const FormatError& e) {
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("reading vocabulary: ", 0), 0u) << what;
+        EXPECT_NE(what.find((dir.path() / "tokenizer.json").string() + ": $.model.vocab.a"),
+                  std::string::npos)
+            << what;
+    }
+}
+
+TEST(TokenVocabulary, RealWordLevelAndUnigramFiles) {
+    SKIP_WITHOUT_SHARED();
+    const auto smiles = loadTokenVocabulary(kSharedTokenizers / "chemtsv3-gpt2_0.2m-smiles");
+    ASSERT_NE(smiles, nullptr);
+    EXPECT_EQ(smiles->vocabSize(), 66u);
+    EXPECT_EQ(smiles->idToToken(17), "C");
+    EXPECT_EQ(smiles->idToToken(25), "[C@@H]");
+    EXPECT_EQ(smiles->specialId(SpecialRole::Bos), 13);
+    EXPECT_EQ(smiles->specialId(SpecialRole::Eos), 14);
+    EXPECT_EQ(smiles->specialId(SpecialRole::Pad), 64);
+    const auto t5 = loadTokenVocabulary(kSharedTokenizers / "t5-small");
+    ASSERT_NE(t5, nullptr);
+    EXPECT_EQ(t5->idToToken(1), "</s>");
+    EXPECT_EQ(t5->specialId(SpecialRole::Sep), 1);
+}
+
+// Where the tokenizer does load, the vocabulary read alone must mean the same by every id.
+class SameAsTokenizer : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(SameAsTokenizer, EveryIdAndRole) {
+    SKIP_WITHOUT_SHARED();
+    const fs::path dir = kSharedTokenizers / GetParam();
+    const auto tokenizer = loadTokenizer(dir, "");
+    const auto vocab = loadTokenVocabulary(dir);
+    ASSERT_NE(tokenizer, nullptr);
+    ASSERT_NE(vocab, nullptr);
+    EXPECT_EQ(vocab->vocabSize(), tokenizer->vocabSize()) << GetParam();
+    for (std::int32_t id = 0; id < static_cast<std::int32_t>(tokenizer->vocabSize()) + 5; ++id) {
+        ASSERT_EQ(vocab->idToToken(id), tokenizer->idToToken(id)) << GetParam() << " id " << id;
+    }
+    for (const SpecialRole role :
+         {SpecialRole::Cls, SpecialRole::Sep, SpecialRole::Bos, SpecialRole::Eos, SpecialRole::Pad,
+          SpecialRole::Mask, SpecialRole::Unk}) {
+        EXPECT_EQ(vocab->specialId(role), tokenizer->specialId(role))
+            << GetParam() << " role " << static_cast<int>(role);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shared, SameAsTokenizer,
+                         ::testing::Values("bert-base-uncased", "gpt2", "roberta-base", "bart-base",
+                                           "distilbert-base-uncased", "llama-2",
+                                           "TinyLlama-1.1B-Chat-v1.0"),
+                         [](const auto& p) {
+                             std::string name = p.param;
+                             for (char& c : name) {
+                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                             }
+                             return name;
+                         });
+
+TEST(TokenVocabulary, VocabTxtAndVocabJsonAlone) {
+    SKIP_WITHOUT_SHARED();
+    const Folder bert("bert_vocab_txt");
+    bert.copy(kSharedTokenizers / "bert-base-uncased" / "vocab.txt");
+    const auto wordPiece = loadTokenVocabulary(bert.path());
+    ASSERT_NE(wordPiece, nullptr);
+    EXPECT_EQ(wordPiece->idToToken(7592), "hello");
+    EXPECT_EQ(wordPiece->specialId(SpecialRole::Mask), 103);
+    const Folder gpt2("gpt2_vocab_json");
+    gpt2.copy(kSharedTokenizers / "gpt2" / "vocab.json");
+    const auto bpe = loadTokenVocabulary(gpt2.path());
+    ASSERT_NE(bpe, nullptr);
+    EXPECT_EQ(bpe->idToToken(995), "Ġworld");
+    EXPECT_EQ(bpe->specialId(SpecialRole::Eos), 50256);
+}
+
+}  // namespace
+}  // namespace attnscope::tokenize
