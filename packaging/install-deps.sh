@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # Installs everything AttnScope needs from Debian 12 packages (and, with --test, the test-only
 # node package used as the tokenizer reference; with --bench, what tests/bench/run_benchmarks.sh
-# needs on top of the tests). Idempotent: installs only what is missing.
-# Usage: packaging/install-deps.sh [--test] [--bench]
+# needs on top of the tests; with --deb, the tools packaging/deb.sh builds and checks the Debian
+# package with; with --install-test, those and what packaging/install_test.sh needs).
+# Idempotent: installs only what is missing.
+# Usage: packaging/install-deps.sh [--test] [--bench] [--deb] [--install-test]
 set -euo pipefail
 
-want_tests=0 want_bench=0
+want_tests=0 want_bench=0 want_deb=0 want_install_test=0
 for arg in "$@"; do
     case "$arg" in
     --test) want_tests=1 ;;
     --bench) want_tests=1 want_bench=1 ;;
-    *) echo "usage: packaging/install-deps.sh [--test] [--bench]" >&2; exit 2 ;;
+    --deb) want_deb=1 ;;
+    --install-test) want_deb=1 want_install_test=1 ;;
+    *)
+        echo "usage: packaging/install-deps.sh [--test] [--bench] [--deb] [--install-test]" >&2
+        exit 2
+        ;;
     esac
 done
 
@@ -18,7 +25,11 @@ build_pkgs=(g++ cmake make pkg-config git
     libeigen3-dev libhdf5-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev
     libsentencepiece-dev qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-dejavu-core)
 test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-numpy python3-h5py
-    xvfb xauth clang-format bc)
+    qemu-user xvfb xauth clang-format bc)
+# dpkg-shlibdeps (dpkg-dev) and file find the package's dependencies for CPack; help2man writes
+# the man pages; the rest check the package and its desktop files.
+deb_pkgs=(dpkg-dev file help2man lintian appstream desktop-file-utils)
+install_test_pkgs=(mmdebstrap)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_tests)); then
@@ -29,6 +40,8 @@ fi
 # The OpenMP OpenBLAS gives the PyTorch peer a real BLAS (Debian's torch otherwise runs on the
 # reference BLAS, ~5 GFLOP/s); the pthread build would fight torch's own OpenMP pool.
 ((want_bench)) && pkgs+=(libopenblas0-openmp ccache)
+((want_deb)) && pkgs+=("${deb_pkgs[@]}")
+((want_install_test)) && pkgs+=("${install_test_pkgs[@]}")
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
-#include "attnscope/base/eigen_core.h"
 #include <nlohmann/json.hpp>
 
+#include "attnscope/base/eigen_core.h"
 #include "attnscope/base/error.h"
 #include "attnscope/io/checked_read.h"
 
