@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
     const attnscope::app::CommandLine& commandLine = std::get<attnscope::app::CommandLine>(parsed);
 
     QApplication app(argc, argv);
+    // Wayland desktops match the window to its menu entry (packaging/linux) by this name.
+    QGuiApplication::setDesktopFileName(QStringLiteral(ATTNSCOPE_APP_ID));
     attnscope::app::MainWindow window;
     window.show();
     window.start(commandLine.modelDir, commandLine.text);

@@ -1,5 +1,7 @@
 #include "main_window.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -11,6 +13,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QProgressBar>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QStackedWidget>
@@ -126,7 +129,7 @@ void MainWindow::buildDocks() {
     };
     dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
     // The right-hand panels scroll rather than squeeze their texts when a dock is short.
-    const auto scrolling = [this](QWidget* panel) {
+    const auto scrolling = [this](QWidget* panel) -> QScrollArea* {
         auto* scroll = new QScrollArea(this);
         scroll->setWidget(panel);
         scroll->setWidgetResizable(true);
@@ -153,8 +156,12 @@ void MainWindow::buildDocks() {
     QDockWidget* sentenceDock =
         dock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
     m_dependencies = new DependencyPanel(m_session, this);
+    // Scrolling too: its table and heatmap side by side would otherwise set the window's
+    // minimum height past a 1024 × 700 or 1280 × 800 screen.
+    auto* dependencyScroll = scrolling(m_dependencies);
+    dependencyScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     m_dependencyDock =
-        dock(tr("Dependencies"), "dependencyDock", m_dependencies, Qt::BottomDockWidgetArea);
+        dock(tr("Dependencies"), "dependencyDock", dependencyScroll, Qt::BottomDockWidgetArea);
     tabifyDockWidget(sentenceDock, m_dependencyDock);
     sentenceDock->raise();
     wireDependencies();
@@ -496,19 +503,37 @@ void MainWindow::restoreSettings() {
     render::scalingFromName(s.value(QStringLiteral("view/scaling")).toString(), &style.scaling);
     m_session->setHeatmapStyle(style);
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
-        resize(1400, 900);
+        // 1400 × 900 where the screen has room, else the screen's free area, so that a laptop
+        // (1280 × 800, 1024 × 700) shows the docks on the right and the bottom, not beyond it.
+        const QRect free = screen() != nullptr ? screen()->availableGeometry() : QRect();
+        resize(free.isEmpty() ? QSize(1400, 900) : QSize(1400, 900).boundedTo(free.size()));
     }
-    if (!restoreState(s.value(QStringLiteral("window/state")).toByteArray())) {
-        // First-run dock sizes. resizeDocks only takes effect once the window is laid out,
-        // so it waits for the event loop (the window is shown by then).
-        QTimer::singleShot(50, this, [this] {
-            auto* grid = findChild<QDockWidget*>(QStringLiteral("gridDock"));
-            auto* sentences = findChild<QDockWidget*>(QStringLiteral("sentenceDock"));
-            if (grid != nullptr && sentences != nullptr) {
-                resizeDocks({grid}, {380}, Qt::Horizontal);
-                resizeDocks({sentences}, {150}, Qt::Vertical);
-            }
-        });
+    m_firstRunDocks = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+}
+
+// First-run dock sizes, in proportion to the window: the grid a quarter of the width, the
+// right-hand panels enough for a prediction's token and probability, the sentence list a fifth
+// of the height. resizeDocks only takes effect once the window is laid out, so this runs from
+// the event loop after the first show.
+void MainWindow::sizeDocksForFirstRun() {
+    auto* grid = findChild<QDockWidget*>(QStringLiteral("gridDock"));
+    auto* right = findChild<QDockWidget*>(QStringLiteral("predictionDock"));
+    auto* sentences = findChild<QDockWidget*>(QStringLiteral("sentenceDock"));
+    if (grid != nullptr && right != nullptr) {
+        resizeDocks({grid, right},
+                    {std::clamp(width() / 4, 300, 420), std::clamp(width() / 5, 220, 320)},
+                    Qt::Horizontal);
+    }
+    if (sentences != nullptr) {
+        resizeDocks({sentences}, {std::clamp(height() / 5, 120, 200)}, Qt::Vertical);
+    }
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (m_firstRunDocks) {
+        m_firstRunDocks = false;
+        QTimer::singleShot(0, this, [this] { sizeDocksForFirstRun(); });
     }
 }
 

@@ -60,6 +60,7 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
 
 private:
     void buildViews();
@@ -69,6 +70,7 @@ private:
     void wireDependencies();
     void wireSession();
     void restoreSettings();
+    void sizeDocksForFirstRun();
     void saveSettings() const;
     void rememberModel(const QString& path);
     void refreshRecentMenu();
@@ -97,6 +99,7 @@ private:
     ExportDialog* m_exportDialog = nullptr;
     EntropyChartsView* m_charts = nullptr;
     QStringList m_recent;
+    bool m_firstRunDocks = false;  // no saved dock layout: size the docks once shown
 };
 
 }  // namespace attnscope::app

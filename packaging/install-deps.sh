@@ -29,7 +29,7 @@ test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-nump
 # dpkg-shlibdeps (dpkg-dev) and file find the package's dependencies for CPack; help2man writes
 # the man pages; the rest check the package and its desktop files.
 deb_pkgs=(dpkg-dev file help2man lintian appstream desktop-file-utils)
-install_test_pkgs=(mmdebstrap)
+install_test_pkgs=(mmdebstrap qemu-user)
 
 pkgs=("${build_pkgs[@]}")
 if ((want_tests)); then

@@ -6,8 +6,10 @@
 # model. Nothing of the build tree is visible inside the root; only the .deb is copied in.
 # Run as root on Debian 12; needs the Debian mirror, no other network. Not run by CI (slow).
 # Usage: packaging/install_test.sh [BUILD_DIR]   (default: build-deb in the repository)
-# Results in BUILD_DIR/install-test/: screenshot.png, icon.png, cli-info.txt, gui.log,
-# attnscope.log, apt.log, files.txt.
+# It also runs the installed CLI on an emulated AVX2-only CPU (qemu-user) and compares its
+# predictions with this CPU's.
+# Results in BUILD_DIR/install-test/: screenshot.png, icon.png, cli-info.txt, predict-*.txt,
+# gui.log, attnscope.log, apt.log, files.txt.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="$(realpath -m "${1:-$root/build-deb}")"
@@ -101,6 +103,23 @@ if in_root attnscope-cli info /usr/share/attnscope/default_model >"$work/cli-inf
 else
     cat "$work/cli-info.txt"
     fail "attnscope-cli info failed"
+fi
+
+# The installed program on an emulated AVX2 CPU without AVX-512 (qemu-user's Haswell; this
+# machine may have AVX-512): the portable build must run there, on its AVX2 kernel, and give the
+# same predictions as on this CPU (both kernels give the same bits).
+sentence="The keys to the cabinet are on the [MASK]."
+model=/usr/share/attnscope/default_model
+echo "install_test: attnscope-cli predict on an emulated Haswell CPU (AVX2, no AVX-512)"
+in_root attnscope-cli predict "$model" --text "$sentence" >"$work/predict-native.txt" 2>&1 ||
+    fail "attnscope-cli predict failed"
+if qemu-x86_64 -cpu Haswell -L "$sysroot" "$sysroot/usr/bin/attnscope-cli" predict \
+    "$sysroot$model" --text "$sentence" >"$work/predict-haswell.txt" 2>"$work/qemu.log" &&
+    cmp -s "$work/predict-native.txt" "$work/predict-haswell.txt"; then
+    cat "$work/predict-haswell.txt"
+else
+    cat "$work/predict-haswell.txt" "$work/qemu.log"
+    fail "on an emulated Haswell the predictions differ from this CPU's, or the program failed"
 fi
 
 # The installed icon, drawn at 128 px for people to look at (icon.png).
