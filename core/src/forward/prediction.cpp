@@ -84,13 +84,14 @@ std::vector<TokenPrediction> topPredictions(const model::Model& model, const For
                           const float lb = logits(0, b);
                           return la > lb || (la == lb && a < b);
                       });
+    const tokenize::TokenVocabulary* pieces = model.vocabulary();
     std::vector<TokenPrediction> out;
     for (std::size_t i = 0; i < take; ++i) {
         TokenPrediction p;
         p.id = order[i];
         p.logit = logits(0, p.id);
         p.probability = static_cast<float>(std::exp(static_cast<double>(p.logit - maxLogit)) / sum);
-        p.token = model.vocabulary() ? model.vocabulary()->idToToken(p.id) : "";
+        p.token = pieces != nullptr ? pieces->idToToken(p.id) : "";
         if (p.token.empty()) {
             p.token = std::string("#").append(std::to_string(p.id));
         }

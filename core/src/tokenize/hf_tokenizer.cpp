@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attnscope/base/error.h"
+#include "piece_lookup.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -139,32 +140,15 @@ const Vocab& HfTokenizer::modelVocab() const {
 }
 
 std::size_t HfTokenizer::vocabSize() const {
-    // As HF's get_vocab_size(with_added_tokens=true): added tokens count when the model lacks them.
-    std::size_t size = modelVocab().size();
-    for (const AddedToken& t : m_added.tokens()) {
-        if (!modelVocab().find(t.content)) {
-            ++size;
-        }
-    }
-    return size;
+    return detail::sizeWithAdded(modelVocab(), m_added.tokens());
 }
 
 std::optional<std::int32_t> HfTokenizer::tokenToId(std::string_view token) const {
-    for (const AddedToken& t : m_added.tokens()) {
-        if (t.content == token) {
-            return t.id;
-        }
-    }
-    return modelVocab().find(token);
+    return detail::idOfToken(modelVocab(), m_added.tokens(), token);
 }
 
 std::string HfTokenizer::idToToken(std::int32_t id) const {
-    for (const AddedToken& t : m_added.tokens()) {
-        if (t.id == id) {
-            return t.content;
-        }
-    }
-    return modelVocab().piece(id);
+    return detail::tokenOfId(modelVocab(), m_added.tokens(), id);
 }
 
 std::optional<std::int32_t> HfTokenizer::specialId(SpecialRole role) const {

@@ -32,9 +32,8 @@ TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file);
 // tokenizer.json's "post_processor" and "added_tokens" (tokenizer_json.cpp).
 void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& out);
 std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt);
-// The lines of a text file, without their "\n" or "\r\n"; a final line without a newline
-// counts (vocab_files.cpp).
-std::vector<std::string> readLines(const std::filesystem::path& file);
+// vocab.txt: one piece a line, UTF-8, the id its line number from 0 (vocab_files.cpp).
+Vocab readVocabTxt(const std::filesystem::path& file);
 // The parsed file, or nullopt when it does not exist.
 std::optional<Json> readOptionalJson(const std::filesystem::path& file);
 // tokenizer.json's "normalizer" and "pre_tokenizer" (tokenizer_json_pipeline.cpp); a Sequence

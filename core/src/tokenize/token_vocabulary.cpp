@@ -6,6 +6,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/sentencepiece_model.h"
 #include "loader_internal.h"
+#include "piece_lookup.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -18,30 +19,14 @@ public:
     PieceVocabulary(Vocab pieces, std::vector<AddedToken> added)
         : m_pieces(std::move(pieces)), m_added(std::move(added)) {}
 
-    std::size_t vocabSize() const override {
-        std::size_t size = m_pieces.size();
-        for (const AddedToken& t : m_added) {
-            size += m_pieces.find(t.content) ? 0 : 1;
-        }
-        return size;
-    }
+    std::size_t vocabSize() const override { return detail::sizeWithAdded(m_pieces, m_added); }
 
     std::optional<std::int32_t> tokenToId(std::string_view token) const override {
-        for (const AddedToken& t : m_added) {
-            if (t.content == token) {
-                return t.id;
-            }
-        }
-        return m_pieces.find(token);
+        return detail::idOfToken(m_pieces, m_added, token);
     }
 
     std::string idToToken(std::int32_t id) const override {
-        for (const AddedToken& t : m_added) {
-            if (t.id == id) {
-                return t.content;
-            }
-        }
-        return m_pieces.piece(id);
+        return detail::tokenOfId(m_pieces, m_added, id);
     }
 
     std::optional<std::int32_t> specialId(SpecialRole role) const override {
@@ -108,16 +93,8 @@ std::unique_ptr<PieceVocabulary> fromTokenizerJson(const std::filesystem::path& 
 }
 
 std::unique_ptr<PieceVocabulary> fromVocabTxt(const std::filesystem::path& file) {
-    Vocab pieces;
-    const std::vector<std::string> lines = detail::readLines(file);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        if (i > static_cast<std::size_t>(detail::kMaxTokenId)) {
-            throw FormatError(file.string() + ": line " + std::to_string(i + 1) +
-                              ": implausibly many pieces");
-        }
-        pieces.add(lines[i], static_cast<std::int32_t>(i));
-    }
-    auto vocab = std::make_unique<PieceVocabulary>(std::move(pieces), std::vector<AddedToken>{});
+    auto vocab =
+        std::make_unique<PieceVocabulary>(detail::readVocabTxt(file), std::vector<AddedToken>{});
     vocab->findRoles({}, file.parent_path());
     return vocab;
 }

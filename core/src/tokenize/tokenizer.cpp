@@ -7,6 +7,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/hf_tokenizer.h"
 #include "loader_internal.h"
+#include "piece_lookup.h"
 
 namespace attnscope::tokenize {
 namespace detail {
@@ -108,21 +109,12 @@ std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
 }
 
 std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token) {
-    for (const AddedToken& t : spec.addedTokens) {
-        if (t.content == token) {
-            return t.id;
-        }
-    }
-    if (spec.wordPiece) {
-        return spec.wordPiece->vocab().find(token);
-    }
-    if (spec.bpe) {
-        return spec.bpe->vocab().find(token);
-    }
-    if (spec.sentencePiece) {
-        return spec.sentencePiece->vocab().find(token);
-    }
-    return std::nullopt;
+    static const Vocab kNoModel;  // a spec without a model yet: its added tokens alone
+    const Vocab& pieces = spec.wordPiece       ? spec.wordPiece->vocab()
+                          : spec.bpe           ? spec.bpe->vocab()
+                          : spec.sentencePiece ? spec.sentencePiece->vocab()
+                                               : kNoModel;
+    return idOfToken(pieces, spec.addedTokens, token);
 }
 
 void addConventionalRoles(const FindToken& find, const PostProcessorSpec& post,

@@ -8,7 +8,9 @@
 #include "loader_internal.h"
 
 namespace attnscope::tokenize::detail {
+namespace {
 
+// The lines of a text file, without their "\n" or "\r\n". A final line without a newline counts.
 std::vector<std::string> readLines(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     if (!in) {
@@ -24,8 +26,6 @@ std::vector<std::string> readLines(const std::filesystem::path& file) {
     }
     return lines;
 }
-
-namespace {
 
 void checkUtf8(const std::string& line, const std::filesystem::path& file, std::size_t lineNo) {
     if (const auto bad = findInvalidUtf8(line)) {
@@ -84,20 +84,25 @@ std::vector<BpeMerge> readMerges(const std::filesystem::path& file) {
 
 }  // namespace
 
-TokenizerSpec specFromWordPieceVocab(const std::filesystem::path& vocabTxt,
-                                     const WordPieceFilesOptions& options) {
-    const std::vector<std::string> lines = readLines(vocabTxt);
-    if (lines.empty()) {
-        throw FormatError(vocabTxt.string() + ": line 1: the vocabulary is empty");
-    }
+Vocab readVocabTxt(const std::filesystem::path& file) {
+    const std::vector<std::string> lines = readLines(file);
     Vocab vocab;
     for (std::size_t i = 0; i < lines.size(); ++i) {
-        checkUtf8(lines[i], vocabTxt, i + 1);
+        checkUtf8(lines[i], file, i + 1);
         if (i > static_cast<std::size_t>(kMaxTokenId)) {
-            throw FormatError(vocabTxt.string() + ": line " + std::to_string(i + 1) +
+            throw FormatError(file.string() + ": line " + std::to_string(i + 1) +
                               ": implausibly many pieces");
         }
         vocab.add(lines[i], static_cast<std::int32_t>(i));
+    }
+    return vocab;
+}
+
+TokenizerSpec specFromWordPieceVocab(const std::filesystem::path& vocabTxt,
+                                     const WordPieceFilesOptions& options) {
+    Vocab vocab = readVocabTxt(vocabTxt);
+    if (vocab.size() == 0) {
+        throw FormatError(vocabTxt.string() + ": line 1: the vocabulary is empty");
     }
     TokenizerSpec spec;
     spec.source = vocabTxt.string();
