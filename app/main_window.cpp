@@ -505,8 +505,9 @@ void MainWindow::restoreSettings() {
     if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
         // 1400 × 900 where the screen has room, else the screen's free area, so that a laptop
         // (1280 × 800, 1024 × 700) shows the docks on the right and the bottom, not beyond it.
+        const QSize wanted(1400, 900);
         const QRect free = screen() != nullptr ? screen()->availableGeometry() : QRect();
-        resize(free.isEmpty() ? QSize(1400, 900) : QSize(1400, 900).boundedTo(free.size()));
+        resize(free.isEmpty() ? wanted : wanted.boundedTo(free.size()));
     }
     m_firstRunDocks = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
 }

@@ -61,7 +61,8 @@ SentenceAnalysis run(const model::Model& m, SentenceAnalysis a,
 }  // namespace
 
 std::string idPiece(const model::Model& m, std::int32_t id) {
-    std::string piece = m.vocabulary() ? m.vocabulary()->idToToken(id) : std::string();
+    const tokenize::TokenVocabulary* vocab = m.vocabulary();
+    std::string piece = vocab != nullptr ? vocab->idToToken(id) : std::string();
     return piece.empty() ? std::to_string(id) : piece;
 }
 

@@ -24,9 +24,6 @@ struct SentenceAnalysis {
     std::string label(int i) const;
 };
 
-// Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
-// pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
-// longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
 // The vocabulary piece of `id` (model.vocabulary()), or the id as text when the model has no
 // vocabulary or the id no piece.
 std::string idPiece(const model::Model& model, std::int32_t id);
@@ -35,6 +32,9 @@ std::string idPiece(const model::Model& model, std::int32_t id);
 // "·", byte-level "Ċ" (a newline) becomes "↵".
 std::string tokenLabel(std::string piece);
 
+// Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
+// pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
+// longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 
