@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/run_command.h"
+#include "../support/shared_data.h"
 #include "../support/test_files.h"
 
 namespace attnscope {
@@ -18,12 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
-
-#define SKIP_WITHOUT_SHARED()                                                      \
-    if (!fs::exists(kSharedTokenizers)) {                                          \
-        GTEST_SKIP() << "shared data not found at " << kSharedTokenizers.string(); \
-    }
+using testing::kSharedTokenizers;
 
 testing::CommandRun run(const std::string& args) {
     return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' " + args);
@@ -82,7 +78,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, TokenizeWithoutWeights,
 // The real files, copied without weights, in each form loadTokenizer reads; the ids are Hugging
 // Face's for "Hello, world!".
 TEST(TokenizeCli, RealTokenizerFilesAlone) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
 
     struct Case {
         const char* source;
@@ -133,7 +129,7 @@ TEST(TokenizeCli, FolderWithoutTokenizerFiles) {
 // A random-weight GPT-2 beside the WordLevel tokenizer of ChemTSv3's SMILES GPT-2: every command
 // that takes --token-ids runs, labelled with the vocabulary's pieces; --text says why it cannot.
 TEST(TokenIdsCli, WordLevelTokenizerIsNeverLoaded) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     testing::ScratchDir tmp;
     const fs::path dir = tmp.copyOf(kCheckpoints / "gpt2_f32", "smiles_gpt2");
     for (const char* f : {"vocab.json", "merges.txt", "tokenizer_config.json"}) {

@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/shared_data.h"
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
@@ -29,7 +30,7 @@ namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
 const fs::path kData = ATTNSCOPE_TOKENIZE_DATA_DIR;
-const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
+using testing::kSharedTokenizers;
 
 std::vector<std::string> caseNames() {
     std::vector<std::string> names;
@@ -125,7 +126,7 @@ void checkTokens(const std::string& text, const std::vector<Token>& tokens, cons
     }
 }
 
-class GoldenCase : public testing::TestWithParam<std::string> {};
+class GoldenCase : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GoldenCase, Matches) {
     const fs::path caseDir = kData / GetParam();
@@ -161,8 +162,8 @@ TEST_P(GoldenCase, Matches) {
     checkTokens(text, tok->encode(text, c.value("add_special_tokens", true)), c.at("expect"));
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, GoldenCase, testing::ValuesIn(caseNames()),
-                         [](const testing::TestParamInfo<std::string>& param) {
+INSTANTIATE_TEST_SUITE_P(Cases, GoldenCase, ::testing::ValuesIn(caseNames()),
+                         [](const ::testing::TestParamInfo<std::string>& param) {
                              return param.param;
                          });
 

@@ -5,11 +5,11 @@
 
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
+#include "../support/shared_data.h"
+#include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/tokenizer.h"
 
@@ -18,39 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
-
-#define SKIP_WITHOUT_SHARED()                                                      \
-    if (!fs::exists(kSharedTokenizers)) {                                          \
-        GTEST_SKIP() << "shared data not found at " << kSharedTokenizers.string(); \
-    }
-
-// A scratch folder, removed at the end of the test.
-class Folder {
-public:
-    explicit Folder(const std::string& name)
-        : m_path(fs::temp_directory_path() /
-                 ("attnscope_vocabulary_test_" + std::to_string(::getpid()) + "_" + name)) {
-        fs::remove_all(m_path);
-        fs::create_directories(m_path);
-    }
-
-    ~Folder() { fs::remove_all(m_path); }
-
-    Folder(const Folder&) = delete;
-    Folder& operator=(const Folder&) = delete;
-
-    const fs::path& path() const { return m_path; }
-
-    void write(const std::string& name, const std::string& text) const {
-        std::ofstream(m_path / name, std::ios::binary) << text;
-    }
-
-    void copy(const fs::path& from) const { fs::copy_file(from, m_path / from.filename()); }
-
-private:
-    fs::path m_path;
-};
+using testing::kSharedTokenizers;
 
 // A WordLevel tokenizer.json as the `tokenizers` library writes one (ChemTSv3's SMILES GPT-2
 // uses this layout): a model type AttnScope's tokenizer does not run.
@@ -81,9 +49,10 @@ constexpr const char* kWordLevelJson = R"({
 })";
 
 TEST(TokenVocabulary, WordLevelTokenizerJsonGivesPiecesAndRoles) {
-    const Folder dir("wordlevel");
-    dir.write("tokenizer.json", kWordLevelJson);
-    dir.write("tokenizer_config.json", R"({"pad_token": "<PAD>", "bos_token": "<BOS>"})");
+    const testing::ScratchDir dir;
+    testing::writeFile(dir.path() / "tokenizer.json", kWordLevelJson);
+    testing::writeFile(dir.path() / "tokenizer_config.json",
+                       R"({"pad_token": "<PAD>", "bos_token": "<BOS>"})");
     try {
         loadTokenizer(dir.path(), "gpt2");
         FAIL() << "a WordLevel tokenizer.json loaded as a tokenizer";
@@ -106,8 +75,9 @@ TEST(TokenVocabulary, WordLevelTokenizerJsonGivesPiecesAndRoles) {
 }
 
 TEST(TokenVocabulary, UnigramListGivesIdsByPosition) {
-    const Folder dir("unigram");
-    dir.write("tokenizer.json", R"({"added_tokens": [], "post_processor": {"type": "Unknown"},
+    const testing::ScratchDir dir;
+    testing::writeFile(dir.path() / "tokenizer.json",
+                       R"({"added_tokens": [], "post_processor": {"type": "Unknown"},
         "model": {"type": "Unigram", "unk_id": 2,
                   "vocab": [["<pad>", 0.0], ["</s>", 0.0], ["<unk>", 0.0], ["▁the", -3.1]]}})");
     const auto vocab = loadTokenVocabulary(dir.path());
@@ -119,9 +89,10 @@ TEST(TokenVocabulary, UnigramListGivesIdsByPosition) {
 }
 
 TEST(TokenVocabulary, NoFilesGivesNullAndBrokenFilesNameThemselves) {
-    const Folder dir("broken");
+    const testing::ScratchDir dir;
     EXPECT_EQ(loadTokenVocabulary(dir.path()), nullptr);
-    dir.write("tokenizer.json", R"({"model": {"type": "WordLevel", "vocab": {"a": "zero"}}})");
+    testing::writeFile(dir.path() / "tokenizer.json",
+                       R"({"model": {"type": "WordLevel", "vocab": {"a": "zero"}}})");
     try {
         loadTokenVocabulary(dir.path());
         FAIL() << "a string id was accepted";
@@ -135,7 +106,7 @@ TEST(TokenVocabulary, NoFilesGivesNullAndBrokenFilesNameThemselves) {
 }
 
 TEST(TokenVocabulary, RealWordLevelAndUnigramFiles) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     const auto smiles = loadTokenVocabulary(kSharedTokenizers / "chemtsv3-gpt2_0.2m-smiles");
     ASSERT_NE(smiles, nullptr);
     EXPECT_EQ(smiles->vocabSize(), 66u);
@@ -154,7 +125,7 @@ TEST(TokenVocabulary, RealWordLevelAndUnigramFiles) {
 class SameAsTokenizer : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SameAsTokenizer, EveryIdAndRole) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     const fs::path dir = kSharedTokenizers / GetParam();
     const auto tokenizer = loadTokenizer(dir, "");
     const auto vocab = loadTokenVocabulary(dir);
@@ -185,15 +156,15 @@ INSTANTIATE_TEST_SUITE_P(Shared, SameAsTokenizer,
                          });
 
 TEST(TokenVocabulary, VocabTxtAndVocabJsonAlone) {
-    SKIP_WITHOUT_SHARED();
-    const Folder bert("bert_vocab_txt");
-    bert.copy(kSharedTokenizers / "bert-base-uncased" / "vocab.txt");
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
+    const testing::ScratchDir bert;
+    fs::copy_file(kSharedTokenizers / "bert-base-uncased" / "vocab.txt", bert.path() / "vocab.txt");
     const auto wordPiece = loadTokenVocabulary(bert.path());
     ASSERT_NE(wordPiece, nullptr);
     EXPECT_EQ(wordPiece->idToToken(7592), "hello");
     EXPECT_EQ(wordPiece->specialId(SpecialRole::Mask), 103);
-    const Folder gpt2("gpt2_vocab_json");
-    gpt2.copy(kSharedTokenizers / "gpt2" / "vocab.json");
+    const testing::ScratchDir gpt2;
+    fs::copy_file(kSharedTokenizers / "gpt2" / "vocab.json", gpt2.path() / "vocab.json");
     const auto bpe = loadTokenVocabulary(gpt2.path());
     ASSERT_NE(bpe, nullptr);
     EXPECT_EQ(bpe->idToToken(995), "Ġworld");

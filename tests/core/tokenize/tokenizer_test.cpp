@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "../support/shared_data.h"
 #include "attnscope/base/error.h"
 
 namespace attnscope::tokenize {
@@ -152,15 +153,10 @@ TEST(LoadTokenizer, BadConfigNamesStageAndFile) {
 }
 
 // Issue 5: Llama 2 / TinyLlama. The real files live in shared/data/tokenizers.
-const fs::path kSharedTokenizers = fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers";
-
-#define SKIP_WITHOUT_SHARED()                                                      \
-    if (!fs::exists(kSharedTokenizers)) {                                          \
-        GTEST_SKIP() << "shared data not found at " << kSharedTokenizers.string(); \
-    }
+using testing::kSharedTokenizers;
 
 TEST(LoadTokenizer, TokenizerModelWhenThereIsNoTokenizerJson) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     const auto tok = loadTokenizer(kSharedTokenizers / "TinyLlama-1.1B-Chat-v1.0", "llama");
     ASSERT_NE(tok, nullptr);
     EXPECT_EQ(tok->kind(), TokenizerKind::SentencePiece);
@@ -175,7 +171,7 @@ TEST(LoadTokenizer, TokenizerModelWhenThereIsNoTokenizerJson) {
 }
 
 TEST(LoadTokenizer, Llama2TokenizerJsonIsBpeWithByteFallback) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     const auto tok = loadTokenizer(kSharedTokenizers / "llama-2", "llama");
     ASSERT_NE(tok, nullptr);
     EXPECT_EQ(tok->kind(), TokenizerKind::Bpe);
@@ -190,7 +186,7 @@ TEST(LoadTokenizer, Llama2TokenizerJsonIsBpeWithByteFallback) {
 }
 
 TEST(LoadTokenizer, LlamaBosAndEosFollowTokenizerConfig) {
-    SKIP_WITHOUT_SHARED();
+    ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
     const ModelDir model("llama_model_eos");
     model.copy(kSharedTokenizers / "llama-2" / "tokenizer.model", "tokenizer.model");
     model.write("tokenizer_config.json", R"({"add_bos_token": false, "add_eos_token": true})");
