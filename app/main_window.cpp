@@ -377,7 +377,9 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
         settings.value(QStringLiteral("text/last"), QString::fromLatin1(sample)).toString()));
     m_welcome->setModels(m_recent);
     m_pages->setCurrentWidget(m_welcome);
-    if (!path.isEmpty() && QFileInfo(path).isDir()) {
+    if (!modelDir.isEmpty()) {
+        openModel(modelDir);  // even when it is not a folder: the loader's error says why
+    } else if (!path.isEmpty() && QFileInfo(path).isDir()) {
         openModel(path);
     }
     if (path == defaultModelDir() && m_sentenceEdit->text().contains(QStringLiteral("[MASK]"))) {

@@ -11,8 +11,10 @@
 #include "attnscope/export/hdf5_writer.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/model/model.h"
 #include "attnscope/tokenize/tokenizer.h"
+#include "sentence_input.h"
 
 namespace attnscope::cli {
 
@@ -110,9 +112,7 @@ int runInfo(const std::string& modelDir) {
 // Reads the tokenizer files alone, as loadModel would (config.json's model_type, when there is
 // one, picks GPT-2 or RoBERTa style): a folder of tokenizer files without weights is enough.
 int runTokenize(const std::string& modelDir, const std::string& text, bool addSpecial) {
-    if (!std::filesystem::is_directory(modelDir)) {
-        throw FormatError(modelDir + ": not a folder (expected a model or tokenizer folder)");
-    }
+    io::requireDirectory(modelDir, "a model or tokenizer folder");
     // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
     const auto tokenizer =
         withContext(modelDir, [&] { return tokenize::loadTokenizer(modelDir, ""); });
@@ -163,6 +163,7 @@ int runAttention(const AttentionArgs& args) {
         options.mask.causalOffset = args.causalOffset;
     }
     const forward::ForwardResult result = forward::runForward(*m, input, options);
+    printResultWarnings(result);
     exporting::writeInterchangeFile(args.out, result, exportTokens,
                                     {args.modelDir, m->spec.modelType, args.text.value_or("")});
     std::cerr << "attnscope-cli: wrote " << result.nLayers << " layers x " << result.nHeads

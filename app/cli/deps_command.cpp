@@ -57,6 +57,13 @@ void progressBar(std::size_t done, std::size_t total) {
 int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
                      const text::ConlluResult& treebank,
                      const std::vector<std::vector<exporting::DumpedSentence>>& dumps) {
+    if (results.sentencesScored() == 0) {
+        std::string why;
+        for (const auto& [reason, count] : results.skipReasons()) {
+            why += (why.empty() ? "" : "; ") + std::to_string(count) + " " + reason;
+        }
+        throw Error(args.treebank + ": no sentence could be scored (" + why + "); nothing written");
+    }
     if (std::filesystem::path(args.out).extension() == ".h5") {
         exporting::writeDependencyResults(
             args.out, results, {args.modelDir, args.treebank, args.from, args.mergeSubtypes});
@@ -124,6 +131,7 @@ int runDeps(const DepsArgs& args) {
     text::ConlluOptions reading;
     reading.strict = args.strict;
     text::ConlluResult treebank = text::readConllu(args.treebank, reading);
+    text::requireSentences(treebank, args.treebank);
     if (args.maxSentences &&
         treebank.sentences.size() > static_cast<std::size_t>(*args.maxSentences)) {
         treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));

@@ -1,6 +1,8 @@
 // attnscope-cli: the core from the command line. Exit codes: 0 success, 1 data error (one line
 // on stderr), 2 usage error.
+#include <cmath>
 #include <iostream>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -43,7 +45,14 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"default", "none", "causal"}));
     attn->add_option("--causal-offset", att.causalOffset,
                      "Causal offset: query i sees key j iff j <= i + offset");
-    attn->add_option("--scale", att.scale, "Logit scale (default 1/sqrt(d_k))");
+    attn->add_option("--scale", att.scale, "Logit scale (default 1/sqrt(d_k))")
+        ->check(CLI::Validator(
+            [](const std::string& value) {
+                float v = 0;
+                const bool finite = CLI::detail::lexical_cast(value, v) && std::isfinite(v);
+                return finite ? std::string() : "a finite number is needed, not " + value;
+            },
+            "FINITE"));
 
     cli::RenderArgs renderArgs;
     auto* render = cli::addRenderCommand(app, renderArgs);
@@ -94,6 +103,16 @@ int main(int argc, char** argv) {
         return cli::runAttention(att);
     } catch (const Error& e) {
         std::cerr << "attnscope-cli: " << e.what() << "\n";
+        return 1;
+    } catch (const std::bad_alloc&) {
+        // The loaders check declared sizes against the files, so this is a model or input that
+        // truly does not fit in this machine's memory.
+        std::cerr << "attnscope-cli: out of memory: the model or the input is too large for "
+                     "this machine\n";
+        return 1;
+    } catch (const std::exception& e) {
+        // A bug, not bad input: still one line and an exit code, never an abort.
+        std::cerr << "attnscope-cli: internal error: " << e.what() << "\n";
         return 1;
     }
 }

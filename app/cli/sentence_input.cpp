@@ -37,6 +37,12 @@ std::shared_ptr<const model::Model> loadModelWithWarnings(const std::string& mod
     return m;
 }
 
+void printResultWarnings(const forward::ForwardResult& result) {
+    for (const std::string& w : result.warnings) {
+        std::cerr << "attnscope-cli: warning: " << w << "\n";
+    }
+}
+
 forward::ForwardOptions forwardOptions(const SentenceArgs& args) {
     forward::ForwardOptions options;
     if (args.mask == "none") {
@@ -55,6 +61,7 @@ LoadedSentence analyzeSentence(const SentenceArgs& args) {
     const forward::ForwardOptions options = forwardOptions(args);
     if (args.text) {
         s.analysis = analysis::analyzeText(*s.model, *args.text, options);
+        printResultWarnings(s.analysis.forward);
         return s;
     }
     std::vector<std::int32_t> ids;
@@ -66,6 +73,7 @@ LoadedSentence analyzeSentence(const SentenceArgs& args) {
         ids.push_back(static_cast<std::int32_t>(id));
     }
     s.analysis = analysis::analyzeIds(*s.model, ids, options);
+    printResultWarnings(s.analysis.forward);
     return s;
 }
 

@@ -47,6 +47,8 @@ LoadedSentence analyzeSentence(const SentenceArgs& args);
 std::shared_ptr<const model::Model> loadModelWithWarnings(
     const std::string& modelDir, model::TokenizerLoading tokenizer = model::TokenizerLoading::Full);
 forward::ForwardOptions forwardOptions(const SentenceArgs& args);
+// The pass's warnings (NaN or Inf met), one "attnscope-cli: warning:" line each on stderr.
+void printResultWarnings(const forward::ForwardResult& result);
 
 // The model folder's name, for titles: "bert-base-uncased" for "models/bert-base-uncased/".
 std::string modelName(const std::string& modelDir);

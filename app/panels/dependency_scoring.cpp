@@ -44,6 +44,7 @@ DependencyRun runJob(const Job& job, std::shared_ptr<ScoringCounters> counters) 
     text::ConlluOptions read;
     read.cancel = job.cancel;
     text::ConlluResult file = text::readConllu(job.path, read);
+    text::requireSentences(file, job.path);
     auto sentences = std::make_shared<const std::vector<text::Sentence>>(std::move(file.sentences));
     counters->total.store(static_cast<int>(sentences->size()));
 

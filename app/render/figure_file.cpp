@@ -2,15 +2,17 @@
 
 #include <cmath>
 
+#include <QBuffer>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSaveFile>
 #include <QSvgGenerator>
 
 #include "attnscope/base/error.h"
+#include "attnscope/export/output_file.h"
 
 namespace attnscope::render {
 
@@ -42,12 +44,13 @@ void checkPage(const QString& path, const FigurePage& page) {
     }
 }
 
-void writePng(QSaveFile& file, const FigurePage& page, const FigurePaintFn& paint) {
+void writePng(QBuffer& file, const QString& path, const FigurePage& page,
+              const FigurePaintFn& paint) {
     QImage image(page.pixelSize, QImage::Format_RGB32);
     if (image.isNull()) {
-        fail(file.fileName(), QStringLiteral("cannot allocate a %1x%2 image")
-                                  .arg(page.pixelSize.width())
-                                  .arg(page.pixelSize.height()));
+        fail(path, QStringLiteral("cannot allocate a %1x%2 image")
+                       .arg(page.pixelSize.width())
+                       .arg(page.pixelSize.height()));
     }
     image.fill(Qt::white);
     const int dotsPerMeter = static_cast<int>(std::lround(page.dpi / 0.0254));
@@ -62,11 +65,12 @@ void writePng(QSaveFile& file, const FigurePage& page, const FigurePaintFn& pain
         paint(painter);
     }
     if (!image.save(&file, "PNG")) {
-        fail(file.fileName(), QStringLiteral("cannot write PNG: ") + file.errorString());
+        fail(path, QStringLiteral("cannot encode the PNG image"));
     }
 }
 
-void writeSvg(QSaveFile& file, const FigurePage& page, const FigurePaintFn& paint) {
+void writeSvg(QBuffer& file, const QString& path, const FigurePage& page,
+              const FigurePaintFn& paint) {
     QSvgGenerator svg;
     svg.setOutputDevice(&file);
     svg.setSize(page.pixelSize);
@@ -76,13 +80,14 @@ void writeSvg(QSaveFile& file, const FigurePage& page, const FigurePaintFn& pain
     svg.setDescription(QStringLiteral("Made with AttnScope"));
     QPainter painter;
     if (!painter.begin(&svg)) {
-        fail(file.fileName(), QStringLiteral("cannot start the SVG document"));
+        fail(path, QStringLiteral("cannot start the SVG document"));
     }
     paint(painter);
     painter.end();
 }
 
-void writePdf(QSaveFile& file, const FigurePage& page, const FigurePaintFn& paint) {
+void writePdf(QBuffer& file, const QString& path, const FigurePage& page,
+              const FigurePaintFn& paint) {
     QPdfWriter pdf(&file);
     pdf.setCreator(QStringLiteral("AttnScope"));
     pdf.setTitle(page.title);
@@ -93,7 +98,7 @@ void writePdf(QSaveFile& file, const FigurePage& page, const FigurePaintFn& pain
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     QPainter painter;
     if (!painter.begin(&pdf)) {
-        fail(file.fileName(), QStringLiteral("cannot start the PDF document"));
+        fail(path, QStringLiteral("cannot start the PDF document"));
     }
     // QPageSize keeps inches to a few decimals, so the page may be a pixel or two off the
     // requested size; scale so the figure fills it exactly.
@@ -101,7 +106,7 @@ void writePdf(QSaveFile& file, const FigurePage& page, const FigurePaintFn& pain
                   pdf.height() / double(page.pixelSize.height()));
     paint(painter);
     if (!painter.end()) {
-        fail(file.fileName(), QStringLiteral("cannot finish the PDF document"));
+        fail(path, QStringLiteral("cannot finish the PDF document"));
     }
 }
 
@@ -127,25 +132,27 @@ FigureFormat figureFormatFor(const QString& path) {
 void writeFigureFile(const QString& path, const FigurePage& page, const FigurePaintFn& paint) {
     const FigureFormat format = figureFormatFor(path);
     checkPage(path, page);
-    QSaveFile file(path);
-    if (!file.open(QIODevice::WriteOnly)) {
-        fail(path, QStringLiteral("cannot write: ") + file.errorString());
-    }
-    // If anything below throws, ~QSaveFile discards the temporary file.
+    // Rendered in memory, then written by the core's output rules: QSvgGenerator ignores write
+    // errors (a full disk gave a truncated SVG and success), and a device or pipe as the target
+    // must be written through rather than renamed over.
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
     switch (format) {
         case FigureFormat::Png:
-            writePng(file, page, paint);
+            writePng(buffer, path, page, paint);
             break;
         case FigureFormat::Svg:
-            writeSvg(file, page, paint);
+            writeSvg(buffer, path, page, paint);
             break;
         case FigureFormat::Pdf:
-            writePdf(file, page, paint);
+            writePdf(buffer, path, page, paint);
             break;
     }
-    if (!file.commit()) {
-        fail(path, QStringLiteral("cannot write: ") + file.errorString());
-    }
+    buffer.close();
+    exporting::writeOutputFile(
+        QFile::encodeName(path).toStdString(),
+        std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())));
 }
 
 }  // namespace attnscope::render

@@ -7,9 +7,10 @@
 //   .svg  QSvgGenerator: text stays text, shapes stay shapes, images are embedded PNG;
 //   .pdf  QPdfWriter: one page of exactly the figure's size, vector.
 //
-// Written through QSaveFile: to a temporary file beside the target, renamed into place only
-// when everything succeeded, so a failure (including an exception from `paint`) never leaves a
-// half-written file and never destroys an older one. Errors throw attnscope::Error
+// Rendered in memory, then written by the core's output rules (export/output_file.h): to a
+// temporary file beside the target, renamed into place only when everything succeeded, so a
+// failure (including an exception from `paint`) never leaves a half-written file and never
+// destroys an older one; devices and pipes are written through. Errors throw attnscope::Error
 // "<file>: <reason>" (InvalidArgument for an unknown extension or an unusable size).
 // Needs a QGuiApplication (fonts); call from the thread that owns it or any thread once it
 // exists (QImage, QSvgGenerator and QPdfWriter are not tied to the GUI thread).

@@ -1,5 +1,7 @@
 #include "service/compute_worker.h"
 
+#include <new>
+
 #include <QElapsedTimer>
 
 #include "attnscope/base/error.h"
@@ -18,6 +20,10 @@ void ComputeWorker::compute(const ComputeRequest& request) {
         emit cancelled(request.generation);
     } catch (const Error& e) {
         emit failed(request.generation, QString::fromStdString(e.what()));
+    } catch (const std::bad_alloc&) {
+        emit failed(request.generation,
+                    QStringLiteral("out of memory: this sentence needs more memory than is free "
+                                   "(try a shorter one)"));
     } catch (const std::exception& e) {
         emit failed(request.generation, QStringLiteral("internal error: ") + e.what());
     }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <QStringList>
+
 namespace attnscope::app {
 
 AnalysisSession::AnalysisSession(QObject* parent) : QObject(parent) {
@@ -24,6 +26,9 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     emit resultChanged();
     emit selectedHeadChanged(m_selected);
     emit compareHeadChanged(m_compare);
+    if (m_model && !m_model->warnings.empty()) {
+        reportWarnings(m_model->warnings);
+    }
 }
 
 void AnalysisSession::setText(const QString& text) {
@@ -60,6 +65,9 @@ void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis
     emit resultChanged();
     if (dropToken) {
         emit selectedTokenChanged(m_selectedToken);
+    }
+    if (m_result && !m_result->forward.warnings.empty()) {
+        reportWarnings(m_result->forward.warnings);  // NaN met: the maps are not attention
     }
 }
 
@@ -193,6 +201,14 @@ void AnalysisSession::setHeatmapStyle(const render::HeatmapStyle& style) {
 
 void AnalysisSession::reportError(const QString& message) {
     emit errorReported(message);
+}
+
+void AnalysisSession::reportWarnings(const std::vector<std::string>& warnings) {
+    QStringList lines;
+    for (const std::string& w : warnings) {
+        lines << tr("Warning: %1").arg(QString::fromStdString(w));
+    }
+    reportError(lines.join(QLatin1Char('\n')));
 }
 
 }  // namespace attnscope::app

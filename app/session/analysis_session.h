@@ -108,6 +108,8 @@ public:
 
     // Shown in the window's message bar; the session itself keeps everything it had.
     void reportError(const QString& message);
+    // The model's load warnings and a result's (NaN met), one "Warning: …" line each.
+    void reportWarnings(const std::vector<std::string>& warnings);
 
     int layerCount() const;
     int headCount() const;

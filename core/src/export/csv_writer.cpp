@@ -1,15 +1,11 @@
 #include "attnscope/export/csv_writer.h"
 
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <system_error>
-
-#include <unistd.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/export/output_file.h"
 
 namespace attnscope::exporting {
 
@@ -29,40 +25,6 @@ std::string floatText(Float v) {
     std::array<char, 64> buf{};
     const auto [end, ec] = std::to_chars(buf.data(), buf.data() + buf.size(), v);
     return ec == std::errc() ? std::string(buf.data(), end) : std::string("nan");
-}
-
-std::string errnoText(int err) {
-    return std::error_code(err, std::generic_category()).message();
-}
-
-// Writes `bytes` to a temporary file beside `path`, then renames it over `path`. The temporary
-// name carries the process id so two programs exporting to one folder do not collide.
-void writeAtomically(const fs::path& path, const std::string& bytes) {
-    fs::path tmp = path;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    std::FILE* f = std::fopen(tmp.c_str(), "wb");
-    if (f == nullptr) {
-        throw Error(path.string() + ": cannot create the temporary file " +
-                    tmp.filename().string() + ": " + errnoText(errno));
-    }
-    errno = 0;
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-    int err = errno;
-    const bool closed = std::fclose(f) == 0;
-    if (err == 0) {
-        err = errno;
-    }
-    std::error_code ignored;
-    if (!written || !closed) {
-        fs::remove(tmp, ignored);
-        throw Error(path.string() + ": cannot write: " + (err != 0 ? errnoText(err) : "I/O error"));
-    }
-    std::error_code ec;
-    fs::rename(tmp, path, ec);
-    if (ec) {
-        fs::remove(tmp, ignored);
-        throw Error(path.string() + ": cannot replace the file: " + ec.message());
-    }
 }
 
 }  // namespace
@@ -128,7 +90,7 @@ void CsvWriter::appendField(std::size_t column, const std::string& field) {
 }
 
 void CsvWriter::writeFile(const fs::path& path) const {
-    writeAtomically(path, m_text);
+    writeOutputFile(path, m_text);
 }
 
 CsvWriter headStatsTable(const std::vector<analysis::HeadStats>& stats) {

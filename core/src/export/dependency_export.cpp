@@ -89,10 +89,8 @@ void writeBest(const Writer& w, const analysis::DependencyAccumulator& acc,
 
 void writeDependencyResults(const fs::path& path, const analysis::DependencyAccumulator& acc,
                             const DependencyRunInfo& info) {
-    writeHdf5Atomically(path, [&](const fs::path& tmp) {
+    writeHdf5Atomically(path, [&](hid_t file) {
         const std::string name = path.string();
-        Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                    name + ": cannot create file");
         const Writer w(file, name);
         const std::vector<std::string> relations = acc.relations();
         writeStrings(w, "relations", relations, name);
@@ -108,7 +106,6 @@ void writeDependencyResults(const fs::path& path, const analysis::DependencyAccu
                                         {acc.sentencesScored()});
         w.numberAttribute<std::int64_t>("sentences_skipped", H5T_NATIVE_INT64,
                                         {acc.sentencesSkipped()});
-        w.check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
     });
 }
 
@@ -138,10 +135,8 @@ void writeDependencyTableCsv(const fs::path& path, const analysis::DependencyAcc
 }
 
 void writeAttentionDump(const fs::path& path, const std::vector<DumpedSentence>& sentences) {
-    writeHdf5Atomically(path, [&](const fs::path& tmp) {
+    writeHdf5Atomically(path, [&](hid_t file) {
         const std::string name = path.string();
-        Handle file(H5Fcreate(tmp.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                    name + ": cannot create file");
         const Writer w(file, name);
         for (std::size_t k = 0; k < sentences.size(); ++k) {
             const DumpedSentence& s = sentences[k];
@@ -162,7 +157,6 @@ void writeAttentionDump(const fs::path& path, const std::vector<DumpedSentence>&
             w.stringAttributeOn(g, "sent_id", s.sentId);
             w.stringAttributeOn(g, "text", s.text);
         }
-        w.check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
     });
 }
 

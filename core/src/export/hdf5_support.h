@@ -8,13 +8,12 @@
 #include <filesystem>
 #include <mutex>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <hdf5.h>
-#include <unistd.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/export/output_file.h"
 
 namespace attnscope::exporting {
 
@@ -123,29 +122,40 @@ private:
     std::string m_name;
 };
 
-// Runs `write(tmp)` for a temporary file beside `path`, then renames it into place: a failed
-// export never leaves a partial file and never destroys an older one. Holds hdf5Mutex() and
-// silences HDF5's own error printing meanwhile.
+// Builds the file in memory (HDF5's core driver, no backing store), then writes its image by
+// output_file.h's rules: a temporary file renamed into place, devices and pipes written through,
+// so a failed export never leaves a partial file and never destroys an older one. HDF5 itself
+// never writes to disk: a full disk is met by our writer, with the OS reason, rather than inside
+// HDF5, whose H5Fclose after a failed flush leaves a file id that crashes H5_term_library at
+// exit (HDF5 1.10). The cost is the file's size in memory, twice at the end.
+// `write(file)` fills the open file. Holds hdf5Mutex() and silences HDF5's error printing.
 template <class Write>
 void writeHdf5Atomically(const std::filesystem::path& path, Write&& write) {
-    namespace fs = std::filesystem;
     const std::lock_guard lock(hdf5Mutex());
     const QuietErrors quiet;
-    fs::path tmp = path;
-    tmp += ".tmp-" + std::to_string(::getpid());
-    try {
-        write(tmp);
-        fs::rename(tmp, path);
-    } catch (const fs::filesystem_error& e) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw Error(path.string() +
-                    ": cannot move the finished file into place: " + e.code().message());
-    } catch (...) {
-        std::error_code ignored;
-        fs::remove(tmp, ignored);
-        throw;
+    const std::string name = path.string();
+    std::string image;
+    {
+        Handle access(H5Pcreate(H5P_FILE_ACCESS), H5Pclose, name + ": property list");
+        constexpr std::size_t kGrowBy = std::size_t{16} << 20;
+        if (H5Pset_fapl_core(access, kGrowBy, /*backing_store=*/0) < 0) {
+            throw Error(name + ": cannot set up an in-memory HDF5 file");
+        }
+        Handle file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access), H5Fclose,
+                    name + ": cannot create file");
+        write(static_cast<hid_t>(file));
+        const Writer w(file, name);
+        w.check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
+        const ssize_t size = H5Fget_file_image(file, nullptr, 0);
+        if (size < 0) {
+            throw Error(name + ": cannot take the finished HDF5 image");
+        }
+        image.resize(static_cast<std::size_t>(size));
+        if (H5Fget_file_image(file, image.data(), image.size()) != size) {
+            throw Error(name + ": cannot take the finished HDF5 image");
+        }
     }
+    writeOutputFile(path, image);
 }
 
 }  // namespace attnscope::exporting

@@ -46,12 +46,10 @@ void writeResult(const Writer& w, const forward::ForwardResult& r) {
               r.hidden.data());
 }
 
-// Writes to `path`; messages name `target`, the file the user asked for.
-void writeFile(const fs::path& path, const fs::path& target, const forward::ForwardResult& result,
+// Fills the open `file`; messages name `target`, the file the user asked for.
+void writeFile(hid_t file, const fs::path& target, const forward::ForwardResult& result,
                const ExportTokens& tokens, const ExportMetadata& meta) {
     const std::string name = target.string();
-    Handle file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT), H5Fclose,
-                name + ": cannot create file");
     const Writer w(file, name);
     writeTokens(w, tokens, name);
     writeResult(w, result);
@@ -67,7 +65,6 @@ void writeFile(const fs::path& path, const fs::path& target, const forward::Forw
         scales.resize(1);
     }
     w.numberAttribute<float>("scale", H5T_NATIVE_FLOAT, scales);
-    w.check(H5Fflush(file, H5F_SCOPE_GLOBAL), "flush");
 }
 
 }  // namespace
@@ -86,8 +83,7 @@ void writeInterchangeFile(const fs::path& path, const forward::ForwardResult& re
                               "the memory budget); raise the budget or use attnscope-cli "
                               "attention, which always records them");
     }
-    writeHdf5Atomically(
-        path, [&](const fs::path& tmp) { writeFile(tmp, path, result, tokens, metadata); });
+    writeHdf5Atomically(path, [&](hid_t file) { writeFile(file, path, result, tokens, metadata); });
 }
 
 }  // namespace attnscope::exporting

@@ -3,6 +3,7 @@
 #include "attnscope/forward/forward_pass.h"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <string>
 
@@ -273,10 +274,24 @@ std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
     return name;
 }
 
+// NaN or Inf in the hidden states spreads to every later layer; say where it first appeared, so
+// a map of NaN is never shown as if it were attention.
+void noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
+    if (r.warnings.empty() && !x.allFinite()) {
+        r.warnings.push_back("layer " + std::to_string(layer) +
+                             " produced NaN or Inf (non-finite weights, or values too large "
+                             "for fp32); its maps and all later ones are not numbers");
+    }
+}
+
 ForwardResult runForward(const model::Model& m, const ForwardInput& input,
                          const ForwardOptions& options) {
     const ModelSpec& spec = m.spec;
     checkInput(spec, input);
+    if (options.scale && !std::isfinite(*options.scale)) {
+        throw InvalidArgument("forward pass: scale " + std::to_string(*options.scale) +
+                              " is not a finite number");
+    }
     applyComputeThreads();
     ForwardResult r;
     allocate(r, spec, input, options);
@@ -305,6 +320,7 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
             x = norm(x + attendLayer(m, layer, x, ctx, scale, r), w.attnNorm);
             x = norm(x + feedForward(w, x, spec), w.ffnNorm);
         }
+        noteNonFinite(r, x, layer);
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1) / spec.nLayers);
         }

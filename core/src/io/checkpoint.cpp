@@ -6,7 +6,8 @@
 #include <nlohmann/json.hpp>
 
 #include "attnscope/base/error.h"
-#include "attnscope/io/json_file.h"
+#include "attnscope/io/input_file.h"
+#include "attnscope/io/json_text.h"
 
 namespace attnscope::io {
 
@@ -19,7 +20,8 @@ namespace {
 fs::path shardPath(const fs::path& dir, const std::string& name, const std::string& where) {
     const fs::path p(name);
     if (name.empty() || p.is_absolute() || p.has_parent_path() || name == "." || name == "..") {
-        throw FormatError(where + ": shard file name '" + name + "' is not a plain file name");
+        throw FormatError(where + ": shard file name '" + clipped(name) +
+                          "' is not a plain file name");
     }
     return dir / p;
 }
@@ -29,9 +31,11 @@ fs::path shardPath(const fs::path& dir, const std::string& name, const std::stri
 Checkpoint::Checkpoint(const fs::path& modelDir) {
     const fs::path single = modelDir / "model.safetensors";
     const fs::path index = modelDir / "model.safetensors.index.json";
-    if (fs::exists(single)) {
+    // A path that exists but is broken (a symlink loop, a directory, a FIFO) is opened so that
+    // its own error names it, instead of being taken for a missing file.
+    if (pathKind(single).exists()) {
         m_files.push_back(std::make_unique<SafetensorsFile>(single));
-    } else if (fs::exists(index)) {
+    } else if (pathKind(index).exists()) {
         openSharded(index);
     } else {
         throw FormatError(modelDir.string() +
@@ -49,7 +53,7 @@ void Checkpoint::openSharded(const fs::path& indexPath) {
     }
     std::map<std::string, std::size_t> shardIndex;
     for (const auto& [tensor, shard] : index["weight_map"].items()) {
-        const std::string where = file + ": weight_map." + tensor;
+        const std::string where = file + ": weight_map." + clipped(tensor);
         if (!shard.is_string()) {
             throw FormatError(where + ": expected a shard file name");
         }
@@ -60,7 +64,7 @@ void Checkpoint::openSharded(const fs::path& indexPath) {
                 std::make_unique<SafetensorsFile>(shardPath(indexPath.parent_path(), name, where)));
         }
         if (m_files[shardIndex[name]]->find(tensor) == nullptr) {
-            throw FormatError(where + ": the index places this tensor in " + name +
+            throw FormatError(where + ": the index places this tensor in " + clipped(name) +
                               ", which does not hold it");
         }
     }

@@ -1,42 +1,13 @@
 #include "attnscope/io/json_file.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/json_text.h"
 
 namespace attnscope::io {
 
 using nlohmann::json;
-
-json readJsonFile(const std::filesystem::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw FormatError(path.string() + ": cannot open");
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    try {
-        return json::parse(text.str());
-    } catch (const json::parse_error& e) {
-        // nlohmann reports a byte position; convert it to line and column for people.
-        const std::string s = text.str();
-        const std::size_t pos = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, s.size());
-        std::size_t line = 1;
-        std::size_t col = 1;
-        for (std::size_t i = 0; i < pos; ++i) {
-            if (s[i] == '\n') {
-                ++line;
-                col = 1;
-            } else {
-                ++col;
-            }
-        }
-        throw FormatError(path.string() + ": line " + std::to_string(line) + ", column " +
-                          std::to_string(col) + ": not valid JSON");
-    }
-}
 
 JsonFile::JsonFile(const std::filesystem::path& path)
     : m_json(readJsonFile(path)), m_file(path.string()) {
@@ -63,7 +34,7 @@ std::optional<int> JsonFile::optionalInt(const std::string& key) const {
     const nlohmann::json& v = m_json[key];
     if (!v.is_number_integer() || v.get<std::int64_t>() < std::numeric_limits<int>::min() ||
         v.get<std::int64_t>() > std::numeric_limits<int>::max()) {
-        fail(key, "expected an integer, found " + v.dump());
+        fail(key, "expected an integer, found " + quoteJson(v));
     }
     return v.get<int>();
 }
@@ -75,7 +46,7 @@ int JsonFile::positiveInt(const std::string& key) const {
     const nlohmann::json& v = m_json[key];
     if (!v.is_number_integer() || v.get<std::int64_t>() <= 0 ||
         v.get<std::int64_t>() > std::numeric_limits<int>::max()) {
-        fail(key, "expected a positive integer, found " + v.dump());
+        fail(key, "expected a positive integer, found " + quoteJson(v));
     }
     return v.get<int>();
 }
@@ -98,7 +69,7 @@ double JsonFile::number(const std::string& key, double fallback) const {
         return fallback;
     }
     if (!m_json[key].is_number()) {
-        fail(key, "expected a number, found " + m_json[key].dump());
+        fail(key, "expected a number, found " + quoteJson(m_json[key]));
     }
     return m_json[key].get<double>();
 }
@@ -108,7 +79,7 @@ std::string JsonFile::string(const std::string& key, const std::string& fallback
         return fallback;
     }
     if (!m_json[key].is_string()) {
-        fail(key, "expected a string, found " + m_json[key].dump());
+        fail(key, "expected a string, found " + quoteJson(m_json[key]));
     }
     return m_json[key].get<std::string>();
 }
@@ -118,7 +89,7 @@ bool JsonFile::boolean(const std::string& key, bool fallback) const {
         return fallback;
     }
     if (!m_json[key].is_boolean()) {
-        fail(key, "expected true or false, found " + m_json[key].dump());
+        fail(key, "expected true or false, found " + quoteJson(m_json[key]));
     }
     return m_json[key].get<bool>();
 }

@@ -3,14 +3,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <utility>
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 
 namespace attnscope::io {
 
@@ -23,31 +23,18 @@ namespace {
 }  // namespace
 
 MappedFile::MappedFile(const std::filesystem::path& path) : m_path(path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        fail(path, "cannot open");
+    const InputFile file(path);  // only regular files: a FIFO or device cannot be mapped
+    if (file.size() > std::numeric_limits<std::size_t>::max()) {
+        throw FormatError(path.string() + ": too large to map");
     }
-
-    struct stat st {};
-
-    if (::fstat(fd, &st) != 0) {
-        ::close(fd);
-        fail(path, "cannot stat");
-    }
-    if (!S_ISREG(st.st_mode)) {
-        ::close(fd);
-        throw FormatError(path.string() + ": not a regular file");
-    }
-    m_size = static_cast<std::size_t>(st.st_size);
+    m_size = static_cast<std::size_t>(file.size());
     if (m_size > 0) {
-        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        void* p = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, file.fd(), 0);
         if (p == MAP_FAILED) {
-            ::close(fd);
             fail(path, "cannot map");
         }
         m_data = static_cast<const std::byte*>(p);
     }
-    ::close(fd);
 }
 
 MappedFile::~MappedFile() {

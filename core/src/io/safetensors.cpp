@@ -8,6 +8,7 @@
 #include "attnscope/base/eigen_core.h"
 #include "attnscope/base/error.h"
 #include "attnscope/io/checked_read.h"
+#include "attnscope/io/json_text.h"
 
 namespace attnscope::io {
 
@@ -37,7 +38,7 @@ DType parseDType(const std::string& name, const std::string& where) {
             return e.dtype;
         }
     }
-    throw FormatError(where + ": unknown dtype '" + name +
+    throw FormatError(where + ": unknown dtype '" + clipped(name) +
                       "' (expected one of F64, F32, F16, BF16, I64, I32, I16, I8, U8, BOOL)");
 }
 
@@ -65,7 +66,8 @@ std::vector<std::int64_t> parseShape(const json& j, const std::string& where) {
     std::vector<std::int64_t> shape;
     for (const json& d : j) {
         if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0)) {
-            throw FormatError(where + ".shape: expected non-negative integers, found " + d.dump());
+            throw FormatError(where + ".shape: expected non-negative integers, found " +
+                              quoteJson(d));
         }
         shape.push_back(d.get<std::int64_t>());
     }
@@ -74,7 +76,7 @@ std::vector<std::int64_t> parseShape(const json& j, const std::string& where) {
 
 TensorInfo parseEntry(const std::string& name, const json& j, std::span<const std::byte> data,
                       const std::string& file) {
-    const std::string where = file + ": " + name;
+    const std::string where = file + ": " + clipped(name);
     if (!j.is_object() || !j.contains("dtype") || !j.contains("shape") ||
         !j.contains("data_offsets")) {
         throw FormatError(where + ": expected an object with dtype, shape and data_offsets");
@@ -115,11 +117,14 @@ void checkNoOverlap(const std::map<std::string, TensorInfo>& tensors, const std:
     std::sort(sorted.begin(), sorted.end(), [](const TensorInfo* a, const TensorInfo* b) {
         return a->bytes.data() < b->bytes.data();
     });
+    // A tensor with no elements owns no bytes: the safetensors writer gives it [x, x] where x
+    // may be the start of the next tensor, so it cannot overlap anything.
+    std::erase_if(sorted, [](const TensorInfo* t) { return t->bytes.empty(); });
     for (std::size_t i = 1; i < sorted.size(); ++i) {
         const TensorInfo& prev = *sorted[i - 1];
         if (prev.bytes.data() + prev.bytes.size() > sorted[i]->bytes.data()) {
-            throw FormatError(file + ": " + sorted[i]->name + ": data overlaps tensor " +
-                              prev.name);
+            throw FormatError(file + ": " + clipped(sorted[i]->name) + ": data overlaps tensor " +
+                              clipped(prev.name));
         }
     }
 }
@@ -157,8 +162,9 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(pat
     const std::span<const std::byte> bytes = m_file.bytes();
     const std::uint64_t n = readHeaderLength(bytes, file);
     const auto* text = reinterpret_cast<const char*>(bytes.data() + 8);
-    json header = json::parse(text, text + n, nullptr, /*allow_exceptions=*/false);
-    if (header.is_discarded() || !header.is_object()) {
+    const json header = parseJson(std::string_view(text, n),
+                                  file + ": header (bytes 8.." + std::to_string(8 + n) + ")");
+    if (!header.is_object()) {
         throw FormatError(file + ": bytes 8.." + std::to_string(8 + n) +
                           ": header is not a JSON object");
     }
@@ -169,7 +175,11 @@ SafetensorsFile::SafetensorsFile(const std::filesystem::path& path) : m_file(pat
                 throw FormatError(file + ": __metadata__: expected an object of strings");
             }
             for (const auto& [k, v] : entry.items()) {
-                m_metadata[k] = v.is_string() ? v.get<std::string>() : v.dump();
+                if (!v.is_string()) {
+                    throw FormatError(file + ": __metadata__." + clipped(k) +
+                                      ": expected a string, found " + quoteJson(v));
+                }
+                m_metadata[k] = v.get<std::string>();
             }
             continue;
         }

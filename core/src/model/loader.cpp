@@ -2,11 +2,13 @@
 // table), safetensors -> typed weight slots (every name and shape checked), tokenizer files.
 #include <algorithm>
 #include <cstring>
+#include <new>
 #include <optional>
 #include <set>
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/checkpoint.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/model/arch_table.h"
 #include "attnscope/model/model.h"
 #include "weight_slots.h"
@@ -117,6 +119,9 @@ public:
 
     const std::set<std::string>& used() const { return m_used; }
 
+    // FormatError "missing tensor" unless the checkpoint holds `name` (or its TF spelling).
+    void requirePresent(const std::string& name, Role role) { locate(name, role); }
+
     // The tensor's F16/BF16 bits as a [rows, cols] matrix in nn.Linear layout, or nullopt
     // when it is stored in another dtype (then `read` widens it).
     std::optional<HalfMatrix> readHalf(const std::string& name, Role role, Layout layout,
@@ -127,7 +132,16 @@ public:
 
     std::int64_t parameterCount() const { return m_parameters; }
 
+    // "tensor (n values)" for each tensor read that held NaN or Inf.
+    const std::vector<std::string>& nonFinite() const { return m_nonFinite; }
+
 private:
+    void noteNonFinite(const std::string& name, Eigen::Index count) {
+        if (count > 0) {
+            m_nonFinite.push_back(clipped(name) + " (" + std::to_string(count) + " values)");
+        }
+    }
+
     io::TensorRef locate(const std::string& name, Role role);
     void finish(const io::TensorRef& ref);
 
@@ -135,6 +149,7 @@ private:
     std::string m_prefix;
     const LoadOptions& m_options;
     std::set<std::string> m_used;
+    std::vector<std::string> m_nonFinite;
     std::int64_t m_parameters = 0;
     std::size_t m_totalBytes = 0;  // of every tensor in the checkpoint, also those not read
     std::size_t m_bytesRead = 0;
@@ -210,6 +225,7 @@ Matrix WeightReader::read(const std::string& name, Role role, Layout layout,
     const std::vector<std::int64_t> expected = checkedShape(ref, role, layout, shape);
     Matrix m(expected[0], expected.size() > 1 ? expected[1] : 1);
     io::widenToFloat(t, {m.data(), static_cast<std::size_t>(m.size())}, ref.file->path().string());
+    noteNonFinite(t.name, (!m.array().isFinite()).count());
     m_parameters += t.numel();
     finish(ref);
     if (layout == Layout::Conv1DInOut) {
@@ -231,6 +247,11 @@ std::optional<HalfMatrix> WeightReader::readHalf(const std::string& name, Role r
     h.bfloat16 = t.dtype == io::DType::BF16;
     h.bits.resize(expected[0], expected[1]);
     std::memcpy(h.bits.data(), t.bytes.data(), t.bytes.size());  // size checked by the reader
+    // NaN and Inf are the bit patterns whose exponent field is all ones.
+    const std::uint16_t exponent = h.bfloat16 ? 0x7F80 : 0x7C00;
+    noteNonFinite(
+        t.name, h.bits.unaryExpr([exponent](std::uint16_t b) { return (b & exponent) == exponent; })
+                    .count());
     m_parameters += t.numel();
     finish(ref);
     if (layout == Layout::Conv1DInOut) {
@@ -329,10 +350,27 @@ void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layo
     spec.prediction = layout.kind;
 }
 
+// The layer count is config.json's claim; the checkpoint must hold the last layer before a slot
+// is allocated for each (a corrupt count of 16 M layers would otherwise cost gigabytes first).
+void requireLastLayer(WeightReader& reader, const ArchTable& table, const ModelSpec& spec) {
+    for (const TensorEntry& e : table.tensors) {
+        if (isPerLayer(e.name) && (e.needed == nullptr || e.needed(spec))) {
+            try {
+                reader.requirePresent(layerName(e.name, spec.nLayers - 1), e.role);
+            } catch (const FormatError& missing) {
+                throw FormatError("config.json declares " + std::to_string(spec.nLayers) +
+                                  " layers: " + missing.what());
+            }
+            return;
+        }
+    }
+}
+
 void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& model,
                  const LoadOptions& options) {
     const ModelSpec& spec = model.spec;
     WeightReader reader(ckpt, model.tensorPrefix, options);
+    requireLastLayer(reader, table, spec);
     model.weights.layers.resize(static_cast<std::size_t>(spec.nLayers));
     for (const TensorEntry& e : table.tensors) {
         if ((e.role == Role::TokenTypeEmbedding && spec.typeVocabSize == 0) ||
@@ -361,6 +399,15 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
         options.progress(1.0);  // tensors the model does not use were never read
     }
     model.parameterCount = reader.parameterCount();
+    if (const std::vector<std::string>& bad = reader.nonFinite(); !bad.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < bad.size() && i < 3; ++i) {
+            list += (i ? ", " : "") + bad[i];
+        }
+        model.warnings.push_back(
+            std::to_string(bad.size()) + " weight tensor(s) hold NaN or Inf: " + list +
+            (bad.size() > 3 ? ", ..." : "") + "; attention computed from them is not a number");
+    }
     std::vector<std::string> unknown;
     for (const std::string& name : ckpt.tensorNames()) {
         if (reader.used().contains(name)) {
@@ -416,34 +463,56 @@ void readVocabularyOnly(Model& model) {
     }
 }
 
+// Padding with an id outside the vocabulary would index past the embedding table; models other
+// than RoBERTa use the id for nothing else, so it is dropped rather than the model refused.
+void dropImpossiblePadToken(Model& model, const std::string& configFile) {
+    ModelSpec& spec = model.spec;
+    if (spec.padTokenId && spec.positions != PositionScheme::SkipPadTokens &&
+        (*spec.padTokenId < 0 || *spec.padTokenId >= spec.vocabSize)) {
+        model.warnings.push_back(configFile +
+                                 ": pad_token_id: " + std::to_string(*spec.padTokenId) +
+                                 " is not a token id of this model; ignored");
+        spec.padTokenId.reset();
+    }
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& options) {
-    if (!fs::is_directory(dir)) {
-        throw FormatError(dir.string() + ": not a folder (expected a Hugging Face model folder)");
-    }
+    io::requireDirectory(dir, "a Hugging Face model folder");
     auto model = std::make_shared<Model>();
     model->dir = dir;
-    const io::JsonFile config(dir / "config.json");
-    if (!config.has("model_type")) {
-        throw FormatError(config.fileName() + ": model_type: missing");
-    }
-    const ArchTable& table = archTableFor(config.string("model_type", ""), config.fileName());
-    model->spec = table.readConfig(config);
-    model->spec.modelType = table.modelType;
-    if (model->spec.nKvHeads == 0) {
-        model->spec.nKvHeads = model->spec.nHeads;
-    }
-    checkSpec(model->spec, config.fileName());
-    const io::Checkpoint ckpt(dir);
-    model->storedDtypes = ckpt.storedDtypes();
-    model->tensorPrefix = detectPrefix(ckpt, table, dir);
-    model->halfWeights = keepHalf(ckpt, options.weights);
-    readWeights(ckpt, table, *model, options);
-    if (options.tokenizer == TokenizerLoading::VocabularyOnly) {
-        readVocabularyOnly(*model);
-    } else {
-        readTokenizer(*model);
+    // Sizes are checked against the files before anything is allocated, so running out of
+    // memory means the model is truly too big here; the message still names what was loading.
+    std::string stage = "config.json";
+    try {
+        const io::JsonFile config(dir / "config.json");
+        if (!config.has("model_type")) {
+            throw FormatError(config.fileName() + ": model_type: missing");
+        }
+        const ArchTable& table = archTableFor(config.string("model_type", ""), config.fileName());
+        model->spec = table.readConfig(config);
+        model->spec.modelType = table.modelType;
+        if (model->spec.nKvHeads == 0) {
+            model->spec.nKvHeads = model->spec.nHeads;
+        }
+        dropImpossiblePadToken(*model, config.fileName());
+        checkSpec(model->spec, config.fileName());
+        stage = "the weights";
+        const io::Checkpoint ckpt(dir);
+        model->storedDtypes = ckpt.storedDtypes();
+        model->tensorPrefix = detectPrefix(ckpt, table, dir);
+        model->halfWeights = keepHalf(ckpt, options.weights);
+        readWeights(ckpt, table, *model, options);
+        stage = "the tokenizer files";
+        if (options.tokenizer == TokenizerLoading::VocabularyOnly) {
+            readVocabularyOnly(*model);
+        } else {
+            readTokenizer(*model);
+        }
+    } catch (const std::bad_alloc&) {
+        throw Error(dir.string() + ": out of memory while reading " + stage +
+                    ": the model needs more memory than is free");
     }
     return model;
 }

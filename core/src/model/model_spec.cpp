@@ -82,6 +82,46 @@ Activation parseActivation(const std::string& name, const std::string& file,
                            "gelu_fast, relu, silu)");
 }
 
+namespace {
+
+// Weight shapes multiply these in int; a corrupt head_dim must be named as such rather than
+// overflow there or surface later as a complaint about rotary dimensions.
+void checkHeadWidths(const ModelSpec& spec, const std::string& file) {
+    constexpr std::int64_t kMaxWidth = 1 << 24;
+    const std::int64_t query = std::int64_t{spec.nHeads} * spec.headDimK;
+    const std::int64_t keyValue = std::int64_t{spec.nKvHeads} * (spec.headDimK + spec.headDimV);
+    if (spec.headDimV <= 0 || query > kMaxWidth || keyValue > kMaxWidth ||
+        spec.dModel > kMaxWidth || spec.dFfn > kMaxWidth) {
+        throw FormatError(file + ": head width " + std::to_string(spec.headDimK) + " (value " +
+                          std::to_string(spec.headDimV) + ") × " + std::to_string(spec.nHeads) +
+                          " heads, hidden size " + std::to_string(spec.dModel) +
+                          ", feed-forward size " + std::to_string(spec.dFfn) +
+                          ": each must be positive and at most 2^24 wide");
+    }
+}
+
+// RoBERTa counts positions from pad_token_id + 1, so the id indexes the position table. (Other
+// models only pad with it; the loader drops an impossible one there, with a warning.)
+void checkPadToken(const ModelSpec& spec, const std::string& file) {
+    if (!spec.padTokenId || spec.positions != PositionScheme::SkipPadTokens) {
+        return;
+    }
+    const int pad = *spec.padTokenId;
+    if (pad < 0 || pad >= spec.vocabSize) {
+        throw FormatError(file + ": pad_token_id: " + std::to_string(pad) +
+                          " is not a token id (expected 0 to vocab_size - 1 = " +
+                          std::to_string(spec.vocabSize - 1) + ")");
+    }
+    if (pad >= spec.maxPositions - 1) {
+        throw FormatError(file + ": pad_token_id: " + std::to_string(pad) +
+                          " leaves no positions: they start at pad_token_id + 1 and "
+                          "max_position_embeddings is " +
+                          std::to_string(spec.maxPositions));
+    }
+}
+
+}  // namespace
+
 void checkSpec(const ModelSpec& spec, const std::string& file) {
     const std::pair<const char*, int> sizes[] = {
         {"number of layers", spec.nLayers},  {"number of heads", spec.nHeads},
@@ -95,12 +135,15 @@ void checkSpec(const ModelSpec& spec, const std::string& file) {
                               ", expected a positive number");
         }
     }
+    checkHeadWidths(spec, file);
+    checkPadToken(spec, file);
     if (spec.maxTokens() <= 0) {
         throw FormatError(file + ": max_position_embeddings (" + std::to_string(spec.maxPositions) +
                           ") leaves no room for tokens after the position offset");
     }
-    if (!(spec.normEps > 0.0f)) {
-        throw FormatError(file + ": layer norm epsilon must be positive");
+    if (!(spec.normEps > 0.0f) || !(spec.normEps < 1.0f)) {
+        throw FormatError(file + ": layer norm epsilon is " + std::to_string(spec.normEps) +
+                          ", expected a small positive number (such as 1e-12 or 1e-6)");
     }
     if (spec.nKvHeads <= 0 || spec.nHeads % spec.nKvHeads != 0) {
         throw FormatError(file + ": num_key_value_heads (" + std::to_string(spec.nKvHeads) +

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::text {
@@ -372,10 +373,7 @@ SurfaceText Sentence::surfaceText() const {
 }
 
 ConlluReader::ConlluReader(const fs::path& path, ConlluOptions options)
-    : m_file(path.string()), m_options(std::move(options)), m_in(path, std::ios::binary) {
-    if (!m_in) {
-        throw FormatError(m_file + ": cannot open");
-    }
+    : m_file(path.string()), m_options(std::move(options)), m_in(io::openTextFile(path)) {
     std::error_code ec;
     const auto size = fs::file_size(path, ec);
     m_fileSize = ec ? 0 : static_cast<std::size_t>(size);
@@ -465,6 +463,19 @@ ConlluResult readConllu(const fs::path& path, const ConlluOptions& options) {
     result.warnings = reader.warnings();
     result.skipped = static_cast<int>(result.warnings.size());
     return result;
+}
+
+void requireSentences(const ConlluResult& result, const std::string& file) {
+    if (!result.sentences.empty()) {
+        return;
+    }
+    if (result.warnings.empty()) {
+        throw FormatError(file +
+                          ": holds no sentences (expected CoNLL-U: one tab-separated line "
+                          "per word, sentences separated by blank lines)");
+    }
+    throw FormatError(file + ": no usable sentence: all " + std::to_string(result.skipped) +
+                      " are malformed, e.g. " + result.warnings.front());
 }
 
 }  // namespace attnscope::text

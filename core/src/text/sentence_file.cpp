@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::text {
@@ -90,10 +91,7 @@ private:
 }  // namespace
 
 std::vector<std::string> readSentences(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw FormatError(path.string() + ": cannot open");
-    }
+    std::ifstream in = io::openTextFile(path);
     const std::string file = path.string();
     const bool conllu = path.extension() == ".conllu" || path.extension() == ".conll";
     ConlluSentences treebank(file);

@@ -91,9 +91,11 @@ HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
     });
     if (m_spec.post.trimOffsets) {
         const Vocab& vocab = modelVocab();
-        m_trimLead.resize(vocab.idLimit());
-        m_trimTrail.resize(vocab.idLimit());
-        for (std::size_t id = 0; id < vocab.idLimit(); ++id) {
+        // Stray ids far above the rest (Vocab keeps them apart) get no trimming rather than a
+        // table sized by them.
+        m_trimLead.resize(vocab.denseIdLimit());
+        m_trimTrail.resize(vocab.denseIdLimit());
+        for (std::size_t id = 0; id < vocab.denseIdLimit(); ++id) {
             const std::string& piece = vocab.piece(static_cast<std::int32_t>(id));
             if (findInvalidUtf8(piece)) {
                 continue;

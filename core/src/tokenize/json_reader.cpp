@@ -1,10 +1,9 @@
 #include "json_reader.h"
 
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/json_text.h"
 
 namespace attnscope::tokenize::detail {
 
@@ -17,18 +16,7 @@ JsonAt JsonAt::operator[](std::size_t index) const {
 }
 
 Json readJsonFile(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        throw FormatError(file.string() + ": open: cannot read the file");
-    }
-    std::stringstream buffer;
-    buffer << in.rdbuf();
-    try {
-        return Json::parse(buffer.str());
-    } catch (const Json::parse_error& e) {
-        throw FormatError(file.string() + ": byte " + std::to_string(e.byte) + ": invalid JSON (" +
-                          e.what() + ")");
-    }
+    return io::readJsonFile(file);
 }
 
 void failAt(const JsonAt& at, const std::string& reason) {

@@ -24,7 +24,7 @@ struct JsonAt {
     JsonAt operator[](std::size_t index) const;
 };
 
-// Reads and parses a file; unreadable or malformed files throw FormatError.
+// io::readJsonFile: unreadable, malformed or too deeply nested files throw FormatError.
 Json readJsonFile(const std::filesystem::path& file);
 
 [[noreturn]] void failAt(const JsonAt& at, const std::string& reason);

@@ -2,6 +2,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <algorithm>
+#include <array>
 
 #include <pcre2.h>
 
@@ -117,6 +118,22 @@ pcre2_code* compilePattern(const std::string& pattern, std::uint32_t options,
     return code;
 }
 
+// A failed match is about the user's text, not a bug: say where and what to do about it.
+std::string matchFailure(const std::string& where, int rc, std::size_t atChar) {
+    std::array<PCRE2_UCHAR, 256> buffer{};
+    const int n = pcre2_get_error_message(rc, buffer.data(), buffer.size());
+    const std::string reason = n > 0 ? std::string(reinterpret_cast<const char*>(buffer.data()),
+                                                   static_cast<std::size_t>(n))
+                                     : "error " + std::to_string(rc);
+    const bool tooHard = rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+                         rc == PCRE2_ERROR_HEAPLIMIT || rc == PCRE2_ERROR_NOMEMORY;
+    return where + ": character " + std::to_string(atChar) +
+           " of the text: the tokenizer's split pattern could not be matched (" + reason + ")" +
+           (tooHard ? "; the text there is too long or repetitive for this pattern: shorten it "
+                      "or break it up"
+                    : "");
+}
+
 }  // namespace
 
 RegexSplitter::RegexSplitter() : m_impl(std::make_unique<Impl>()) {
@@ -166,8 +183,7 @@ std::vector<MatchPiece> RegexSplitter::find(std::span<const NormalizedChar> text
             break;
         }
         if (rc < 0) {
-            throw InvalidArgument(m_impl->where + ": byte " + std::to_string(start) +
-                                  ": PCRE2 match failed with code " + std::to_string(rc));
+            throw InvalidArgument(matchFailure(m_impl->where, rc, byteToChar[start]));
         }
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match.get());
         const std::size_t mBegin = ov[0];

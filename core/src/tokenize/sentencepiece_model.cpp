@@ -5,6 +5,7 @@
 #include <sentencepiece_processor.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -26,6 +27,7 @@ struct SentencePieceModel::Impl {
 
 SentencePieceModel::SentencePieceModel(const std::filesystem::path& file)
     : m_impl(std::make_unique<Impl>()), m_file(file.string()) {
+    io::requireRegularFile(file);  // SentencePiece would block forever on a FIFO
     const sentencepiece::util::Status status = m_impl->sp.Load(file.string());
     if (!status.ok()) {
         throw FormatError(m_file + ": not a readable SentencePiece model: " + status.ToString());

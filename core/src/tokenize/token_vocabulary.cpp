@@ -4,6 +4,7 @@
 #include "attnscope/tokenize/token_vocabulary.h"
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/tokenize/sentencepiece_model.h"
 #include "loader_internal.h"
 #include "piece_lookup.h"
@@ -119,16 +120,16 @@ std::unique_ptr<PieceVocabulary> fromSentencePiece(const std::filesystem::path& 
 std::unique_ptr<const TokenVocabulary> loadTokenVocabulary(const std::filesystem::path& modelDir) {
     namespace fs = std::filesystem;
     return withContext("reading vocabulary", [&]() -> std::unique_ptr<const TokenVocabulary> {
-        if (fs::exists(modelDir / "tokenizer.json")) {
+        if (io::pathKind(modelDir / "tokenizer.json").exists()) {
             return fromTokenizerJson(modelDir / "tokenizer.json");
         }
-        if (fs::exists(modelDir / "vocab.txt")) {
+        if (io::pathKind(modelDir / "vocab.txt").exists()) {
             return fromVocabTxt(modelDir / "vocab.txt");
         }
-        if (fs::exists(modelDir / "vocab.json")) {
+        if (io::pathKind(modelDir / "vocab.json").exists()) {
             return fromVocabJson(modelDir / "vocab.json");
         }
-        if (fs::exists(modelDir / "tokenizer.model")) {
+        if (io::pathKind(modelDir / "tokenizer.model").exists()) {
             return fromSentencePiece(modelDir / "tokenizer.model");
         }
         return nullptr;

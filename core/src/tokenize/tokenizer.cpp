@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 #include "attnscope/tokenize/hf_tokenizer.h"
 #include "loader_internal.h"
 #include "piece_lookup.h"
@@ -88,11 +89,10 @@ std::string modelTypeOf(const std::filesystem::path& dir, std::string_view model
 std::optional<TokenizerSpec> vocabFileSpec(const std::filesystem::path& dir,
                                            std::string_view modelType, const Json* config,
                                            const JsonAt& configAt) {
-    if (std::filesystem::exists(dir / "vocab.txt")) {
+    if (io::pathKind(dir / "vocab.txt").exists()) {
         return specFromWordPieceVocab(dir / "vocab.txt", wordPieceOptions(dir, config, configAt));
     }
-    if (std::filesystem::exists(dir / "vocab.json") &&
-        std::filesystem::exists(dir / "merges.txt")) {
+    if (io::pathKind(dir / "vocab.json").exists() && io::pathKind(dir / "merges.txt").exists()) {
         return specFromByteLevelBpeFiles(dir / "vocab.json", dir / "merges.txt",
                                          bpeOptions(modelTypeOf(dir, modelType), config, configAt));
     }
@@ -102,7 +102,7 @@ std::optional<TokenizerSpec> vocabFileSpec(const std::filesystem::path& dir,
 }  // namespace
 
 std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
-    if (!std::filesystem::exists(file)) {
+    if (!io::pathKind(file).exists()) {
         return std::nullopt;
     }
     return readJsonFile(file);
@@ -207,7 +207,7 @@ std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::pa
 
 std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(const std::filesystem::path& modelDir) {
     const auto modelFile = modelDir / "tokenizer.model";
-    if (!std::filesystem::exists(modelFile)) {
+    if (!io::pathKind(modelFile).exists()) {
         return nullptr;
     }
     return withContext("loading tokenizer", [&]() -> std::unique_ptr<Tokenizer> {
@@ -226,7 +226,7 @@ std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(const std::filesystem::pat
 std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
                                          std::string_view modelType) {
     const auto jsonFile = modelDir / "tokenizer.json";
-    if (!std::filesystem::exists(jsonFile)) {
+    if (!io::pathKind(jsonFile).exists()) {
         if (auto tok = loadTokenizerFromVocabFiles(modelDir, modelType)) {
             return tok;
         }

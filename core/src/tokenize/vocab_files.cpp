@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/input_file.h"
 #include "loader_internal.h"
 
 namespace attnscope::tokenize::detail {
@@ -12,10 +13,7 @@ namespace {
 
 // The lines of a text file, without their "\n" or "\r\n". A final line without a newline counts.
 std::vector<std::string> readLines(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        throw FormatError(file.string() + ": open: cannot read the file");
-    }
+    std::ifstream in = io::openTextFile(file);
     std::vector<std::string> lines;
     std::string line;
     while (std::getline(in, line)) {

@@ -113,7 +113,9 @@ TEST_F(SafetensorsTest, HeaderLengthBeyondFile) {
 
 TEST_F(SafetensorsTest, HeaderNotJson) {
     const auto p = write(safetensorsBytes("{\"a\": [", ""));
-    expectError<FormatError>([&] { SafetensorsFile f(p); }, {p.string(), "not a JSON object"});
+    expectError<FormatError>(
+        [&] { SafetensorsFile f(p); },
+        {p.string(), "header (bytes 8..15): line 1, column 8", "not valid JSON"});
 }
 
 TEST_F(SafetensorsTest, OffsetsPastTheEndOfTheFile) {

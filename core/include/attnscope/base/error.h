@@ -9,6 +9,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace attnscope {
 
@@ -34,6 +35,19 @@ class InvalidArgument : public Error {
 public:
     using Error::Error;
 };
+
+// Text taken from a file, shortened for an error message: a hostile file can hold a 100 MB
+// name. Cuts at a UTF-8 character boundary and marks the cut with "…".
+inline std::string clipped(std::string_view text, std::size_t maxBytes = 80) {
+    if (text.size() <= maxBytes) {
+        return std::string(text);
+    }
+    std::size_t end = maxBytes;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) {
+        --end;  // a continuation byte: back off to the start of its character
+    }
+    return std::string(text.substr(0, end)) + "…";
+}
 
 // Runs `fn`; if it throws an attnscope::Error, rethrows the same type with "<context>: "
 // prepended. Used by load stages so an error says which stage failed.

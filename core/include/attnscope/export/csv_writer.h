@@ -6,8 +6,9 @@
 // pandas and R read back as numbers. Records end in "\n" rather than RFC 4180's "\r\n": every
 // CSV reader accepts it, and line-based Unix tools (cut, awk) then see no stray '\r'.
 //
-// A file is written to a temporary name beside the target and renamed into place, so a failed
-// write never leaves a half-written file and never destroys an older one. Failures throw Error
+// Files are written by output_file.h's rules (a temporary file renamed into place, symlinks
+// followed, devices and pipes written through), so a failed write never leaves a half-written
+// file and never destroys an older one. Failures throw Error
 // "<file>: <reason>"; a row of the wrong length throws InvalidArgument.
 // A CsvWriter is a plain value: one thread at a time per object.
 #pragma once

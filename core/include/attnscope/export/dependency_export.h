@@ -12,7 +12,8 @@
 //  * an attention dump (.h5) for independent re-scoring (tests/reference/deps_reference.py):
 //    group sentences/<k> per scored sentence with attributes line, sent_id, text and datasets
 //    attention float32 [layers, heads, n, n], offsets int64 [n, 2] (code points), special uint8.
-// All are written to a temporary name and renamed into place; errors throw Error naming the
+// All are written by output_file.h's rules (temporary file renamed into place, devices and
+// pipes written through); errors throw Error naming the
 // file. Thread-safe (HDF5 calls are serialized).
 #pragma once
 

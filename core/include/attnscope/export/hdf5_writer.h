@@ -10,8 +10,9 @@
 //   hidden      float32 [n, d_model]            final hidden states
 //   root attributes: model, model_type, num_layers, num_heads, scale (scalar, or one per layer
 //   when layers differ), mask_kind, text, attnscope_version
-// The file is written to a temporary name beside the target and renamed into place, so a
-// failed export never leaves a half-written file or destroys an older one.
+// The file is written by output_file.h's rules (a temporary file renamed into place, devices and
+// pipes written through), so a failed export never leaves a half-written file or destroys an
+// older one.
 // Throws Error naming the file on failure. Calls into HDF5 are serialized (Debian's HDF5 is
 // not built thread-safe), so concurrent exports are safe but not parallel.
 #pragma once

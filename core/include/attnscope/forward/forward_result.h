@@ -40,11 +40,12 @@ struct ForwardResult {
     // the model grid. [nLayers, nHeads, previewSize, previewSize]
     int previewSize = 0;
     std::vector<float> previews;
-    std::vector<float> scales;         // [nLayers] the scale each layer used
-    BoolMatrix allowed;                // [nTokens, nTokens] mask applied to every head
-    std::string maskKind;              // "none", "causal", "causal (offset -1)", "custom", ...
-    std::vector<int> fullyMaskedRows;  // queries with no allowed key (same for every head)
-    Matrix hidden;                     // [nTokens, dModel] final hidden states
+    std::vector<float> scales;          // [nLayers] the scale each layer used
+    BoolMatrix allowed;                 // [nTokens, nTokens] mask applied to every head
+    std::string maskKind;               // "none", "causal", "causal (offset -1)", "custom", ...
+    std::vector<int> fullyMaskedRows;   // queries with no allowed key (same for every head)
+    Matrix hidden;                      // [nTokens, dModel] final hidden states
+    std::vector<std::string> warnings;  // e.g. the layer where NaN or Inf first appeared
 
     // Throw std::logic_error when the maps were not recorded (use recomputeHead).
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }

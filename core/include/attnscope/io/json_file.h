@@ -8,10 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace attnscope::io {
+#include "attnscope/io/json_text.h"
 
-// Parses a whole file; FormatError "<file>: cannot open" or "<file>: line L, column C: <why>".
-nlohmann::json readJsonFile(const std::filesystem::path& path);
+namespace attnscope::io {
 
 // Typed access to the top-level keys of a JSON object, e.g. a model's config.json.
 class JsonFile {

@@ -146,4 +146,8 @@ struct ConlluResult {
 // Reads every sentence of `path` (see ConlluReader). Throws as ConlluReader does.
 ConlluResult readConllu(const std::filesystem::path& path, const ConlluOptions& options = {});
 
+// For callers that score a treebank: FormatError "<file>: holds no sentences (…)" or "<file>: no
+// usable sentence: all N are malformed, e.g. <first problem>" when `result` has none.
+void requireSentences(const ConlluResult& result, const std::string& file);
+
 }  // namespace attnscope::text

@@ -3,6 +3,7 @@
 // corrupt file cannot make it allocate gigabytes (loaders check first and report the location).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -45,11 +46,16 @@ public:
     std::size_t size() const { return m_ids.size(); }
 
     // One more than the largest id.
-    std::size_t idLimit() const { return m_pieces.size(); }
+    std::size_t idLimit() const { return std::max(m_pieces.size(), m_idLimit); }
+
+    // Ids below this are in one table; a stray id far above the others is stored apart.
+    std::size_t denseIdLimit() const { return m_pieces.size(); }
 
 private:
     std::unordered_map<std::string, std::int32_t, StringHash, std::equal_to<>> m_ids;
     std::vector<std::string> m_pieces;  // indexed by id
+    std::unordered_map<std::int32_t, std::string> m_sparse;
+    std::size_t m_idLimit = 0;  // of m_sparse
 };
 
 }  // namespace attnscope::tokenize

@@ -1,0 +1,150 @@
+// attnscope-cli against broken and hostile files and outputs (issue 14), end to end: every case
+// ends with exit 1 (data) or 2 (usage) and one line naming the file and the reason — never a
+// signal, a hang or a silent success — and what the output path was survives.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "../support/run_command.h"
+#include "../support/test_files.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandRun;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+
+std::string quoted(const fs::path& p) {
+    return testing::shellQuoted(p);
+}
+
+// `timeout` turns a hang into a failure instead of a stuck test run.
+CommandRun cli(const std::string& args) {
+    return testing::runCommand(std::string("timeout 120 '") + ATTNSCOPE_CLI + "' " + args);
+}
+
+// As if the disk filled up after `kib` KiB: writes past it fail with EFBIG (SIGXFSZ ignored).
+CommandRun cliOnFullDisk(int kib, const std::string& args) {
+    return testing::runCommand("sh -c \"trap '' XFSZ; ulimit -f " + std::to_string(2 * kib) +
+                               "; exec timeout 120 '" + ATTNSCOPE_CLI + "' " + args + "\"");
+}
+
+// Exit 1 and one line of ours (Qt may add its own notes, e.g. about XDG_RUNTIME_DIR).
+void expectDataError(const CommandRun& r, std::initializer_list<std::string> fragments) {
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    std::size_t ours = 0;
+    for (std::size_t at = r.err.find("attnscope-cli: "); at != std::string::npos;
+         at = r.err.find("attnscope-cli: ", at + 1)) {
+        ++ours;
+    }
+    EXPECT_EQ(ours, 1u) << r.err;
+    for (const std::string& f : fragments) {
+        EXPECT_NE(r.err.find(f), std::string::npos) << "'" << r.err << "' lacks '" << f << "'";
+    }
+}
+
+const std::string kBert = quoted(kCheckpoints / "bert_f32");
+
+TEST(HostileOutputs, ASymlinkIsFollowedNotReplaced) {
+    testing::ScratchDir tmp;
+    const fs::path real = tmp.path() / "real.csv";
+    const fs::path link = tmp.path() / "link.csv";
+    testing::writeFile(real, "old");
+    fs::create_symlink("real.csv", link);
+    const CommandRun r = cli("stats " + kBert + " --token-ids 2,5,3 --out " + quoted(link));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_EQ(testing::readFile(real).rfind("layer,head", 0), 0u) << testing::readFile(real);
+}
+
+TEST(HostileOutputs, DevicesAndPipesAreWrittenThrough) {
+    const CommandRun toNull = cli("stats " + kBert + " --token-ids 2,5,3 --out /dev/null");
+    EXPECT_EQ(toNull.exitCode, 0) << toNull.err;
+
+    struct stat st {};
+
+    ASSERT_EQ(::stat("/dev/null", &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null was replaced";
+
+    const CommandRun toStdout = cli("stats " + kBert + " --token-ids 2,5,3 --out /dev/stdout");
+    EXPECT_EQ(toStdout.exitCode, 0) << toStdout.err;
+    EXPECT_EQ(toStdout.out.rfind("layer,head", 0), 0u) << toStdout.out;
+
+    if (fs::exists("/dev/full")) {
+        expectDataError(cli("stats " + kBert + " --token-ids 2,5,3 --out /dev/full"),
+                        {"/dev/full", "No space left on device"});
+        ASSERT_EQ(::stat("/dev/full", &st), 0);
+        EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced by a file";
+    }
+    testing::ScratchDir tmp;
+    expectDataError(cli("stats " + kBert + " --token-ids 2,5,3 --out " + quoted(tmp.path())),
+                    {"is a folder"});
+}
+
+TEST(HostileOutputs, AFullDiskIsAnErrorAndKeepsTheOldFile) {
+    for (const char* name : {"map.svg", "map.png", "all.h5"}) {
+        testing::ScratchDir tmp;
+        const fs::path out = tmp.path() / name;
+        testing::writeFile(out, "old");
+        const std::string command =
+            std::string(name).ends_with(".h5")
+                ? "attention " + kBert + " --token-ids 2,5,6,7,3 --out " + quoted(out)
+                : "render " + kBert + " --token-ids 2,5,3 --layer 0 --head 0 --out " + quoted(out);
+        // The HDF5 case used to print its error, then die with SIGSEGV in HDF5's teardown;
+        // the SVG case reported success with a truncated file.
+        expectDataError(cliOnFullDisk(4, command), {name, "File too large"});
+        EXPECT_EQ(testing::readFile(out), "old") << name;
+        EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 1)
+            << "a temporary file was left behind for " << name;
+    }
+}
+
+TEST(HostileInputs, BrokenFilesEndAsOneLine) {
+    testing::ScratchDir tmp;
+    const fs::path model = tmp.copyOf(kCheckpoints / "bert_f32", "bert");
+    testing::writeFile(model / "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 1e400}");
+    expectDataError(cli("info " + quoted(model)), {"config.json", "1e400", "outside the range"});
+
+    fs::remove(model / "config.json");
+    fs::create_directory(model / "config.json");
+    expectDataError(cli("info " + quoted(model)), {"config.json", "is a directory"});
+
+    fs::create_symlink("loop", tmp.path() / "loop");
+    expectDataError(cli("info " + quoted(tmp.path() / "loop")),
+                    {"loop", "Too many levels of symbolic links"});
+
+    const fs::path fifoModel = tmp.copyOf(kCheckpoints / "bert_f32", "fifo");
+    fs::remove(fifoModel / "model.safetensors");
+    ASSERT_EQ(::mkfifo((fifoModel / "model.safetensors").c_str(), 0600), 0);
+    expectDataError(cli("info " + quoted(fifoModel)), {"model.safetensors", "FIFO"});
+}
+
+TEST(HostileInputs, ImpossibleSettingsAreUsageErrors) {
+    for (const char* scale : {"nan", "inf", "-inf"}) {
+        const CommandRun r =
+            cli("attention " + kBert + " --token-ids 2,5,3 --scale " + scale + " --out x.h5");
+        EXPECT_EQ(r.exitCode, 2) << scale << ": " << r.err;
+        EXPECT_NE(r.err.find("finite"), std::string::npos) << r.err;
+    }
+}
+
+TEST(HostileInputs, DepsNeedsSentences) {
+    testing::ScratchDir tmp;
+    const fs::path empty = tmp.path() / "empty.conllu";
+    testing::writeFile(empty, "");
+    const std::string out = " --out " + quoted(tmp.path() / "x.csv");
+    expectDataError(cli("deps " + kBert + " " + quoted(empty) + out),
+                    {"empty.conllu", "holds no sentences"});
+    expectDataError(cli("deps " + kBert + " " + quoted(tmp.path()) + out), {"is a directory"});
+    const fs::path broken = tmp.path() / "broken.conllu";
+    testing::writeFile(broken, "1\tthe\n\n");
+    expectDataError(cli("deps " + kBert + " " + quoted(broken) + out),
+                    {"broken.conllu", "no usable sentence"});
+    EXPECT_FALSE(fs::exists(tmp.path() / "x.csv"));
+}
+
+}  // namespace
+}  // namespace attnscope

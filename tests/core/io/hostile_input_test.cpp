@@ -1,0 +1,147 @@
+// Files that are not what they claim (issue 14): FIFOs, folders, symlink loops, JSON nested to
+// exhaust the stack, numbers outside double's range, values too large to quote. Each must end
+// as a FormatError naming the file, the place and the reason, quickly and without a crash.
+#include <string>
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include "../support/expect_error.h"
+#include "../support/test_files.h"
+#include "attnscope/base/error.h"
+#include "attnscope/io/checkpoint.h"
+#include "attnscope/io/input_file.h"
+#include "attnscope/io/json_file.h"
+#include "attnscope/io/json_text.h"
+#include "attnscope/io/safetensors.h"
+
+namespace attnscope::io {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::expectError;
+using testing::ScratchDir;
+using testing::writeFile;
+
+std::string nested(int depth, const std::string& inner = "1") {
+    return std::string(static_cast<std::size_t>(depth), '[') + inner +
+           std::string(static_cast<std::size_t>(depth), ']');
+}
+
+TEST(InputFile, RefusesWhatIsNotARegularFileWithTheReason) {
+    ScratchDir tmp;
+    const fs::path fifo = tmp.path() / "model.safetensors";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // Opening a FIFO for reading would block forever without a writer.
+    expectError<FormatError>([&] { SafetensorsFile f(fifo); }, {"model.safetensors", "FIFO"});
+    expectError<FormatError>([&] { Checkpoint c(tmp.path()); }, {"model.safetensors", "FIFO"});
+    expectError<FormatError>([&] { readJsonFile(fifo); }, {"FIFO", "not a regular file"});
+
+    fs::create_directory(tmp.path() / "config.json");
+    expectError<FormatError>([&] { JsonFile j(tmp.path() / "config.json"); },
+                             {"config.json", "is a directory"});
+    expectError<FormatError>([&] { readJsonFile(tmp.path() / "none.json"); },
+                             {"none.json", "cannot open", "No such file or directory"});
+    expectError<FormatError>([&] { readJsonFile("/dev/null"); }, {"/dev/null", "device"});
+}
+
+TEST(InputFile, SymlinkLoopsAreErrorsNotExceptionsFromTheStandardLibrary) {
+    ScratchDir tmp;
+    fs::create_symlink("loop", tmp.path() / "loop");
+    fs::create_symlink("model.safetensors", tmp.path() / "model.safetensors");
+    EXPECT_EQ(pathKind(tmp.path() / "loop").kind, PathKind::Unreadable);
+    expectError<FormatError>([&] { Checkpoint c(tmp.path()); },
+                             {"model.safetensors", "Too many levels of symbolic links"});
+    expectError<FormatError>([&] { requireDirectory(tmp.path() / "loop", "a model folder"); },
+                             {"loop", "Too many levels of symbolic links"});
+}
+
+TEST(JsonText, DeepNestingIsRefusedWithItsPlace) {
+    // 100,000 levels: recursing code (printing, copying) would overflow the stack.
+    expectError<FormatError>([] { parseJson(nested(100000), "deep.json"); },
+                             {"deep.json", "line 1, column 129", "nested more than 128"});
+    expectError<FormatError>([] { parseJson("{\"a\":\n" + nested(200) + "}", "c.json"); },
+                             {"c.json", "line 2, column 128", "nested"});
+    EXPECT_NO_THROW(parseJson(nested(kMaxJsonDepth - 1), "ok.json"));
+    // Brackets inside strings do not count.
+    EXPECT_NO_THROW(parseJson("[\"" + std::string(1000, '[') + "\\\"\"]", "s.json"));
+}
+
+TEST(JsonText, NumbersOutsideDoubleAreFormatErrors) {
+    expectError<FormatError>([] { parseJson("{\"eps\": 1e400}", "config.json"); },
+                             {"config.json", "line 1, column 9", "1e400", "outside the range"});
+    expectError<FormatError>([] { parseJson("[-1e99999]", "x.json"); }, {"x.json", "-1e99999"});
+    expectError<FormatError>([] { parseJson("{\"a\": tru}", "x.json"); },
+                             {"x.json", "line 1, column", "not valid JSON"});
+}
+
+TEST(JsonText, QuotedValuesAreBounded) {
+    EXPECT_EQ(quoteJson(nlohmann::json(12)), "12");
+    EXPECT_EQ(quoteJson(nlohmann::json("abc")), "\"abc\"");
+    EXPECT_EQ(quoteJson(nlohmann::json::array({1, 2, 3})), "an array of 3 values");
+    EXPECT_EQ(quoteJson(nlohmann::json::object()), "an object of 0 members");
+    EXPECT_LT(quoteJson(nlohmann::json(std::string(1000000, 'x'))).size(), 80u);
+
+    // A config value that is a huge array is described, not printed.
+    const JsonFile config(parseJson("{\"hidden_size\": " + nested(100) + "}", "config.json"),
+                          "config.json");
+    expectError<FormatError>([&] { config.positiveInt("hidden_size"); },
+                             {"config.json", "hidden_size", "found an array of 1 values"});
+}
+
+TEST(Safetensors, HostileHeadersEndAsFormatErrors) {
+    ScratchDir tmp;
+    const fs::path file = tmp.path() / "m.safetensors";
+    const auto expectRefused = [&](const std::string& header,
+                                   std::initializer_list<std::string> fragments) {
+        writeFile(file, testing::safetensorsBytes(header, ""));
+        expectError<FormatError>([&] { SafetensorsFile f(file); }, fragments);
+    };
+    expectRefused("{\"t\": {\"dtype\": \"F32\", \"shape\": " + nested(100000, "2") +
+                      ", \"data_offsets\": [0, 8]}}",
+                  {"m.safetensors", "header", "nested more than"});
+    expectRefused(
+        "{\"t\": {\"dtype\": \"F32\", \"shape\": [" + nested(50) + "], \"data_offsets\": [0, 8]}}",
+        {"t.shape", "found an array of 1 values"});
+    expectRefused("{\"__metadata__\": {\"format\": " + nested(100) + "}}",
+                  {"__metadata__.format", "expected a string", "an array of 1 values"});
+    expectRefused("{\"__metadata__\": {\"n\": 1e400}}", {"1e400", "outside the range"});
+    const std::string longName(5000000, 'n');
+    expectRefused("{\"" + longName +
+                      "\": {\"dtype\": \"F99\", \"shape\": [], \"data_offsets\": "
+                      "[0, 0]}}",
+                  {"unknown dtype 'F99'"});
+    try {
+        writeFile(file, testing::safetensorsBytes("{\"" + longName +
+                                                      "\": {\"dtype\": \"F99\", \"shape\": [], "
+                                                      "\"data_offsets\": [0, 0]}}",
+                                                  ""));
+        SafetensorsFile f(file);
+    } catch (const FormatError& e) {
+        EXPECT_LT(std::string(e.what()).size(), 400u) << "the message quotes a 5 MB name";
+    }
+}
+
+// safetensors' writer (Rust and Python) sorts tensors by dtype and name and lays them back to
+// back; a tensor with no elements gets [x, x] where x is where the next tensor starts.
+TEST(Safetensors, ZeroSizeTensorWhereTheWriterPutsItIsValid) {
+    ScratchDir tmp;
+    const fs::path file = tmp.path() / "m.safetensors";
+    const std::string header =
+        R"({"a_empty": {"dtype": "F32", "shape": [0, 4], "data_offsets": [0, 0]},)"
+        R"( "b": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+        R"( "c_empty": {"dtype": "F32", "shape": [3, 0], "data_offsets": [8, 8]}})";
+    writeFile(file, testing::safetensorsBytes(header, testing::floatBytes({1.0f, 2.0f})));
+    const SafetensorsFile f(file);
+    ASSERT_NE(f.find("a_empty"), nullptr);
+    EXPECT_EQ(f.find("a_empty")->numel(), 0);
+    EXPECT_EQ(f.find("b")->numel(), 2);
+    // Real overlaps are still refused.
+    const std::string overlap = R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]},)"
+                                R"( "b": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}})";
+    writeFile(file, testing::safetensorsBytes(overlap, testing::floatBytes({1.0f, 2.0f})));
+    expectError<FormatError>([&] { SafetensorsFile g(file); }, {"overlaps"});
+}
+
+}  // namespace
+}  // namespace attnscope::io
