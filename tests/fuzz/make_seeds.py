@@ -1,0 +1,480 @@
+#!/usr/bin/python3
+"""Writes the fuzzers' seed corpora (corpus/<fuzzer>/) and the harnesses' fixed files (fixtures/).
+
+Everything comes from the repository itself: tests/data/tokenize/ (tiny tokenizer files),
+resources/default_model/config.json, and small files written here by hand (configs in the shapes
+tests/reference/make_checkpoints.py writes, tiny safetensors checkpoints, a Llama-2-style
+tokenizer.json and a SentencePiece tokenizer.model encoded field by field, CoNLL-U sentences).
+Nothing is copied from ../shared. Deterministic; run from anywhere:
+    python3 tests/fuzz/make_seeds.py
+"""
+
+import json
+import os
+import shutil
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+DATA = os.path.join(REPO, "tests", "data", "tokenize")
+CORPUS = os.path.join(HERE, "corpus")
+FIXTURES = os.path.join(HERE, "fixtures")
+
+SPACE = "\u2581"  # SentencePiece's '▁'
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def seed(fuzzer, name, data):
+    write(os.path.join(CORPUS, fuzzer, name), data)
+
+
+def compact(obj):
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+# --- safetensors ---------------------------------------------------------------------------
+
+DTYPE_SIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "I16": 2, "I8": 1,
+              "U8": 1, "BOOL": 1}
+
+
+def safetensors(tensors, metadata=None, align=8, order=None):
+    """tensors: [(name, dtype, shape)]; data bytes are a simple ramp."""
+    header, data = {}, b""
+    if metadata is not None:
+        header["__metadata__"] = metadata
+    for name, dtype, shape in tensors:
+        n = DTYPE_SIZE[dtype]
+        for d in shape:
+            n *= d
+        header[name] = {"dtype": dtype, "shape": shape,
+                        "data_offsets": [len(data), len(data) + n]}
+        data += bytes((i * 7 + 1) % 256 for i in range(n))
+    text = compact(header).encode()
+    if align:
+        text += b" " * (-len(text) % align)
+    return struct.pack("<Q", len(text)) + text + data
+
+
+def safetensors_seeds():
+    f = "fuzz_safetensors"
+    seed(f, "f32_f16.safetensors", safetensors(
+        [("embeddings.word_embeddings.weight", "F32", [4, 3]),
+         ("encoder.layer.0.attention.self.query.bias", "F16", [3])], {"format": "pt"}))
+    seed(f, "all_dtypes.safetensors", safetensors(
+        [(d.lower(), d, [2]) for d in DTYPE_SIZE]))
+    seed(f, "bf16_matrix.safetensors", safetensors(
+        [("lm_head.weight", "BF16", [3, 2, 2]), ("scalar", "F32", [])]))
+    seed(f, "zero_size_last.safetensors", safetensors(
+        [("w", "F32", [2]), ("empty", "F32", [0])]))
+    seed(f, "empty_header.safetensors", struct.pack("<Q", 2) + b"{}")
+    seed(f, "metadata_only.safetensors", safetensors([], {"format": "pt", "total": "0"}))
+    # Unpadded header with a tensor whose offsets leave a gap (allowed by the format).
+    text = compact({"a": {"dtype": "I8", "shape": [2], "data_offsets": [2, 4]}}).encode()
+    seed(f, "gap.safetensors", struct.pack("<Q", len(text)) + text + b"\x01\x02\x03\x04")
+
+
+# The two shards fuzz_shard_index.cpp writes next to the fuzzed index.
+SHARD_TENSORS = {
+    "embeddings.weight": "model-00001-of-00002.safetensors",
+    "layer.0.weight": "model-00001-of-00002.safetensors",
+    "layer.1.weight": "model-00002-of-00002.safetensors",
+    "head.bias": "model-00002-of-00002.safetensors",
+}
+
+
+def shard_index_seeds():
+    f = "fuzz_shard_index"
+    seed(f, "full.json", json.dumps({"metadata": {"total_size": 36},
+                                     "weight_map": SHARD_TENSORS}, indent=2))
+    first = {k: v for k, v in SHARD_TENSORS.items() if "00001" in v}
+    seed(f, "one_shard.json", compact({"weight_map": first}))
+    seed(f, "wrong_shard.json", compact({"weight_map": {"head.bias":
+                                                        "model-00001-of-00002.safetensors"}}))
+    seed(f, "not_plain_name.json", compact({"weight_map": {"a": "../model.safetensors"}}))
+    seed(f, "missing_shard.json",
+         compact({"weight_map": {"a": "model-00009-of-00009.safetensors"}}))
+    seed(f, "empty_map.json", compact({"metadata": {}, "weight_map": {}}))
+
+
+# --- config.json -------------------------------------------------------------------------------
+
+CONFIGS = {
+    "bert": {"architectures": ["BertForMaskedLM"], "hidden_act": "gelu", "hidden_size": 15,
+             "intermediate_size": 37, "layer_norm_eps": 1e-12, "max_position_embeddings": 40,
+             "model_type": "bert", "num_attention_heads": 3, "num_hidden_layers": 2,
+             "pad_token_id": 0, "position_embedding_type": "absolute", "type_vocab_size": 2,
+             "vocab_size": 409},
+    "roberta": {"architectures": ["RobertaForMaskedLM"], "bos_token_id": 0, "eos_token_id": 2,
+                "hidden_act": "gelu", "hidden_size": 20, "intermediate_size": 44,
+                "layer_norm_eps": 1e-05, "max_position_embeddings": 27, "model_type": "roberta",
+                "num_attention_heads": 4, "num_hidden_layers": 2, "pad_token_id": 1,
+                "position_embedding_type": "absolute", "type_vocab_size": 1, "vocab_size": 561},
+    "distilbert": {"activation": "gelu", "architectures": ["DistilBertForMaskedLM"], "dim": 12,
+                   "hidden_dim": 30, "max_position_embeddings": 32, "model_type": "distilbert",
+                   "n_heads": 2, "n_layers": 2, "pad_token_id": 0,
+                   "sinusoidal_pos_embds": False, "vocab_size": 310},
+    "electra": {"architectures": ["ElectraForMaskedLM"], "embedding_size": 16,
+                "hidden_act": "gelu", "hidden_size": 16, "intermediate_size": 40,
+                "layer_norm_eps": 1e-12, "max_position_embeddings": 24, "model_type": "electra",
+                "num_attention_heads": 2, "num_hidden_layers": 2, "pad_token_id": 0,
+                "type_vocab_size": 2, "vocab_size": 409},
+    "gpt2": {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"],
+             "bos_token_id": 556, "eos_token_id": 556, "layer_norm_epsilon": 1e-05,
+             "model_type": "gpt2", "n_ctx": 21, "n_embd": 18, "n_head": 3, "n_inner": None,
+             "n_layer": 2, "n_positions": 21, "scale_attn_by_inverse_layer_idx": False,
+             "scale_attn_weights": True, "vocab_size": 557},
+    "llama": {"architectures": ["LlamaForCausalLM"], "attention_bias": True, "hidden_act": "silu",
+              "hidden_size": 24, "intermediate_size": 37, "max_position_embeddings": 32,
+              "mlp_bias": True, "model_type": "llama", "num_attention_heads": 4,
+              "num_hidden_layers": 2, "num_key_value_heads": 4, "rms_norm_eps": 1e-05,
+              "rope_scaling": {"factor": 2.0, "type": "linear"}, "rope_theta": 10000.0,
+              "tie_word_embeddings": False, "vocab_size": 557},
+    "llama3": {"architectures": ["LlamaForCausalLM"], "attention_bias": False, "head_dim": 8,
+               "hidden_act": "silu", "hidden_size": 40, "intermediate_size": 52,
+               "max_position_embeddings": 64, "mlp_bias": False, "model_type": "llama",
+               "num_attention_heads": 8, "num_hidden_layers": 2, "num_key_value_heads": 2,
+               "rms_norm_eps": 1e-05,
+               "rope_scaling": {"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                                "original_max_position_embeddings": 256, "rope_type": "llama3"},
+               "rope_theta": 500000.0, "tie_word_embeddings": False, "vocab_size": 557},
+    "mistral": {"architectures": ["MistralForCausalLM"], "hidden_act": "silu", "hidden_size": 24,
+                "intermediate_size": 40, "max_position_embeddings": 32, "model_type": "mistral",
+                "num_attention_heads": 4, "num_hidden_layers": 2, "num_key_value_heads": 1,
+                "rms_norm_eps": 1e-06, "rope_scaling": None, "rope_theta": 10000.0,
+                "sliding_window": 5, "tie_word_embeddings": False, "vocab_size": 557},
+    "qwen2": {"architectures": ["Qwen2ForCausalLM"], "hidden_act": "silu", "hidden_size": 24,
+              "intermediate_size": 44, "max_position_embeddings": 32, "max_window_layers": 3,
+              "model_type": "qwen2", "num_attention_heads": 4, "num_hidden_layers": 3,
+              "num_key_value_heads": 2, "rms_norm_eps": 1e-06, "rope_scaling": None,
+              "rope_theta": 1000000.0, "sliding_window": 32, "tie_word_embeddings": True,
+              "use_sliding_window": False, "vocab_size": 557},
+    "qwen2_partial_rope": {"model_type": "qwen2", "hidden_size": 32, "intermediate_size": 48,
+                           "max_position_embeddings": 16, "num_attention_heads": 4,
+                           "num_hidden_layers": 1, "num_key_value_heads": 4,
+                           "partial_rotary_factor": 0.5, "rms_norm_eps": 1e-06,
+                           "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0},
+                           "vocab_size": 300},
+}
+
+
+def config_seeds():
+    for name, cfg in CONFIGS.items():
+        seed("fuzz_config", name + ".json", json.dumps(cfg, indent=1))
+    seed("fuzz_config", "default_model.json",
+         read(os.path.join(REPO, "resources", "default_model", "config.json")))
+
+
+# --- tokenizers --------------------------------------------------------------------------------
+
+PARAGRAPH = ("the head looks at every token and decides how much each other token matters "
+             "to it; some heads attend to the previous word, others to the separator")
+
+
+def train_merges(words, count):
+    """A tiny character BPE: the most frequent adjacent pair first, ties by the pair."""
+    words = [list(w) for w in words]
+    merges = []
+    for _ in range(count):
+        pairs = {}
+        for w in words:
+            for a, b in zip(w, w[1:]):
+                pairs[(a, b)] = pairs.get((a, b), 0) + 1
+        if not pairs:
+            break
+        best = min(pairs, key=lambda p: (-pairs[p], p))
+        merges.append(best)
+        for w in words:
+            i = 0
+            while i + 1 < len(w):
+                if (w[i], w[i + 1]) == best:
+                    w[i:i + 2] = [w[i] + w[i + 1]]
+                i += 1
+    return merges
+
+
+def llama_pieces():
+    """Llama 2 layout: <unk> <s> </s>, the 256 <0xNN> byte pieces, characters, then merges."""
+    words = [SPACE + w for w in PARAGRAPH.split()]
+    merges = train_merges(words, 40)
+    pieces = ["<unk>", "<s>", "</s>"] + ["<0x%02X>" % b for b in range(256)]
+    for c in sorted(set("".join(words)) | set(".,'")):
+        pieces.append(c)
+    for a, b in merges:
+        if a + b not in pieces:
+            pieces.append(a + b)
+    return pieces, merges
+
+
+def added(id_, content):
+    return {"id": id_, "content": content, "single_word": False, "lstrip": False,
+            "rstrip": False, "normalized": False, "special": True}
+
+
+def llama2_tokenizer_json(metaspace):
+    pieces, merges = llama_pieces()
+    if metaspace:  # as transformers converts tokenizer.model with legacy=false
+        normalizer = None
+        pre = {"type": "Metaspace", "replacement": SPACE, "prepend_scheme": "first",
+               "split": False}
+    else:  # legacy: Prepend + Replace normalizers, no pre-tokenizer
+        normalizer = {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": SPACE},
+            {"type": "Replace", "pattern": {"String": " "}, "content": SPACE}]}
+        pre = None
+    return json.dumps({
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added(0, "<unk>"), added(1, "<s>"), added(2, "</s>")],
+        "normalizer": normalizer, "pre_tokenizer": pre,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                       {"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                     {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "<s>", "type_id": 1}},
+                     {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {"<s>": {"id": "<s>", "ids": [1], "tokens": ["<s>"]}}},
+        "decoder": None,
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": {p: i for i, p in enumerate(pieces)},
+                  "merges": [a + " " + b for a, b in merges]},
+    }, ensure_ascii=False, separators=(",", ":"))
+
+
+# A minimal protobuf writer for sentencepiece_model.proto (ModelProto).
+def varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def field_varint(number, value):
+    return varint(number << 3 | 0) + varint(value & 0xFFFFFFFFFFFFFFFF)
+
+
+def field_bytes(number, data):
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return varint(number << 3 | 2) + varint(len(data)) + data
+
+
+def field_float(number, value):
+    return varint(number << 3 | 5) + struct.pack("<f", value)
+
+
+NORMAL, UNKNOWN, CONTROL, BYTE = 1, 2, 3, 6
+
+
+def sentencepiece_model(unigram):
+    pieces, _ = llama_pieces()
+    proto = b""
+    for i, p in enumerate(pieces):
+        if p == "<unk>":
+            kind, score = UNKNOWN, 0.0
+        elif p in ("<s>", "</s>"):
+            kind, score = CONTROL, 0.0
+        elif p.startswith("<0x"):
+            kind, score = BYTE, 0.0
+        else:
+            kind, score = NORMAL, -float(i)
+        proto += field_bytes(1, field_bytes(1, p) + field_float(2, score) + field_varint(3, kind))
+    trainer = (field_varint(3, 1 if unigram else 2)  # model_type: UNIGRAM = 1, BPE = 2
+               + field_varint(4, len(pieces))          # vocab_size
+               + field_varint(35, 1)                   # byte_fallback
+               + field_varint(40, 0) + field_varint(41, 1) + field_varint(42, 2)  # unk bos eos
+               + field_varint(43, -1))                 # pad_id
+    normalizer = (field_bytes(1, "identity") + field_varint(3, 1)  # add_dummy_prefix
+                  + field_varint(4, 0) + field_varint(5, 1))  # remove_extra_ws, escape_ws
+    return proto + field_bytes(2, trainer) + field_bytes(3, normalizer)
+
+
+LLAMA_CONFIG = {"add_bos_token": True, "add_eos_token": False, "legacy": False,
+                "tokenizer_class": "LlamaTokenizer", "bos_token": "<s>", "eos_token": "</s>",
+                "unk_token": "<unk>", "pad_token": None,
+                "added_tokens_decoder": {str(i): dict(added(i, t), id=None) for i, t in
+                                         enumerate(["<unk>", "<s>", "</s>"])}}
+for entry in LLAMA_CONFIG["added_tokens_decoder"].values():
+    del entry["id"]
+
+BERT_CONFIG = {"cls_token": "[CLS]", "do_lower_case": True, "mask_token": "[MASK]",
+               "model_max_length": 40, "pad_token": "[PAD]", "sep_token": "[SEP]",
+               "strip_accents": None, "tokenize_chinese_chars": True,
+               "tokenizer_class": "BertTokenizer", "unk_token": "[UNK]"}
+ROBERTA_CONFIG = {"add_prefix_space": False, "bos_token": "<s>", "cls_token": "<s>",
+                  "eos_token": "</s>", "errors": "replace",
+                  "mask_token": {"content": "<mask>", "lstrip": True, "normalized": False,
+                                 "rstrip": False, "single_word": False, "special": True},
+                  "pad_token": "<pad>", "sep_token": "</s>",
+                  "tokenizer_class": "RobertaTokenizer", "trim_offsets": True,
+                  "unk_token": "<unk>"}
+GPT2_CONFIG = {"add_prefix_space": True, "bos_token": "<|endoftext|>",
+               "eos_token": "<|endoftext|>", "tokenizer_class": "GPT2Tokenizer",
+               "unk_token": "<|endoftext|>"}
+
+
+def tokenizer_seeds():
+    llama_legacy = llama2_tokenizer_json(metaspace=False)
+    write(os.path.join(FIXTURES, "llama2_tokenizer.json"), llama_legacy)
+    spm_bpe = sentencepiece_model(unigram=False)
+    write(os.path.join(FIXTURES, "tiny_bpe.model"), spm_bpe)
+
+    f = "fuzz_tokenizer_json"
+    for root, _, files in sorted(os.walk(DATA)):
+        for name in sorted(files):
+            if "tokenizer" in name and name.endswith(".json"):
+                data = read(os.path.join(root, name))
+                if len(data) <= 8192:
+                    case = os.path.basename(root)
+                    seed(f, case + "_" + name, data)
+    seed(f, "llama2_legacy_tokenizer.json", llama_legacy)
+    seed(f, "llama2_metaspace_tokenizer.json", llama2_tokenizer_json(metaspace=True))
+
+    f = "fuzz_sentencepiece"
+    seed(f, "bpe_byte_fallback.model", spm_bpe)
+    seed(f, "unigram_byte_fallback.model", sentencepiece_model(unigram=True))
+
+    f = "fuzz_vocab_txt"
+    seed(f, "tiny_bert_vocab.txt", read(os.path.join(DATA, "tiny_bert", "vocab.txt")))
+    for case in ("malformed_vocab_txt_empty", "malformed_vocab_txt_no_unk",
+                 "malformed_vocab_txt_utf8"):
+        seed(f, case + ".txt", read(os.path.join(DATA, case, "vocab.txt")))
+    seed(f, "accents_cjk_crlf.txt",
+         "[PAD]\r\n[UNK]\r\n[CLS]\r\n[SEP]\r\n[MASK]\r\nthe\r\nhe\r\n##ad\r\n##s\r\ncaf\r\n"
+         "##\u00e9\r\n\u00e9\r\n\u4e2d\r\n\u6587\r\n##\u6587\r\n12\r\n##345\r\n,\r\n.\r\n'\r\n"
+         "t\r\n##t\r\n\r\n  \r\n")
+
+    f = "fuzz_bpe_files"
+    sep = b"\n#merges.txt\n"
+    vocab = read(os.path.join(DATA, "tiny_bytelevel", "vocab.json"))
+    merges = read(os.path.join(DATA, "tiny_bytelevel", "merges.txt"))
+    seed(f, "tiny_bytelevel.bin", vocab + sep + merges)
+    seed(f, "vocab_only.bin", vocab)
+    for case, file in (("malformed_vocab_json_syntax", "vocab.json"),
+                       ("malformed_vocab_json_type", "vocab.json"),
+                       ("malformed_merges_txt_line", "merges.txt"),
+                       ("malformed_merges_txt_piece", "merges.txt")):
+        data = read(os.path.join(DATA, case, file))
+        seed(f, case + ".bin", data + sep + merges if file == "vocab.json" else vocab + sep + data)
+
+    # First byte: base (0 vocab.txt, 1 vocab.json+merges, 2 WordPiece tokenizer.json, 3 Llama 2
+    # tokenizer.json, 4 tokenizer.model, 5 RoBERTa tokenizer.json) + 6 * model type ("", bert,
+    # roberta, gpt2, llama).
+    f = "fuzz_tokenizer_config"
+    cases = [
+        ("wordpiece_bert", 0 + 6 * 1, BERT_CONFIG),
+        ("wordpiece_cased", 0 + 6 * 0, {"do_lower_case": False, "strip_accents": True,
+                                        "tokenize_chinese_chars": False}),
+        ("bytelevel_roberta_from_config_json", 1 + 6 * 0, ROBERTA_CONFIG),
+        ("bytelevel_gpt2", 1 + 6 * 3, GPT2_CONFIG),
+        ("json_wordpiece_bert", 2 + 6 * 1, BERT_CONFIG),
+        ("json_llama", 3 + 6 * 4, LLAMA_CONFIG),
+        ("json_llama_eos_legacy", 3 + 6 * 4, dict(LLAMA_CONFIG, add_eos_token=True,
+                                                  legacy=True)),
+        ("spm_llama", 4 + 6 * 4, LLAMA_CONFIG),
+        ("spm_no_bos_prefix_space", 4 + 6 * 0, dict(LLAMA_CONFIG, add_bos_token=False,
+                                                    add_prefix_space=False)),
+        ("json_roberta", 5 + 6 * 2, ROBERTA_CONFIG),
+    ]
+    for name, selector, cfg in cases:
+        seed(f, name + ".bin", bytes([selector]) + json.dumps(cfg, indent=2).encode())
+    seed(f, "no_config.bin", bytes([0]))
+
+
+# --- text ----------------------------------------------------------------------------------------
+
+def row(*cols):
+    return "\t".join(cols) + "\n"
+
+
+CONLLU_BASIC = (
+    "# newdoc id = d1\n# sent_id = s-1\n# text = They can't go.\n"
+    + row("1", "They", "they", "PRON", "PRP", "Case=Nom|Number=Plur", "3", "nsubj", "3:nsubj",
+          "_")
+    + row("2-3", "can't", "_", "_", "_", "_", "_", "_", "_", "_")
+    + row("2", "ca", "can", "AUX", "MD", "VerbForm=Fin", "4", "aux", "_", "_")
+    + row("3", "n't", "not", "PART", "RB", "_", "4", "advmod", "_", "_")
+    + row("4", "go", "go", "VERB", "VB", "VerbForm=Inf", "0", "root", "0:root", "SpaceAfter=No")
+    + row("5", ".", ".", "PUNCT", ".", "_", "4", "punct", "4:punct", "_")
+    + "\n"
+    + "# sent_id = s-2\n# text = Fine.\n"
+    + row("1", "Fine", "fine", "ADJ", "JJ", "_", "0", "root", "_", "SpaceAfter=No")
+    + row("1.1", "is", "be", "AUX", "_", "_", "_", "_", "0:root", "_")
+    + row("2", ".", ".", "PUNCT", ".", "_", "1", "punct", "_", "_")
+    + "\n")
+
+CONLLU_UNANNOTATED = (
+    "# sent_id = raw\n"
+    + row("1", "No", "_", "_", "_", "_", "_", "_", "_", "_")
+    + row("2", "heads", "_", "_", "_", "_", "_", "_", "_", "SpacesAfter=\\n")
+    + row("3", "_", "_", "SYM", "_", "_", "_", "_", "_", "_")
+    + "\n"
+    + "# text = Caf\u00e9 \u4e2d\u6587\n"
+    + row("1", "Caf\u00e9", "caf\u00e9", "NOUN", "_", "_", "0", "root", "_", "_")
+    + row("2", "\u4e2d\u6587", "_", "PROPN", "_", "_", "1", "nmod", "_", "SpaceAfter=No"))
+
+CONLLU_BAD = (
+    row("1", "cycle", "_", "_", "_", "_", "2", "dep", "_", "_")
+    + row("2", "here", "_", "_", "_", "_", "1", "dep", "_", "_")
+    + "\n"
+    + row("1", "self", "_", "_", "_", "_", "1", "dep", "_", "_")
+    + "\n"
+    + row("1", "short", "line")
+    + "\n"
+    + row("2", "out-of-order", "_", "_", "_", "_", "0", "root", "_", "_")
+    + "\n# comment after tokens?\n"
+    + row("1", "ok", "_", "_", "_", "_", "0", "root", "_", "_")
+    + "# late comment\n\n"
+    + row("1-3", "range", "_", "_", "_", "_", "_", "_", "_", "_")
+    + row("1", "a", "_", "_", "_", "_", "0", "root", "_", "_")
+    + "\n")
+
+
+def text_seeds():
+    for f in ("fuzz_conllu", "fuzz_sentences"):
+        seed(f, "basic.conllu", CONLLU_BASIC)
+        seed(f, "unannotated_unicode.conllu", CONLLU_UNANNOTATED)
+        seed(f, "invalid_sentences.conllu", CONLLU_BAD)
+    seed("fuzz_conllu", "crlf.conllu", CONLLU_BASIC.replace("\n", "\r\n"))
+    seed("fuzz_sentences", "plain.txt",
+         "The cat sat on the mat.\n\n   \nCaf\u00e9 \u4e2d\u6587 x\U0001f972y\r\n"
+         "\tTabbed line\nlast line without newline")
+    seed("fuzz_sentences", "invalid_utf8.txt", b"fine\n\xff\xfe broken\n")
+
+
+def main():
+    for d in (CORPUS, FIXTURES):
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+    safetensors_seeds()
+    shard_index_seeds()
+    config_seeds()
+    tokenizer_seeds()
+    text_seeds()
+    for fuzzer in sorted(os.listdir(CORPUS)):
+        files = os.listdir(os.path.join(CORPUS, fuzzer))
+        size = sum(os.path.getsize(os.path.join(CORPUS, fuzzer, n)) for n in files)
+        print("%-24s %3d seeds, %6d bytes" % (fuzzer, len(files), size))
+
+
+if __name__ == "__main__":
+    main()
