@@ -79,6 +79,10 @@ QColor maskedCellColor() {
     return QColor(0x80, 0x80, 0x80);
 }
 
+QColor nonFiniteCellColor() {
+    return QColor(0xff, 0x00, 0xff);
+}
+
 double normalizedPosition(const ColorRange& range, double value) {
     if (range.scaling == Scaling::Log) {
         value = std::log10(std::max(value, kLogFloor * 1e-3));
@@ -91,6 +95,7 @@ QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& v, const BoolMatrix* 
                            const HeatmapStyle& style, const ColorRange& range) {
     QImage img(static_cast<int>(v.cols()), static_cast<int>(v.rows()), QImage::Format_RGB32);
     const QRgb masked = maskedCellColor().rgb();
+    const QRgb nonFinite = nonFiniteCellColor().rgb();
     for (Eigen::Index r = 0; r < v.rows(); ++r) {
         auto* line = reinterpret_cast<QRgb*>(img.scanLine(static_cast<int>(r)));
         const double rowMax = std::max(1e-30, static_cast<double>(v.row(r).maxCoeff()));
@@ -100,6 +105,10 @@ QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& v, const BoolMatrix* 
                 continue;
             }
             double value = v(r, c);
+            if (!std::isfinite(value)) {
+                line[c] = nonFinite;
+                continue;
+            }
             if (style.scaling == Scaling::PerRow) {
                 value /= rowMax;
             }
@@ -119,14 +128,19 @@ QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed
 }
 
 QImage differenceImage(const Eigen::Ref<const Matrix>& d, ColorRange* rangeOut) {
-    const double m = std::max(1e-6, static_cast<double>(d.cwiseAbs().maxCoeff()));
+    const double m =
+        std::max(1e-6, static_cast<double>(d.unaryExpr([](float x) {
+                                                return std::isfinite(x) ? std::abs(x) : 0.0f;
+                                            }).maxCoeff()));
     const ColorRange range{-m, m, Scaling::Linear, Colormap::Diverging,
                            QStringLiteral("difference of weights (A − B)")};
     QImage img(static_cast<int>(d.cols()), static_cast<int>(d.rows()), QImage::Format_RGB32);
     for (Eigen::Index r = 0; r < d.rows(); ++r) {
         auto* line = reinterpret_cast<QRgb*>(img.scanLine(static_cast<int>(r)));
         for (Eigen::Index c = 0; c < d.cols(); ++c) {
-            line[c] = colorAt(Colormap::Diverging, normalizedPosition(range, d(r, c)));
+            line[c] = std::isfinite(d(r, c))
+                          ? colorAt(Colormap::Diverging, normalizedPosition(range, d(r, c)))
+                          : nonFiniteCellColor().rgb();
         }
     }
     if (rangeOut != nullptr) {

@@ -37,6 +37,9 @@ struct ColorRange {
 
 // Masked cells are flat mid grey, distinct from every colour of the maps.
 QColor maskedCellColor();
+// Cells holding NaN or Inf (non-finite weights) are magenta, a colour no map uses, so they are
+// never read as a weight of zero.
+QColor nonFiniteCellColor();
 
 // `allowed` may be null (nothing masked); otherwise [rows, cols] with 0 = masked.
 QImage heatmapImage(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,

@@ -200,6 +200,9 @@ void widenToFloat(const TensorInfo& tensor, std::span<float> out, const std::str
                               std::to_string(out.size()) + " values, tensor has " +
                               std::to_string(n));
     }
+    if (n == 0) {
+        return;  // a zero-size tensor may have no data pointer; memcpy(nullptr, …) is undefined
+    }
     const std::byte* src = tensor.bytes.data();
     switch (tensor.dtype) {
         case DType::F32:

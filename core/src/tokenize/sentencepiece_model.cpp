@@ -28,7 +28,14 @@ struct SentencePieceModel::Impl {
 SentencePieceModel::SentencePieceModel(const std::filesystem::path& file)
     : m_impl(std::make_unique<Impl>()), m_file(file.string()) {
     io::requireRegularFile(file);  // SentencePiece would block forever on a FIFO
-    const sentencepiece::util::Status status = m_impl->sp.Load(file.string());
+    sentencepiece::util::Status status;
+    try {
+        status = m_impl->sp.Load(file.string());
+    } catch (const std::exception& e) {
+        // Most bad files get a status, but building the trie throws (Darts::Exception, e.g. for
+        // an empty piece) straight out of Load.
+        throw FormatError(m_file + ": not a readable SentencePiece model: " + e.what());
+    }
     if (!status.ok()) {
         throw FormatError(m_file + ": not a readable SentencePiece model: " + status.ToString());
     }

@@ -1,10 +1,12 @@
 // A fresh start (no model given, no settings): the app opens the model it ships with its
 // [MASK] sample sentence and shows the Predictions panel for it.
 #include <QDockWidget>
+#include <QFile>
 #include <QLineEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "main_window.h"
@@ -42,6 +44,27 @@ private slots:
         QVERIFY(predictions != nullptr && mask != nullptr);
         QTRY_VERIFY(!predictions->visibleRegion().isEmpty());
         QVERIFY(mask->visibleRegion().isEmpty());  // tabbed behind Predictions
+    }
+
+    // A folder named on the command line is opened even when it is broken, so the user reads
+    // why instead of silently getting another model (issue 14).
+    void aBrokenFolderOnTheCommandLineIsReported() {
+        QTemporaryDir tmp;
+        QVERIFY(tmp.isValid());
+        const QString loop = tmp.filePath(QStringLiteral("loop"));
+        QVERIFY(QFile::link(loop, loop));
+        for (const auto& [path, reason] :
+             {std::pair{tmp.filePath(QStringLiteral("nope")), QStringLiteral("No such file")},
+              std::pair{loop, QStringLiteral("Too many levels of symbolic links")}}) {
+            MainWindow window;
+            window.show();
+            QSignalSpy reported(window.session(), &AnalysisSession::errorReported);
+            window.start(path, std::nullopt);
+            QVERIFY(reported.wait(30000));
+            const QString message = reported.takeFirst().at(0).toString();
+            QVERIFY2(message.contains(path) && message.contains(reason), qPrintable(message));
+            QVERIFY(!window.session()->model());
+        }
     }
 };
 

@@ -3,6 +3,7 @@
 #include "render/color_bar.h"
 
 #include <cmath>
+#include <limits>
 
 #include <QPainter>
 #include <gtest/gtest.h>
@@ -81,6 +82,23 @@ TEST(HeatCells, SharedRangeColouringMatchesHeatmapImage) {
         EXPECT_EQ(heatmapImageInRange(v, &allowed, style, range), own)
             << scalingName(s).toStdString();
     }
+}
+
+// NaN (from non-finite weights) must not be drawn as the colour of a zero weight (issue 14).
+TEST(HeatCells, NonFiniteCellsGetTheirOwnColour) {
+    Matrix v(2, 2);
+    v << 0.5f, std::nanf(""), 0.25f, 0.75f;
+    Matrix d(1, 2);
+    d << std::numeric_limits<float>::infinity(), 0.5f;
+    for (const Scaling s : {Scaling::Linear, Scaling::Log, Scaling::PerRow}) {
+        const QImage img = heatmapImage(v, nullptr, HeatmapStyle{Colormap::Magma, s}, nullptr);
+        EXPECT_EQ(img.pixel(1, 0), nonFiniteCellColor().rgb()) << scalingName(s).toStdString();
+        EXPECT_NE(img.pixel(0, 1), nonFiniteCellColor().rgb());
+    }
+    ColorRange range;
+    const QImage diff = differenceImage(d, &range);
+    EXPECT_EQ(diff.pixel(0, 0), nonFiniteCellColor().rgb());
+    EXPECT_DOUBLE_EQ(range.hi, 0.5);
 }
 
 TEST(HeatCells, UnionRangeCoversEveryRange) {

@@ -99,13 +99,13 @@ TEST(CsvWriter, MissingFolderNamesTheFile) {
 
 // The rename is the last step: when it fails (here the target is a folder) nothing at the
 // target changes and the temporary file is removed.
-TEST(CsvWriter, FailedReplaceLeavesTheTargetAndNoTemporaryFile) {
+TEST(CsvWriter, AFolderAsTheTargetIsRefusedAndKept) {
     testing::ScratchDir tmp;
     const fs::path target = tmp.path() / "stats.csv";
     fs::create_directory(target);
     testing::writeFile(target / "keep.txt", "old");
     testing::expectError<Error>([&] { CsvWriter({"x"}).writeFile(target); },
-                                {target.string() + ": ", "cannot replace"});
+                                {target.string() + ": ", "is a folder"});
     EXPECT_TRUE(fs::is_directory(target));
     EXPECT_EQ(testing::readFile(target / "keep.txt"), "old");
     EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 1);

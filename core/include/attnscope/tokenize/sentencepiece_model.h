@@ -11,7 +11,8 @@
 //
 // Immutable after construction; `tokenize` is const and thread-safe (SentencePieceProcessor's
 // Encode is const). Construction throws FormatError "<file>: <reason>" for a file that is not a
-// SentencePiece model (libsentencepiece returns a status; it never aborts).
+// SentencePiece model (libsentencepiece returns a status for most bad files and throws for some,
+// e.g. an empty piece; both end as FormatError).
 #pragma once
 
 #include <filesystem>
