@@ -65,11 +65,8 @@ void closeChecked(int fd, const fs::path& path) {
     }
 }
 
-void writeThrough(const fs::path& path, std::string_view bytes) {
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC);
-    if (fd < 0) {
-        failErrno(path, "cannot open for writing", errno);
-    }
+// Writes everything and closes `fd`, also when writing fails.
+void writeAndClose(int fd, std::string_view bytes, const fs::path& path) {
     try {
         writeAll(fd, bytes, path);
     } catch (...) {
@@ -77,6 +74,14 @@ void writeThrough(const fs::path& path, std::string_view bytes) {
         throw;
     }
     closeChecked(fd, path);
+}
+
+void writeThrough(const fs::path& path, std::string_view bytes) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_TRUNC);
+    if (fd < 0) {
+        failErrno(path, "cannot open for writing", errno);
+    }
+    writeAndClose(fd, bytes, path);
 }
 
 // A name beside `file` that no other AttnScope process uses at the same time.
@@ -134,13 +139,7 @@ void writeOutputFile(const fs::path& path, std::string_view bytes) {
         failErrno(path, "cannot create the temporary file " + tmp.filename().string(), errno);
     }
     try {
-        try {
-            writeAll(fd, bytes, path);
-        } catch (...) {
-            ::close(fd);
-            throw;
-        }
-        closeChecked(fd, path);
+        writeAndClose(fd, bytes, path);
     } catch (...) {
         std::error_code ignored;
         fs::remove(tmp, ignored);
