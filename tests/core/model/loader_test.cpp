@@ -66,7 +66,8 @@ TEST_F(LoaderTest, LoadsSpecAndTokenizer) {
 }
 
 TEST_F(LoaderTest, MissingFolderAndConfig) {
-    expectError<FormatError>([&] { loadModel(m_dir.path() / "nope"); }, {"nope", "cannot open", "No such file or directory"});
+    expectError<FormatError>([&] { loadModel(m_dir.path() / "nope"); },
+                             {"nope", "cannot open", "No such file or directory"});
     expectError<FormatError>([&] { loadModel(m_dir.path()); }, {"config.json", "cannot open"});
 }
 
