@@ -34,7 +34,7 @@ void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& o
 std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt);
 // vocab.txt: one piece a line, UTF-8, the id its line number from 0 (vocab_files.cpp).
 Vocab readVocabTxt(const std::filesystem::path& file);
-// The parsed file, or nullopt when it does not exist.
+// The parsed file (a JSON object, or FormatError), or nullopt when it does not exist.
 std::optional<Json> readOptionalJson(const std::filesystem::path& file);
 // tokenizer.json's "normalizer" and "pre_tokenizer" (tokenizer_json_pipeline.cpp); a Sequence
 // becomes its steps.

@@ -105,7 +105,10 @@ std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
     if (!io::pathKind(file).exists()) {
         return std::nullopt;
     }
-    return readJsonFile(file);
+    Json json = readJsonFile(file);
+    // Every reader indexes it by key; a file holding a number or a list is refused here.
+    expectObject(json, JsonAt{file.string()});
+    return json;
 }
 
 std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token) {
