@@ -4,12 +4,15 @@
 // (avx512fintrin.h's _mm512_undefined_ps, inlined into Eigen's AVX-512 packet transposes): GCC
 // bug 105593, fixed in GCC 13. Eigen is already a system include, but the warning is raised
 // where the intrinsic is inlined, so only a diagnostic pragma around the first inclusion of
-// <immintrin.h> (Eigen includes it) silences it. It is scoped to these headers: the project's
-// own code keeps -Wmaybe-uninitialized under -Werror.
+// <immintrin.h> (Eigen includes it) silences it. Under -fsanitize=address,undefined the same
+// spot is reported as "'__Y' is used uninitialized" (-Wuninitialized) instead, so both are
+// silenced. It is scoped to these headers: the project's own code keeps -Wmaybe-uninitialized
+// and -Wuninitialized under -Werror.
 #pragma once
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
