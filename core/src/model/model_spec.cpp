@@ -89,7 +89,8 @@ namespace {
 void checkHeadWidths(const ModelSpec& spec, const std::string& file) {
     constexpr std::int64_t kMaxWidth = 1 << 24;
     const std::int64_t query = std::int64_t{spec.nHeads} * spec.headDimK;
-    const std::int64_t keyValue = std::int64_t{spec.nKvHeads} * (spec.headDimK + spec.headDimV);
+    const std::int64_t keyValue =
+        std::int64_t{spec.nKvHeads} * (std::int64_t{spec.headDimK} + spec.headDimV);
     if (spec.headDimV <= 0 || query > kMaxWidth || keyValue > kMaxWidth ||
         spec.dModel > kMaxWidth || spec.dFfn > kMaxWidth) {
         throw FormatError(file + ": head width " + std::to_string(spec.headDimK) + " (value " +
