@@ -181,6 +181,16 @@ std::vector<std::string> textsFromInput(std::string_view input, std::size_t maxB
     return out;
 }
 
+void exerciseVocabulary(const std::filesystem::path& dir, const std::string& what) {
+    expectErrors([&] {
+        if (const auto vocab = tokenize::loadTokenVocabulary(dir)) {
+            touchVocabulary(*vocab);
+        } else {
+            fail("loadTokenVocabulary found no " + what);
+        }
+    });
+}
+
 void touchVocabulary(const tokenize::TokenVocabulary& vocab) {
     const std::size_t size = vocab.vocabSize();
     const auto probe = [&](std::int64_t id) {

@@ -78,6 +78,10 @@ std::vector<std::string> textsFromInput(std::string_view input, std::size_t maxB
 // first ids and on ids around the end, specialId for every role.
 void touchVocabulary(const tokenize::TokenVocabulary& vocab);
 
+// loadTokenVocabulary on `dir`, then touchVocabulary; `what` names the file it must find there
+// (it failing to find any is a finding). Errors are expected, as in expectErrors.
+void exerciseVocabulary(const std::filesystem::path& dir, const std::string& what);
+
 // Encodes every text (with and without special tokens) and checks each token's spans lie inside
 // the text and its id maps back to a piece. Also encodes the first pieces of the vocabulary
 // joined by spaces. InvalidArgument (invalid UTF-8, too long) is expected.

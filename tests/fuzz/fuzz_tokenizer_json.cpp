@@ -19,12 +19,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto tok = tokenize::loadTokenizerJson(path);
         fuzz::exerciseTokenizer(*tok, input);
     });
-    fuzz::expectErrors([&] {
-        if (const auto vocab = tokenize::loadTokenVocabulary(dir)) {
-            fuzz::touchVocabulary(*vocab);
-        } else {
-            fuzz::fail("loadTokenVocabulary found no tokenizer.json");
-        }
-    });
+    fuzz::exerciseVocabulary(dir, "tokenizer.json");
     return 0;
 }

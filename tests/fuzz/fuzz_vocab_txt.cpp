@@ -24,12 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto tok = tokenize::loadWordPieceVocab(path, options);
         fuzz::exerciseTokenizer(*tok, input);
     });
-    fuzz::expectErrors([&] {
-        if (const auto vocab = tokenize::loadTokenVocabulary(dir)) {
-            fuzz::touchVocabulary(*vocab);
-        } else {
-            fuzz::fail("loadTokenVocabulary found no vocab.txt");
-        }
-    });
+    fuzz::exerciseVocabulary(dir, "vocab.txt");
     return 0;
 }
