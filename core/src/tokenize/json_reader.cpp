@@ -3,7 +3,6 @@
 #include <limits>
 
 #include "attnscope/base/error.h"
-#include "attnscope/io/json_text.h"
 
 namespace attnscope::tokenize::detail {
 
@@ -13,10 +12,6 @@ JsonAt JsonAt::operator[](std::string_view key) const {
 
 JsonAt JsonAt::operator[](std::size_t index) const {
     return {file, path + "[" + std::to_string(index) + "]"};
-}
-
-Json readJsonFile(const std::filesystem::path& file) {
-    return io::readJsonFile(file);
 }
 
 void failAt(const JsonAt& at, const std::string& reason) {

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnscope/io/json_text.h"
+
 namespace attnscope::tokenize::detail {
 
 using Json = nlohmann::json;
@@ -24,8 +26,8 @@ struct JsonAt {
     JsonAt operator[](std::size_t index) const;
 };
 
-// io::readJsonFile: unreadable, malformed or too deeply nested files throw FormatError.
-Json readJsonFile(const std::filesystem::path& file);
+// Unreadable, malformed or too deeply nested files throw FormatError.
+using io::readJsonFile;
 
 [[noreturn]] void failAt(const JsonAt& at, const std::string& reason);
 
