@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "models/kv_groups.h"
+#include "render/head_colors.h"
 
 namespace attnscope::app {
 
@@ -16,14 +17,14 @@ void HeadGridModel::setResult(std::shared_ptr<const analysis::SentenceAnalysis> 
     m_thumbnails.clear();
     if (m_result) {
         const auto& f = m_result->forward;
+        // The exported grid's rule: every head against one range (render/head_colors.h), from
+        // its map or, without recorded maps, its pooled preview.
+        const render::HeadColorRule rule(f, style);
+        const render::ColorRange range = rule.rangeOfAllHeads();
         m_thumbnails.reserve(static_cast<std::size_t>(f.nLayers * f.nHeads));
         for (int layer = 0; layer < f.nLayers; ++layer) {
             for (int head = 0; head < f.nHeads; ++head) {
-                // Without recorded maps the pass kept pooled previews: enough for a thumbnail.
-                m_thumbnails.push_back(
-                    f.mapsRecorded
-                        ? render::heatmapImage(f.attention({layer, head}), &f.allowed, style)
-                        : render::heatmapImage(f.previewOf({layer, head}), nullptr, style));
+                m_thumbnails.push_back(rule.image({layer, head}, range));
             }
         }
     }

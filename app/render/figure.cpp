@@ -8,6 +8,7 @@
 #include "attnscope/base/error.h"
 #include "render/figure_file.h"
 #include "render/figure_painter.h"
+#include "render/head_colors.h"
 #include "render/heat_cells.h"
 
 namespace attnscope::render {
@@ -80,16 +81,11 @@ QString titleStart(const FigureOptions& o) {
     return o.modelName.isEmpty() ? QString() : o.modelName + QStringLiteral(" — ");
 }
 
-// One colour range for every map, so the colour bar is true for each of them.
+// One colour range for every map, so the colour bar is true for each of them (the rule the
+// model grid follows too, head_colors.h).
 ColorRange sharedRange(const analysis::SentenceAnalysis& a, const std::vector<HeadId>& heads,
                        const HeatmapStyle& style) {
-    std::vector<ColorRange> ranges;
-    for (const HeadId h : heads) {
-        ColorRange r;
-        heatmapImage(a.forward.attention(h), figureMask(a.forward), style, &r);
-        ranges.push_back(r);
-    }
-    return unionRange(ranges);
+    return HeadColorRule(a.forward, style).rangeOf(heads);
 }
 
 FigureContent baseContent(const analysis::SentenceAnalysis& a, const FigureOptions& o) {

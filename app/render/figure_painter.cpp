@@ -8,6 +8,7 @@
 #include <QPainter>
 
 #include "render/color_bar.h"
+#include "render/head_colors.h"
 #include "render/heat_cells.h"
 
 namespace attnscope::render {
@@ -387,8 +388,7 @@ HatchStyle hatchStyle(const Context& ctx) {
 void paintPanel(QPainter& p, const Context& ctx, const FigureContent& c, const Fixed& f,
                 const Layout& l, const FigurePanel& panel, CellDrawing drawing) {
     const QRectF rect(l.colLeft[panel.col], l.rowTop[panel.row], l.panel, l.panel);
-    const QImage cells =
-        heatmapImageInRange(c.forward->attention(panel.head), f.mask, c.style, c.range);
+    const QImage cells = HeadColorRule(*c.forward, c.style).image(panel.head, c.range);
     paintHeatCells(p, rect, cells, drawing);
     if (f.mask != nullptr && l.cell >= ctx.pt(kMinHatchCellPt)) {
         paintMaskHatch(p, rect, *f.mask, hatchStyle(ctx));

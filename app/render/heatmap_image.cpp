@@ -13,8 +13,40 @@ bool isAllowed(const BoolMatrix* allowed, Eigen::Index r, Eigen::Index c) {
     return allowed == nullptr || (*allowed)(r, c) != 0;
 }
 
-ColorRange rangeFor(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
-                    const HeatmapStyle& style) {
+}  // namespace
+
+QString scalingName(Scaling s) {
+    switch (s) {
+        case Scaling::Log:
+            return QStringLiteral("log");
+        case Scaling::PerRow:
+            return QStringLiteral("per-row");
+        case Scaling::Linear:
+            break;
+    }
+    return QStringLiteral("linear");
+}
+
+bool scalingFromName(const QString& name, Scaling* out) {
+    for (Scaling s : {Scaling::Linear, Scaling::Log, Scaling::PerRow}) {
+        if (scalingName(s) == name) {
+            *out = s;
+            return true;
+        }
+    }
+    return false;
+}
+
+QColor maskedCellColor() {
+    return QColor(0x80, 0x80, 0x80);
+}
+
+QColor nonFiniteCellColor() {
+    return QColor(0xff, 0x00, 0xff);
+}
+
+ColorRange colorRangeOf(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
+                        const HeatmapStyle& style) {
     ColorRange range;
     range.scaling = style.scaling;
     range.colormap = style.colormap;
@@ -49,38 +81,6 @@ ColorRange rangeFor(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed
             break;
     }
     return range;
-}
-
-}  // namespace
-
-QString scalingName(Scaling s) {
-    switch (s) {
-        case Scaling::Log:
-            return QStringLiteral("log");
-        case Scaling::PerRow:
-            return QStringLiteral("per-row");
-        case Scaling::Linear:
-            break;
-    }
-    return QStringLiteral("linear");
-}
-
-bool scalingFromName(const QString& name, Scaling* out) {
-    for (Scaling s : {Scaling::Linear, Scaling::Log, Scaling::PerRow}) {
-        if (scalingName(s) == name) {
-            *out = s;
-            return true;
-        }
-    }
-    return false;
-}
-
-QColor maskedCellColor() {
-    return QColor(0x80, 0x80, 0x80);
-}
-
-QColor nonFiniteCellColor() {
-    return QColor(0xff, 0x00, 0xff);
 }
 
 double normalizedPosition(const ColorRange& range, double value) {
@@ -120,7 +120,7 @@ QImage heatmapImageInRange(const Eigen::Ref<const Matrix>& v, const BoolMatrix* 
 
 QImage heatmapImage(const Eigen::Ref<const Matrix>& v, const BoolMatrix* allowed,
                     const HeatmapStyle& style, ColorRange* rangeOut) {
-    const ColorRange range = rangeFor(v, allowed, style);
+    const ColorRange range = colorRangeOf(v, allowed, style);
     if (rangeOut != nullptr) {
         *rangeOut = range;
     }

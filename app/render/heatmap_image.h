@@ -41,6 +41,10 @@ QColor maskedCellColor();
 // never read as a weight of zero.
 QColor nonFiniteCellColor();
 
+// The range heatmapImage colours `values` against: its own, over the allowed cells.
+ColorRange colorRangeOf(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,
+                        const HeatmapStyle& style);
+
 // `allowed` may be null (nothing masked); otherwise [rows, cols] with 0 = masked.
 QImage heatmapImage(const Eigen::Ref<const Matrix>& values, const BoolMatrix* allowed,
                     const HeatmapStyle& style, ColorRange* range = nullptr);
