@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/head_id.h"
 #include "size_check.h"
 
 namespace attnscope::analysis {
@@ -181,8 +182,8 @@ void DependencyAccumulator::count(const GoldSentence& gold,
             for (int d = 0; d < kDirections; ++d) {
                 const auto dir = static_cast<Direction>(d);
                 const std::size_t s = slot({layer, head}, dir);
-                const auto& p = headPredictions[static_cast<std::size_t>(
-                    (layer * m_nHeads + head) * kDirections + d)];
+                const auto& p =
+                    headPredictions[headIndex({layer, head}, m_nHeads) * kDirections + d];
                 for (std::size_t i = 0; i < n; ++i) {
                     if (predictionCorrect(gold, p, i, keys[i])) {
                         ++byWord[i]->correct[s];

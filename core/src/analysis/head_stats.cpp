@@ -40,7 +40,7 @@ HeadStats statsWithUniform(const forward::ForwardResult& r, HeadId head,
             ++normRows;
         }
     }
-    s.maxAbsLogit = r.maxAbsLogit[static_cast<std::size_t>(head.layer * r.nHeads + head.head)];
+    s.maxAbsLogit = r.maxAbsLogit[headIndex(head, r.nHeads)];
     if (rows > 0) {
         s.meanEntropy = static_cast<float>(sumH / rows);
         s.meanMaxWeight = static_cast<float>(sumRowMax / rows);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/head_id.h"
 #include "size_check.h"
 
 namespace attnscope::analysis {
@@ -227,8 +228,7 @@ void ModelPositions::add(const forward::ForwardResult& result,
     }
     for (int layer = 0; layer < m_nLayers; ++layer) {
         for (int h = 0; h < m_nHeads; ++h) {
-            m_heads[static_cast<std::size_t>(layer * m_nHeads + h)].add(result, {layer, h},
-                                                                        special);
+            m_heads[headIndex({layer, h}, m_nHeads)].add(result, {layer, h}, special);
         }
     }
 }
@@ -246,7 +246,7 @@ const RelativePositionAccumulator& ModelPositions::head(HeadId h) const {
     if (h.layer < 0 || h.head < 0 || h.layer >= m_nLayers || h.head >= m_nHeads) {
         throw InvalidArgument("relative position: head " + h.toString() + " is not in the model");
     }
-    return m_heads[static_cast<std::size_t>(h.layer * m_nHeads + h.head)];
+    return m_heads[headIndex(h, m_nHeads)];
 }
 
 }  // namespace attnscope::analysis

@@ -10,6 +10,7 @@
 #include <omp.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/head_id.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/ops/attention.h"
 #include "attnscope/ops/half_matrix.h"
@@ -141,8 +142,7 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
 #pragma omp for schedule(static)
         for (int head = 0; head < spec.nHeads; ++head) {
             try {
-                const std::ptrdiff_t index =
-                    static_cast<std::ptrdiff_t>(layer) * spec.nHeads + head;
+                const std::ptrdiff_t index = headIndex({layer, head}, spec.nHeads);
                 Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
                 std::vector<int> masked = detail::attendHead(
                     spec, p, head, scale, ctx.bias, {s.logits, s.probs, s.context, entropy});

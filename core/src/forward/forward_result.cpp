@@ -28,7 +28,7 @@ void ForwardResult::summarizeFromMaps() {
 
 void ForwardResult::summarizeHead(HeadId h, const Eigen::Ref<const Matrix>& headProbs,
                                   const Eigen::Ref<const Matrix>& headLogits) {
-    const std::ptrdiff_t index = headIndex(h);
+    const std::ptrdiff_t index = headIndex(h, nHeads);
     Eigen::Map<Vector>(rowMax.data() + index * nTokens, nTokens) = headProbs.rowwise().maxCoeff();
     maxAbsLogit[static_cast<std::size_t>(index)] =
         (allowed.array() != 0).select(headLogits.array().abs(), 0.0f).maxCoeff();

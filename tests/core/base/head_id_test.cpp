@@ -20,5 +20,17 @@ TEST(HeadId, RejectsNonsense) {
     }
 }
 
+// Per-head arrays are layer-major; the index is computed in 64 bits so a caller that scales it by
+// a map size does not overflow int first.
+TEST(HeadId, IndexIsLayerMajor) {
+    EXPECT_EQ(headIndex({0, 0}, 12), 0);
+    EXPECT_EQ(headIndex({0, 11}, 12), 11);
+    EXPECT_EQ(headIndex({1, 0}, 12), 12);
+    EXPECT_EQ(headIndex({3, 7}, 12), 43);
+    static_assert(headIndex({2, 1}, 4) == 9);
+    const std::ptrdiff_t big = headIndex({1 << 20, 5}, 1 << 12);
+    EXPECT_EQ(big, (std::ptrdiff_t{1} << 32) + 5);
+}
+
 }  // namespace
 }  // namespace attnscope

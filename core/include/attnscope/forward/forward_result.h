@@ -53,21 +53,21 @@ struct ForwardResult {
     ConstMatrixMap logitsOf(HeadId h) const { return map(logits, h); }
 
     ConstMatrixMap previewOf(HeadId h) const {
-        return {previews.data() + headIndex(h) * previewSize * previewSize, previewSize,
+        return {previews.data() + headIndex(h, nHeads) * previewSize * previewSize, previewSize,
                 previewSize};
     }
 
     Eigen::Map<const Vector> rowMaxOf(HeadId h) const {
-        return {rowMax.data() + headIndex(h) * nTokens, nTokens};
+        return {rowMax.data() + headIndex(h, nHeads) * nTokens, nTokens};
     }
 
     Eigen::Map<const Vector> entropyOf(HeadId h) const {
-        return {entropy.data() + headIndex(h) * nTokens, nTokens};
+        return {entropy.data() + headIndex(h, nHeads) * nTokens, nTokens};
     }
 
     ConstMatrixMap contextOf(HeadId h) const {
         requireMaps();
-        return {context.data() + headIndex(h) * nTokens * headDimV, nTokens, headDimV};
+        return {context.data() + headIndex(h, nHeads) * nTokens * headDimV, nTokens, headDimV};
     }
 
     // Sets head h's rowMax and its maxAbsLogit (over allowed cells) from its maps; the forward
@@ -93,15 +93,11 @@ struct ForwardResult {
     float meanEntropy(HeadId h) const;
 
 private:
-    std::ptrdiff_t headIndex(HeadId h) const {
-        return static_cast<std::ptrdiff_t>(h.layer) * nHeads + h.head;
-    }
-
     void requireMaps() const;
 
     ConstMatrixMap map(const FloatBuffer& v, HeadId h) const {
         requireMaps();
-        return {v.data() + headIndex(h) * nTokens * nTokens, nTokens, nTokens};
+        return {v.data() + headIndex(h, nHeads) * nTokens * nTokens, nTokens, nTokens};
     }
 };
 
