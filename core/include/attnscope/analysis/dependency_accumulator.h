@@ -110,7 +110,7 @@ public:
                                 const forward::ForwardResult& forward);
 
     // Counts given predictions: [nLayers * nHeads * kDirections][nWords], head-major, index
-    // (layer * nHeads + head) * kDirections + direction. For callers with their own predictor
+    // headIndex(head, nHeads) * kDirections + direction. For callers with their own predictor
     // (and for tests). Returns the same outcome as addSentence, without alignment.
     SentenceOutcome addPredictions(const GoldSentence& gold,
                                    const std::vector<std::vector<int>>& headPredictions);
