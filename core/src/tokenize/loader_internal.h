@@ -10,14 +10,37 @@
 #include <string_view>
 #include <vector>
 
+#include "attnscope/io/json_access.h"
+#include "attnscope/io/json_text.h"
 #include "attnscope/tokenize/hf_tokenizer.h"
-#include "json_reader.h"
 
 namespace attnscope::tokenize::detail {
+
+// The loaders read JSON through io/json_access.h (FormatError "<file>: <key path>: <reason>").
+using io::asBool;
+using io::asInt;
+using io::asNumber;
+using io::asString;
+using io::expectArray;
+using io::expectObject;
+using io::failAt;
+using io::Json;
+using io::JsonAt;
+using io::member;
+using io::optionalBool;
+using io::optionalMember;
+using io::optionalString;
+using io::readJsonFile;
 
 // Far above any real vocabulary (the largest are ~260k pieces); keeps a corrupt id from making
 // us allocate gigabytes.
 constexpr std::int32_t kMaxTokenId = (1 << 24) - 1;
+
+// A token id: an integer in [0, 2^31).
+std::int32_t asTokenId(const Json& value, const JsonAt& at);
+// A special token in tokenizer_config.json: "[CLS]" or {"content": "[CLS]", ...}.
+std::optional<std::string> optionalTokenContent(const Json& obj, const JsonAt& at,
+                                                std::string_view key);
 
 // UnsupportedModel "<file>: <JSON path>: <what>", for a pipeline part not implemented here.
 [[noreturn]] void unsupported(const JsonAt& at, const std::string& what);

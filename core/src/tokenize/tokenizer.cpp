@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <utility>
 
 #include "attnscope/base/error.h"
@@ -109,6 +110,22 @@ std::optional<Json> readOptionalJson(const std::filesystem::path& file) {
     // Every reader indexes it by key; a file holding a number or a list is refused here.
     expectObject(json, JsonAt{file.string()});
     return json;
+}
+
+std::int32_t asTokenId(const Json& value, const JsonAt& at) {
+    return static_cast<std::int32_t>(asInt(value, at, 0, std::numeric_limits<std::int32_t>::max()));
+}
+
+std::optional<std::string> optionalTokenContent(const Json& obj, const JsonAt& at,
+                                                std::string_view key) {
+    const Json* v = optionalMember(obj, key);
+    if (v == nullptr) {
+        return std::nullopt;
+    }
+    if (v->is_object()) {
+        return asString(member(*v, at[key], "content"), at[key]["content"]);
+    }
+    return asString(*v, at[key]);
 }
 
 std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_view token) {

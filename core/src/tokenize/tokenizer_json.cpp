@@ -84,7 +84,7 @@ std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at, bo
     }
     expectEmptyAffix(model, at, "continuing_subword_prefix");
     expectEmptyAffix(model, at, "end_of_word_suffix");
-    // BpeModel names the merge ("$.model.merges[5]: ..."); add the file in front.
+    // BpeModel names the merge ("model.merges[5]: ..."); add the file in front.
     return withContext(at.file, [&] {
         return std::make_shared<const BpeModel>(std::move(vocab), merges, std::move(options));
     });

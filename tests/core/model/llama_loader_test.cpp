@@ -1,6 +1,9 @@
 // The Llama-family tables (Llama, Mistral, Qwen2) on generated checkpoints: what config.json
 // turns into, prediction heads tied and untied, and broken or unsupported configs. Issue 5.
+#include <functional>
+
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
@@ -127,6 +130,50 @@ TEST_F(LlamaLoaderTest, BadAndUnsupportedConfigs) {
         j["partial_rotary_factor"] = 0.5;  // 6 * 0.5 = 3 rotated dims: odd
     });
     expectError<FormatError>([&] { loadModel(dir); }, {"config.json", "rotary dimensions (3)"});
+}
+
+// Issue 15: a RoPE setting of the wrong type used to be skipped (the default theta or no
+// scaling was used instead); now it is refused, naming the file, the key path and the value.
+TEST_F(LlamaLoaderTest, WronglyTypedRopeSettingsAreRefused) {
+    const auto dir = copy("llama_f32");
+    const std::string config = (dir / "config.json").string();
+    const auto refuses = [&](const std::function<void(nlohmann::json&)>& edit,
+                             const std::string& message) {
+        testing::editJson(dir / "config.json", [&](auto& j) {
+            j.erase("rope_scaling");
+            j.erase("rope_parameters");
+            j.erase("rope_theta");
+            edit(j);
+        });
+        std::string expected = config;
+        expected += ": $.";
+        expected += message;
+        expectError<FormatError>([&] { loadModel(dir); }, {expected});
+    };
+    refuses([](auto& j) { j["rope_theta"] = "abc"; },
+            R"(rope_theta: expected a number, found "abc")");
+    refuses(
+        [](auto& j) {
+            j["rope_parameters"] = {{"rope_type", "default"}, {"rope_theta", "abc"}};
+        },
+        R"(rope_parameters.rope_theta: expected a number, found "abc")");
+    refuses(
+        [](auto& j) {
+            j["rope_parameters"] = {{"partial_rotary_factor", true}};
+        },
+        "rope_parameters.partial_rotary_factor: expected a number, found true");
+    refuses(
+        [](auto& j) {
+            j["rope_scaling"] = {{"type", 3}, {"factor", 2.0}};
+        },
+        "rope_scaling.type: expected a string, found 3");
+    refuses(
+        [](auto& j) {
+            j["rope_scaling"] = {{"type", "linear"}, {"factor", "2"}};
+        },
+        R"(rope_scaling.factor: expected a number, found "2")");
+    refuses([](auto& j) { j["rope_scaling"] = "linear"; },
+            R"(rope_scaling: expected an object, found "linear")");
 }
 
 TEST_F(LlamaLoaderTest, MissingBiasAndPartialWindowAreNamed) {

@@ -99,9 +99,10 @@ TEST(TokenVocabulary, NoFilesGivesNullAndBrokenFilesNameThemselves) {
     } catch (const FormatError& e) {
         const std::string what = e.what();
         EXPECT_EQ(what.rfind("reading vocabulary: ", 0), 0u) << what;
-        EXPECT_NE(what.find((dir.path() / "tokenizer.json").string() + ": $.model.vocab.a"),
-                  std::string::npos)
-            << what;
+        // Issue 15: one JSON access layer for every JSON file, which quotes the offending value.
+        std::string expected = (dir.path() / "tokenizer.json").string();
+        expected += R"(: $.model.vocab.a: expected an integer from 0 to 2147483647, found "zero")";
+        EXPECT_NE(what.find(expected), std::string::npos) << what;
     }
 }
 

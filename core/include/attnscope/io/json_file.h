@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "attnscope/io/json_access.h"
 #include "attnscope/io/json_text.h"
 
 namespace attnscope::io {
@@ -22,9 +23,16 @@ public:
 
     const nlohmann::json& root() const { return m_json; }
 
+    // The top level's place, for reading nested values with json_access.h.
+    JsonAt at() const { return {m_file}; }
+
+    // Present and not null.
     bool has(const std::string& key) const;
-    // A positive integer; FormatError "<file>: <key>: missing" or "...: expected a positive
-    // integer, found <value>".
+
+    // These throw FormatError as json_access.h does, e.g. "<file>: $.<key>: missing" or
+    // "<file>: $.<key>: expected a positive integer, found <value>"; those with a fallback
+    // return it for an absent or null key.
+    // A positive integer that fits an int.
     int positiveInt(const std::string& key) const;
     std::optional<int> optionalInt(const std::string& key) const;
     // The first of `keys` that is present, as a positive integer (configs rename keys).
@@ -34,8 +42,6 @@ public:
     bool boolean(const std::string& key, bool fallback) const;
 
 private:
-    [[noreturn]] void fail(const std::string& key, const std::string& reason) const;
-
     nlohmann::json m_json;
     std::string m_file;
 };

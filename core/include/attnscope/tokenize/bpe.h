@@ -29,7 +29,7 @@ namespace attnscope::tokenize {
 struct BpeMerge {
     std::string left;
     std::string right;
-    std::string where;  // "line 7" or "$.model.merges[5]", for error messages
+    std::string where;  // "line 7" or "model.merges[5]", for error messages
 };
 
 struct BpeOptions {

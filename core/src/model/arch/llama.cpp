@@ -3,6 +3,7 @@
 // share tensor names and differ only in config flags: Qwen2's q/k/v biases, Mistral's sliding
 // window, Llama's optional attention_bias / mlp_bias.
 #include "attnscope/base/error.h"
+#include "attnscope/io/json_access.h"
 #include "bert_family.h"
 
 namespace attnscope::model::arch {
@@ -48,20 +49,12 @@ std::vector<TensorEntry> llamaEntries() {
 
 // Newer configs nest the RoPE settings in "rope_parameters"; older ones use rope_theta and
 // rope_scaling at the top level. Both are read from one JSON object here.
-void readRopeScaling(const nlohmann::json& s, const std::string& where, RopeSpec& rope) {
-    const auto num = [&](const char* key, std::optional<double> fallback) {
-        if (s.contains(key) && s[key].is_number()) {
-            return s[key].get<double>();
-        }
-        if (!fallback) {
-            throw FormatError(where + "." + key + ": missing or not a number");
-        }
-        return *fallback;
-    };
+void readRopeScaling(const io::Json& s, const io::JsonAt& at, RopeSpec& rope) {
+    const auto num = [&](const char* key) { return io::asNumber(io::member(s, at, key), at[key]); };
     std::string type = "default";
     for (const char* key : {"rope_type", "type"}) {
-        if (s.contains(key) && s[key].is_string()) {
-            type = s[key].get<std::string>();
+        if (const auto name = io::optionalString(s, at, key)) {
+            type = *name;
             break;
         }
     }
@@ -70,50 +63,39 @@ void readRopeScaling(const nlohmann::json& s, const std::string& where, RopeSpec
     }
     if (type == "linear") {
         rope.scaling = RopeScaling::Linear;
-        rope.factor = num("factor", std::nullopt);
+        rope.factor = num("factor");
     } else if (type == "llama3") {
         rope.scaling = RopeScaling::Llama3;
-        rope.factor = num("factor", std::nullopt);
-        rope.lowFreqFactor = num("low_freq_factor", std::nullopt);
-        rope.highFreqFactor = num("high_freq_factor", std::nullopt);
-        rope.originalMaxPositions = num("original_max_position_embeddings", std::nullopt);
+        rope.factor = num("factor");
+        rope.lowFreqFactor = num("low_freq_factor");
+        rope.highFreqFactor = num("high_freq_factor");
+        rope.originalMaxPositions = num("original_max_position_embeddings");
         if (!(rope.highFreqFactor > rope.lowFreqFactor)) {
-            throw FormatError(where + ": high_freq_factor must exceed low_freq_factor");
+            io::failAt(at, "high_freq_factor must exceed low_freq_factor");
         }
     } else {
-        throw UnsupportedModel(where + ".rope_type: '" + type +
+        throw UnsupportedModel(at.file + ": " + at["rope_type"].path + ": '" + type +
                                "' is not supported (supported: default, linear, llama3)");
     }
     if (!(rope.factor > 0.0) || !(rope.originalMaxPositions > 0.0)) {
-        throw FormatError(where + ": factor and original_max_position_embeddings must be positive");
+        io::failAt(at, "factor and original_max_position_embeddings must be positive");
     }
 }
 
 void readRope(const io::JsonFile& config, ModelSpec& spec) {
-    const std::string& file = config.fileName();
-    const nlohmann::json& root = config.root();
+    const io::JsonAt at = config.at();
     double partial = config.number("partial_rotary_factor", 1.0);
     spec.rope.theta = config.number("rope_theta", 10000.0);
-    if (config.has("rope_parameters")) {
-        const nlohmann::json& p = root["rope_parameters"];
-        if (!p.is_object()) {
-            throw FormatError(file + ": rope_parameters: expected an object");
-        }
-        if (p.contains("rope_theta") && p["rope_theta"].is_number()) {
-            spec.rope.theta = p["rope_theta"].get<double>();
-        }
-        if (p.contains("partial_rotary_factor") && p["partial_rotary_factor"].is_number()) {
-            partial = p["partial_rotary_factor"].get<double>();
-        }
-        readRopeScaling(p, file + ": rope_parameters", spec.rope);
-    } else if (config.has("rope_scaling")) {
-        if (!root["rope_scaling"].is_object()) {
-            throw FormatError(file + ": rope_scaling: expected an object or null");
-        }
-        readRopeScaling(root["rope_scaling"], file + ": rope_scaling", spec.rope);
+    if (const io::Json* p = io::optionalObject(config.root(), at, "rope_parameters")) {
+        const io::JsonAt pAt = at["rope_parameters"];
+        spec.rope.theta = io::optionalNumber(*p, pAt, "rope_theta").value_or(spec.rope.theta);
+        partial = io::optionalNumber(*p, pAt, "partial_rotary_factor").value_or(partial);
+        readRopeScaling(*p, pAt, spec.rope);
+    } else if (const io::Json* scaling = io::optionalObject(config.root(), at, "rope_scaling")) {
+        readRopeScaling(*scaling, at["rope_scaling"], spec.rope);
     }
     if (!(spec.rope.theta > 0.0) || !(partial > 0.0 && partial <= 1.0)) {
-        throw FormatError(file +
+        throw FormatError(config.fileName() +
                           ": rope_theta must be positive and partial_rotary_factor in (0, 1]");
     }
     spec.rope.dims = static_cast<int>(spec.headDimK * partial);
@@ -164,10 +146,9 @@ ModelSpec readLlamaConfig(const io::JsonFile& config) {
 ModelSpec readMistralConfig(const io::JsonFile& config) {
     ModelSpec spec = readLlamaConfig(config);
     // MistralConfig defaults sliding_window to 4096; an explicit null switches it off.
-    const nlohmann::json& root = config.root();
-    if (!root.contains("sliding_window")) {
+    if (!config.root().contains("sliding_window")) {
         spec.slidingWindow = 4096;
-    } else if (!root["sliding_window"].is_null()) {
+    } else if (config.has("sliding_window")) {
         spec.slidingWindow = config.positiveInt("sliding_window");
     }
     return spec;
@@ -180,9 +161,7 @@ ModelSpec readQwen2Config(const io::JsonFile& config) {
     spec.ffnBias = false;
     // Qwen2 windows only layers >= max_window_layers, and only with use_sliding_window.
     if (config.boolean("use_sliding_window", false) && config.has("sliding_window")) {
-        const int first = config.has("max_window_layers")
-                              ? config.optionalInt("max_window_layers").value_or(0)
-                              : 0;
+        const int first = config.optionalInt("max_window_layers").value_or(0);
         if (first <= 0) {
             spec.slidingWindow = config.positiveInt("sliding_window");
         } else if (first < spec.nLayers) {
