@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QFontMetricsF>
+#include <QHelpEvent>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QShortcut>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -114,6 +117,49 @@ void HeatmapWidget::setZoom(double zoom) {
     m_zoom = std::clamp(zoom, 1.0, kMaxZoom);
     clampPan();
     update();
+}
+
+void HeatmapWidget::resetZoom() {
+    m_pan = {};
+    setZoom(1.0);
+}
+
+QString HeatmapWidget::windowShortcutsText() {
+    return tr(
+        "Zoom: Ctrl++ / Ctrl+- (Ctrl+0 whole map), Ctrl+wheel; pan: drag or scroll.\n"
+        "Heads: Alt+Left / Alt+Right; layers: Alt+PageUp / Alt+PageDown.\n"
+        "With the map focused (click it): +, -, 0, arrows, PageUp/PageDown.");
+}
+
+void HeatmapWidget::addWindowShortcuts() {
+    const auto add = [this](QKeyCombination keys, auto action) {
+        auto* shortcut = new QShortcut(QKeySequence(keys), this);
+        shortcut->setContext(Qt::WindowShortcut);  // only while this widget is visible
+        connect(shortcut, &QShortcut::activated, this, action);
+    };
+    const auto zoomIn = [this] { setZoom(m_zoom * 1.25); };
+    add(Qt::CTRL | Qt::Key_Plus, zoomIn);
+    add(Qt::CTRL | Qt::Key_Equal, zoomIn);  // "+" without Shift on US keyboards
+    add(Qt::CTRL | Qt::Key_Minus, [this] { setZoom(m_zoom / 1.25); });
+    add(Qt::CTRL | Qt::Key_0, [this] { resetZoom(); });
+    add(Qt::ALT | Qt::Key_Left, [this] { emit stepRequested(0, -1); });
+    add(Qt::ALT | Qt::Key_Right, [this] { emit stepRequested(0, 1); });
+    add(Qt::ALT | Qt::Key_PageUp, [this] { emit stepRequested(-1, 0); });
+    add(Qt::ALT | Qt::Key_PageDown, [this] { emit stepRequested(1, 0); });
+    setToolTip(windowShortcutsText());
+}
+
+// Over a cell the tool tip is the cell's values; elsewhere the widget's own (the keys).
+bool HeatmapWidget::event(QEvent* event) {
+    if (event->type() == QEvent::ToolTip) {
+        const auto* help = static_cast<QHelpEvent*>(event);
+        const auto cell = cellAt(help->pos());
+        if (cell && m_tooltip) {
+            QToolTip::showText(help->globalPos(), m_tooltip(cell->first, cell->second), this);
+            return true;
+        }
+    }
+    return QWidget::event(event);
 }
 
 void HeatmapWidget::clampPan() {
@@ -241,10 +287,19 @@ void HeatmapWidget::paintColorBar(QPainter& p) const {
 }
 
 void HeatmapWidget::mouseMoveEvent(QMouseEvent* event) {
-    if (m_dragStart) {
-        m_pan = m_panAtDragStart + (event->position() - *m_dragStart);
-        clampPan();
-        update();
+    if (m_pressAt && !m_dragging &&
+        (event->position() - *m_pressAt).manhattanLength() >= QApplication::startDragDistance()) {
+        m_dragging = true;
+        if (m_zoom > 1.0) {
+            setCursor(Qt::ClosedHandCursor);
+        }
+    }
+    if (m_dragging) {
+        if (m_zoom > 1.0) {
+            m_pan = m_panAtPress + (event->position() - *m_pressAt);
+            clampPan();
+            update();
+        }
         return;
     }
     const auto cell = cellAt(event->position());
@@ -265,20 +320,28 @@ void HeatmapWidget::mouseMoveEvent(QMouseEvent* event) {
 
 void HeatmapWidget::mousePressEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton) {
-        if (const auto cell = cellAt(event->position())) {
-            emit cellClicked(cell->first, cell->second);
-        }
-        if (m_zoom > 1.0) {
-            m_dragStart = event->position();
-            m_panAtDragStart = m_pan;
-            setCursor(Qt::ClosedHandCursor);
-        }
+        m_pressAt = event->position();
+        m_dragging = false;
+        m_panAtPress = m_pan;
     }
 }
 
-void HeatmapWidget::mouseReleaseEvent(QMouseEvent*) {
-    m_dragStart.reset();
+// The click is decided on release: a press that became a drag panned the map and must not
+// also toggle a mask cell or move the Predictions row.
+void HeatmapWidget::mouseReleaseEvent(QMouseEvent* event) {
+    if (event->button() != Qt::LeftButton || !m_pressAt) {
+        return;
+    }
+    const QPointF pressedAt = *m_pressAt;
+    const bool click = !m_dragging;
+    m_pressAt.reset();
+    m_dragging = false;
     unsetCursor();
+    if (click) {
+        if (const auto cell = cellAt(pressedAt)) {
+            emit cellClicked(cell->first, cell->second);
+        }
+    }
 }
 
 void HeatmapWidget::wheelEvent(QWheelEvent* event) {
@@ -309,8 +372,7 @@ void HeatmapWidget::keyPressEvent(QKeyEvent* event) {
             setZoom(m_zoom / 1.25);
             return;
         case Qt::Key_0:
-            m_pan = {};
-            setZoom(1.0);
+            resetZoom();
             return;
         default:
             QWidget::keyPressEvent(event);  // arrows and page keys go to the head view

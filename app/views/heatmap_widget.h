@@ -1,8 +1,9 @@
 // Draws one attention map as a raster with token labels on both axes (query rows, key
 // columns), a colour bar, hatched masked cells and a hover tooltip. Zoom with Ctrl+wheel or
-// +/-, pan by dragging or scrolling, 0 resets. The widget knows nothing about models: it is
-// handed an image, labels and a tooltip function, so the head view and the comparison view
-// share it.
+// +/-, pan by dragging or scrolling, 0 resets. A click (press and release that moved less
+// than QApplication::startDragDistance) emits cellClicked; a drag only pans. The widget knows
+// nothing about models: it is handed an image, labels and a tooltip function, so the head view
+// and the comparison view share it.
 #pragma once
 
 #include <functional>
@@ -52,14 +53,31 @@ public:
     double zoom() const { return m_zoom; }
 
     void setZoom(double zoom);
+    // Zoom back to the whole map.
+    void resetZoom();
+
+    // Window-wide keys for an owner that shows one map at a time (the head view): Ctrl++ and
+    // Ctrl+= zoom in, Ctrl+- zooms out, Ctrl+0 resets, Alt+Left/Alt+Right ask for the
+    // previous/next head and Alt+PageUp/Alt+PageDown for the previous/next layer
+    // (stepRequested). They work wherever the keyboard focus is in the window, the sentence
+    // field included, while this widget is visible: a line edit takes none of these, so typing
+    // stays untouched. Plain +, -, 0 and the arrows still work when the map has the focus.
+    // The tool tip outside the cells lists the keys.
+    void addWindowShortcuts();
+
+    // The key hints of addWindowShortcuts, for tool tips and help.
+    static QString windowShortcutsText();
 
     QSize minimumSizeHint() const override { return {240, 200}; }
 
 signals:
     void cellHovered(int row, int col);
     void cellClicked(int row, int col);
+    // From the window shortcuts: step by (dLayer, dHead); the owner decides what that shows.
+    void stepRequested(int dLayer, int dHead);
 
 protected:
+    bool event(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mousePressEvent(QMouseEvent* event) override;
@@ -94,8 +112,11 @@ private:
     TooltipFn m_tooltip;
     double m_zoom = 1.0;
     QPointF m_pan;  // offset of the grid inside the viewport, in pixels (<= 0)
-    std::optional<QPointF> m_dragStart;
-    QPointF m_panAtDragStart;
+    // The left-button press: where, and whether it has since moved far enough to be a drag
+    // (which pans) rather than a click (which emits cellClicked on release).
+    std::optional<QPointF> m_pressAt;
+    bool m_dragging = false;
+    QPointF m_panAtPress;
     std::optional<std::pair<int, int>> m_hover;
 };
 
