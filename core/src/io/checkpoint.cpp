@@ -7,6 +7,7 @@
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/input_file.h"
+#include "attnscope/io/json_access.h"
 #include "attnscope/io/json_text.h"
 
 namespace attnscope::io {
@@ -46,30 +47,27 @@ Checkpoint::Checkpoint(const fs::path& modelDir) {
 }
 
 void Checkpoint::openSharded(const fs::path& indexPath) {
-    const std::string file = indexPath.string();
+    const JsonAt at{indexPath.string()};
     const json index = readJsonFile(indexPath);
-    if (!index.is_object() || !index.contains("weight_map") || !index["weight_map"].is_object()) {
-        throw FormatError(file + ": weight_map: expected an object {tensor name: shard file}");
-    }
+    const JsonAt mapAt = at["weight_map"];
+    const json& weightMap = member(index, at, "weight_map");
+    expectObject(weightMap, mapAt);
     std::map<std::string, std::size_t> shardIndex;
-    for (const auto& [tensor, shard] : index["weight_map"].items()) {
-        const std::string where = file + ": weight_map." + clipped(tensor);
-        if (!shard.is_string()) {
-            throw FormatError(where + ": expected a shard file name");
-        }
-        const std::string name = shard.get<std::string>();
+    for (const auto& [tensor, shard] : weightMap.items()) {
+        const JsonAt shardAt = mapAt[clipped(tensor)];
+        const std::string name = asString(shard, shardAt);
         if (!shardIndex.contains(name)) {
             shardIndex[name] = m_files.size();
-            m_files.push_back(
-                std::make_unique<SafetensorsFile>(shardPath(indexPath.parent_path(), name, where)));
+            m_files.push_back(std::make_unique<SafetensorsFile>(
+                shardPath(indexPath.parent_path(), name, shardAt.file + ": " + shardAt.path)));
         }
         if (m_files[shardIndex[name]]->find(tensor) == nullptr) {
-            throw FormatError(where + ": the index places this tensor in " + clipped(name) +
-                              ", which does not hold it");
+            failAt(shardAt,
+                   "the index places this tensor in " + clipped(name) + ", which does not hold it");
         }
     }
     if (m_files.empty()) {
-        throw FormatError(file + ": weight_map: lists no tensors");
+        failAt(mapAt, "lists no tensors");
     }
 }
 

@@ -197,8 +197,14 @@ TEST_F(SafetensorsTest, ShardedIndexChecksEveryEntry) {
     expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"part-2.safetensors"});
     testing::writeFile(index, R"({"weight_map": {"a": "../part-1.safetensors"}})");
     expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"not a plain file name"});
+    // Issue 15: the index is read through io/json_access.h like every other JSON file.
     testing::writeFile(index, R"({"weight_map": [1, 2]})");
-    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {"weight_map"});
+    expectError<FormatError>(
+        [&] { Checkpoint c(m_dir.path()); },
+        {index.string() + ": $.weight_map: expected an object, found an array of 2 values"});
+    testing::writeFile(index, R"({"weight_map": {"a": 7}})");
+    expectError<FormatError>([&] { Checkpoint c(m_dir.path()); },
+                             {index.string() + ": $.weight_map.a: expected a string, found 7"});
     testing::writeFile(index, R"({"weight_map": )");
     expectError<FormatError>([&] { Checkpoint c(m_dir.path()); }, {index.string(), "line 1"});
 }
