@@ -1,7 +1,5 @@
 #include "attnscope/model/model_spec.h"
 
-#include <numbers>
-
 #include "attnscope/base/error.h"
 
 namespace attnscope::model {
@@ -19,34 +17,6 @@ float ModelSpec::defaultScale(int layer) const {
         scale /= static_cast<float>(layer + 1);
     }
     return scale;
-}
-
-std::vector<float> RopeSpec::inverseFrequencies() const {
-    std::vector<float> inv(static_cast<std::size_t>(dims / 2));
-    // Hugging Face computes these in float32 (base ** (arange(0, d, 2) / d)); doing the power
-    // in double and rounding once gives the same float or one ulp apart.
-    for (std::size_t k = 0; k < inv.size(); ++k) {
-        const double exponent = static_cast<double>(2 * k) / dims;
-        double f = 1.0 / std::pow(theta, exponent);
-        if (scaling == RopeScaling::Linear) {
-            f /= factor;
-        } else if (scaling == RopeScaling::Llama3) {
-            // methods.md §7.3 (_compute_llama3_parameters): long wavelengths are slowed down
-            // by `factor`, short ones kept, the band between blended smoothly.
-            const double lowWavelen = originalMaxPositions / lowFreqFactor;
-            const double highWavelen = originalMaxPositions / highFreqFactor;
-            const double wavelen = 2.0 * std::numbers::pi / f;
-            if (wavelen > lowWavelen) {
-                f /= factor;
-            } else if (wavelen >= highWavelen) {
-                const double smooth = (originalMaxPositions / wavelen - lowFreqFactor) /
-                                      (highFreqFactor - lowFreqFactor);
-                f = (1.0 - smooth) * f / factor + smooth * f;
-            }
-        }
-        inv[k] = static_cast<float>(f);
-    }
-    return inv;
 }
 
 std::string activationName(Activation a) {

@@ -19,7 +19,7 @@ constexpr Eigen::Index kBlockFloats = 65536;
 
 // BF16 is the top half of an fp32 bit pattern; F16 goes through Eigen::half (F16C with
 // -march=native).
-void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out) {
+void widenRows(const HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out) {
     const Eigen::Index cols = h.bits.cols();
     out.resize(count, cols);
     const std::uint16_t* src = h.bits.data() + first * cols;
@@ -36,8 +36,8 @@ void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index coun
     }
 }
 
-Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index first,
-                   Eigen::Index count, const float* bias) {
+Matrix halfProduct(const Matrix& x, const HalfMatrix& h, Eigen::Index first, Eigen::Index count,
+                   const float* bias) {
     const Eigen::Index outputs = count;
     const Eigen::Index block =
         std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, h.bits.cols()));
@@ -66,7 +66,7 @@ Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index fir
     return y;
 }
 
-Matrix weightRows(const model::Linear& w, std::span<const std::int32_t> ids) {
+Matrix weightRows(const Linear& w, std::span<const std::int32_t> ids) {
     const auto n = static_cast<Eigen::Index>(ids.size());
     if (!w.isHalf()) {
         Matrix out(n, w.weight.cols());

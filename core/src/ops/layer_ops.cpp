@@ -18,8 +18,7 @@ constexpr Eigen::Index kParallelElements = 1 << 15;
 constexpr Eigen::Index kActivationRows = 16;
 
 template <class Block>
-void activateBlock(Block a, model::Activation activation) {
-    using model::Activation;
+void activateBlock(Block a, Activation activation) {
     switch (activation) {
         case Activation::Gelu:
             a = 0.5f * a * (1.0f + (a * static_cast<float>(std::numbers::sqrt2 / 2)).erf());
@@ -41,20 +40,19 @@ void activateBlock(Block a, model::Activation activation) {
 
 }  // namespace
 
-Matrix linear(const Matrix& x, const model::Linear& layer) {
+Matrix linear(const Matrix& x, const Linear& layer) {
     const Eigen::Index outputs = layer.isHalf() ? layer.half.bits.rows() : layer.weight.rows();
     return linearRows(x, layer, 0, outputs);
 }
 
-Matrix linearRows(const Matrix& x, const model::Linear& layer, Eigen::Index first,
-                  Eigen::Index count) {
+Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eigen::Index count) {
     const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
     return layer.isHalf() ? halfProduct(x, layer.half, first, count, bias)
                           : detail::productNT(x, layer.weight.middleRows(first, count), bias);
 }
 
 // Rows are independent: the compute threads split them (same bits at any thread count).
-Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
+Matrix layerNorm(const Matrix& x, const Norm& norm, float eps) {
     Matrix y(x.rows(), x.cols());
     const auto d = static_cast<float>(x.cols());
 #pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
@@ -70,7 +68,7 @@ Matrix layerNorm(const Matrix& x, const model::Norm& norm, float eps) {
     return y;
 }
 
-Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps) {
+Matrix rmsNorm(const Matrix& x, const Norm& norm, float eps) {
     Matrix y(x.rows(), x.cols());
     const auto d = static_cast<float>(x.cols());
 #pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
@@ -82,14 +80,14 @@ Matrix rmsNorm(const Matrix& x, const model::Norm& norm, float eps) {
     return y;
 }
 
-Matrix normalize(const Matrix& x, const model::Norm& norm, model::NormKind kind, float eps) {
-    return kind == model::NormKind::RmsNorm ? rmsNorm(x, norm, eps) : layerNorm(x, norm, eps);
+Matrix normalize(const Matrix& x, const Norm& norm, NormKind kind, float eps) {
+    return kind == NormKind::RmsNorm ? rmsNorm(x, norm, eps) : layerNorm(x, norm, eps);
 }
 
 // Eigen's vectorised erf, tanh and exp (a few ulp in float): libm's scalar erff alone was
 // 4 % of a BERT-base pass. Blocks of kActivationRows rows go to the compute threads; the
 // blocks do not depend on the thread count, so neither do the bits.
-void activate(Matrix& x, model::Activation activation) {
+void activate(Matrix& x, Activation activation) {
     const Eigen::Index blocks = (x.rows() + kActivationRows - 1) / kActivationRows;
 #pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
     for (Eigen::Index b = 0; b < blocks; ++b) {

@@ -1,12 +1,41 @@
 #include "attnscope/ops/rope.h"
 
 #include <cmath>
+#include <numbers>
 
 #include "attnscope/base/error.h"
 
 namespace attnscope::ops {
 
-RopeTable ropeTable(const model::RopeSpec& rope, const std::vector<int>& positions) {
+std::vector<float> RopeSpec::inverseFrequencies() const {
+    std::vector<float> inv(static_cast<std::size_t>(dims / 2));
+    // Hugging Face computes these in float32 (base ** (arange(0, d, 2) / d)); doing the power
+    // in double and rounding once gives the same float or one ulp apart.
+    for (std::size_t k = 0; k < inv.size(); ++k) {
+        const double exponent = static_cast<double>(2 * k) / dims;
+        double f = 1.0 / std::pow(theta, exponent);
+        if (scaling == RopeScaling::Linear) {
+            f /= factor;
+        } else if (scaling == RopeScaling::Llama3) {
+            // methods.md §7.3 (_compute_llama3_parameters): long wavelengths are slowed down
+            // by `factor`, short ones kept, the band between blended smoothly.
+            const double lowWavelen = originalMaxPositions / lowFreqFactor;
+            const double highWavelen = originalMaxPositions / highFreqFactor;
+            const double wavelen = 2.0 * std::numbers::pi / f;
+            if (wavelen > lowWavelen) {
+                f /= factor;
+            } else if (wavelen >= highWavelen) {
+                const double smooth = (originalMaxPositions / wavelen - lowFreqFactor) /
+                                      (highFreqFactor - lowFreqFactor);
+                f = (1.0 - smooth) * f / factor + smooth * f;
+            }
+        }
+        inv[k] = static_cast<float>(f);
+    }
+    return inv;
+}
+
+RopeTable ropeTable(const RopeSpec& rope, const std::vector<int>& positions) {
     const std::vector<float> inv = rope.inverseFrequencies();
     const auto n = static_cast<Eigen::Index>(positions.size());
     const auto half = static_cast<Eigen::Index>(inv.size());
@@ -24,8 +53,7 @@ RopeTable ropeTable(const model::RopeSpec& rope, const std::vector<int>& positio
     return t;
 }
 
-void applyRope(Matrix& x, int nHeads, int headDim, const model::RopeSpec& rope,
-               const RopeTable& table) {
+void applyRope(Matrix& x, int nHeads, int headDim, const RopeSpec& rope, const RopeTable& table) {
     const int half = rope.dims / 2;
     if (half == 0) {
         return;
@@ -37,7 +65,7 @@ void applyRope(Matrix& x, int nHeads, int headDim, const model::RopeSpec& rope,
                               std::to_string(table.cos.rows()) + "x" +
                               std::to_string(nHeads * headDim));
     }
-    const bool interleaved = rope.pairing == model::RopePairing::Interleaved;
+    const bool interleaved = rope.pairing == RopePairing::Interleaved;
     for (Eigen::Index i = 0; i < x.rows(); ++i) {
         for (int h = 0; h < nHeads; ++h) {
             float* v = x.row(i).data() + static_cast<std::ptrdiff_t>(h) * headDim;

@@ -9,8 +9,8 @@
 namespace attnscope::ops {
 namespace {
 
-model::RopeSpec rope(int dims, model::RopePairing pairing = model::RopePairing::HalfSplit) {
-    model::RopeSpec r;
+RopeSpec rope(int dims, RopePairing pairing = RopePairing::HalfSplit) {
+    RopeSpec r;
     r.dims = dims;
     r.pairing = pairing;
     return r;
@@ -77,8 +77,7 @@ TEST(Rope, InterleavedEqualsHalfSplitOnPermutedDimensions) {
     }
     const std::vector<int> positions = {0, 3, 17, 40};
     Matrix interleaved = x;
-    applyRope(interleaved, 2, d, rope(d, model::RopePairing::Interleaved),
-              ropeTable(rope(d), positions));
+    applyRope(interleaved, 2, d, rope(d, RopePairing::Interleaved), ropeTable(rope(d), positions));
     applyRope(permuted, 2, d, rope(d), ropeTable(rope(d), positions));
     for (int head = 0; head < 2; ++head) {
         for (int r = 0; r < d / 2; ++r) {
@@ -90,9 +89,9 @@ TEST(Rope, InterleavedEqualsHalfSplitOnPermutedDimensions) {
 }
 
 TEST(RopeFrequencies, DefaultAndLinearScaling) {
-    model::RopeSpec r = rope(4);
+    RopeSpec r = rope(4);
     EXPECT_EQ(r.inverseFrequencies(), (std::vector<float>{1.0f, 0.01f}));
-    r.scaling = model::RopeScaling::Linear;
+    r.scaling = RopeScaling::Linear;
     r.factor = 4.0;
     EXPECT_EQ(r.inverseFrequencies(), (std::vector<float>{0.25f, 0.0025f}));
 }
@@ -100,9 +99,9 @@ TEST(RopeFrequencies, DefaultAndLinearScaling) {
 TEST(RopeFrequencies, Llama3KeepsHighScalesLowAndBlendsTheMiddle) {
     // theta 500000, 8 dims, factor 8, low 1, high 4, original context 256: wavelengths 6.3
     // (high: kept), 167 (between 64 and 256: blended), 4443 and 118000 (low: divided by 8).
-    model::RopeSpec r = rope(8);
+    RopeSpec r = rope(8);
     r.theta = 500000.0;
-    r.scaling = model::RopeScaling::Llama3;
+    r.scaling = RopeScaling::Llama3;
     r.factor = 8.0;
     r.lowFreqFactor = 1.0;
     r.highFreqFactor = 4.0;

@@ -9,9 +9,16 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/ops/op_params.h"
+
 namespace attnscope::model {
 
-enum class Activation { Gelu, GeluTanh, Relu, Silu };
+// The settings the ops take are theirs (ops/op_params.h); the model layer uses them by name.
+using ops::Activation;
+using ops::NormKind;
+using ops::RopePairing;
+using ops::RopeScaling;
+using ops::RopeSpec;
 
 // Post: x = LN(x + f(x)) (BERT family). Pre: x = x + f(LN(x)) (GPT-2).
 enum class NormPlacement { Post, Pre };
@@ -24,32 +31,8 @@ enum class PositionScheme {
 
 enum class DefaultMask { Bidirectional, Causal };
 
-// LayerNorm subtracts the mean and adds a bias; RMSNorm (Llama family) only rescales.
-enum class NormKind { LayerNorm, RmsNorm };
-
 // Plain: down(act(up(x))). Gated (SwiGLU): down(act(gate(x)) * up(x)).
 enum class FfnKind { Plain, Gated };
-
-// Which dimensions of a head RoPE rotates together (methods.md §7.1). HalfSplit is Hugging
-// Face's rotate_half (pairs k, k + d/2); Interleaved is GPT-J / Meta (pairs 2k, 2k + 1).
-enum class RopePairing { HalfSplit, Interleaved };
-
-enum class RopeScaling { None, Linear, Llama3 };
-
-// Rotary position embedding of the queries and keys; `dims == 0` means the model has none.
-struct RopeSpec {
-    int dims = 0;  // rotated dimensions per head: head_dim * partial_rotary_factor
-    double theta = 10000.0;
-    RopePairing pairing = RopePairing::HalfSplit;
-    RopeScaling scaling = RopeScaling::None;
-    double factor = 1.0;  // linear and llama3
-    double lowFreqFactor = 1.0;
-    double highFreqFactor = 4.0;
-    double originalMaxPositions = 8192.0;
-
-    // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters).
-    std::vector<float> inverseFrequencies() const;
-};
 
 // What turns the final hidden states into vocabulary logits, when the checkpoint has it.
 enum class PredictionKind {

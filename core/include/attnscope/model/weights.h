@@ -10,33 +10,14 @@
 #include <vector>
 
 #include "attnscope/base/tensor.h"
+#include "attnscope/ops/weight_types.h"
 
 namespace attnscope::model {
 
-// A weight matrix kept in the half precision it was stored in (F16 or BF16 bit patterns),
-// [out, in]; widened to fp32 a block of rows at a time inside each product (ops::linear), so a
-// model twice the size of fp32 memory still opens.
-struct HalfMatrix {
-    Eigen::Matrix<std::uint16_t, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> bits;
-    bool bfloat16 = false;  // false: IEEE F16
-};
-
-struct Linear {
-    Matrix weight;    // [out, in] fp32; empty when `half` holds the weights
-    HalfMatrix half;  // [out, in]; empty unless loaded with WeightPrecision::AsStored
-    Vector bias;      // [out]; size 0 when the layer has none
-
-    bool isHalf() const { return half.bits.size() > 0; }
-
-    bool empty() const { return !isHalf() && weight.size() == 0; }
-
-    Eigen::Index outputs() const { return isHalf() ? half.bits.rows() : weight.rows(); }
-};
-
-struct Norm {
-    Vector weight;  // [dModel]
-    Vector bias;    // [dModel]; size 0 for RMSNorm-style layers
-};
+// The matrices the ops multiply by are theirs (ops/weight_types.h).
+using ops::HalfMatrix;
+using ops::Linear;
+using ops::Norm;
 
 struct LayerWeights {
     Linear query;    // [nHeads * headDimK, dModel]

@@ -1,4 +1,4 @@
-// Reading weights that stayed half precision in memory (model::HalfMatrix, F16/BF16 bits): the
+// Reading weights that stayed half precision in memory (HalfMatrix, F16/BF16 bits): the
 // one place where they are widened to fp32. Widening is exact (every F16 and BF16 value is an
 // fp32 value), so a half-precision load computes the same numbers as an fp32 load of the same
 // file; only the memory differs. Pure functions; thread-safe. Ids are not range-checked here:
@@ -9,21 +9,21 @@
 #include <span>
 
 #include "attnscope/base/tensor.h"
-#include "attnscope/model/weights.h"
+#include "attnscope/ops/weight_types.h"
 
 namespace attnscope::ops {
 
 // Rows [first, first + count) of `h`, widened into `out` (resized to [count, cols]).
-void widenRows(const model::HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out);
+void widenRows(const HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matrix& out);
 
 // x·Wᵀ (+ bias[0 … count), when given) for x [n, in] and W = rows [first, first + count) of
 // `h` -> [n, count], widening one block of W's rows at a time so the fp32 copy in flight stays
 // small whatever the size of W.
-Matrix halfProduct(const Matrix& x, const model::HalfMatrix& h, Eigen::Index first,
-                   Eigen::Index count, const float* bias = nullptr);
+Matrix halfProduct(const Matrix& x, const HalfMatrix& h, Eigen::Index first, Eigen::Index count,
+                   const float* bias = nullptr);
 
 // The rows `ids` of a weight matrix, fp32 or half, as fp32 [ids.size(), in]: an embedding
 // lookup that widens only the rows asked for.
-Matrix weightRows(const model::Linear& w, std::span<const std::int32_t> ids);
+Matrix weightRows(const Linear& w, std::span<const std::int32_t> ids);
 
 }  // namespace attnscope::ops

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "attnscope/base/tensor.h"
-#include "attnscope/model/model_spec.h"
+#include "attnscope/ops/op_params.h"
 
 namespace attnscope::ops {
 
@@ -17,10 +17,9 @@ struct RopeTable {
 };
 
 // Angle of token i, frequency k: positions[i] * inv_freq[k], in float32 as Hugging Face does.
-RopeTable ropeTable(const model::RopeSpec& rope, const std::vector<int>& positions);
+RopeTable ropeTable(const RopeSpec& rope, const std::vector<int>& positions);
 
 // Rotates x: [n, nHeads * headDim] in place, head by head.
-void applyRope(Matrix& x, int nHeads, int headDim, const model::RopeSpec& rope,
-               const RopeTable& table);
+void applyRope(Matrix& x, int nHeads, int headDim, const RopeSpec& rope, const RopeTable& table);
 
 }  // namespace attnscope::ops

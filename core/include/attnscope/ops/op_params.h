@@ -1,0 +1,36 @@
+// The settings the ops take (ops/layer_ops.h, ops/rope.h), as plain values. They belong to the
+// ops, not to the model layer, so the primitives can be used and tested without a model;
+// model::ModelSpec holds them for an architecture.
+#pragma once
+
+#include <vector>
+
+namespace attnscope::ops {
+
+enum class Activation { Gelu, GeluTanh, Relu, Silu };
+
+// LayerNorm subtracts the mean and adds a bias; RMSNorm (Llama family) only rescales.
+enum class NormKind { LayerNorm, RmsNorm };
+
+// Which dimensions of a head RoPE rotates together (methods.md §7.1). HalfSplit is Hugging
+// Face's rotate_half (pairs k, k + d/2); Interleaved is GPT-J / Meta (pairs 2k, 2k + 1).
+enum class RopePairing { HalfSplit, Interleaved };
+
+enum class RopeScaling { None, Linear, Llama3 };
+
+// Rotary position embedding of the queries and keys; `dims == 0` means the model has none.
+struct RopeSpec {
+    int dims = 0;  // rotated dimensions per head: head_dim * partial_rotary_factor
+    double theta = 10000.0;
+    RopePairing pairing = RopePairing::HalfSplit;
+    RopeScaling scaling = RopeScaling::None;
+    double factor = 1.0;  // linear and llama3
+    double lowFreqFactor = 1.0;
+    double highFreqFactor = 4.0;
+    double originalMaxPositions = 8192.0;
+
+    // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters).
+    std::vector<float> inverseFrequencies() const;
+};
+
+}  // namespace attnscope::ops
