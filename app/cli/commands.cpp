@@ -1,10 +1,12 @@
 #include "commands.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <limits>
 #include <sstream>
+
+#include <CLI/CLI.hpp>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/error.h"
@@ -129,43 +131,54 @@ int runTokenize(const std::string& modelDir, const std::string& text, bool addSp
     return 0;
 }
 
+CLI::App* addAttentionCommand(CLI::App& app, AttentionArgs& args) {
+    auto* attn = app.add_subcommand("attention", "Run the model and write every head to HDF5");
+    addSentenceOptions(*attn, args.sentence);
+    attn->add_option("--out", args.out, "Output file (.h5)")->required();
+    attn->add_option("--causal-offset", args.causalOffset,
+                     "Causal offset: query i sees key j iff j <= i + offset");
+    attn->add_option("--scale", args.scale, "Logit scale (default 1/sqrt(d_k))")
+        ->check(CLI::Validator(
+            [](const std::string& value) {
+                float v = 0;
+                const bool finite = CLI::detail::lexical_cast(value, v) && std::isfinite(v);
+                return finite ? std::string() : "a finite number is needed, not " + value;
+            },
+            "FINITE"));
+    attn->callback([&args] { checkSentenceArgs(args.sentence); });
+    return attn;
+}
+
 int runAttention(const AttentionArgs& args) {
-    model::LoadOptions load;
-    load.tokenizer =
-        args.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly;
-    const auto m = model::loadModel(args.modelDir, load);
-    printWarnings(*m);
+    const SentenceArgs& sentence = args.sentence;
+    const auto m = loadModelWithWarnings(
+        sentence.modelDir,
+        sentence.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly);
     forward::ForwardInput input;
     exporting::ExportTokens exportTokens;
-    if (args.text) {
-        for (const tokenize::Token& t : requireTokenizer(*m).encode(*args.text)) {
+    if (sentence.text) {
+        for (const tokenize::Token& t : requireTokenizer(*m).encode(*sentence.text)) {
             input.tokenIds.push_back(t.id);
             exportTokens.text.push_back(t.text);
             exportTokens.offsets.emplace_back(t.charBegin, t.charEnd);
         }
     } else {
-        for (const std::int64_t id : args.tokenIds) {
-            if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
-                throw InvalidArgument("--token-ids: " + std::to_string(id) +
-                                      " is not a valid token id");
-            }
-            input.tokenIds.push_back(static_cast<std::int32_t>(id));
-            exportTokens.text.push_back(analysis::idPiece(*m, static_cast<std::int32_t>(id)));
+        input.tokenIds = checkedTokenIds(sentence.tokenIds);
+        for (const std::int32_t id : input.tokenIds) {
+            exportTokens.text.push_back(analysis::idPiece(*m, id));
             exportTokens.offsets.emplace_back(0, 0);
         }
     }
-    forward::ForwardOptions options;
+    forward::ForwardOptions options = forwardOptions(sentence);
     options.scale = args.scale;
-    if (args.mask == "none") {
-        options.mask.kind = forward::MaskKind::Bidirectional;
-    } else if (args.mask == "causal") {
-        options.mask.kind = forward::MaskKind::Causal;
+    if (options.mask.kind == forward::MaskKind::Causal) {
         options.mask.causalOffset = args.causalOffset;
     }
     const forward::ForwardResult result = forward::runForward(*m, input, options);
     printResultWarnings(result);
-    exporting::writeInterchangeFile(args.out, result, exportTokens,
-                                    {args.modelDir, m->spec.modelType, args.text.value_or("")});
+    exporting::writeInterchangeFile(
+        args.out, result, exportTokens,
+        {sentence.modelDir, m->spec.modelType, sentence.text.value_or("")});
     std::cerr << "attnscope-cli: wrote " << result.nLayers << " layers x " << result.nHeads
               << " heads x " << result.nTokens << " tokens to " << args.out << "\n";
     return 0;

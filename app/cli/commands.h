@@ -2,22 +2,26 @@
 // attnscope::Error for data errors, which main turns into exit code 1.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
-#include <vector>
+
+#include "sentence_input.h"
+
+namespace CLI {
+class App;
+}
 
 namespace attnscope::cli {
 
 struct AttentionArgs {
-    std::string modelDir;
-    std::optional<std::string> text;
-    std::vector<std::int64_t> tokenIds;
+    SentenceArgs sentence;
     std::string out;
-    std::string mask = "default";  // default | none | causal
-    int causalOffset = 0;
+    int causalOffset = 0;  // with --mask causal
     std::optional<float> scale;
 };
+
+// The attention subcommand: the shared sentence options, --out, --causal-offset and --scale.
+CLI::App* addAttentionCommand(CLI::App& app, AttentionArgs& args);
 
 int runInfo(const std::string& modelDir);
 int runTokenize(const std::string& modelDir, const std::string& text, bool addSpecial);

@@ -1,6 +1,5 @@
 // attnscope-cli: the core from the command line. Exit codes: 0 success, 1 data error (one line
 // on stderr), 2 usage error.
-#include <cmath>
 #include <iostream>
 #include <new>
 
@@ -23,7 +22,6 @@ int main(int argc, char** argv) {
     std::string modelDir;
     std::string text;
     bool noSpecial = false;
-    cli::AttentionArgs att;
 
     auto* info =
         app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
@@ -34,25 +32,8 @@ int main(int argc, char** argv) {
     tok->add_option("TEXT", text, "Text to tokenize")->required();
     tok->add_flag("--no-special", noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
 
-    auto* attn = app.add_subcommand("attention", "Run the model and write every head to HDF5");
-    attn->add_option("MODEL_DIR", att.modelDir, "Hugging Face model folder")->required();
-    auto* textOpt = attn->add_option("--text", att.text, "Input text (needs a tokenizer)");
-    auto* idsOpt = attn->add_option("--token-ids", att.tokenIds, "Token ids, e.g. 101,7592,102")
-                       ->delimiter(',');
-    textOpt->excludes(idsOpt);
-    attn->add_option("--out", att.out, "Output file (.h5)")->required();
-    attn->add_option("--mask", att.mask, "Mask: default (the model's), none, causal")
-        ->check(CLI::IsMember({"default", "none", "causal"}));
-    attn->add_option("--causal-offset", att.causalOffset,
-                     "Causal offset: query i sees key j iff j <= i + offset");
-    attn->add_option("--scale", att.scale, "Logit scale (default 1/sqrt(d_k))")
-        ->check(CLI::Validator(
-            [](const std::string& value) {
-                float v = 0;
-                const bool finite = CLI::detail::lexical_cast(value, v) && std::isfinite(v);
-                return finite ? std::string() : "a finite number is needed, not " + value;
-            },
-            "FINITE"));
+    cli::AttentionArgs att;
+    cli::addAttentionCommand(app, att);
 
     cli::RenderArgs renderArgs;
     auto* render = cli::addRenderCommand(app, renderArgs);
@@ -67,9 +48,6 @@ int main(int argc, char** argv) {
 
     try {
         app.parse(argc, argv);
-        if (attn->parsed() && !att.text && att.tokenIds.empty()) {
-            throw CLI::RequiredError("attention needs --text or --token-ids");
-        }
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForVersion& e) {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <iostream>
-#include <limits>
 
 #include <CLI/CLI.hpp>
 
@@ -106,15 +105,7 @@ Corpus addOneSentence(const PositionsArgs& args, const model::Model& m,
         const auto a = analysis::analyzeText(m, *args.sentence.text, options);
         positions.add(a.forward, analysis::specialFlags(a.tokens));
     } else {
-        std::vector<std::int32_t> ids;
-        for (const std::int64_t id : args.sentence.tokenIds) {
-            if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
-                throw InvalidArgument("--token-ids: " + std::to_string(id) +
-                                      " is not a valid token id");
-            }
-            ids.push_back(static_cast<std::int32_t>(id));
-        }
-        const auto a = analysis::analyzeIds(m, ids, options);
+        const auto a = analysis::analyzeIds(m, checkedTokenIds(args.sentence.tokenIds), options);
         positions.add(a.forward, specialIdFlags(m, a.tokens));
     }
     return {1, 0, {}};

@@ -53,6 +53,19 @@ forward::ForwardOptions forwardOptions(const SentenceArgs& args) {
     return options;
 }
 
+std::vector<std::int32_t> checkedTokenIds(const std::vector<std::int64_t>& ids) {
+    std::vector<std::int32_t> out;
+    out.reserve(ids.size());
+    for (const std::int64_t id : ids) {
+        if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
+            throw InvalidArgument("--token-ids: " + std::to_string(id) +
+                                  " is not a valid token id");
+        }
+        out.push_back(static_cast<std::int32_t>(id));
+    }
+    return out;
+}
+
 LoadedSentence analyzeSentence(const SentenceArgs& args) {
     LoadedSentence s;
     s.model =
@@ -64,15 +77,7 @@ LoadedSentence analyzeSentence(const SentenceArgs& args) {
         printResultWarnings(s.analysis.forward);
         return s;
     }
-    std::vector<std::int32_t> ids;
-    for (const std::int64_t id : args.tokenIds) {
-        if (id < 0 || id > std::numeric_limits<std::int32_t>::max()) {
-            throw InvalidArgument("--token-ids: " + std::to_string(id) +
-                                  " is not a valid token id");
-        }
-        ids.push_back(static_cast<std::int32_t>(id));
-    }
-    s.analysis = analysis::analyzeIds(*s.model, ids, options);
+    s.analysis = analysis::analyzeIds(*s.model, checkedTokenIds(args.tokenIds), options);
     printResultWarnings(s.analysis.forward);
     return s;
 }

@@ -1,7 +1,7 @@
-// The sentence options shared by the CLI commands that run the model on one input (render,
-// stats, predict, positions): MODEL_DIR, --text or --token-ids, --mask; and running the analysis
-// they describe. With --token-ids the tokenizer is never loaded (issue 13).
-// Usage errors are CLI11 exceptions (exit code 2); data errors are attnscope::Error (exit 1).
+// The sentence options shared by the CLI commands that run the model on one input (attention,
+// render, stats, predict, positions): MODEL_DIR, --text or --token-ids, --mask; and running the
+// analysis they describe. With --token-ids the tokenizer is never loaded (issue 13). Usage errors
+// are CLI11 exceptions (exit code 2); data errors are attnscope::Error (exit 1).
 #pragma once
 
 #include <cstdint>
@@ -46,7 +46,11 @@ LoadedSentence analyzeSentence(const SentenceArgs& args);
 // TokenizerLoading::VocabularyOnly when no text will be tokenized.
 std::shared_ptr<const model::Model> loadModelWithWarnings(
     const std::string& modelDir, model::TokenizerLoading tokenizer = model::TokenizerLoading::Full);
+// The forward options --mask asks for (the model's own mask for "default").
 forward::ForwardOptions forwardOptions(const SentenceArgs& args);
+// --token-ids as the core takes them. InvalidArgument "--token-ids: <id> is not a valid token
+// id" outside 0..2^31-1; whether an id is in the model's vocabulary the core checks.
+std::vector<std::int32_t> checkedTokenIds(const std::vector<std::int64_t>& ids);
 // The pass's warnings (NaN or Inf met), one "attnscope-cli: warning:" line each on stderr.
 void printResultWarnings(const forward::ForwardResult& result);
 

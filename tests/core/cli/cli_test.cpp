@@ -70,6 +70,33 @@ TEST(Cli, DataErrorsExitWithOneAndOneLine) {
     EXPECT_FALSE(fs::exists(tmp.path() / "a.h5"));
 }
 
+// Issue 15: attention takes the sentence options the other commands share, so a missing input
+// and a token id outside int32 read the same whichever command was run.
+TEST(Cli, AttentionSharesTheSentenceOptions) {
+    testing::ScratchDir tmp;
+    const std::string bert = quoted(kCheckpoints / "bert_f32");
+    const CliRun attention = run(cli("attention " + bert + " --out x.h5"));
+    const CliRun stats = run(cli("stats " + bert + " --out x.csv"));
+    EXPECT_EQ(attention.exitCode, 2);
+    EXPECT_EQ(stats.exitCode, 2);
+    EXPECT_NE(attention.err.find("--text or --token-ids is required"), std::string::npos)
+        << attention.err;
+    EXPECT_EQ(attention.err, stats.err);
+
+    for (const std::string& command :
+         {"attention " + bert + " --out " + quoted(tmp.path() / "a.h5"),
+          "stats " + bert + " --out " + quoted(tmp.path() / "a.csv"), "positions " + bert}) {
+        const CliRun r = run(cli(command + " --token-ids 2,-3,3"));
+        EXPECT_EQ(r.exitCode, 1) << command;
+        EXPECT_EQ(r.err, "attnscope-cli: --token-ids: -3 is not a valid token id\n") << command;
+        const CliRun big = run(cli(command + " --token-ids 2,4294967296"));
+        EXPECT_NE(big.err.find("--token-ids: 4294967296 is not a valid token id"),
+                  std::string::npos)
+            << command << ": " << big.err;
+    }
+    EXPECT_FALSE(fs::exists(tmp.path() / "a.h5"));
+}
+
 TEST(Cli, InfoDescribesTheModel) {
     const CliRun r = run(cli("info " + quoted(kCheckpoints / "gpt2_sharded_bf16")));
     ASSERT_EQ(r.exitCode, 0) << r.err;
