@@ -1,8 +1,14 @@
-// How many threads the core's matrix products use. The core starts no threads of its own:
-// Eigen splits each large product over an OpenMP team of this size. One by default: small
-// products gain nothing from a team, and a team whose second core is busy elsewhere (another
-// program, a second forward pass) spins and can run many times slower. Raise it for long
-// inputs or large models on an otherwise idle machine (benchmarks, attnscope-cli).
+// How many threads the core computes with. The core creates no std::thread of its own, but its
+// parallel sections run on OpenMP teams of up to this size, started by OpenMP on the calling
+// thread: the weight products (full and half precision), the row-wise norms and element-wise
+// steps of large inputs, the heads of a layer in the forward pass, and Eigen's own products.
+// Work over many sentences (analysis::scoreTreebank) runs on threads the caller supplies, each
+// with its own teams, so such callers set 1 here.
+//
+// One by default: small products gain nothing from a team, and a team whose second core is
+// busy elsewhere (another program, a second forward pass) spins and can run many times slower.
+// Raise it for long inputs or large models on an otherwise idle machine (benchmarks,
+// attnscope-cli).
 //
 // Process-wide; each forward pass applies it to the thread it runs on. The environment
 // variable ATTNSCOPE_THREADS sets the starting value.

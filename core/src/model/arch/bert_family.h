@@ -1,4 +1,6 @@
-// Shared by the BERT and RoBERTa tables: they store the same tensor names and config keys.
+// The architecture tables (one .cpp each in this folder), which arch_table.cpp lists, and the
+// BERT pieces that BERT, ELECTRA and RoBERTa share: they store the same tensor names and read
+// the same config keys. Private to the model library.
 #pragma once
 
 #include <vector>
@@ -12,6 +14,8 @@ std::vector<TensorEntry> bertTensorEntries();
 // hidden_size, num_attention_heads, ... as BertConfig spells them.
 ModelSpec readBertConfig(const io::JsonFile& config);
 
+// Defined in bert.cpp (BERT, ELECTRA), roberta.cpp, distilbert.cpp, gpt2.cpp and llama.cpp
+// (Llama, Mistral, Qwen2).
 extern const ArchTable kBert;
 extern const ArchTable kElectra;
 extern const ArchTable kRoberta;
