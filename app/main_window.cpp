@@ -13,11 +13,10 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QProgressBar>
-#include <QScreen>
 #include <QScrollArea>
-#include <QSettings>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QStringListModel>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -34,6 +33,7 @@
 #include "panels/dependency_panel.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
+#include "panels/panel_scroll_area.h"
 #include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
 #include "panels/theme.h"
@@ -41,6 +41,7 @@
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
+#include "settings/app_settings.h"
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
@@ -53,7 +54,6 @@ namespace attnscope::app {
 
 namespace {
 
-constexpr int kMaxRecent = 8;
 const char* const kSampleSentence = "The keys to the cabinet are on the table.";
 const char* const kMaskedSampleSentence = "The keys to the cabinet are on the [MASK].";
 
@@ -111,6 +111,11 @@ void MainWindow::buildDocks() {
     order->setObjectName(QStringLiteral("gridOrder"));
     order->addItems({tr("Heads in model order"), tr("Sorted by mean entropy (focused first)"),
                      tr("Sorted by max |logit|")});
+    // The longest choice would otherwise set the dock's minimum width; the list shows it whole.
+    order->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    order->setMinimumContentsLength(16);
+    // Four thumbnails of a readable size and the layer labels; larger models scroll.
+    m_grid->setMinimumSize(190, 160);
     auto* gridLayout = new QVBoxLayout(gridPage);
     gridLayout->setContentsMargins(2, 2, 2, 2);
     gridLayout->addWidget(order);
@@ -119,30 +124,18 @@ void MainWindow::buildDocks() {
             [this](int i) { m_gridModel->setOrder(static_cast<HeadGridModel::Order>(i)); });
     connect(m_grid, &HeadGridView::headActivated, this, [this] { m_tabs->setCurrentIndex(0); });
 
-    const auto dock = [this](const QString& title, const char* name, QWidget* content,
-                             Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(QString::fromLatin1(name));
-        d->setWidget(content);
-        addDockWidget(area, d);
-        return d;
-    };
-    dock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
-    // The right-hand panels scroll rather than squeeze their texts when a dock is short.
-    const auto scrolling = [this](QWidget* panel) -> QScrollArea* {
-        auto* scroll = new QScrollArea(this);
-        scroll->setWidget(panel);
-        scroll->setWidgetResizable(true);
-        scroll->setFrameShape(QFrame::NoFrame);
-        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-        return scroll;
-    };
-    QDockWidget* maskDock =
-        dock(tr("Mask and scale"), "maskDock", scrolling(new MaskPanel(m_session, this)),
-             Qt::RightDockWidgetArea);
+    addDock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
+    // The right-hand panels scroll rather than squeeze their texts when a dock is short, and
+    // the dock cannot be made narrower than they need.
+    QDockWidget* maskDock = addDock(
+        tr("Mask and scale"), "maskDock",
+        new PanelScrollArea(new MaskPanel(m_session, this), PanelScrollArea::Keep::Width, this),
+        Qt::RightDockWidgetArea);
     QDockWidget* predictionDock =
-        dock(tr("Predictions"), "predictionDock", scrolling(new PredictionPanel(m_session, this)),
-             Qt::RightDockWidgetArea);
+        addDock(tr("Predictions"), "predictionDock",
+                new PanelScrollArea(new PredictionPanel(m_session, this),
+                                    PanelScrollArea::Keep::WidthAndHeight, this),
+                Qt::RightDockWidgetArea);
     // Side by side as tabs: stacked, the two would make the window taller than a laptop screen.
     tabifyDockWidget(maskDock, predictionDock);
     maskDock->raise();
@@ -152,19 +145,44 @@ void MainWindow::buildDocks() {
                     predictionDock->raise();  // the user clicked a row to see its predictions
                 }
             });
+    buildBottomDocks();
+    wireDependencies();
+}
+
+QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* content,
+                                 Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(QString::fromLatin1(name));
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    return dock;
+}
+
+// The Sentences and Dependencies docks start closed (window_layout.h) and open when they get
+// something to show: loaded sentences, a scored treebank.
+void MainWindow::buildBottomDocks() {
     m_sentences = new SentencePanel(m_session, this);
     QDockWidget* sentenceDock =
-        dock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
+        addDock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
     m_dependencies = new DependencyPanel(m_session, this);
     // Scrolling too: its table and heatmap side by side would otherwise set the window's
     // minimum height past a 1024 × 700 or 1280 × 800 screen.
-    auto* dependencyScroll = scrolling(m_dependencies);
-    dependencyScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    auto* dependencyScroll = new QScrollArea(this);
+    dependencyScroll->setWidget(m_dependencies);
+    dependencyScroll->setWidgetResizable(true);
+    dependencyScroll->setFrameShape(QFrame::NoFrame);
     m_dependencyDock =
-        dock(tr("Dependencies"), "dependencyDock", dependencyScroll, Qt::BottomDockWidgetArea);
+        addDock(tr("Dependencies"), "dependencyDock", dependencyScroll, Qt::BottomDockWidgetArea);
     tabifyDockWidget(sentenceDock, m_dependencyDock);
-    sentenceDock->raise();
-    wireDependencies();
+    sentenceDock->hide();
+    m_dependencyDock->hide();
+    connect(m_sentences->sentences(), &QAbstractItemModel::modelReset, sentenceDock,
+            [this, sentenceDock] {
+                if (m_sentences->sentences()->rowCount() > 0) {
+                    sentenceDock->show();
+                }
+            });
+    connect(m_dependencies, &DependencyPanel::treebankScored, m_dependencyDock, &QWidget::show);
 }
 
 void MainWindow::wireDependencies() {
@@ -278,15 +296,21 @@ void MainWindow::buildMenus() {
     for (QDockWidget* d : findChildren<QDockWidget*>()) {
         view->addAction(d->toggleViewAction());
     }
+    QAction* reset = view->addAction(tr("&Reset layout"), this, [this] {
+        AppSettings settings;
+        m_layout.reset(settings);
+    });
+    reset->setObjectName(QStringLiteral("resetLayoutAction"));
+    reset->setToolTip(tr("Put the panels back where and how large they were on the first start"));
     view->addSeparator();
     QAction* dark = view->addAction(tr("&Dark palette"));
     dark->setObjectName(QStringLiteral("darkPaletteAction"));
     dark->setCheckable(true);
-    dark->setChecked(QSettings().value(QStringLiteral("view/dark"), false).toBool());
+    dark->setChecked(AppSettings().darkPalette());
     applyTheme(dark->isChecked());
     connect(dark, &QAction::toggled, this, [](bool on) {
         applyTheme(on);
-        QSettings().setValue(QStringLiteral("view/dark"), on);
+        AppSettings().setDarkPalette(on);
     });
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, [this] {
@@ -363,8 +387,8 @@ void MainWindow::updateStatus() {
 }
 
 void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
-    QSettings settings;
-    const QString last = settings.value(QStringLiteral("model/last")).toString();
+    const AppSettings settings;
+    const QString last = settings.lastModel();
     QString path = !modelDir.isEmpty() ? modelDir : last;
     // A fresh start (no folder given, none used before) opens the model AttnScope ships, with
     // a sentence whose [MASK] shows its predictions.
@@ -373,8 +397,7 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
         path = defaultModelDir();
     }
     const char* sample = path == defaultModelDir() ? kMaskedSampleSentence : kSampleSentence;
-    m_sentenceEdit->setText(text.value_or(
-        settings.value(QStringLiteral("text/last"), QString::fromLatin1(sample)).toString()));
+    m_sentenceEdit->setText(text.value_or(settings.lastText(QString::fromLatin1(sample))));
     m_welcome->setModels(m_recent);
     m_pages->setCurrentWidget(m_welcome);
     if (!modelDir.isEmpty()) {
@@ -475,11 +498,7 @@ ExportDialog* MainWindow::exportDialog() {
 }
 
 void MainWindow::rememberModel(const QString& path) {
-    m_recent.removeAll(path);
-    m_recent.prepend(path);
-    while (m_recent.size() > kMaxRecent) {
-        m_recent.removeLast();
-    }
+    m_recent = AppSettings::withRecentModel(m_recent, path);
     refreshRecentMenu();
     saveSettings();
 }
@@ -493,68 +512,34 @@ void MainWindow::refreshRecentMenu() {
 }
 
 void MainWindow::restoreSettings() {
-    QSettings s;
-    m_session->setMapBudgetBytes(
-        static_cast<std::size_t>(
-            s.value(QStringLiteral("compute/mapBudgetMiB"), 1024).toULongLong())
-        << 20);
-    m_recent = s.value(QStringLiteral("model/recent")).toStringList();
+    const AppSettings s;
+    m_session->setMapBudgetBytes(s.mapBudgetBytes());
+    m_recent = s.recentModels();
     refreshRecentMenu();
-    render::HeatmapStyle style;
-    render::colormapFromName(s.value(QStringLiteral("view/colormap")).toString(), &style.colormap);
-    render::scalingFromName(s.value(QStringLiteral("view/scaling")).toString(), &style.scaling);
-    m_session->setHeatmapStyle(style);
-    if (!restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray())) {
-        // 1400 × 900 where the screen has room, else the screen's free area, so that a laptop
-        // (1280 × 800, 1024 × 700) shows the docks on the right and the bottom, not beyond it.
-        const QSize wanted(1400, 900);
-        const QRect free = screen() != nullptr ? screen()->availableGeometry() : QRect();
-        resize(free.isEmpty() ? wanted : wanted.boundedTo(free.size()));
-    }
-    m_firstRunDocks = !restoreState(s.value(QStringLiteral("window/state")).toByteArray());
-}
-
-// First-run dock sizes, in proportion to the window: the grid a quarter of the width, the
-// right-hand panels enough for a prediction's token and probability, the sentence list a fifth
-// of the height. resizeDocks only takes effect once the window is laid out, so this runs from
-// the event loop after the first show.
-void MainWindow::sizeDocksForFirstRun() {
-    auto* grid = findChild<QDockWidget*>(QStringLiteral("gridDock"));
-    auto* right = findChild<QDockWidget*>(QStringLiteral("predictionDock"));
-    auto* sentences = findChild<QDockWidget*>(QStringLiteral("sentenceDock"));
-    if (grid != nullptr && right != nullptr) {
-        resizeDocks({grid, right},
-                    {std::clamp(width() / 4, 300, 420), std::clamp(width() / 5, 220, 320)},
-                    Qt::Horizontal);
-    }
-    if (sentences != nullptr) {
-        resizeDocks({sentences}, {std::clamp(height() / 5, 120, 200)}, Qt::Vertical);
-    }
+    m_session->setHeatmapStyle(s.heatmapStyle());
+    // Whatever the saved state holds, this is the arrangement View ▸ Reset layout returns to.
+    m_layout.captureFirstRun();
+    m_firstRunDocks = !m_layout.restore(s);
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
     if (m_firstRunDocks) {
         m_firstRunDocks = false;
-        QTimer::singleShot(0, this, [this] { sizeDocksForFirstRun(); });
+        QTimer::singleShot(0, this, [this] { m_layout.sizeDocks(); });
     }
 }
 
 void MainWindow::saveSettings() const {
-    QSettings s;
-    s.setValue(QStringLiteral("compute/mapBudgetMiB"),
-               static_cast<qulonglong>(m_session->mapBudgetBytes() >> 20));
-    s.setValue(QStringLiteral("model/recent"), m_recent);
+    AppSettings s;
+    s.setMapBudgetBytes(m_session->mapBudgetBytes());
+    s.setRecentModels(m_recent);
     if (!m_session->modelPath().isEmpty()) {
-        s.setValue(QStringLiteral("model/last"), m_session->modelPath());
+        s.setLastModel(m_session->modelPath());
     }
-    s.setValue(QStringLiteral("text/last"), m_session->text());
-    s.setValue(QStringLiteral("view/colormap"),
-               render::colormapName(m_session->heatmapStyle().colormap));
-    s.setValue(QStringLiteral("view/scaling"),
-               render::scalingName(m_session->heatmapStyle().scaling));
-    s.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    s.setValue(QStringLiteral("window/state"), saveState());
+    s.setLastText(m_session->text());
+    s.setHeatmapStyle(m_session->heatmapStyle());
+    m_layout.save(s);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -2,13 +2,16 @@
 // the session and the compute service. Holds no analysis logic.
 //
 // Layout: a message bar on top of either the welcome page (no model yet) or the view tabs
-// (Head, Lines, Compare, Entropy); docks for the model grid (left), mask & scale (right) and
-// the sentence list and dependency scoring (bottom, tabbed); the sentence field in the tool bar.
+// (Head, Lines, Compare, Entropy, Offsets); docks for the model grid (left), mask & scale and
+// predictions (right, tabbed) and the sentence list and dependency scoring (bottom, tabbed,
+// closed until used; settings/window_layout.h); the sentence field in the tool bar.
 #pragma once
 
 #include <optional>
 
 #include <QMainWindow>
+
+#include "settings/window_layout.h"
 
 class QDockWidget;
 class QLabel;
@@ -65,12 +68,14 @@ protected:
 private:
     void buildViews();
     void buildDocks();
+    void buildBottomDocks();
+    QDockWidget* addDock(const QString& title, const char* name, QWidget* content,
+                         Qt::DockWidgetArea area);
     void buildMenus();
     void buildToolBar();
     void wireDependencies();
     void wireSession();
     void restoreSettings();
-    void sizeDocksForFirstRun();
     void saveSettings() const;
     void rememberModel(const QString& path);
     void refreshRecentMenu();
@@ -99,6 +104,7 @@ private:
     ExportDialog* m_exportDialog = nullptr;
     EntropyChartsView* m_charts = nullptr;
     QStringList m_recent;
+    WindowLayout m_layout{this};
     bool m_firstRunDocks = false;  // no saved dock layout: size the docks once shown
 };
 

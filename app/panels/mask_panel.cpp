@@ -84,6 +84,10 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
            "Above it only per-head summaries and small previews are kept, and the head you look "
            "at is recomputed exactly from its layer's input."));
     memoryForm->addRow(tr("Keep maps up to"), m_budget);
+    // A narrow dock puts a field under its label rather than cutting either (issue 15).
+    for (QFormLayout* form : {maskForm, scaleForm, displayForm, memoryForm}) {
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    }
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(maskBox);
     layout->addWidget(scaleBox);

@@ -10,11 +10,13 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QEventLoop>
+#include <QStringListModel>
 #include <QTabWidget>
 #include <QTimer>
 
 #include "main_window.h"
 #include "panels/dependency_panel.h"
+#include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
@@ -53,6 +55,9 @@ void dependencyShots(MainWindow& w, const QString& treebank, const QString& out)
     w.resizeDocks({dock}, {430}, Qt::Vertical);
     panel->startScoring(treebank);
     waitFor(panel, &DependencyPanel::scoringFinished);
+    // The treebank's first sentence, so that the head view outlines its gold arcs.
+    auto* sentences = w.findChild<SentencePanel*>(QStringLiteral("sentencePanel"));
+    w.session()->setText(sentences->sentences()->index(0).data().toString());
     waitFor(w.service(), &ComputeService::computeFinished);
     panel->selectRelation("nsubj");
     if (const auto best = panel->results()->bestHead("nsubj")) {

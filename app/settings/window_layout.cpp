@@ -1,0 +1,57 @@
+#include "settings/window_layout.h"
+
+#include <algorithm>
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QScreen>
+#include <QTimer>
+
+#include "settings/app_settings.h"
+
+namespace attnscope::app {
+
+void WindowLayout::captureFirstRun() {
+    m_firstRun = m_window->saveState(AppSettings::kWindowStateVersion);
+}
+
+bool WindowLayout::restore(const AppSettings& settings) {
+    if (!m_window->restoreGeometry(settings.windowGeometry())) {
+        const QScreen* screen = m_window->screen();
+        m_window->resize(
+            firstRunWindowSize(screen != nullptr ? screen->availableGeometry() : QRect()));
+    }
+    return m_window->restoreState(settings.windowState(), AppSettings::kWindowStateVersion);
+}
+
+void WindowLayout::save(AppSettings& settings) const {
+    settings.setWindowGeometry(m_window->saveGeometry());
+    settings.setWindowState(m_window->saveState(AppSettings::kWindowStateVersion));
+}
+
+void WindowLayout::reset(AppSettings& settings) {
+    settings.forgetWindowState();
+    m_window->restoreState(m_firstRun, AppSettings::kWindowStateVersion);
+    QTimer::singleShot(0, m_window, [this] { sizeDocks(); });
+}
+
+// The grid about a fifth of the width (its thumbnails scale with it), the right-hand panels
+// enough for a prediction's token, bar and percentage; neither below its dock's minimum, which
+// resizeDocks enforces anyway.
+void WindowLayout::sizeDocks() {
+    auto* grid = m_window->findChild<QDockWidget*>(QStringLiteral("gridDock"));
+    auto* right = m_window->findChild<QDockWidget*>(QStringLiteral("predictionDock"));
+    if (grid != nullptr && right != nullptr) {
+        const int width = m_window->width();
+        m_window->resizeDocks({grid, right},
+                              {std::clamp(width / 5, 200, 380), std::clamp(width / 5, 220, 300)},
+                              Qt::Horizontal);
+    }
+}
+
+QSize WindowLayout::firstRunWindowSize(const QRect& available) {
+    const QSize wanted(1400, 900);
+    return available.isEmpty() ? wanted : wanted.boundedTo(available.size());
+}
+
+}  // namespace attnscope::app
