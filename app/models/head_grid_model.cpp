@@ -115,7 +115,11 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
                               .arg(s.maxWeight, 0, 'f', 3)
                               .arg(s.maxAbsLogit, 0, 'f', 2);
             const QString kv = kvSharingText(m_result->forward, h.head);
-            return kv.isEmpty() ? tip : tip + "\n" + kv;
+            if (!kv.isEmpty()) {
+                tip += "\n" + kv;
+            }
+            return tip + tr("\nClick: select · double-click: open · Ctrl+click or middle-click: "
+                            "compare with this head (B)");
         }
         case KvHeadRole:
             return m_result->forward.kvHeadOf(h.head);

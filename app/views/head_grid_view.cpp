@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include <QContextMenuEvent>
 #include <QHeaderView>
+#include <QMenu>
+#include <QMouseEvent>
 #include <QPainter>
 
 #include "models/head_grid_model.h"
@@ -52,7 +55,9 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
     verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     horizontalHeader()->setMinimumSectionSize(12);
     verticalHeader()->setMinimumSectionSize(12);
-    setToolTip(tr("Click a head to select it, double-click to open it"));
+    setToolTip(
+        tr("Click a head to select it, double-click to open it; Ctrl+click, middle-click "
+           "or right-click ▸ Compare with this head makes it head B of the Compare tab"));
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         fitCells();
         syncSelection();
@@ -77,6 +82,35 @@ void HeadGridView::syncSelection() {
     if (index.isValid() && index != currentIndex()) {
         selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect);
     }
+}
+
+// Ctrl+click and middle-click pick the Compare tab's head B; they must not also select the
+// head, which would make A and B the same.
+void HeadGridView::mousePressEvent(QMouseEvent* event) {
+    const QModelIndex index = indexAt(event->position().toPoint());
+    const bool pickB =
+        event->button() == Qt::MiddleButton ||
+        (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier) != 0);
+    if (pickB && index.isValid()) {
+        m_session->setCompareHead(m_model->headAt(index));
+        event->accept();
+        return;
+    }
+    QTableView::mousePressEvent(event);
+}
+
+void HeadGridView::contextMenuEvent(QContextMenuEvent* event) {
+    const QModelIndex index = indexAt(event->pos());
+    if (!index.isValid()) {
+        return;
+    }
+    const HeadId head = m_model->headAt(index);
+    QMenu menu(this);
+    menu.addAction(tr("Select (head A)"), this, [this, head] { m_session->selectHead(head); });
+    menu.addAction(tr("Compare with this head (head B)"), this,
+                   [this, head] { m_session->setCompareHead(head); });
+    menu.addAction(tr("Open"), this, [this, head] { emit headActivated(head); });
+    menu.exec(event->globalPos());
 }
 
 void HeadGridView::resizeEvent(QResizeEvent* event) {

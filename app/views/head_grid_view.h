@@ -1,6 +1,8 @@
 // The whole model at once: a table of small heatmaps, one per layer × head, with layer and
-// head labels. Hover shows the head's statistics, a click selects the head and a double-click
-// (or Enter) opens it. The thumbnails come from HeadGridModel; this view only paints them.
+// head labels. Hover shows the head's statistics, a click selects the head (head A) and a
+// double-click (or Enter) opens it. Ctrl+click, a middle-click or the context menu's "Compare
+// with this head" makes a head the Compare tab's head B without changing the selection. The
+// thumbnails come from HeadGridModel; this view only paints them.
 #pragma once
 
 #include <QStyledItemDelegate>
@@ -38,6 +40,8 @@ signals:
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     void fitCells();

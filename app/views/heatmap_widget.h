@@ -38,6 +38,11 @@ public:
 
     void setTooltipFunction(TooltipFn fn) { m_tooltip = std::move(fn); }
 
+    // The tool tip shown over a cell (empty without a tooltip function).
+    QString cellToolTip(int row, int col) const {
+        return m_tooltip ? m_tooltip(row, col) : QString();
+    }
+
     // Cells drawn with a white outline, e.g. gold dependency arcs. (row, col) pairs.
     void setOutlinedCells(std::vector<std::pair<int, int>> cells);
 
