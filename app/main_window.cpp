@@ -62,7 +62,7 @@ const char* const kMaskedSampleSentence = "The keys to the cabinet are on the [M
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_session(new AnalysisSession(this)),
-      m_service(new ComputeService(m_session, this)) {
+      m_service(new ComputeService(m_session)) {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("AttnScope"));
     setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -75,7 +75,12 @@ MainWindow::MainWindow(QWidget* parent)
     updateStatus();
 }
 
-MainWindow::~MainWindow() = default;
+// The service goes first, explicitly: it cancels and waits for every job, and its jobs' answers
+// go into the session, which must outlive it.
+MainWindow::~MainWindow() {
+    delete m_service;
+    m_service = nullptr;
+}
 
 void MainWindow::buildViews() {
     auto* central = new QWidget(this);
@@ -164,7 +169,7 @@ void MainWindow::buildBottomDocks() {
     m_sentences = new SentencePanel(m_session, this);
     QDockWidget* sentenceDock =
         addDock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
-    m_dependencies = new DependencyPanel(m_session, this);
+    m_dependencies = new DependencyPanel(m_session, m_service, this);
     // Scrolling too: its table and heatmap side by side would otherwise set the window's
     // minimum height past a 1024 × 700 or 1280 × 800 screen.
     auto* dependencyScroll = new QScrollArea(this);
@@ -188,15 +193,18 @@ void MainWindow::buildBottomDocks() {
 void MainWindow::wireDependencies() {
     connect(m_dependencies, &DependencyPanel::headActivated, this,
             [this] { m_tabs->setCurrentIndex(0); });
-    m_headView->setGoldSource(
-        [this](const std::string& text) { return m_dependencies->goldFor(text); });
-    // The scored treebank also fills the sentence list (once per file, so rescoring with other
-    // options keeps the user's place), letting them step through its sentences with gold arcs.
-    connect(m_dependencies, &DependencyPanel::treebankScored, this, [this](const QString& path) {
-        if (path != m_treebankInList && m_sentences->loadFile(path)) {
-            m_treebankInList = path;
+    // A new treebank also fills the sentence list, letting the user step through its sentences
+    // with gold arcs; the sentence they typed stays until they pick one.
+    connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
+        const auto treebank = m_session->treebank();
+        if (!treebank) {
+            return;
         }
-        m_headView->refreshGold();
+        QStringList texts;
+        for (const text::Sentence& s : treebank->sentences) {
+            texts << QString::fromStdString(s.surfaceText().text);
+        }
+        m_sentences->showSentences(texts, QFileInfo(treebank->path).fileName());
     });
 }
 
@@ -322,7 +330,17 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::wireSession() {
-    connect(m_session, &AnalysisSession::errorReported, m_messages, &MessageBar::showMessage);
+    connect(m_session, &AnalysisSession::errorReported, m_messages,
+            qOverload<const QString&>(&MessageBar::showMessage));
+    connect(m_session, &AnalysisSession::inputTooLong, this, [this](int tokens, int limit) {
+        m_messages->showMessage(
+            tr("This text has %1 tokens; the model reads at most %2 (its positions). The views "
+               "still show the last text that fitted.")
+                .arg(tokens)
+                .arg(limit),
+            tr("Truncate to %1 tokens").arg(limit),
+            [this] { m_session->setTruncateLongInput(true); });
+    });
     connect(m_session, &AnalysisSession::textChanged, this, [this](const QString& text) {
         if (m_sentenceEdit->text() != text) {
             m_sentenceEdit->setText(text);
@@ -355,6 +373,15 @@ void MainWindow::wireSession() {
         }
         updateStatus();
     });
+    connect(m_service, &ComputeService::exportStarted, this,
+            [this](const QString& path) { statusBar()->showMessage(tr("Writing %1…").arg(path)); });
+    connect(m_service, &ComputeService::exportFinished, this, [this](const QString& path, bool ok) {
+        if (ok) {
+            statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+        } else {
+            statusBar()->clearMessage();  // the message bar says why
+        }
+    });
     connect(m_service, &ComputeService::headRecordStarted, this,
             [this](HeadId head) { statusBar()->showMessage(headRecordStatusMessage(head)); });
     connect(m_service, &ComputeService::headRecordFinished, this, [this](HeadId head) {
@@ -379,11 +406,15 @@ void MainWindow::updateStatus() {
                                    .arg(QString::fromStdString(model->storedDtypes)));
     }
     const auto result = m_session->result();
-    m_statusCompute->setText(result ? tr("%1 tokens · %2 heads in %3 ms")
-                                          .arg(result->forward.nTokens)
-                                          .arg(result->forward.nLayers * result->forward.nHeads)
-                                          .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1)
-                                    : QString());
+    QString computed = result ? tr("%1 tokens · %2 heads in %3 ms")
+                                    .arg(result->forward.nTokens)
+                                    .arg(result->forward.nLayers * result->forward.nHeads)
+                                    .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1)
+                              : QString();
+    if (m_session->resultIsTruncated()) {
+        computed.prepend(tr("truncated to the model's limit · "));
+    }
+    m_statusCompute->setText(computed);
 }
 
 void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
@@ -431,21 +462,17 @@ bool MainWindow::exportHdf5(const QString& path) {
         m_session->reportError(tr("Nothing to export yet: type a sentence first."));
         return false;
     }
-    exporting::ExportTokens tokens;
-    for (const auto& t : result->tokens) {
-        tokens.text.push_back(t.text);
-        tokens.offsets.emplace_back(t.charBegin, t.charEnd);
-    }
-    try {
-        exporting::writeInterchangeFile(path.toStdString(), result->forward, tokens,
-                                        {m_session->modelPath().toStdString(),
-                                         m_session->model()->spec.modelType, result->text});
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    const exporting::ExportMetadata source{m_session->modelPath().toStdString(),
+                                           m_session->model()->spec.modelType, result->text};
+    m_service->exportFile(path, [result, source](const std::string& file) {
+        exporting::ExportTokens tokens;
+        for (const auto& t : result->tokens) {
+            tokens.text.push_back(t.text);
+            tokens.offsets.emplace_back(t.charBegin, t.charEnd);
+        }
+        exporting::writeInterchangeFile(file, result->forward, tokens, source);
+    });
+    return true;
 }
 
 bool MainWindow::exportStatsCsv(const QString& path) {
@@ -454,14 +481,9 @@ bool MainWindow::exportStatsCsv(const QString& path) {
         m_session->reportError(tr("Nothing to export yet: type a sentence first."));
         return false;
     }
-    try {
-        exporting::writeHeadStatsCsv(path.toStdString(), *result);
-        statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    m_service->exportFile(
+        path, [result](const std::string& file) { exporting::writeHeadStatsCsv(file, *result); });
+    return true;
 }
 
 bool MainWindow::exportCharts(const QString& path) {

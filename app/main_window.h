@@ -52,8 +52,9 @@ public:
     void start(const QString& modelDir, const std::optional<QString>& text);
     void openModel(const QString& path);
 
-    // Exports, as the File ▸ Export menu runs them after its file dialog. Errors go to the
-    // message bar; the return value says whether the file was written.
+    // Exports, as the File ▸ Export menu runs them after its file dialog. HDF5 and CSV files
+    // are written in the background (ComputeService::exportFile, which tells how it ended);
+    // false when there is nothing to export. Errors go to the message bar.
     bool exportHdf5(const QString& path);
     bool exportStatsCsv(const QString& path);
     // Three files beside `path`: <name>-head-entropy, -query-entropy, -max-logit (.png/.svg).
@@ -94,7 +95,6 @@ private:
     DependencyPanel* m_dependencies = nullptr;
     QDockWidget* m_dependencyDock = nullptr;
     HeadView* m_headView = nullptr;
-    QString m_treebankInList;  // the treebank last put into the sentence list
     QLineEdit* m_sentenceEdit = nullptr;
     QLabel* m_statusModel = nullptr;
     QLabel* m_statusCompute = nullptr;

@@ -137,55 +137,42 @@ int runDeps(const DepsArgs& args) {
         treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));
     }
     const analysis::ScoreOptions score{aggregation(args.from), args.mergeSubtypes};
-    const auto nThreads = static_cast<std::size_t>(args.threads);
-    std::vector<DependencyAccumulator> parts(
-        nThreads, DependencyAccumulator(model->spec.nLayers, model->spec.nHeads, score));
-    std::vector<std::vector<exporting::DumpedSentence>> dumps(nThreads);
+    analysis::TreebankShares how;
+    how.shares = static_cast<std::size_t>(args.threads);
+    std::vector<std::vector<exporting::DumpedSentence>> dumps(how.shares);
     std::atomic<std::size_t> done{0};
-    std::atomic<std::size_t> finished{0};
-    std::vector<std::exception_ptr> errors(nThreads);  // each written by its own thread only
-    std::vector<std::thread> workers;
-    if (nThreads > 1) {
+    how.sentenceDone = [&done] { ++done; };
+    if (!args.dump.empty()) {
+        how.scored = [&dumps](std::size_t share, const auto& s, const auto& tokens, const auto& r) {
+            dumps[share].push_back(dumped(s, tokens, r));
+        };
+    }
+    if (how.shares > 1) {
         setComputeThreads(1);  // parallel over sentences, not inside products
     }
-    for (std::size_t t = 0; t < nThreads; ++t) {
-        workers.emplace_back([&, t] {
-            try {
-                analysis::TreebankScoring how;
-                how.first = t;
-                how.stride = nThreads;
-                how.sentenceDone = [&done] { ++done; };
-                if (!args.dump.empty()) {
-                    how.scored = [&dumps, t](const auto& s, const auto& tokens, const auto& r) {
-                        dumps[t].push_back(dumped(s, tokens, r));
-                    };
-                }
-                analysis::scoreSentences(*model, treebank.sentences, parts[t], how);
-            } catch (...) {
-                errors[t] = std::current_exception();
-            }
-            ++finished;
-        });
-    }
     const std::size_t total = treebank.sentences.size();
-    while (finished < nThreads) {
-        progressBar(done, total);
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    for (std::thread& w : workers) {
-        w.join();
-    }
-    progressBar(done, total);
-    std::cerr << "\n";
-    for (const auto& e : errors) {
-        if (e) {
-            std::rethrow_exception(e);
+    // One std::thread per share while this thread draws the progress bar.
+    const auto onThreads = [&done, total](std::size_t n, const auto& task) {
+        std::atomic<std::size_t> finished{0};
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < n; ++t) {
+            workers.emplace_back([&task, &finished, t] {
+                task(t);
+                ++finished;
+            });
         }
-    }
-    DependencyAccumulator results = parts.front();
-    for (std::size_t t = 1; t < nThreads; ++t) {
-        results.merge(parts[t]);
-    }
+        while (finished < n) {
+            progressBar(done, total);
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        for (std::thread& w : workers) {
+            w.join();
+        }
+        progressBar(done, total);
+        std::cerr << "\n";
+    };
+    const DependencyAccumulator results =
+        analysis::scoreTreebank(*model, treebank.sentences, score, how, onThreads);
     return writeDepsOutputs(args, results, treebank, dumps);
 }
 

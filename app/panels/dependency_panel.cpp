@@ -23,6 +23,7 @@
 #include "models/dependency_table_model.h"
 #include "panels/dependency_figure.h"
 #include "render/figure_file.h"
+#include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 
@@ -42,38 +43,60 @@ QString aggregationLabel(analysis::FromAggregation a) {
     return {};
 }
 
-render::ColorRange accuracyRange() {
+// The finite accuracies' span, so that 15 % and 40 % look different; 0–1 when asked for (to
+// compare models on one scale) or when every head scores the same.
+render::ColorRange accuracyRange(const Matrix& accuracy, bool fixed) {
     render::ColorRange range;
     range.lo = 0.0;
     range.hi = 1.0;
     range.caption = QObject::tr("accuracy");
+    if (fixed) {
+        return range;
+    }
+    double lo = 1.0, hi = 0.0;
+    for (Eigen::Index i = 0; i < accuracy.size(); ++i) {
+        const double v = accuracy.data()[i];
+        if (std::isfinite(v)) {
+            lo = std::min(lo, v);
+            hi = std::max(hi, v);
+        }
+    }
+    if (hi > lo) {
+        range.lo = lo;
+        range.hi = hi;
+        range.caption = QObject::tr("accuracy (data range)");
+    }
     return range;
 }
 
 }  // namespace
 
-DependencyPanel::DependencyPanel(AnalysisSession* session, QWidget* parent)
+DependencyPanel::DependencyPanel(AnalysisSession* session, ComputeService* service, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_scoring(new DependencyScoring(this)),
+      m_service(service),
       m_model(new DependencyTableModel(this)) {
     setObjectName(QStringLiteral("dependencyPanel"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(buildOptions());
     layout->addWidget(buildResults(), 1);
-    connect(m_scoring, &DependencyScoring::progress, this, [this](int done, int total) {
+    connect(m_service, &ComputeService::scoringStarted, this, [this] {
+        m_progress->setMaximum(0);  // busy until the file is read
+        m_progress->setFormat(tr("reading treebank…"));
+        setBusy(true);
+    });
+    connect(m_service, &ComputeService::scoringProgress, this, [this](int done, int total) {
         m_progress->setMaximum(std::max(total, 0));
         m_progress->setValue(done);
         m_progress->setFormat(total > 0 ? tr("%v / %m sentences") : tr("reading treebank…"));
     });
-    connect(m_scoring, &DependencyScoring::finished, this, &DependencyPanel::showRun);
-    connect(m_scoring, &DependencyScoring::failed, this, &DependencyPanel::onFailed);
-    connect(m_scoring, &DependencyScoring::cancelled, this, [this] {
+    connect(m_service, &ComputeService::scoringFinished, this, [this](bool ok) {
         setBusy(false);
-        m_session->reportError(tr("Dependency scoring cancelled; the previous results stay."));
-        emit scoringFinished(false);
+        emit scoringFinished(ok);
     });
+    connect(m_session, &AnalysisSession::dependencyScoresChanged, this,
+            &DependencyPanel::showScores);
     setBusy(false);
     refreshSummary();
     refreshHeatmap();
@@ -152,6 +175,10 @@ QWidget* DependencyPanel::buildResults() {
     m_direction->setObjectName(QStringLiteral("dependencyDirection"));
     m_direction->addItem(tr("dep→head: the word a dependent attends to most"));
     m_direction->addItem(tr("head→dep: the word that attends most to the dependent"));
+    m_fixedRange = new QCheckBox(tr("Fixed 0–1"), right);
+    m_fixedRange->setObjectName(QStringLiteral("dependencyFixedRange"));
+    m_fixedRange->setToolTip(
+        tr("Colour 0 to 1 accuracy instead of the lowest to the highest head shown"));
     m_heatmap = new HeatmapWidget(right);
     m_heatmap->setObjectName(QStringLiteral("dependencyHeatmap"));
     m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
@@ -159,7 +186,10 @@ QWidget* DependencyPanel::buildResults() {
     m_exportImage->setObjectName(QStringLiteral("exportDependencyHeatmap"));
     auto* rightLayout = new QVBoxLayout(right);
     rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(m_direction);
+    auto* above = new QHBoxLayout;
+    above->addWidget(m_direction, 1);
+    above->addWidget(m_fixedRange);
+    rightLayout->addLayout(above);
     rightLayout->addWidget(m_heatmap, 1);
     rightLayout->addWidget(m_exportImage, 0, Qt::AlignLeft);
     split->setStretchFactor(0, 3);
@@ -183,6 +213,7 @@ QWidget* DependencyPanel::buildResults() {
         }
     });
     connect(m_direction, &QComboBox::currentIndexChanged, this, &DependencyPanel::refreshHeatmap);
+    connect(m_fixedRange, &QCheckBox::toggled, this, &DependencyPanel::refreshHeatmap);
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](int row, int col) {
         m_session->selectHead({row, col});
         emit headActivated({row, col});
@@ -214,25 +245,24 @@ void DependencyPanel::startScoring(const QString& path) {
         emit scoringFinished(false);
         return;
     }
-    if (m_scoring->isRunning()) {
-        m_session->reportError(tr("A treebank is being scored; cancel it first."));
-        return;
-    }
-    setBusy(true);  // before start(): a job that fails at once finishes inside it
-    m_scoring->start(m_session->model(), path, chosenOptions());
+    m_service->scoreTreebank(path, chosenOptions());
 }
 
 void DependencyPanel::cancelScoring() {
-    m_scoring->cancel();
+    m_service->cancelScoring();
 }
 
 bool DependencyPanel::isScoring() const {
-    return m_scoring->isRunning();
+    return m_service->isScoring();
+}
+
+void DependencyPanel::setFixedRange(bool fixed) {
+    m_fixedRange->setChecked(fixed);
 }
 
 void DependencyPanel::rescore() {
-    if (!m_run.treebank.isEmpty() && !m_scoring->isRunning()) {
-        startScoring(m_run.treebank);
+    if (const auto scores = m_session->dependencyScores()) {
+        startScoring(scores->treebank->path);
     }
 }
 
@@ -242,32 +272,33 @@ void DependencyPanel::setBusy(bool busy) {
     m_open->setEnabled(!busy);
     m_from->setEnabled(!busy);
     m_subtypes->setEnabled(!busy);
-    m_exportCsv->setEnabled(!busy && m_run.results);
-    m_exportImage->setEnabled(!busy && m_run.results);
+    const bool scored = m_session->dependencyScores() != nullptr;
+    m_exportCsv->setEnabled(!busy && scored);
+    m_exportImage->setEnabled(!busy && scored);
 }
 
-void DependencyPanel::showRun(const DependencyRun& run) {
-    m_run = run;
-    setBusy(false);
+void DependencyPanel::showScores() {
+    setBusy(isScoring());
     const std::string keep = m_relation;
     refreshTable();
-    selectRelation(m_model->rowOf(keep) >= 0 ? keep : std::string(analysis::kAllRelations));
-    emit treebankScored(run.treebank);
-    emit scoringFinished(true);
-}
-
-void DependencyPanel::onFailed(const QString& message) {
-    setBusy(false);
-    m_session->reportError(tr("Dependency scoring failed: %1").arg(message));
-    emit scoringFinished(false);
+    if (const auto scores = m_session->dependencyScores()) {
+        selectRelation(m_model->rowOf(keep) >= 0 ? keep : std::string(analysis::kAllRelations));
+        emit treebankScored(scores->treebank->path);
+    } else {
+        m_relation.clear();  // the model changed: nothing of the old table stays
+        refreshHeatmap();
+    }
 }
 
 std::shared_ptr<const analysis::DependencyAccumulator> DependencyPanel::results() const {
-    return m_run.results;
+    const auto scores = m_session->dependencyScores();
+    // Shares ownership of the scores: the counts live as long as the caller holds them.
+    return scores ? std::shared_ptr<const analysis::DependencyAccumulator>(scores, &scores->counts)
+                  : nullptr;
 }
 
 void DependencyPanel::refreshTable() {
-    m_model->setResults(m_run.results, m_minCount->value());
+    m_model->setResults(results(), m_minCount->value());
     for (int c = DependencyTableModel::Words; c < DependencyTableModel::ColumnCount; ++c) {
         m_table->resizeColumnToContents(c);
     }
@@ -288,7 +319,8 @@ void DependencyPanel::selectRelation(const std::string& relation) {
 }
 
 void DependencyPanel::refreshSummary() {
-    const auto& acc = m_run.results;
+    const auto scores = m_session->dependencyScores();
+    const auto acc = results();
     if (!acc) {
         m_summary->setText(
             tr("Open a CoNLL-U treebank to score every head against its gold "
@@ -301,7 +333,7 @@ void DependencyPanel::refreshSummary() {
            "rare below %6 words.<br/><span style='color:gray'>Self and [CLS]/[SEP] excluded, "
            "ties to the lowest index, ROOT cannot be predicted, counts aggregated over the "
            "treebank.</span>")
-            .arg(QFileInfo(m_run.treebank).fileName().toHtmlEscaped())
+            .arg(QFileInfo(scores->treebank->path).fileName().toHtmlEscaped())
             .arg(acc->sentencesScored())
             .arg(acc->sentencesSkipped())
             .arg(aggregationLabel(acc->options().aggregation))
@@ -311,8 +343,8 @@ void DependencyPanel::refreshSummary() {
     for (const auto& [reason, n] : acc->skipReasons()) {
         reasons << tr("%1 × %2").arg(n).arg(QString::fromStdString(reason));
     }
-    if (m_run.badSentences > 0) {
-        reasons << tr("%1 × malformed in the file (not read)").arg(m_run.badSentences);
+    if (scores->treebank->badSentences > 0) {
+        reasons << tr("%1 × malformed in the file (not read)").arg(scores->treebank->badSentences);
     }
     m_summary->setToolTip(reasons.isEmpty() ? tr("No sentence skipped")
                                             : tr("Skipped:\n") + reasons.join(QLatin1Char('\n')));
@@ -331,13 +363,14 @@ analysis::Direction DependencyPanel::chosenDirection() const {
 }
 
 void DependencyPanel::refreshHeatmap() {
-    const auto& acc = m_run.results;
+    const auto acc = results();
     if (!acc || m_relation.empty()) {
         m_heatmap->clear(tr("The accuracy of every head for the chosen relation appears here."));
         return;
     }
     const Matrix accuracy = acc->accuracyHeatmap(m_relation, chosenDirection());
-    const render::ColorRange range = accuracyRange();
+    m_range = accuracyRange(accuracy, m_fixedRange->isChecked());
+    const render::ColorRange& range = m_range;
     QStringList layers, heads;
     for (int l = 0; l < acc->nLayers(); ++l) {
         layers << QStringLiteral("L%1").arg(l);
@@ -359,7 +392,7 @@ void DependencyPanel::refreshHeatmap() {
 }
 
 QString DependencyPanel::heatmapTooltip(int row, int col) const {
-    const auto& acc = m_run.results;
+    const auto acc = results();
     if (!acc || m_relation.empty()) {
         return {};
     }
@@ -373,52 +406,37 @@ QString DependencyPanel::heatmapTooltip(int row, int col) const {
         .arg(c.total);
 }
 
-std::optional<analysis::GoldSentence> DependencyPanel::goldFor(const std::string& text) const {
-    if (!m_run.byText || !m_run.sentences) {
-        return std::nullopt;
-    }
-    const auto it = m_run.byText->find(text);
-    if (it == m_run.byText->end()) {
-        return std::nullopt;
-    }
-    const text::Sentence& s = (*m_run.sentences)[it->second];
-    if (!s.hasTree()) {
-        return std::nullopt;
-    }
-    std::string built;
-    return analysis::goldSentence(s, &built);
-}
-
 bool DependencyPanel::exportTableCsv(const QString& path) {
-    if (!m_run.results) {
+    const auto acc = results();
+    if (!acc) {
         m_session->reportError(tr("Nothing to export yet: score a treebank first."));
         return false;
     }
-    try {
-        exporting::writeDependencyTableCsv(path.toStdString(), *m_run.results, m_minCount->value());
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    const int minCount = m_minCount->value();
+    m_service->exportFile(path, [acc, minCount](const std::string& file) {
+        exporting::writeDependencyTableCsv(file, *acc, minCount);
+    });
+    return true;
 }
 
 bool DependencyPanel::exportHeatmap(const QString& path) {
-    if (!m_run.results || m_relation.empty()) {
+    const auto scores = m_session->dependencyScores();
+    if (!scores || m_relation.empty()) {
         m_session->reportError(tr("Nothing to export yet: score a treebank first."));
         return false;
     }
+    const analysis::DependencyAccumulator& counts = scores->counts;
     DependencyFigure figure;
-    figure.accuracy = m_run.results->accuracyHeatmap(m_relation, chosenDirection());
+    figure.accuracy = counts.accuracyHeatmap(m_relation, chosenDirection());
     figure.title = tr("Dependency relation “%1”: head accuracy (%2)")
                        .arg(QString::fromStdString(m_relation),
                             DependencyTableModel::directionText(chosenDirection()));
-    figure.subtitle =
-        tr("%1 · %2 · %3 words · from: %4 · layers and heads 0-based")
-            .arg(QFileInfo(m_session->modelPath()).fileName(), QFileInfo(m_run.treebank).fileName())
-            .arg(m_run.results->count(m_relation))
-            .arg(aggregationLabel(m_run.results->options().aggregation));
-    if (const auto best = m_run.results->bestHead(m_relation);
+    figure.subtitle = tr("%1 · %2 · %3 words · from: %4 · layers and heads 0-based")
+                          .arg(QFileInfo(m_session->modelPath()).fileName(),
+                               QFileInfo(scores->treebank->path).fileName())
+                          .arg(counts.count(m_relation))
+                          .arg(aggregationLabel(counts.options().aggregation));
+    if (const auto best = counts.bestHead(m_relation);
         best && best->direction == chosenDirection()) {
         figure.best = best->head;
     }

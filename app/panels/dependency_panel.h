@@ -2,12 +2,14 @@
 // CoNLL-U treebank (Clark et al. 2019, methods.md §1) and shows the relation table, the
 // accuracy of every head for the chosen relation as a layers × heads heatmap, and exports both.
 //
-// Scoring runs in the background (DependencyScoring) with a progress bar and a Cancel button;
-// a failure is reported through the session and the previous results stay. Changing the
-// aggregation or the subtype choice rescores the same treebank; the minimum count only regroups
-// the table. Clicking a heatmap cell or double-clicking a table row selects that head and emits
-// headActivated. The loaded treebank also serves gold trees for sentences typed elsewhere
-// (goldFor). GUI thread only.
+// The panel owns no job and no results: the ComputeService scores in the background (progress
+// bar, Cancel button) and the AnalysisSession holds the treebank and the scores, which a new
+// model drops (so the table never shows another model's heads). A failure is reported through
+// the session and the previous results stay. Changing the aggregation or the subtype choice
+// rescores the same treebank; the minimum count only regroups the table. The heatmap's colours
+// span the accuracies shown (the colour bar states the range), or 0–1 when "Fixed 0–1" is on.
+// Clicking a heatmap cell or double-clicking a table row selects that head and emits
+// headActivated. GUI thread only.
 #pragma once
 
 #include <cstdint>
@@ -19,7 +21,7 @@
 
 #include "attnscope/analysis/dependency_accumulator.h"
 #include "attnscope/base/head_id.h"
-#include "panels/dependency_scoring.h"
+#include "render/heatmap_image.h"
 #include "session/analysis_session.h"  // HeadId as a metatype, for headActivated
 
 class QCheckBox;
@@ -32,6 +34,7 @@ class QTableView;
 
 namespace attnscope::app {
 
+class ComputeService;
 class DependencyTableModel;
 class HeatmapWidget;
 
@@ -39,12 +42,12 @@ class DependencyPanel : public QWidget {
     Q_OBJECT
 
 public:
-    explicit DependencyPanel(AnalysisSession* session, QWidget* parent = nullptr);
+    DependencyPanel(AnalysisSession* session, ComputeService* service, QWidget* parent = nullptr);
 
     // Tabbed with the sentence list, which sets the dock area's first height.
     QSize sizeHint() const override { return {480, 170}; }
 
-    // Starts scoring `path` with the session's model; errors go to the session.
+    // Scores `path` with the session's model (replacing a running job); errors go to the session.
     void startScoring(const QString& path);
     void cancelScoring();
 
@@ -63,23 +66,27 @@ public:
 
     void selectRelation(const std::string& relation);
 
-    // The gold tree of the treebank sentence whose surface text is `text`, if one was loaded.
-    std::optional<analysis::GoldSentence> goldFor(const std::string& text) const;
+    // Colours span 0–1 instead of the accuracies shown.
+    void setFixedRange(bool fixed);
 
-    // Exports; errors go to the session. True when the file was written.
+    // The accuracies the heatmap's colours span (its colour bar says so).
+    const render::ColorRange& heatmapRange() const { return m_range; }
+
+    // The table is written in the background (ComputeService::exportFile; it reports the end);
+    // the figure here. Errors go to the session. True when the export started (table) or the
+    // file was written (figure).
     bool exportTableCsv(const QString& path);
     bool exportHeatmap(const QString& path);
 
 signals:
-    void scoringFinished(bool ok);             // ok false: failed or cancelled
-    void treebankScored(const QString& path);  // after results from `path` were shown
+    void scoringFinished(bool ok);             // ok false: failed, cancelled or replaced
+    void treebankScored(const QString& path);  // after scores of `path` were shown
     void headActivated(attnscope::HeadId head);
 
 private:
     QWidget* buildOptions();
     QWidget* buildResults();
-    void showRun(const DependencyRun& run);
-    void onFailed(const QString& message);
+    void showScores();
     void setBusy(bool busy);
     void rescore();
     void refreshTable();
@@ -90,9 +97,8 @@ private:
     analysis::Direction chosenDirection() const;
 
     AnalysisSession* m_session;
-    DependencyScoring* m_scoring;
+    ComputeService* m_service;
     DependencyTableModel* m_model;
-    DependencyRun m_run;
     std::string m_relation;
     QPushButton* m_open = nullptr;
     QComboBox* m_from = nullptr;
@@ -103,6 +109,8 @@ private:
     QLabel* m_summary = nullptr;
     QTableView* m_table = nullptr;
     QComboBox* m_direction = nullptr;
+    QCheckBox* m_fixedRange = nullptr;
+    render::ColorRange m_range;
     HeatmapWidget* m_heatmap = nullptr;
     QPushButton* m_exportCsv = nullptr;
     QPushButton* m_exportImage = nullptr;

@@ -5,9 +5,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QPainter>
-#include <QPointer>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "session/analysis_session.h"
 
@@ -20,6 +18,33 @@ constexpr int kRowHeight = 24;
 
 QString label(const std::string& piece) {
     return QString::fromStdString(analysis::tokenLabel(piece));
+}
+
+// A row of the bars: rank and token, bar, percentage. The token column gets half the width,
+// at least enough for a short token and at most twelve wide letters; the bar never less than
+// kMinBar, and the percentage always its widest text, so "3.3%" is never cut to "3".
+constexpr int kMargin = 4;
+constexpr int kGap = 6;
+constexpr int kMinBar = 40;
+
+struct BarColumns {
+    int text;
+    int bar;
+    int percent;
+};
+
+int minTextWidth(const QFontMetrics& fm) {
+    return fm.horizontalAdvance(QStringLiteral("5. ")) + 8 * fm.averageCharWidth();
+}
+
+BarColumns barColumns(const QFontMetrics& fm, int width) {
+    const int percent = fm.horizontalAdvance(QStringLiteral("100.0%"));
+    const int fixed = 2 * kMargin + 2 * kGap + percent;
+    const int minText = minTextWidth(fm);
+    const int maxText = std::max(minText, fm.horizontalAdvance(QLatin1Char('M')) * 12);
+    int text = std::clamp(width / 2, minText, maxText);
+    text = std::max(minText, std::min(text, width - fixed - kMinBar));
+    return {text, std::max(kMinBar, width - fixed - text), percent};
 }
 
 }  // namespace
@@ -37,7 +62,12 @@ void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predic
 }
 
 QSize PredictionBars::sizeHint() const {
-    return {260, kTop * kRowHeight + 4};
+    return {std::max(260, minimumSizeHint().width()), kTop * kRowHeight + 4};
+}
+
+QSize PredictionBars::minimumSizeHint() const {
+    const BarColumns c = barColumns(fontMetrics(), 0);
+    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent, kTop * kRowHeight + 4};
 }
 
 void PredictionBars::paintEvent(QPaintEvent*) {
@@ -45,18 +75,17 @@ void PredictionBars::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette& pal = palette();
     const QFontMetrics fm(font());
-    const int textWidth = std::min(width() / 2, fm.horizontalAdvance(QLatin1Char('M')) * 12);
-    const int percentWidth = fm.horizontalAdvance(QStringLiteral("100.0%")) + 6;
+    const BarColumns c = barColumns(fm, width());
     for (std::size_t i = 0; i < m_predictions.size(); ++i) {
         const forward::TokenPrediction& pr = m_predictions[i];
         const int y = static_cast<int>(i) * kRowHeight + 2;
-        const QRect textRect(4, y, textWidth, kRowHeight - 4);
+        const QRect textRect(kMargin, y, c.text, kRowHeight - 4);
         p.setPen(pal.color(QPalette::Text));
         p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
                    fm.elidedText(QStringLiteral("%1. %2").arg(i + 1).arg(label(pr.token)),
-                                 Qt::ElideRight, textWidth));
-        const int barLeft = textRect.right() + 6;
-        const int barMax = std::max(10, width() - barLeft - percentWidth - 4);
+                                 Qt::ElideRight, c.text));
+        const int barLeft = kMargin + c.text + kGap;
+        const int barMax = c.bar;
         const QRectF track(barLeft, y + 5, barMax, kRowHeight - 14);
         p.setPen(Qt::NoPen);
         p.setBrush(pal.color(QPalette::AlternateBase));
@@ -67,7 +96,7 @@ void PredictionBars::paintEvent(QPaintEvent*) {
                                         track.height())),
                           3, 3);
         p.setPen(pal.color(QPalette::Text));
-        p.drawText(QRect(barLeft + barMax + 4, y, percentWidth, kRowHeight - 4),
+        p.drawText(QRect(barLeft + barMax + kGap, y, c.percent, kRowHeight - 4),
                    Qt::AlignVCenter | Qt::AlignRight,
                    QString::number(100.0 * pr.probability, 'f', 1) + QLatin1Char('%'));
     }
@@ -98,20 +127,8 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
             [this](int index) { m_session->selectToken(index); });
     connect(session, &AnalysisSession::resultChanged, this, &PredictionPanel::refresh);
     connect(session, &AnalysisSession::selectedTokenChanged, this, &PredictionPanel::refresh);
+    connect(session, &AnalysisSession::predictionsChanged, this, &PredictionPanel::showPredictions);
     refresh();
-}
-
-int PredictionPanel::defaultPosition() const {
-    const auto result = m_session->result();
-    const auto model = m_session->model();
-    if (!result || !model || result->forward.nTokens == 0) {
-        return -1;
-    }
-    if (model->spec.prediction == model::PredictionKind::CausalLm) {
-        return result->forward.nTokens - 1;
-    }
-    const std::vector<int> masks = forward::maskTokenPositions(*model, result->forward.tokenIds);
-    return masks.empty() ? -1 : masks.front();
 }
 
 void PredictionPanel::fillPositions() {
@@ -128,8 +145,7 @@ void PredictionPanel::fillPositions() {
 void PredictionPanel::refresh() {
     const auto result = m_session->result();
     const auto model = m_session->model();
-    ++m_generation;
-    m_position = m_session->selectedToken() >= 0 ? m_session->selectedToken() : defaultPosition();
+    m_position = m_session->predictionPosition();
     fillPositions();
     m_bars->setPredictions({});
     if (!model || !result) {
@@ -156,30 +172,15 @@ void PredictionPanel::refresh() {
                               : tr("<b>Token at</b> “%1” (position %2), masked LM")
                                     .arg(token.toHtmlEscaped())
                                     .arg(m_position));
-    const quint64 generation = m_generation;
-    const int position = m_position;
-    auto* watcher = new QFutureWatcher<std::vector<forward::TokenPrediction>>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, generation] {
-        watcher->deleteLater();
-        try {
-            showResult(generation, watcher->result());
-        } catch (const std::exception& e) {
-            m_session->reportError(tr("Predictions: %1").arg(QString::fromUtf8(e.what())));
-        }
-    });
-    // The vocabulary projection is a [vocab x hidden] product: tens of milliseconds on big
-    // models, so it runs off the GUI thread like every other core computation.
-    watcher->setFuture(QtConcurrent::run([model, result, position] {
-        return forward::topPredictions(*model, result->forward, position, kTop);
-    }));
+    showPredictions();  // the service computes them (ComputeService::schedulePredictions)
 }
 
-void PredictionPanel::showResult(quint64 generation,
-                                 std::vector<forward::TokenPrediction> predictions) {
-    if (generation != m_generation) {
-        return;  // a newer sentence or position is already on its way
+void PredictionPanel::showPredictions() {
+    const AnalysisSession::Predictions& p = m_session->predictions();
+    if (!p.result || p.position != m_position) {
+        return;  // still on their way
     }
-    m_bars->setPredictions(std::move(predictions));
+    m_bars->setPredictions(p.top);
     emit predictionsShown();
 }
 

@@ -2,12 +2,11 @@
 // probable next tokens of a causal LM, or the five best fillers of a [MASK] for a masked LM —
 // as a ranked list with probability bars. The position is the query row clicked in the head
 // view (or chosen in the panel's list); by default the last token (causal) or the first mask
-// token (masked LM). The core computes the predictions on a worker thread; newest wins.
+// token (masked LM). The ComputeService computes them; the panel shows the session's.
 #pragma once
 
 #include <vector>
 
-#include <QFutureWatcher>
 #include <QWidget>
 
 #include "attnscope/forward/prediction.h"
@@ -31,6 +30,8 @@ public:
     const std::vector<forward::TokenPrediction>& predictions() const { return m_predictions; }
 
     QSize sizeHint() const override;
+    // Room for a short token, a bar and the widest percentage ("100.0%") side by side.
+    QSize minimumSizeHint() const override;
 
 protected:
     void paintEvent(QPaintEvent* event) override;
@@ -56,8 +57,7 @@ signals:
 private:
     void refresh();
     void fillPositions();
-    int defaultPosition() const;
-    void showResult(quint64 generation, std::vector<forward::TokenPrediction> predictions);
+    void showPredictions();
 
     AnalysisSession* m_session;
     QLabel* m_heading;
@@ -65,7 +65,6 @@ private:
     PredictionBars* m_bars;
     QLabel* m_note;
     int m_position = -1;
-    quint64 m_generation = 0;
 };
 
 }  // namespace attnscope::app

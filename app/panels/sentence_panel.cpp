@@ -73,9 +73,7 @@ bool SentencePanel::loadFile(const QString& path) {
         for (const std::string& s : sentences) {
             list << QString::fromStdString(s);
         }
-        m_model->setStringList(list);
-        m_source->setText(tr("%n sentence(s) from %1", nullptr, static_cast<int>(list.size()))
-                              .arg(QFileInfo(path).fileName()));
+        showSentences(list, QFileInfo(path).fileName());
         if (!list.isEmpty()) {
             m_list->setCurrentIndex(m_model->index(0));
         }
@@ -85,6 +83,13 @@ bool SentencePanel::loadFile(const QString& path) {
             tr("Could not load sentences: %1").arg(QString::fromStdString(e.what())));
         return false;
     }
+}
+
+void SentencePanel::showSentences(const QStringList& sentences, const QString& source) {
+    const QSignalBlocker block(m_list->selectionModel());
+    m_model->setStringList(sentences);
+    m_source->setText(
+        tr("%n sentence(s) from %1", nullptr, static_cast<int>(sentences.size())).arg(source));
 }
 
 void SentencePanel::step(int delta) {

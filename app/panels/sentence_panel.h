@@ -22,11 +22,15 @@ public:
     // Short by default: the bottom dock area starts at this height, the heads need the room.
     QSize sizeHint() const override { return {480, 170}; }
 
-    // Reads the file; on error reports it through the session and returns false.
+    // Reads the file and picks its first sentence; on error reports it through the session and
+    // returns false.
     bool loadFile(const QString& path);
     // Opens a (non-modal) file dialog; the chosen file is loaded.
     void askForFile();
     void step(int delta);
+    // Lists `sentences` (from `source`, a file name) without picking one: the sentence typed
+    // stays until the user picks another (a scored treebank fills the list this way).
+    void showSentences(const QStringList& sentences, const QString& source);
 
     QStringListModel* sentences() const { return m_model; }
 

@@ -1,216 +1,271 @@
 #include "service/compute_service.h"
 
-#include <QFutureWatcher>
-#include <QPromise>
-#include <QtConcurrent>
+#include <QElapsedTimer>
+#include <QFuture>
+#include <QtConcurrent/QtConcurrentRun>
 
+#include "attnscope/analysis/sentence_analysis.h"
+#include "attnscope/analysis/treebank_scoring.h"
+#include "attnscope/analysis/truncation.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
+#include "attnscope/forward/prediction.h"
 
 namespace attnscope::app {
 
 namespace {
 
 using ModelPtr = std::shared_ptr<const model::Model>;
+using ResultPtr = std::shared_ptr<const analysis::SentenceAnalysis>;
 
-constexpr int kProgressSteps = 1000;
-
-void loadInto(QPromise<ModelPtr>& promise, const QString& path, const CancelToken& token) {
-    try {
-        model::LoadOptions options;
-        options.cancel = token;
-        promise.setProgressRange(0, kProgressSteps);
-        options.progress = [&promise](double f) {
-            promise.setProgressValue(static_cast<int>(f * kProgressSteps));
-        };
-        promise.addResult(model::loadModel(path.toStdString(), options));
-    } catch (...) {
-        promise.setException(std::current_exception());
-    }
-}
-
-struct HeadOutcome {
-    std::shared_ptr<const forward::HeadRecord> record;  // null on failure or cancel
-    QString error;
-    bool cancelled = false;
-};
-
-// Every error caught here: QtConcurrent would wrap it in QUnhandledException.
-HeadOutcome recomputeCaught(const model::Model& model, const forward::ForwardResult& forward,
-                            HeadId head, const CancelToken& cancel) {
-    try {
-        return {std::make_shared<const forward::HeadRecord>(
-                    forward::recomputeHead(model, forward, head, cancel)),
-                {}};
-    } catch (const Cancelled&) {
-        return {nullptr, {}, true};
-    } catch (const Error& e) {
-        return {nullptr, QString::fromStdString(e.what())};
-    } catch (const std::exception& e) {
-        return {nullptr, QStringLiteral("internal error: ").append(e.what())};
-    } catch (...) {
-        return {nullptr, QStringLiteral("internal error")};
-    }
-}
+constexpr int kLoadSteps = 1000;
+constexpr int kScoringShares = 2;  // the machines AttnScope targets have two cores or more
+constexpr int kTopPredictions = 5;
 
 }  // namespace
 
 ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
-    : QObject(parent), m_session(session), m_worker(new ComputeWorker) {
-    qRegisterMetaType<ComputeRequest>();
-    qRegisterMetaType<std::shared_ptr<const analysis::SentenceAnalysis>>();
-    m_worker->moveToThread(&m_thread);
-    connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
-    connect(this, &ComputeService::requestCompute, m_worker, &ComputeWorker::compute);
-    connect(m_worker, &ComputeWorker::computed, this, &ComputeService::onComputed);
-    connect(m_worker, &ComputeWorker::failed, this, &ComputeService::onFailed);
-    connect(m_worker, &ComputeWorker::cancelled, this, &ComputeService::onCancelled);
-    m_thread.setObjectName(QStringLiteral("attnscope-compute"));
-    m_thread.start();
+    : QObject(parent), m_session(session) {
+    m_interactivePool.setMaxThreadCount(1);
     m_headPool.setMaxThreadCount(1);
+    m_backgroundPool.setMaxThreadCount(2);
+    m_sharePool.setMaxThreadCount(kScoringShares);
+    for (QThreadPool* pool : {&m_interactivePool, &m_headPool, &m_backgroundPool, &m_sharePool}) {
+        pool->setExpiryTimeout(-1);  // keep the threads: a sentence is typed a key at a time
+    }
+    connect(&m_jobs, &JobRunner::progress, this, &ComputeService::onProgress);
     connect(session, &AnalysisSession::textChanged, this, &ComputeService::scheduleCompute);
     connect(session, &AnalysisSession::computeSettingsChanged, this,
             &ComputeService::scheduleCompute);
     connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
-    connect(session, &AnalysisSession::resultChanged, this,
-            &ComputeService::cancelStaleHeadRecords);
+    connect(session, &AnalysisSession::resultChanged, this, [this] {
+        cancelStaleHeadRecords();
+        schedulePredictions();
+    });
+    connect(session, &AnalysisSession::selectedTokenChanged, this,
+            &ComputeService::schedulePredictions);
+    // Scores of the old model would be dropped by the session anyway.
+    connect(session, &AnalysisSession::modelChanged, this,
+            [this] { m_jobs.dropKind(JobKind::Scoring); });
 }
 
 ComputeService::~ComputeService() {
     shutdown();
-    m_thread.quit();
-    m_thread.wait();
-    // m_headPool's destructor then waits for the head job, which stops at its next check.
+    // The background pool first: a scoring job there waits for its shares.
+    m_backgroundPool.waitForDone();
+    m_sharePool.waitForDone();
+    m_interactivePool.waitForDone();
+    m_headPool.waitForDone();
 }
 
 void ComputeService::shutdown() {
-    // No m_session here: in MainWindow's destructor the session, an older sibling, is gone.
+    // No m_session here: an owner may shut down while tearing the session down.
     m_shutDown = true;
-    m_pending.reset();
-    m_runningToken.cancel();
-    m_loadToken.cancel();
     m_headQueue.clear();
-    if (m_runningHead) {
-        m_runningHead->cancel.cancel();
-    }
+    m_jobs.shutdown();
 }
 
 void ComputeService::openModel(const QString& path) {
     if (m_shutDown) {
         return;
     }
-    m_loadToken.cancel();
-    m_loadToken = CancelToken();
-    const quint64 generation = ++m_loadGeneration;
-    m_loading = true;
     emit loadStarted(path);
-    auto* watcher = new QFutureWatcher<ModelPtr>(this);
-    connect(watcher, &QFutureWatcher<ModelPtr>::progressValueChanged, this,
-            [this, generation](int v) {
-                if (generation == m_loadGeneration) {
-                    emit loadProgress(static_cast<double>(v) / kProgressSteps);
-                }
-            });
-    connect(watcher, &QFutureWatcher<ModelPtr>::finished, this, [this, watcher, generation, path] {
-        watcher->deleteLater();
-        if (generation != m_loadGeneration) {
-            return;  // a newer load replaced this one
-        }
-        m_loading = false;
-        try {
-            ModelPtr loaded = watcher->future().result();
-            m_session->setModel(std::move(loaded), path);
-            emit loadFinished(true, path);
-        } catch (const Cancelled&) {
-            emit loadFinished(false, path);
-        } catch (const std::exception& e) {
-            m_session->reportError(QStringLiteral("Could not open the model: %1")
-                                       .arg(QString::fromStdString(e.what())));
-            emit loadFinished(false, path);
-        }
-    });
-    watcher->setFuture(QtConcurrent::run(loadInto, path, m_loadToken));
+    m_jobs.run(
+        JobKind::Load, &m_backgroundPool,
+        [this, path](const CancelToken& cancel, JobProgress& progress) -> JobRunner::ApplyStep {
+            model::LoadOptions options;
+            options.cancel = cancel;
+            progress.total = kLoadSteps;
+            options.progress = [&progress](double f) {
+                progress.done = static_cast<int>(f * kLoadSteps);
+            };
+            ModelPtr loaded = model::loadModel(path.toStdString(), options);
+            return [this, loaded, path] { m_session->setModel(loaded, path); };
+        },
+        [this, path](const JobEnd& end) {
+            if (end.status == JobEnd::Failed) {
+                m_session->reportError(tr("Could not open the model: %1").arg(end.error));
+            }
+            if (end.status != JobEnd::Superseded) {
+                emit loadFinished(end.status == JobEnd::Applied, path);
+            }
+        });
 }
 
 void ComputeService::cancelLoad() {
-    m_loadToken.cancel();
+    m_jobs.cancelKind(JobKind::Load);
 }
 
 void ComputeService::scheduleCompute() {
     if (m_shutDown) {
         return;
     }
-    const auto model = m_session->model();
-    const std::string text = m_session->text().toStdString();
-    ++m_generation;
-    m_pending.reset();
-    m_runningToken.cancel();
+    const ModelPtr model = m_session->model();
     if (!model || m_session->text().trimmed().isEmpty()) {
+        m_jobs.dropKind(JobKind::Forward);
         m_session->setResult(nullptr);
-        if (!m_running) {
-            emit idle();
+        if (!isComputing()) {
+            emit idle();  // else when the dropped pass stops
         }
         return;
     }
     if (!model->tokenizer) {
+        m_jobs.dropKind(JobKind::Forward);
         m_session->reportError(
-            QStringLiteral("This model folder has no tokenizer, so typed text "
-                           "cannot be turned into tokens."));
+            tr("This model folder has no tokenizer, so typed text cannot be turned into tokens."));
         return;
     }
-    ComputeRequest request;
-    request.generation = m_generation;
-    request.model = model;
-    request.text = text;
-    request.options.mask = m_session->mask();
-    request.options.scale = m_session->scale();
-    request.options.mapBudgetBytes = m_session->mapBudgetBytes();
-    m_pending = std::move(request);
-    if (!m_running) {
-        dispatchPending();
-    }
-}
-
-void ComputeService::dispatchPending() {
-    if (!m_pending) {
-        emit idle();
-        return;
-    }
-    m_running = m_pending->generation;
-    m_runningToken = m_pending->options.cancel;
+    forward::ForwardOptions options;
+    options.mask = m_session->mask();
+    options.scale = m_session->scale();
+    options.mapBudgetBytes = m_session->mapBudgetBytes();
+    const std::string text = m_session->text().toStdString();
+    const bool truncate = m_session->truncateLongInput();
     emit computeStarted();
-    emit requestCompute(*m_pending);
-    m_pending.reset();
+    m_jobs.run(
+        JobKind::Forward, &m_interactivePool,
+        [this, model, text, options, truncate](const CancelToken& cancel,
+                                               JobProgress&) -> JobRunner::ApplyStep {
+            QElapsedTimer timer;
+            timer.start();
+            std::string input = text;
+            const auto limit = static_cast<std::size_t>(model->spec.maxTokens());
+            // Encoded once more by analyzeText: cheap next to the forward pass it saves.
+            if (const std::size_t n = model->tokenizer->encode(text).size(); n > limit) {
+                if (!truncate) {
+                    return [this, n, limit] {
+                        m_session->reportInputTooLong(static_cast<int>(n), static_cast<int>(limit));
+                    };
+                }
+                input = analysis::fittingPrefix(*model->tokenizer, text, limit);
+            }
+            forward::ForwardOptions withCancel = options;
+            withCancel.cancel = cancel;
+            ResultPtr result = std::make_shared<const analysis::SentenceAnalysis>(
+                analysis::analyzeText(*model, input, withCancel));
+            const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+            // Runs on the GUI thread, only while this is the newest pass.
+            return [this, result, ms] {
+                m_lastMs = ms;
+                m_session->setResult(result);
+                emit computeFinished(ms);
+            };
+        },
+        [this](const JobEnd& end) {
+            if (end.status == JobEnd::Failed) {
+                m_session->reportError(end.error);
+            }
+            if (!isComputing()) {
+                emit idle();
+            }
+        });
 }
 
-void ComputeService::onComputed(quint64 generation,
-                                std::shared_ptr<const analysis::SentenceAnalysis> result,
-                                double ms) {
-    if (generation == m_generation) {
-        m_lastMs = ms;
-        m_session->setResult(std::move(result));
-        emit computeFinished(ms);
+void ComputeService::schedulePredictions() {
+    const ModelPtr model = m_session->model();
+    const ResultPtr result = m_session->result();
+    const int position = m_session->predictionPosition();
+    if (m_shutDown || !model || !result || position < 0 || !forward::hasPredictionHead(*model)) {
+        m_jobs.dropKind(JobKind::Predictions);
+        return;
     }
-    finishRunning(generation);
+    // The vocabulary projection is a [vocab × hidden] product: tens of milliseconds on big
+    // models, so it runs off the GUI thread like every other core computation.
+    m_jobs.run(
+        JobKind::Predictions, &m_interactivePool,
+        [this, model, result, position](const CancelToken&, JobProgress&) -> JobRunner::ApplyStep {
+            auto top = forward::topPredictions(*model, result->forward, position, kTopPredictions);
+            return [this, result, position, top = std::move(top)] {
+                m_session->setPredictions({result, position, top});
+            };
+        },
+        [this](const JobEnd& end) {
+            if (end.status == JobEnd::Failed) {
+                m_session->reportError(tr("Predictions: %1").arg(end.error));
+            }
+        });
 }
 
-void ComputeService::onFailed(quint64 generation, const QString& message) {
-    if (generation == m_generation) {
-        m_session->reportError(message);
+void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOptions& options) {
+    const ModelPtr model = m_session->model();
+    if (m_shutDown || !model) {
+        return;
     }
-    finishRunning(generation);
-}
-
-void ComputeService::onCancelled(quint64 generation) {
-    finishRunning(generation);
-}
-
-void ComputeService::finishRunning(quint64 generation) {
-    if (m_running == generation) {
-        m_running.reset();
+    std::shared_ptr<const Treebank> known = m_session->treebank();
+    if (known && known->path != path) {
+        known.reset();
     }
-    if (!m_running) {
-        dispatchPending();
+    QThreadPool* shares = &m_sharePool;
+    emit scoringStarted(path);
+    m_jobs.run(
+        JobKind::Scoring, &m_backgroundPool,
+        [this, model, path, options, known, shares](const CancelToken& cancel,
+                                                    JobProgress& progress) -> JobRunner::ApplyStep {
+            std::shared_ptr<const Treebank> treebank =
+                known ? known : std::make_shared<const Treebank>(Treebank::read(path, cancel));
+            progress.total = static_cast<int>(treebank->sentences.size());
+            analysis::TreebankShares how;
+            how.shares = kScoringShares;
+            how.cancel = cancel;
+            how.sentenceDone = [&progress] { progress.done.fetch_add(1); };
+            const auto onPool = [shares](std::size_t n,
+                                         const std::function<void(std::size_t)>& task) {
+                std::vector<QFuture<void>> running;
+                for (std::size_t i = 0; i < n; ++i) {
+                    running.push_back(QtConcurrent::run(shares, [&task, i] { task(i); }));
+                }
+                for (QFuture<void>& f : running) {
+                    f.waitForFinished();  // tasks never throw (scoreTreebank catches)
+                }
+            };
+            auto counts =
+                analysis::scoreTreebank(*model, treebank->sentences, options, how, onPool);
+            auto scores = std::make_shared<const DependencyScores>(
+                DependencyScores{treebank, model, std::move(counts)});
+            return [this, scores] { m_session->setDependencyScores(scores); };
+        },
+        [this](const JobEnd& end) {
+            if (end.status == JobEnd::Failed) {
+                m_session->reportError(tr("Dependency scoring failed: %1").arg(end.error));
+            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
+                m_session->reportError(
+                    tr("Dependency scoring cancelled; the previous results stay."));
+            }
+            if (!isScoring()) {
+                emit scoringFinished(end.status == JobEnd::Applied);
+            }
+        });
+}
+
+void ComputeService::cancelScoring() {
+    m_jobs.cancelKind(JobKind::Scoring);
+}
+
+void ComputeService::exportFile(const QString& path,
+                                std::function<void(const std::string&)> write) {
+    if (m_shutDown) {
+        return;
+    }
+    emit exportStarted(path);
+    m_jobs.run(
+        JobKind::Export, &m_backgroundPool,
+        [path, write = std::move(write)](const CancelToken&, JobProgress&) {
+            write(path.toStdString());
+            return JobRunner::ApplyStep([] {});  // nothing to apply: the file is the result
+        },
+        [this, path](const JobEnd& end) {
+            if (end.status == JobEnd::Failed) {
+                m_session->reportError(tr("Export failed: %1").arg(end.error));
+            }
+            emit exportFinished(path, end.status == JobEnd::Applied);
+        });
+}
+
+void ComputeService::onProgress(JobKind kind, int done, int total) {
+    if (kind == JobKind::Load && total > 0) {
+        emit loadProgress(static_cast<double>(done) / total);
+    } else if (kind == JobKind::Scoring) {
+        emit scoringProgress(done, total);
     }
 }
 
@@ -218,13 +273,11 @@ void ComputeService::queueHeadRecord(HeadId head) {
     if (m_shutDown) {
         return;
     }
-    const auto result = m_session->result();
+    const ResultPtr result = m_session->result();
     // Jobs about an earlier result are wanted by nobody; forget them now so the queue does not
     // keep old results alive while a slow head runs.
     std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
-    // A token of its own: cancelling a stale job must not touch the jobs after it.
-    m_headQueue.push_back(
-        {head, m_session->headRequestRound(), m_session->model(), result, CancelToken()});
+    m_headQueue.push_back({head, m_session->headRequestRound(), m_session->model(), result});
     if (!m_headStartPosted) {
         // From the event loop: the asking view is mid-refresh, and every view of this round
         // gets to ask before older rounds are dropped.
@@ -236,10 +289,10 @@ void ComputeService::queueHeadRecord(HeadId head) {
 void ComputeService::cancelStaleHeadRecords() {
     // Not on a new text or setting: the shown result stays until the new one arrives (or
     // forever, should that pass fail), and so does the wish for its heads.
-    const auto result = m_session->result();
+    const ResultPtr result = m_session->result();
     std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
     if (m_runningHead && m_runningHead->result != result) {
-        m_runningHead->cancel.cancel();
+        m_jobs.cancel(m_runningHead->id);
     }
 }
 
@@ -264,24 +317,22 @@ void ComputeService::startNextHeadRecord() {
 void ComputeService::runHeadRecord(HeadJob job) {
     m_runningHead = job;
     emit headRecordStarted(job.head);
-    auto* watcher = new QFutureWatcher<HeadOutcome>(this);
-    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        const HeadJob done = std::move(*m_runningHead);
-        m_runningHead.reset();
-        const HeadOutcome outcome = watcher->result();
-        if (outcome.record) {
-            m_session->setHeadRecord(done.result, done.head, outcome.record);
-        } else if (!outcome.cancelled) {
-            m_session->setHeadRecordFailed(done.result, done.head, outcome.error);
-        }
-        emit headRecordFinished(done.head, outcome.cancelled);
-        startNextHeadRecord();
-    });
-    // The job holds its own references to the model and the result it reads.
-    watcher->setFuture(QtConcurrent::run(&m_headPool, [job] {
-        return recomputeCaught(*job.model, job.result->forward, job.head, job.cancel);
-    }));
+    m_runningHead->id = m_jobs.run(
+        JobKind::HeadRecord, &m_headPool,
+        [this, job](const CancelToken& cancel, JobProgress&) -> JobRunner::ApplyStep {
+            auto record = std::make_shared<const forward::HeadRecord>(
+                forward::recomputeHead(*job.model, job.result->forward, job.head, cancel));
+            return [this, job, record] { m_session->setHeadRecord(job.result, job.head, record); };
+        },
+        [this](const JobEnd& end) {
+            const HeadJob done = std::move(*m_runningHead);
+            m_runningHead.reset();
+            if (end.status == JobEnd::Failed) {
+                m_session->setHeadRecordFailed(done.result, done.head, end.error);
+            }
+            emit headRecordFinished(done.head, end.status == JobEnd::Cancelled);
+            startNextHeadRecord();
+        });
 }
 
 }  // namespace attnscope::app

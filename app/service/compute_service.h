@@ -1,37 +1,36 @@
-// The GUI thread's façade over background work. Owns one ComputeWorker on its own QThread
-// for forward passes, and loads models with QtConcurrent. Watches the session: any change of
-// model, text or settings schedules a recompute. At most one request runs and one waits; a
-// newer request cancels the running one (checked between layers) and replaces the waiting
-// one, and results of superseded generations are dropped. Errors go to the session's message
-// bar; the previous model and result stay. Shutdown: cancel, quit, wait.
+// The only thing in the app that starts background work, through its JobRunner (one catch
+// site, cancel tokens, progress) on pools it owns; never QThreadPool::globalInstance(), which
+// Qt's own painting and image scaling use and wait for (a busy global pool froze the window).
 //
-// Head records: when a sentence's maps did not fit the memory budget, the session asks for a
-// head (AnalysisSession::headRecordRequested) and this recomputes it on a pool of its own, one
-// head at a time, in the order asked (the global pool also serves Qt's own image work, which a
-// slow head must not hold up). A job holds the model and the result it reads, so
-// both outlive it whatever the user opens meanwhile. Before a job starts it is skipped when the
-// session has moved to another result, and dropped when the views have moved on to another
-// round of heads (headRequestRound). Its answer, record or error, goes back to the session,
-// which keeps it only while that result is still the current one. A running job is cancelled
-// (recomputeHead's token) as soon as the session shows another result, since its answer would
-// be dropped; it is not cancelled when the views move to another head, since the session keeps
-// that answer among its recent heads. A cancelled job tells the session nothing: it is not an
-// error, and the views already ask for the new result's heads.
+//   interactive pool (1 thread): forward passes and predictions, newest wins;
+//   head pool (1 thread): heads recomputed for over-budget sentences, in the order asked;
+//   background pool (2 threads): model loads, treebank scoring jobs and exports;
+//   share pool (2 threads): the shares of a scoring job (analysis::scoreTreebank).
 //
-// Shutdown (also the destructor's first step) cancels the forward pass, the load and the head
-// job, and starts nothing more; the destructor then waits for their next cancel check.
+// It watches the session: a new text, setting or model schedules a forward pass; a new result
+// or selected token, the predictions; a missed head record, its recomputation. Answers go into
+// the session, which keeps only those about what it still shows. Errors go to the message bar
+// (AnalysisSession::reportError); the previous results stay.
+//
+// Head records: jobs of an earlier result are skipped; jobs of an older request round (the views
+// moved on) are dropped before they start; a running job is cancelled as soon as the session
+// shows another result. A cancelled job tells the session nothing.
+//
+// Lifetime: the owner deletes the service before the session (MainWindow's destructor does so
+// explicitly). The destructor cancels every job and waits for the workers' next cancel check;
+// jobs never touch the session from a worker, and no apply step runs after shutdown.
 #pragma once
 
 #include <deque>
+#include <functional>
 #include <optional>
+#include <string>
 
-#include <QFuture>
 #include <QObject>
-#include <QThread>
 #include <QThreadPool>
 
-#include "attnscope/base/cancel.h"
-#include "service/compute_worker.h"
+#include "attnscope/analysis/dependency_score.h"
+#include "service/job_runner.h"
 #include "session/analysis_session.h"
 
 namespace attnscope::app {
@@ -43,17 +42,17 @@ public:
     explicit ComputeService(AnalysisSession* session, QObject* parent = nullptr);
     ~ComputeService() override;
 
-    // Cancels all running work and drops waiting work without blocking; later requests are
-    // ignored. For closing the app (the destructor calls it) and for tests.
+    // Cancels all work without blocking; later requests are ignored. For closing the app (the
+    // destructor calls it) and for tests.
     void shutdown();
 
-    // Loads a model folder in the background; on success it replaces the session's model.
+    // Loads a model folder; on success it replaces the session's model.
     void openModel(const QString& path);
     void cancelLoad();
 
-    bool isLoading() const { return m_loading; }
+    bool isLoading() const { return m_jobs.isRunning(JobKind::Load); }
 
-    bool isComputing() const { return m_running.has_value(); }
+    bool isComputing() const { return m_jobs.isRunning(JobKind::Forward); }
 
     // Median-worthy timing of the last finished forward pass, in milliseconds.
     double lastComputeMilliseconds() const { return m_lastMs; }
@@ -64,34 +63,47 @@ public:
     // The one thread head records are recomputed on; tests occupy it to hold a job in flight.
     QThreadPool* headRecordPool() { return &m_headPool; }
 
+    // Scores every head of the session's model on a CoNLL-U treebank (the session's treebank is
+    // reused when `path` is the one it holds). A newer scoring job replaces a running one.
+    void scoreTreebank(const QString& path, const analysis::ScoreOptions& options);
+    void cancelScoring();
+
+    bool isScoring() const { return m_jobs.isRunning(JobKind::Scoring); }
+
+    // Writes a file in the background: `write` gets the path and throws the core's Error.
+    // exportFinished tells how it went; a failure also goes to the message bar.
+    void exportFile(const QString& path, std::function<void(const std::string&)> write);
+
+    bool isExporting() const { return m_jobs.isRunning(JobKind::Export); }
+
 signals:
     void loadStarted(const QString& path);
     void loadProgress(double fraction);
     void loadFinished(bool ok, const QString& path);
     void computeStarted();
     void computeFinished(double milliseconds);  // a result reached the session
-    void idle();                                // nothing running, nothing waiting
-    void requestCompute(const attnscope::app::ComputeRequest& request);  // to the worker
+    void idle();                                // no forward pass running or waiting
     void headRecordStarted(attnscope::HeadId head);
     // The job started for `head` ended: its record or error went to the session, or it was
     // cancelled (a stale result, or shutdown) and nothing did.
     void headRecordFinished(attnscope::HeadId head, bool cancelled);
+    void scoringStarted(const QString& path);
+    void scoringProgress(int done, int total);  // sentences; total 0 while the file is read
+    void scoringFinished(bool ok);              // ok false: failed, cancelled or replaced
+    void exportStarted(const QString& path);
+    void exportFinished(const QString& path, bool ok);
 
 private:
     void scheduleCompute();
-    void dispatchPending();
-    void onComputed(quint64 generation, std::shared_ptr<const analysis::SentenceAnalysis> result,
-                    double ms);
-    void onFailed(quint64 generation, const QString& message);
-    void onCancelled(quint64 generation);
-    void finishRunning(quint64 generation);
+    void schedulePredictions();
+    void onProgress(JobKind kind, int done, int total);
 
     struct HeadJob {
         HeadId head;
         quint64 round = 0;  // the session's headRequestRound when asked
         std::shared_ptr<const model::Model> model;
         std::shared_ptr<const analysis::SentenceAnalysis> result;
-        CancelToken cancel;
+        quint64 id = 0;  // the runner's job, once started
     };
 
     void queueHeadRecord(HeadId head);
@@ -100,17 +112,14 @@ private:
     void runHeadRecord(HeadJob job);
 
     AnalysisSession* m_session;
-    QThread m_thread;
-    ComputeWorker* m_worker;
-    quint64 m_generation = 0;
-    std::optional<quint64> m_running;
-    CancelToken m_runningToken;
-    std::optional<ComputeRequest> m_pending;
-    bool m_loading = false;
-    CancelToken m_loadToken;
-    quint64 m_loadGeneration = 0;
-    double m_lastMs = 0;
+    // The destructor waits for every pool before any member goes (a scoring job on the
+    // background pool uses the share pool).
+    QThreadPool m_interactivePool;
     QThreadPool m_headPool;
+    QThreadPool m_backgroundPool;
+    QThreadPool m_sharePool;
+    JobRunner m_jobs;
+    double m_lastMs = 0;
     std::deque<HeadJob> m_headQueue;  // oldest first
     std::optional<HeadJob> m_runningHead;
     bool m_headStartPosted = false;

@@ -21,11 +21,18 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_scale.reset();
     m_selected = clamp(m_selected);
     m_compare = clamp(m_compare);
+    m_predictions = {};
+    const bool hadScores = m_scores != nullptr;
+    m_scores.reset();  // the old model's heads: a cell clicked would open another model's head
+    refreshGold();
     emit modelChanged();
     emit computeSettingsChanged();
     emit resultChanged();
     emit selectedHeadChanged(m_selected);
     emit compareHeadChanged(m_compare);
+    if (hadScores) {
+        emit dependencyScoresChanged();
+    }
     if (m_model && !m_model->warnings.empty()) {
         reportWarnings(m_model->warnings);
     }
@@ -52,6 +59,21 @@ void AnalysisSession::setScale(std::optional<float> scale) {
     emit computeSettingsChanged();
 }
 
+void AnalysisSession::setTruncateLongInput(bool on) {
+    if (on != m_truncate) {
+        m_truncate = on;
+        emit computeSettingsChanged();
+    }
+}
+
+bool AnalysisSession::resultIsTruncated() const {
+    return m_result && m_result->text.size() < static_cast<std::size_t>(m_text.toUtf8().size());
+}
+
+void AnalysisSession::reportInputTooLong(int tokens, int limit) {
+    emit inputTooLong(tokens, limit);
+}
+
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
     m_result = std::move(result);
     m_records.clear();
@@ -62,6 +84,8 @@ void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis
     if (dropToken) {
         m_selectedToken = -1;
     }
+    m_predictions = {};
+    refreshGold();
     emit resultChanged();
     if (dropToken) {
         emit selectedTokenChanged(m_selectedToken);
@@ -145,6 +169,52 @@ void AnalysisSession::startRound() {
     m_waiting.clear();
 }
 
+int AnalysisSession::predictionPosition() const {
+    if (!m_result || !m_model || m_result->forward.nTokens == 0) {
+        return -1;
+    }
+    if (m_selectedToken >= 0) {
+        return m_selectedToken;
+    }
+    if (m_model->spec.prediction == model::PredictionKind::CausalLm) {
+        return m_result->forward.nTokens - 1;
+    }
+    const std::vector<int> masks =
+        forward::maskTokenPositions(*m_model, m_result->forward.tokenIds);
+    return masks.empty() ? -1 : masks.front();
+}
+
+void AnalysisSession::setPredictions(Predictions predictions) {
+    if (predictions.result != m_result || predictions.position != predictionPosition()) {
+        return;  // a newer sentence or position is on its way
+    }
+    m_predictions = std::move(predictions);
+    emit predictionsChanged();
+}
+
+void AnalysisSession::setTreebank(std::shared_ptr<const Treebank> treebank) {
+    m_treebank = std::move(treebank);
+    emit treebankChanged();
+    refreshGold();
+    emit sentenceGoldChanged();
+}
+
+void AnalysisSession::setDependencyScores(std::shared_ptr<const DependencyScores> scores) {
+    if (scores && scores->model != m_model) {
+        return;  // scored with a model that is no longer open
+    }
+    if (scores && scores->treebank != m_treebank) {
+        setTreebank(scores->treebank);
+    }
+    m_scores = std::move(scores);
+    emit dependencyScoresChanged();
+}
+
+// Once per result or treebank, so views read the alignment instead of redoing it per hover.
+void AnalysisSession::refreshGold() {
+    m_gold = m_treebank && m_result ? app::sentenceGold(*m_treebank, *m_result) : nullptr;
+}
+
 void AnalysisSession::setMapBudgetBytes(std::size_t bytes) {
     if (bytes != m_mapBudget) {
         m_mapBudget = bytes;
@@ -157,6 +227,7 @@ void AnalysisSession::selectToken(int index) {
     const int clamped = index >= 0 && index < n ? index : -1;
     if (clamped != m_selectedToken) {
         m_selectedToken = clamped;
+        m_predictions = {};
         emit selectedTokenChanged(m_selectedToken);
     }
 }

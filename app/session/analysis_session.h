@@ -1,7 +1,9 @@
-// The document every view observes: the open model, the sentence, the compute settings, the
-// latest result and the selected heads. Lives in the GUI thread; holds no logic beyond keeping
-// its fields consistent (e.g. clamping the selected head to the model's size). The
-// ComputeService updates it; views read it and call its setters for user choices.
+// The document every view observes and the one holder of results: the open model, the sentence,
+// the compute settings, the latest result, the recomputed heads of an over-budget sentence, the
+// predictions, the treebank with its gold trees and dependency scores, and the selected heads.
+// Lives in the GUI thread; holds no logic beyond keeping its fields consistent (clamping the
+// selected head to the model's size, dropping what belongs to an older model or result). The
+// ComputeService fills it; views read it and call its setters for user choices.
 #pragma once
 
 #include <deque>
@@ -17,8 +19,10 @@
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/head_record.h"
+#include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
+#include "session/treebank.h"
 
 namespace attnscope::app {
 
@@ -32,7 +36,8 @@ public:
 
     QString modelPath() const { return m_modelPath; }
 
-    // A new model resets the mask to the model's default and keeps the text.
+    // A new model resets the mask to the model's default and keeps the text and the treebank;
+    // the old model's result, predictions and dependency scores are dropped.
     void setModel(std::shared_ptr<const model::Model> model, const QString& path);
 
     QString text() const { return m_text; }
@@ -47,6 +52,18 @@ public:
     std::optional<float> scale() const { return m_scale; }
 
     void setScale(std::optional<float> scale);
+
+    // Input longer than the model's positions: refused (inputTooLong tells the user, who may
+    // turn this on) or, when on, cut to the longest prefix that fits (analysis/truncation.h).
+    bool truncateLongInput() const { return m_truncate; }
+
+    void setTruncateLongInput(bool on);
+
+    // True when the result is of a cut text: its text is a proper prefix of text().
+    bool resultIsTruncated() const;
+
+    // From the ComputeService: text() has `tokens` tokens and the model reads at most `limit`.
+    void reportInputTooLong(int tokens, int limit);
 
     // The result for the current model, text and settings; null until one is computed.
     std::shared_ptr<const analysis::SentenceAnalysis> result() const { return m_result; }
@@ -102,6 +119,36 @@ public:
 
     void setCompareHead(HeadId head);
 
+    // The position whose predictions are shown: the selected token, else the last token (causal
+    // LM) or the first mask token (masked LM); -1 for none.
+    int predictionPosition() const;
+
+    struct Predictions {
+        std::shared_ptr<const analysis::SentenceAnalysis> result;  // null: none yet
+        int position = -1;
+        std::vector<forward::TokenPrediction> top;
+    };
+
+    // The predictions at predictionPosition() for the current result, once computed.
+    const Predictions& predictions() const { return m_predictions; }
+
+    // Dropped unless about the current result and position.
+    void setPredictions(Predictions predictions);
+
+    // The treebank read last (gold trees, the sentence list); null before any.
+    std::shared_ptr<const Treebank> treebank() const { return m_treebank; }
+
+    void setTreebank(std::shared_ptr<const Treebank> treebank);
+
+    // Every head's scores on the treebank for the current model; null when there are none.
+    std::shared_ptr<const DependencyScores> dependencyScores() const { return m_scores; }
+
+    // Dropped when computed with another model than the current one.
+    void setDependencyScores(std::shared_ptr<const DependencyScores> scores);
+
+    // The current sentence's gold tree in the treebank, aligned to its tokens; null if none.
+    std::shared_ptr<const SentenceGold> sentenceGold() const { return m_gold; }
+
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
     void setHeatmapStyle(const render::HeatmapStyle& style);
@@ -117,13 +164,19 @@ public:
 signals:
     void modelChanged();
     void textChanged(const QString& text);
-    void computeSettingsChanged();  // mask or scale
+    void computeSettingsChanged();  // mask, scale, memory budget or truncation
     void resultChanged();
     void selectedHeadChanged(attnscope::HeadId head);
     void compareHeadChanged(attnscope::HeadId head);
     void selectedTokenChanged(int index);
     void heatmapStyleChanged();
+    void predictionsChanged();
+    void treebankChanged();
+    void dependencyScoresChanged();
+    // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
+    void sentenceGoldChanged();
     void errorReported(const QString& message);
+    void inputTooLong(int tokens, int limit);
     // For the ComputeService: recompute `head` of the current result (headRecord missed).
     void headRecordRequested(attnscope::HeadId head);
     // A record asked for arrived, failed or was dropped: views waiting for `head` redraw.
@@ -132,12 +185,14 @@ signals:
 private:
     HeadId clamp(HeadId head) const;
     void startRound();
+    void refreshGold();
 
     std::shared_ptr<const model::Model> m_model;
     QString m_modelPath;
     QString m_text;
     forward::MaskChoice m_mask;
     std::optional<float> m_scale;
+    bool m_truncate = false;
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     std::size_t m_mapBudget = std::size_t{1} << 30;  // 1 GiB
     // Recomputed heads of m_result, most recent first; emptied with every new result.
@@ -149,6 +204,10 @@ private:
     HeadId m_compare;
     int m_selectedToken = -1;
     render::HeatmapStyle m_style;
+    Predictions m_predictions;
+    std::shared_ptr<const Treebank> m_treebank;
+    std::shared_ptr<const DependencyScores> m_scores;
+    std::shared_ptr<const SentenceGold> m_gold;
 };
 
 }  // namespace attnscope::app

@@ -12,7 +12,7 @@
 
 #include "attnscope/analysis/head_compare.h"
 #include "session/analysis_session.h"
-#include "views/head_record_status.h"
+#include "session/head_record_watch.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -38,7 +38,9 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
       m_b(new HeatmapWidget(this)),
       m_diff(new HeatmapWidget(this)),
       m_summary(new QLabel(this)),
-      m_rows(new QTableWidget(this)) {
+      m_rows(new QTableWidget(this)),
+      m_records(new HeadRecordWatch(
+          session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("compareView"));
     m_a->setObjectName(QStringLiteral("compareHeatmapA"));
     m_b->setObjectName(QStringLiteral("compareHeatmapB"));
@@ -55,15 +57,19 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     bar->addWidget(m_layerB);
     bar->addWidget(new QLabel(tr("head"), this));
     bar->addWidget(m_headB);
-    bar->addSpacing(24);
-    bar->addWidget(m_summary, 1);
+    bar->addStretch(1);
+    // On a line of its own, wrapped: the divergence with its range must not widen the window.
+    m_summary->setWordWrap(true);
     m_rows->setColumnCount(2);
-    m_rows->setHorizontalHeaderLabels({tr("query token"), tr("JS divergence (nats)")});
+    m_rows->setHorizontalHeaderLabels(
+        {tr("query token"), tr("JS divergence (nats, 0 … ln 2 ≈ 0.693)")});
     m_rows->horizontalHeader()->setStretchLastSection(true);
     m_rows->verticalHeader()->setVisible(false);
     m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    // A 2 x 2 of equal cells: A and B on top, their difference and the per-row divergences
-    // below. The table must not claim width from its contents, or A gets squeezed.
+    // A 2 x 2 of equal cells that takes all the height below the bar and the summary: A and B
+    // on top, their difference and the per-row divergences below. The table must not claim
+    // width from its contents, or A gets squeezed.
+    m_rows->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* grid = new QGridLayout;
     grid->addWidget(m_a, 0, 0);
     grid->addWidget(m_b, 0, 1);
@@ -73,10 +79,13 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
         grid->setColumnStretch(i, 1);
         grid->setRowStretch(i, 1);
     }
-    m_rows->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    layout->addWidget(m_summary);
     layout->addLayout(grid, 1);
+    for (HeatmapWidget* w : {m_a, m_b, m_diff}) {
+        w->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
+    }
     const auto select = [this] {
         m_session->selectHead({m_layerA->value(), m_headA->value()});
         m_session->setCompareHead({m_layerB->value(), m_headB->value()});
@@ -88,15 +97,29 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::selectedHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::compareHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &CompareView::refresh);
-    connect(session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
-        if (isWaitingFor(m_waiting, h)) {
-            refresh();
-        }
-    });
+    connect(session, &AnalysisSession::modelChanged, this, &CompareView::defaultCompareHead);
     refresh();
 }
 
+// B's default is the head after A in the same layer (wrapping to head 0; with one head per
+// layer, the same head of the next layer): set when a model opens while B is A, whose
+// difference would be blank. A B the user or a test sets later, A included, is kept.
+void CompareView::defaultCompareHead() {
+    const HeadId a = m_session->selectedHead();
+    if (m_session->compareHead() != a) {
+        return;
+    }
+    HeadId b = a;
+    if (m_session->headCount() > 1) {
+        b.head = (a.head + 1) % m_session->headCount();
+    } else if (m_session->layerCount() > 1) {
+        b.layer = (a.layer + 1) % m_session->layerCount();
+    }
+    m_session->setCompareHead(b);
+}
+
 void CompareView::refresh() {
+    m_shown.reset();
     const HeadId a = m_session->selectedHead();
     const HeadId b = m_session->compareHead();
     const QSignalBlocker b1(m_layerA), b2(m_headA), b3(m_layerB), b4(m_headB);
@@ -110,7 +133,7 @@ void CompareView::refresh() {
     m_headA->setValue(a.head);
     m_layerB->setValue(b.layer);
     m_headB->setValue(b.head);
-    m_waiting.clear();
+    m_records->forget();
     const auto result = m_session->result();
     if (!result) {
         showNothing(tr("Type a sentence, then pick two heads to compare."));
@@ -120,8 +143,9 @@ void CompareView::refresh() {
     for (int i = 0; i < result->forward.nTokens; ++i) {
         labels << QString::fromStdString(result->label(i));
     }
-    const auto recordA = m_session->headRecord(a);
-    const auto recordB = m_session->headRecord(b);
+    const auto records = m_records->fetch(std::vector<HeadId>{a, b});
+    const auto& recordA = records[0];
+    const auto& recordB = records[1];
     if (showHeads(labels, recordA.get(), recordB.get())) {
         showComparison(labels, recordA->probs, recordB->probs);
     }
@@ -145,11 +169,8 @@ bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord
     const QString titles[] = {tr("A: layer %1, head %2"), tr("B: layer %1, head %2")};
     for (int i = 0; i < 2; ++i) {
         if (!records[i]) {
-            if (!isWaitingFor(m_waiting, heads[i])) {
-                m_waiting.push_back(heads[i]);
-            }
             // The difference below gives the reason once for both.
-            widgets[i]->clear(headRecordPendingHeadline(*m_session, {heads[i]}));
+            widgets[i]->clear(m_records->pendingHeadline(heads[i]));
             continue;
         }
         render::ColorRange range;
@@ -158,10 +179,10 @@ bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord
             range, labels, labels, f.allowed);
         widgets[i]->setTitle(titles[i].arg(heads[i].layer).arg(heads[i].head));
     }
-    if (m_waiting.empty()) {
+    if (!m_records->isWaiting()) {
         return true;
     }
-    const QString pending = headRecordPendingText(*m_session, m_waiting);
+    const QString pending = m_records->pendingText();
     m_diff->clear(pending);
     // One line: a long error must not widen the bar (the widgets and the message bar have it).
     m_summary->setText(pending.section(QLatin1Char('\n'), 0, 0));
@@ -179,8 +200,14 @@ void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
                    std::nullopt);
     m_diff->setTitle(tr("A − B"));
     m_total = c.totalDivergence;
-    m_summary->setText(tr("Jensen–Shannon divergence: %1 nats in total, %2 per query row")
+    m_shown = Shown{labels, mapA, mapB, c.difference};
+    // What head_compare.h computes: per row, JS = ½ KL(p‖m) + ½ KL(q‖m) with the natural log
+    // (no square root), so each row lies in [0, ln 2] and the sum over n rows in [0, n ln 2].
+    m_summary->setText(tr("Jensen–Shannon divergence (natural log, nats; 0 … ln 2 ≈ 0.693 per "
+                          "query row): %1 summed over %2 rows (at most %3), %4 per row")
                            .arg(c.totalDivergence, 0, 'f', 4)
+                           .arg(n)
+                           .arg(n * std::log(2.0), 0, 'f', 3)
                            .arg(c.totalDivergence / std::max(1, n), 0, 'f', 4));
     m_rows->setRowCount(n);
     for (int q = 0; q < n; ++q) {
@@ -190,6 +217,33 @@ void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
         value->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
         m_rows->setItem(q, 1, value);
     }
+}
+
+// The same text over A, B and the difference: the pair of tokens and all three values.
+QString CompareView::tooltip(int row, int col) const {
+    const auto result = m_session->result();
+    if (!m_shown || !result || row >= m_shown->a.rows() || col >= m_shown->a.cols()) {
+        return {};
+    }
+    const HeadId a = m_session->selectedHead();
+    const HeadId b = m_session->compareHead();
+    QString text = tr("query %1 “%2” → key %3 “%4”\n")
+                       .arg(row)
+                       .arg(m_shown->labels.value(row))
+                       .arg(col)
+                       .arg(m_shown->labels.value(col));
+    const auto& allowed = result->forward.allowed;
+    if (row < allowed.rows() && col < allowed.cols() && allowed(row, col) == 0) {
+        return text + tr("masked (not attended) in both heads");
+    }
+    return text + tr("A (layer %1, head %2): %3\nB (layer %4, head %5): %6\nA − B: %7")
+                      .arg(a.layer)
+                      .arg(a.head)
+                      .arg(m_shown->a(row, col), 0, 'f', 6)
+                      .arg(b.layer)
+                      .arg(b.head)
+                      .arg(m_shown->b(row, col), 0, 'f', 6)
+                      .arg(m_shown->difference(row, col), 0, 'f', 6);
 }
 
 }  // namespace attnscope::app

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include <QStringList>
 #include <QWidget>
 
 #include "attnscope/base/head_id.h"
@@ -20,6 +22,7 @@ class QTableWidget;
 namespace attnscope::app {
 
 class AnalysisSession;
+class HeadRecordWatch;
 class HeatmapWidget;
 
 class CompareView : public QWidget {
@@ -38,7 +41,17 @@ public:
     double totalDivergence() const { return m_total; }
 
 private:
+    // The maps on screen, for the tool tips (reset while either head is missing).
+    struct Shown {
+        QStringList labels;
+        Matrix a;
+        Matrix b;
+        Matrix difference;
+    };
+
+    void defaultCompareHead();
     void refresh();
+    QString tooltip(int row, int col) const;
     void showNothing(const QString& placeholder);
     // Draws what is there of A and B; false (and the pending text) while either is missing.
     bool showHeads(const QStringList& labels, const forward::HeadRecord* a,
@@ -56,7 +69,8 @@ private:
     QLabel* m_summary;
     QTableWidget* m_rows;
     double m_total = 0;
-    std::vector<HeadId> m_waiting;  // heads being recomputed for this view
+    std::optional<Shown> m_shown;
+    HeadRecordWatch* m_records;
 };
 
 }  // namespace attnscope::app

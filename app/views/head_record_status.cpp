@@ -52,8 +52,4 @@ QString headRecordStatusMessage(HeadId head) {
         .arg(headName(head));
 }
 
-bool isWaitingFor(const std::vector<HeadId>& waiting, HeadId head) {
-    return std::find(waiting.begin(), waiting.end(), head) != waiting.end();
-}
-
 }  // namespace attnscope::app

@@ -24,7 +24,4 @@ QString headRecordPendingHeadline(const AnalysisSession& session, const std::vec
 // The status bar's line while the service recomputes `head`: "Computing head 3·7 (…)…".
 QString headRecordStatusMessage(HeadId head);
 
-// True when `head` is one of `waiting` (the heads a view showed a pending text for).
-bool isWaitingFor(const std::vector<HeadId>& waiting, HeadId head);
-
 }  // namespace attnscope::app

@@ -10,7 +10,7 @@
 #include "attnscope/analysis/word_attention.h"
 #include "models/kv_groups.h"
 #include "session/analysis_session.h"
-#include "views/head_record_status.h"
+#include "session/head_record_watch.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -53,7 +53,9 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
       m_head(new QSpinBox(this)),
       m_info(new QLabel(this)),
       m_heatmap(new HeatmapWidget(this)),
-      m_words(new QCheckBox(tr("Words"), this)) {
+      m_words(new QCheckBox(tr("Words"), this)),
+      m_records(new HeadRecordWatch(
+          session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("headView"));
     m_layer->setObjectName(QStringLiteral("headViewLayer"));
     m_head->setObjectName(QStringLiteral("headViewHead"));
@@ -85,16 +87,14 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
         m_session->selectHead({m_session->selectedHead().layer, v});
     });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, &HeadView::onCellClicked);
+    m_heatmap->addWindowShortcuts();  // zoom and step keys even while typing a sentence
+    connect(m_heatmap, &HeatmapWidget::stepRequested, this, &HeadView::step);
     connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
+    connect(session, &AnalysisSession::sentenceGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
-    connect(session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
-        if (isWaitingFor(m_waiting, h)) {
-            refresh();
-        }
-    });
-    refresh();
+    refreshGold();
 }
 
 void HeadView::refresh() {
@@ -106,7 +106,8 @@ void HeadView::refresh() {
     m_layer->setValue(h.layer);
     m_head->setValue(h.head);
     m_record.reset();
-    m_waiting.clear();
+    m_wordMap.reset();
+    m_records->forget();
     if (!result) {
         m_info->clear();
         m_heatmap->clear(m_session->model() ? tr("Type a sentence to see this head's attention.")
@@ -114,7 +115,7 @@ void HeadView::refresh() {
         return;
     }
     const auto& f = result->forward;
-    const auto& s = result->stats[static_cast<std::size_t>(h.layer * f.nHeads + h.head)];
+    const auto& s = result->stats[static_cast<std::size_t>(headIndex(h, f.nHeads))];
     QString info = tr("mean entropy %1 nats · max weight %2 · max |logit| %3 · scale %4 · mask %5")
                        .arg(s.meanEntropy, 0, 'f', 3)
                        .arg(s.maxWeight, 0, 'f', 3)
@@ -124,14 +125,13 @@ void HeadView::refresh() {
     if (const QString kv = kvSharingText(f, h.head); !kv.isEmpty()) {
         info += " · " + kv;
     }
-    if (m_alignment) {
+    if (m_gold) {
         info += tr(" · gold arcs outlined (dependent row → head column)");
     }
     m_info->setText(info);
-    m_record = m_session->headRecord(h);
+    m_record = m_records->fetch(h);
     if (!m_record) {
-        m_waiting = {h};
-        m_heatmap->clear(headRecordPendingText(*m_session, m_waiting));
+        m_heatmap->clear(m_records->pendingText());
         return;
     }
     if (showingWords()) {
@@ -151,11 +151,12 @@ void HeadView::refresh() {
 void HeadView::refreshWords() {
     const auto result = m_session->result();
     const HeadId h = m_session->selectedHead();
-    const Matrix words =
-        analysis::wordAttention(m_record->probs, *m_alignment, analysis::FromAggregation::Mean);
+    // Once per head and sentence: the tool tips read this matrix instead of redoing it per hover.
+    m_wordMap = analysis::wordAttention(m_record->probs, m_gold->alignment,
+                                        analysis::FromAggregation::Mean);
     render::ColorRange range;
-    const QImage img = render::heatmapImage(words, nullptr, m_session->heatmapStyle(), &range);
-    const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
+    const QImage img = render::heatmapImage(*m_wordMap, nullptr, m_session->heatmapStyle(), &range);
+    const QStringList units = unitLabels(*result, m_gold->gold, m_gold->alignment);
     m_heatmap->setMap(img, range, units, units, std::nullopt);
     m_heatmap->setTitle(tr("Layer %1, head %2 (0-based), word level (mean over a word's tokens) "
                            "— rows: from, columns: to")
@@ -164,28 +165,9 @@ void HeadView::refreshWords() {
     m_heatmap->setOutlinedCells(goldCells(true));
 }
 
-void HeadView::setGoldSource(GoldSource source) {
-    m_goldSource = std::move(source);
-    refreshGold();
-}
-
 void HeadView::refreshGold() {
-    m_gold.reset();
-    m_alignment.reset();
-    const auto result = m_session->result();
-    if (result && m_goldSource) {
-        m_gold = m_goldSource(result->text);
-    }
-    if (m_gold) {
-        try {
-            auto aligned = analysis::alignWords(result->tokens, m_gold->wordSpans, m_gold->words);
-            if (aligned.ok()) {
-                m_alignment = std::move(*aligned.alignment);
-            }
-        } catch (const std::exception&) {  // spans that do not fit: no gold arcs
-        }
-    }
-    m_words->setEnabled(m_alignment.has_value());
+    m_gold = m_session->sentenceGold();
+    m_words->setEnabled(m_gold != nullptr);
     refresh();
 }
 
@@ -198,20 +180,21 @@ bool HeadView::wordLevel() const {
 }
 
 bool HeadView::showingWords() const {
-    return m_words->isChecked() && m_alignment.has_value() && m_session->result();
+    return m_words->isChecked() && m_gold && m_session->result();
 }
 
 std::vector<std::pair<int, int>> HeadView::goldCells(bool words) const {
     std::vector<std::pair<int, int>> cells;
-    if (!m_alignment) {
+    if (!m_gold) {
         return cells;
     }
+    const analysis::WordAlignment& alignment = m_gold->alignment;
     const auto cellOf = [&](std::size_t word) {
-        const int unit = m_alignment->wordUnit[word];
-        return words ? unit : m_alignment->units[static_cast<std::size_t>(unit)].tokens.front();
+        const int unit = alignment.wordUnit[word];
+        return words ? unit : alignment.units[static_cast<std::size_t>(unit)].tokens.front();
     };
-    for (std::size_t w = 0; w < m_gold->heads.size(); ++w) {
-        const int head = m_gold->heads[w];
+    for (std::size_t w = 0; w < m_gold->gold.heads.size(); ++w) {
+        const int head = m_gold->gold.heads[w];
         if (head > 0) {
             cells.emplace_back(cellOf(w), cellOf(static_cast<std::size_t>(head - 1)));
         }
@@ -251,20 +234,21 @@ QString HeadView::tooltip(int row, int col) const {
 
 QString HeadView::wordTooltip(int row, int col) const {
     const auto result = m_session->result();
-    const QStringList units = unitLabels(*result, *m_gold, *m_alignment);
-    const Matrix words =
-        analysis::wordAttention(m_record->probs, *m_alignment, analysis::FromAggregation::Mean);
+    if (!m_wordMap || row >= m_wordMap->rows() || col >= m_wordMap->cols()) {
+        return {};
+    }
+    const analysis::WordAlignment& alignment = m_gold->alignment;
+    const QStringList units = unitLabels(*result, m_gold->gold, alignment);
     QString text = tr("from “%1” to “%2”\nweight %3 (mean over the from-word's tokens, sum over "
                       "the to-word's tokens)")
                        .arg(units.value(row), units.value(col))
-                       .arg(words(row, col), 0, 'f', 6);
-    const auto& unitWords = m_alignment->units[static_cast<std::size_t>(row)].words;
-    for (int w : unitWords) {
-        const int head = m_gold->heads[static_cast<std::size_t>(w)];
-        if (head > 0 && m_alignment->wordUnit[static_cast<std::size_t>(head - 1)] == col) {
-            text +=
-                tr("\ngold arc: %1")
-                    .arg(QString::fromStdString(m_gold->relations[static_cast<std::size_t>(w)]));
+                       .arg((*m_wordMap)(row, col), 0, 'f', 6);
+    for (int w : alignment.units[static_cast<std::size_t>(row)].words) {
+        const int head = m_gold->gold.heads[static_cast<std::size_t>(w)];
+        if (head > 0 && alignment.wordUnit[static_cast<std::size_t>(head - 1)] == col) {
+            text += tr("\ngold arc: %1")
+                        .arg(QString::fromStdString(
+                            m_gold->gold.relations[static_cast<std::size_t>(w)]));
         }
     }
     return text;

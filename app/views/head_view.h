@@ -2,16 +2,17 @@
 // pre-softmax logit, masked or not). Arrow keys move between heads (Left/Right) and layers
 // (Up/Down, PageUp/PageDown). With the custom mask chosen, clicking a cell forbids or allows it.
 //
-// Gold arcs: when a gold-tree source is set (the Dependencies panel's treebank) and the sentence
-// is one of its sentences (same surface text), the (dependent, head) cells of the gold tree are
-// outlined. At token level a word is represented by its FIRST token (the one Clark's "first"
-// aggregation reads; words are aligned to tokens by byte spans, word_alignment.h), so each word
-// w with gold head h > 0 outlines cell (first token of w, first token of h). The "Words" toggle
-// shows the same head at word level instead: wordAttention(map, alignment, mean) over the
-// alignment units ([CLS], words, [SEP]), with the gold arcs outlined at word level.
+// Gold arcs: when the session's treebank holds the sentence (same surface text), the session
+// has its gold tree aligned to the tokens (AnalysisSession::sentenceGold), and the (dependent,
+// head) cells of the gold tree are outlined. At token level a word is represented by its FIRST
+// token (the one Clark's "first" aggregation reads; words are aligned to tokens by byte spans,
+// word_alignment.h), so each word w with gold head h > 0 outlines cell (first token of w, first
+// token of h). The "Words" toggle shows the same head at word level instead: wordAttention(map,
+// alignment, mean) over the alignment units ([CLS], words, [SEP]), with the gold arcs outlined at
+// word level.
 //
 // When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
-// the view says "Computing head L·H…" until the session has it (head_record_status.h).
+// the view says "Computing head L·H…" until the session has it (head_record_watch.h).
 #pragma once
 
 #include <functional>
@@ -34,7 +35,9 @@ class QSpinBox;
 namespace attnscope::app {
 
 class AnalysisSession;
+class HeadRecordWatch;
 class HeatmapWidget;
+struct SentenceGold;
 
 class HeadView : public QWidget {
     Q_OBJECT
@@ -44,14 +47,7 @@ public:
 
     HeatmapWidget* heatmap() const { return m_heatmap; }
 
-    // Looks up the gold tree of a sentence text; returns nullopt for sentences it does not know.
-    using GoldSource = std::function<std::optional<analysis::GoldSentence>(const std::string&)>;
-
-    // Sets the source and looks the current sentence up again (call again when it changes).
-    void setGoldSource(GoldSource source);
-    void refreshGold();
-
-    bool hasGold() const { return m_alignment.has_value(); }
+    bool hasGold() const { return m_gold != nullptr; }
 
     // Shows the head at word level (only while the sentence has a gold tree).
     void setWordLevel(bool on);
@@ -74,6 +70,7 @@ private:
     QString wordTooltip(int row, int col) const;
     bool showingWords() const;
     void refreshWords();
+    void refreshGold();
 
     AnalysisSession* m_session;
     QSpinBox* m_layer;
@@ -81,12 +78,11 @@ private:
     QLabel* m_info;
     HeatmapWidget* m_heatmap;
     QCheckBox* m_words;
-    GoldSource m_goldSource;
-    std::optional<analysis::GoldSentence> m_gold;
+    HeadRecordWatch* m_records;
+    std::shared_ptr<const SentenceGold> m_gold;  // of the current sentence, if any
     // The shown head's maps (tooltips read them too); null while it is being recomputed.
     std::shared_ptr<const forward::HeadRecord> m_record;
-    std::vector<HeadId> m_waiting;  // the head being recomputed for this view, if any
-    std::optional<analysis::WordAlignment> m_alignment;  // of m_gold to the result's tokens
+    std::optional<Matrix> m_wordMap;  // m_record at word level, while shown
 };
 
 }  // namespace attnscope::app

@@ -14,8 +14,8 @@
 #include <QVBoxLayout>
 
 #include "session/analysis_session.h"
+#include "session/head_record_watch.h"
 #include "views/chart_palette.h"
-#include "views/head_record_status.h"
 #include "views/line_canvas.h"
 
 namespace attnscope::app {
@@ -54,7 +54,9 @@ LineView::LineView(AnalysisSession* session, QWidget* parent)
       m_legend(new QHBoxLayout),
       m_note(new QLabel(this)),
       m_scroll(new QScrollArea(this)),
-      m_canvas(new LineCanvas) {
+      m_canvas(new LineCanvas),
+      m_records(new HeadRecordWatch(
+          session, [this] { refresh(); }, this)) {
     setObjectName("lineView");
     m_follow->setObjectName("followSelectedCheck");
     m_layerSpin->setObjectName("overlayLayerSpin");
@@ -108,11 +110,6 @@ LineView::LineView(AnalysisSession* session, QWidget* parent)
         refresh();
     });
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &LineView::refresh);
-    connect(m_session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
-        if (isWaitingFor(m_waiting, h)) {
-            refresh();
-        }
-    });
     updateSpinRanges();
     refresh();
 }
@@ -181,7 +178,7 @@ void LineView::refresh() {
     const std::vector<HeadId> heads = drawnHeads();
     m_add->setEnabled(result != nullptr && static_cast<int>(m_extra.size()) < kMaxOverlaySlots - 1);
     m_clear->setEnabled(!m_extra.empty());
-    m_waiting.clear();
+    m_records->forget();
     if (!result) {
         m_canvas->clear(
             tr("No result yet.\nOpen a model and enter a sentence to see which "
@@ -193,18 +190,18 @@ void LineView::refresh() {
     // Colours stay with their head: the selected head is slot 0, an added head keeps the slot
     // of its place in the overlay list while other heads come and go.
     std::vector<OverlayHead> overlay;
-    for (const HeadId h : heads) {
+    const auto records = m_records->fetch(heads);
+    for (std::size_t i = 0; i < heads.size(); ++i) {
+        const HeadId h = heads[i];
         const bool selected = followsSelected() && h == m_session->selectedHead();
         const auto it = std::find(m_extra.begin(), m_extra.end(), h);
         const int slot = selected ? 0 : 1 + static_cast<int>(it - m_extra.begin());
-        if (const auto record = m_session->headRecord(h)) {
-            overlay.push_back({h, overlayColor(slot, palette()), record->probs});
-        } else {
-            m_waiting.push_back(h);
+        if (records[i]) {
+            overlay.push_back({h, overlayColor(slot, palette()), records[i]->probs});
         }
     }
-    if (!m_waiting.empty()) {
-        m_canvas->clear(headRecordPendingText(*m_session, m_waiting));
+    if (m_records->isWaiting()) {
+        m_canvas->clear(m_records->pendingText());
         m_note->clear();
         rebuildLegend(heads);
         return;

@@ -25,6 +25,7 @@ class QToolButton;
 namespace attnscope::app {
 
 class AnalysisSession;
+class HeadRecordWatch;
 class LineCanvas;
 
 class LineView : public QWidget {
@@ -79,7 +80,7 @@ private:
     QLabel* m_note;
     QScrollArea* m_scroll;
     LineCanvas* m_canvas;
-    std::vector<HeadId> m_waiting;  // heads being recomputed for this view
+    HeadRecordWatch* m_records;
 };
 
 }  // namespace attnscope::app

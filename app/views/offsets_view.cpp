@@ -8,7 +8,7 @@
 #include <QVBoxLayout>
 
 #include "session/analysis_session.h"
-#include "views/head_record_status.h"
+#include "session/head_record_watch.h"
 #include "views/offset_chart.h"
 
 namespace attnscope::app {
@@ -41,7 +41,9 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
       m_stack(new QStackedWidget(this)),
       m_placeholder(new QLabel(this)),
       m_caption(new QLabel(this)),
-      m_chart(new OffsetChart(this)) {
+      m_chart(new OffsetChart(this)),
+      m_records(new HeadRecordWatch(
+          session, [this] { refresh(); }, this)) {
     setObjectName("offsetsView");
     m_stack->setObjectName("offsetsStack");
     m_placeholder->setObjectName("offsetsPlaceholder");
@@ -71,11 +73,6 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
     // A new result covers a new sentence, mask or scale: the service recomputes and sets it.
     connect(m_session, &AnalysisSession::resultChanged, this, &OffsetsView::refresh);
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &OffsetsView::refresh);
-    connect(m_session, &AnalysisSession::headRecordChanged, this, [this](HeadId h) {
-        if (m_waiting == h) {
-            refresh();
-        }
-    });
     refresh();
 }
 
@@ -84,7 +81,7 @@ bool OffsetsView::hasResult() const {
 }
 
 void OffsetsView::refresh() {
-    m_waiting.reset();
+    m_records->forget();
     const auto result = m_session->result();
     if (!result || result->forward.nTokens <= 0 || result->forward.nLayers <= 0) {
         showPlaceholder(
@@ -99,10 +96,9 @@ void OffsetsView::refresh() {
                       std::clamp(selected.head, 0, forward.nHeads - 1)};
     analysis::RelativePositionAccumulator acc;
     // The session's record: recomputed by the core when the maps did not fit the budget.
-    const auto record = m_session->headRecord(head);
+    const auto record = m_records->fetch(head);
     if (!record) {
-        m_waiting = head;
-        showPlaceholder(headRecordPendingText(*m_session, {head}));
+        showPlaceholder(m_records->pendingText());
         return;
     }
     const auto cells = static_cast<std::size_t>(record->probs.size());

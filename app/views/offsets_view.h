@@ -23,6 +23,7 @@ class QStackedWidget;
 namespace attnscope::app {
 
 class AnalysisSession;
+class HeadRecordWatch;
 class OffsetChart;
 
 class OffsetsView : public QWidget {
@@ -52,7 +53,7 @@ private:
     QLabel* m_caption;
     OffsetChart* m_chart;
     analysis::PositionalVerdict m_verdict;
-    std::optional<HeadId> m_waiting;  // the head being recomputed for this view
+    HeadRecordWatch* m_records;
 };
 
 }  // namespace attnscope::app

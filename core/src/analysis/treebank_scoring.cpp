@@ -1,5 +1,9 @@
 #include "attnscope/analysis/treebank_scoring.h"
 
+#include <algorithm>
+#include <exception>
+#include <optional>
+
 #include "attnscope/base/error.h"
 
 namespace attnscope::analysis {
@@ -51,6 +55,55 @@ void scoreSentences(const model::Model& model, std::span<const text::Sentence> s
             how.sentenceDone();
         }
     }
+}
+
+DependencyAccumulator scoreTreebank(const model::Model& model,
+                                    std::span<const text::Sentence> sentences,
+                                    const ScoreOptions& options, const TreebankShares& how,
+                                    const ShareExecutor& run) {
+    const std::size_t n = std::max<std::size_t>(how.shares, 1);
+    std::vector<std::optional<DependencyAccumulator>> parts(n);
+    std::vector<std::exception_ptr> errors(n);  // each written by its own share only
+    run(n, [&](std::size_t share) {
+        try {
+            TreebankScoring one;
+            one.first = share;
+            one.stride = n;
+            one.cancel = how.cancel;
+            one.sentenceDone = how.sentenceDone;
+            if (how.scored) {
+                one.scored = [&how, share](const auto& s, const auto& tokens, const auto& r) {
+                    how.scored(share, s, tokens, r);
+                };
+            }
+            parts[share].emplace(model.spec.nLayers, model.spec.nHeads, options);
+            scoreSentences(model, sentences, *parts[share], one);
+        } catch (...) {
+            errors[share] = std::current_exception();
+            how.cancel.cancel();  // the other shares' work would be thrown away
+        }
+    });
+    std::exception_ptr cancelled;
+    for (const std::exception_ptr& e : errors) {
+        if (!e) {
+            continue;
+        }
+        try {
+            std::rethrow_exception(e);
+        } catch (const Cancelled&) {
+            cancelled = e;  // possibly only because another share failed: report that one
+        } catch (...) {
+            throw;
+        }
+    }
+    if (cancelled) {
+        std::rethrow_exception(cancelled);
+    }
+    DependencyAccumulator merged = std::move(*parts.front());
+    for (std::size_t i = 1; i < n; ++i) {
+        merged.merge(*parts[i]);
+    }
+    return merged;
 }
 
 }  // namespace attnscope::analysis

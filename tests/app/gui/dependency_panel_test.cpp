@@ -9,15 +9,20 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStringListModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThreadPool>
 
 #include "attnscope/analysis/treebank_scoring.h"
 #include "main_window.h"
 #include "models/dependency_table_model.h"
+#include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
@@ -63,6 +68,11 @@ private slots:
     void badTreebankReportsErrorAndKeepsResults();
     void goldArcsOutlinedForTreebankSentence();
     void exportsTableAndHeatmap();
+    // Issue 15, defects 1, 2 and 9.
+    void windowStaysResponsiveWhileScoring();
+    void anotherModelDropsTheOldScores();
+    void heatmapColoursSpanTheData();
+    void treebankKeepsTheTypedSentence();
 
 private:
     void score();
@@ -259,8 +269,11 @@ void DependencyPanelTest::exportsTableAndHeatmap() {
     const QString csv = m_dir.filePath(QStringLiteral("table.csv"));
     const QString png = m_dir.filePath(QStringLiteral("heatmap.png"));
     const QString svg = m_dir.filePath(QStringLiteral("heatmap.svg"));
-    QVERIFY(m_panel->exportTableCsv(csv));
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_panel->exportTableCsv(csv));  // in the background
     QVERIFY(m_panel->exportHeatmap(png));
+    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 30000);
+    QCOMPARE(written.first().at(1).toBool(), true);
     QVERIFY(m_panel->exportHeatmap(svg));
     QFile table(csv);
     QVERIFY(table.open(QIODevice::ReadOnly));
@@ -269,6 +282,95 @@ void DependencyPanelTest::exportsTableAndHeatmap() {
     QVERIFY(!image.isNull());
     QVERIFY(image.width() > 200);
     QVERIFY(QFileInfo(svg).size() > 0);
+}
+
+// Before issue 15 the scoring job ran on QThreadPool::globalInstance(), which Qt's painting
+// also uses and waits for: with both of a 2-core machine's pool threads scoring, the window
+// froze. Now the global pool stays idle, progress arrives with counts, and typed text is
+// computed while scoring goes on.
+void DependencyPanelTest::windowStaysResponsiveWhileScoring() {
+    m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"))->show();
+    QSignalSpy progress(m_window->service(), &ComputeService::scoringProgress);
+    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
+    m_panel->startScoring(kTreebank);  // the whole dev set: minutes, cancelled below
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(m_panel->isScoring());
+    QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
+    const auto* bar = m_window->findChild<QProgressBar*>(QStringLiteral("dependencyProgress"));
+    QVERIFY(bar->isVisible());
+    QVERIFY(bar->maximum() > 0 && bar->value() > 0);
+    QVERIFY(bar->text().contains(QStringLiteral("sentences")));
+    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    edit->setFocus();
+    edit->selectAll();
+    QTest::keyClicks(edit, QStringLiteral("typed while scoring"));
+    AnalysisSession* session = m_window->session();
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() && session->result()->text == "typed while scoring",
+                             60000);
+    QVERIFY(m_panel->isScoring());  // the forward pass did not wait for the scoring
+    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("dependencyCancel"));
+    QVERIFY(cancel->isVisible() && cancel->isEnabled());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+}
+
+// Before issue 15 the old model's table and heatmap stayed after opening another model, and a
+// click on the heatmap opened that head of the new model.
+void DependencyPanelTest::anotherModelDropsTheOldScores() {
+    score();
+    QVERIFY(m_panel->tableModel()->rowCount() > 0);
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(kModel);  // the same folder: still a new model, with new weights maybe
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(!m_panel->results());
+    QCOMPARE(m_panel->tableModel()->rowCount(), 0);
+    QVERIFY(m_panel->heatmap()->image().isNull());
+    m_window->session()->selectHead({0, 0});
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
+    dock->show();
+    dock->raise();
+    HeatmapWidget* heatmap = m_panel->heatmap();
+    QTRY_VERIFY(heatmap->isVisible());
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->rect().center());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{0, 0}));
+}
+
+// Before issue 15 the colours always spanned 0–1, so heads at 15 % and 40 % looked alike.
+void DependencyPanelTest::heatmapColoursSpanTheData() {
+    score();
+    const auto acc = m_panel->results();
+    const Matrix accuracy =
+        acc->accuracyHeatmap(m_panel->currentRelation(), analysis::Direction::DepToHead);
+    float lo = 1, hi = 0;
+    for (Eigen::Index i = 0; i < accuracy.size(); ++i) {
+        if (std::isfinite(accuracy.data()[i])) {
+            lo = std::min(lo, accuracy.data()[i]);
+            hi = std::max(hi, accuracy.data()[i]);
+        }
+    }
+    QVERIFY(hi > lo);
+    QCOMPARE(m_panel->heatmapRange().lo, static_cast<double>(lo));
+    QCOMPARE(m_panel->heatmapRange().hi, static_cast<double>(hi));
+    QVERIFY(m_panel->heatmapRange().caption.contains(QStringLiteral("data range")));
+    m_panel->setFixedRange(true);
+    QCOMPARE(m_panel->heatmapRange().lo, 0.0);
+    QCOMPARE(m_panel->heatmapRange().hi, 1.0);
+}
+
+// Before issue 15 scoring a treebank put its first sentence into the sentence field.
+void DependencyPanelTest::treebankKeepsTheTypedSentence() {
+    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    edit->setText(QStringLiteral("My own sentence stays."));
+    score();
+    QCOMPARE(edit->text(), QStringLiteral("My own sentence stays."));
+    QCOMPARE(m_window->session()->text(), QStringLiteral("My own sentence stays."));
+    // The list has the treebank's sentences, and picking one puts it in the field.
+    auto* panel = m_window->findChild<SentencePanel*>();
+    QVERIFY(panel);
+    QCOMPARE(panel->sentences()->rowCount(), kSentences);
+    panel->step(1);
+    QCOMPARE(edit->text(), panel->sentences()->index(0).data().toString());
 }
 
 QTEST_MAIN(DependencyPanelTest)

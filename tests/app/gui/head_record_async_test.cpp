@@ -317,7 +317,7 @@ void HeadRecordAsyncTest::statusBarNamesTheHeadBeingComputed() {
 
     // Another message shown meanwhile (an export's "Wrote …") is not cleared by the head's end.
     PoolGate again(window.service()->headRecordPool());
-    const HeadId other{0, 1};
+    const HeadId other{1, 0};  // not {0, 1}: the Compare tab's B, already recomputed
     session->selectHead(other);
     QVERIFY(started.wait(kTimeoutMs));
     QCOMPARE(status->currentMessage(), statusFor(started.last().at(0).value<HeadId>()));

@@ -206,12 +206,18 @@ void MainWindowTest::exportsHdf5() {
     openAndType("bert_f32", QStringLiteral("export me"));
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("all.h5"));
+    // Written in the background: the service says when and how it ended.
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
     QVERIFY(m_window->exportHdf5(path));
+    QVERIFY(written.wait(30000));
+    QCOMPARE(written.takeFirst().at(1).toBool(), true);
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.read(8), QByteArray("\x89HDF\r\n\x1a\n", 8));
     // An unwritable target fails visibly and changes nothing.
-    QVERIFY(!m_window->exportHdf5(dir.filePath(QStringLiteral("missing/dir/x.h5"))));
+    QVERIFY(m_window->exportHdf5(dir.filePath(QStringLiteral("missing/dir/x.h5"))));
+    QVERIFY(written.wait(30000));
+    QCOMPARE(written.takeFirst().at(1).toBool(), false);
     auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY(bar->text().contains(QStringLiteral("Export failed")));
 }
@@ -248,7 +254,10 @@ void MainWindowTest::exportsFiguresAndCsv() {
          {"charts-head-entropy.svg", "charts-query-entropy.svg", "charts-max-logit.svg"}) {
         QVERIFY2(QFileInfo(dir.filePath(QLatin1String(name))).size() > 1000, name);
     }
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
     QVERIFY(m_window->exportStatsCsv(dir.filePath(QStringLiteral("stats.csv"))));
+    QVERIFY(written.wait(30000));
+    QCOMPARE(written.first().at(1).toBool(), true);
     QFile csv(dir.filePath(QStringLiteral("stats.csv")));
     QVERIFY(csv.open(QIODevice::ReadOnly));
     QVERIFY(csv.readLine().startsWith("layer,head,mean_entropy_nats"));

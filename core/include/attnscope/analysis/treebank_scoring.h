@@ -2,8 +2,9 @@
 // words, tokenize, run the forward pass (the model's default mask), align words and tokens and
 // add the counts to a DependencyAccumulator. Sentences longer than the model's positions, without
 // a tree, or that cannot be aligned are skipped and counted by reason.
-// Single-threaded and const on the model: callers that want two cores give each thread its own
-// accumulator and a share of the sentences (`first`, `stride`) and merge afterwards.
+// scoreSentences is single-threaded and const on the model. scoreTreebank splits a treebank into
+// shares (every n-th sentence), scores each into its own accumulator and merges them; the caller
+// supplies the executor, so the CLI runs shares on std::threads and the app on its own pools.
 #pragma once
 
 #include <cstddef>
@@ -35,5 +36,28 @@ GoldSentence goldSentence(const text::Sentence& sentence, std::string* text);
 // Throws InvalidArgument when the model has no tokenizer.
 void scoreSentences(const model::Model& model, std::span<const text::Sentence> sentences,
                     DependencyAccumulator& accumulator, const TreebankScoring& how = {});
+
+// Runs task(0) … task(n - 1), concurrently or not, and returns when all have returned. Tasks
+// never throw (scoreTreebank catches inside them), so an executor needs no error handling.
+using ShareExecutor =
+    std::function<void(std::size_t n, const std::function<void(std::size_t)>& task)>;
+
+struct TreebankShares {
+    std::size_t shares = 1;  // sentences i, i + shares, ... go to share i
+    CancelToken cancel;      // checked between sentences; a failing share also sets it
+    // After every sentence, from whichever thread scored it: must be thread-safe.
+    std::function<void()> sentenceDone;
+    // After every scored sentence, with its share's index: called by one thread per share.
+    std::function<void(std::size_t share, const text::Sentence&,
+                       const std::vector<tokenize::Token>&, const forward::ForwardResult&)>
+        scored;
+};
+
+// Scores every sentence into one accumulator, shares merged in order. The first error of a share
+// (other than Cancelled) is rethrown after every share stopped; Cancelled when cancelled.
+DependencyAccumulator scoreTreebank(const model::Model& model,
+                                    std::span<const text::Sentence> sentences,
+                                    const ScoreOptions& options, const TreebankShares& how,
+                                    const ShareExecutor& run);
 
 }  // namespace attnscope::analysis

@@ -3,8 +3,12 @@
 // Every message reads "<file>: <where>: <reason>", where <where> is a tensor name, a JSON path,
 // a byte offset or a line:column, and <reason> says what was found and what was expected.
 // A stage that catches an error adds its own prefix with `rethrowWithContext`.
-// Exceptions are caught in exactly three places: the compute worker, the CLI's main and GUI
-// actions. Nothing in the core aborts on data read from a file.
+// Where errors stop: in the app, every background job ends in one catch site (the JobRunner
+// behind the ComputeService, app/service/job_runner.h), and the few actions still done on the GUI
+// thread (figure export, reading a sentence list) catch Error and report it; the CLI catches in
+// its main. Inside the core, a caller catches only to add context (rethrowWithContext) or to
+// turn one item's failure into a counted skip (a bad treebank sentence). Nothing in the core
+// aborts on data read from a file.
 #pragma once
 
 #include <stdexcept>
