@@ -188,6 +188,16 @@ void MainWindow::buildBottomDocks() {
                 }
             });
     connect(m_dependencies, &DependencyPanel::treebankScored, m_dependencyDock, &QWidget::show);
+    // Opened at its minimum, the table shows one row and the heatmap one layer: give it two
+    // fifths of the window the first time it opens (later, the user's size stands).
+    connect(m_dependencyDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !m_dependencyDockSized) {
+            m_dependencyDockSized = true;
+            QTimer::singleShot(0, this, [this] {
+                resizeDocks({m_dependencyDock}, {height() * 2 / 5}, Qt::Vertical);
+            });
+        }
+    });
 }
 
 void MainWindow::wireDependencies() {

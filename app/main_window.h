@@ -94,6 +94,7 @@ private:
     SentencePanel* m_sentences = nullptr;
     DependencyPanel* m_dependencies = nullptr;
     QDockWidget* m_dependencyDock = nullptr;
+    bool m_dependencyDockSized = false;  // given a useful height on its first opening
     HeadView* m_headView = nullptr;
     QLineEdit* m_sentenceEdit = nullptr;
     QLabel* m_statusModel = nullptr;

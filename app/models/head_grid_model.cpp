@@ -43,8 +43,7 @@ void HeadGridModel::setOrder(Order order) {
 }
 
 const analysis::HeadStats& HeadGridModel::statsOf(HeadId head) const {
-    return m_result
-        ->stats[static_cast<std::size_t>(head.layer * m_result->forward.nHeads + head.head)];
+    return m_result->stats[static_cast<std::size_t>(headIndex(head, m_result->forward.nHeads))];
 }
 
 void HeadGridModel::rebuildOrder() {

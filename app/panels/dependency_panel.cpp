@@ -380,8 +380,8 @@ void DependencyPanel::refreshHeatmap() {
     }
     m_heatmap->setMap(render::heatmapImageInRange(accuracy, nullptr, {}, range), range, layers,
                       heads, std::nullopt);
-    m_heatmap->setTitle(tr("“%1”: accuracy of every head (%2) — rows: layers, columns: heads; "
-                           "click a head to open it")
+    // Short: the dock is narrow on a laptop, and the L/H labels say what rows and columns are.
+    m_heatmap->setTitle(tr("“%1”: accuracy per head (%2); click one to open it")
                             .arg(QString::fromStdString(m_relation),
                                  DependencyTableModel::directionText(chosenDirection())));
     // Outline the best head of this direction.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleValidator>
 #include <QFormLayout>
@@ -84,6 +85,12 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
            "Above it only per-head summaries and small previews are kept, and the head you look "
            "at is recomputed exactly from its layer's input."));
     memoryForm->addRow(tr("Keep maps up to"), m_budget);
+    m_truncate = new QCheckBox(tr("Truncate long input"), memoryBox);
+    m_truncate->setObjectName(QStringLiteral("truncateLongInput"));
+    m_truncate->setToolTip(
+        tr("Text with more tokens than the model has positions is cut after the last token that "
+           "fits (the tokenizer's special tokens kept); off, such text is refused."));
+    memoryForm->addRow(m_truncate);
     // A narrow dock puts a field under its label rather than cutting either (issue 15).
     for (QFormLayout* form : {maskForm, scaleForm, displayForm, memoryForm}) {
         form->setRowWrapPolicy(QFormLayout::WrapLongRows);
@@ -105,6 +112,7 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     connect(m_budget, &QSpinBox::editingFinished, this, [this] {
         m_session->setMapBudgetBytes(static_cast<std::size_t>(m_budget->value()) << 20);
     });
+    connect(m_truncate, &QCheckBox::toggled, m_session, &AnalysisSession::setTruncateLongInput);
     connect(session, &AnalysisSession::computeSettingsChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::modelChanged, this, &MaskPanel::syncFromSession);
@@ -117,8 +125,9 @@ void MaskPanel::syncFromSession() {
         b6(m_colormap), b7(m_scaling);
     m_kind->setCurrentIndex(m_kind->findData(static_cast<int>(mask.kind)));
     {
-        const QSignalBlocker b(m_budget);
+        const QSignalBlocker b(m_budget), b8(m_truncate);
         m_budget->setValue(static_cast<int>(m_session->mapBudgetBytes() >> 20));
+        m_truncate->setChecked(m_session->truncateLongInput());
     }
     m_offset->setValue(mask.causalOffset);
     m_offset->setEnabled(mask.kind == MaskKind::Causal);

@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -38,6 +39,7 @@ private:
     QComboBox* m_colormap;
     QComboBox* m_scaling;
     QSpinBox* m_budget;
+    QCheckBox* m_truncate;
 };
 
 }  // namespace attnscope::app

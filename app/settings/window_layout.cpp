@@ -49,9 +49,14 @@ void WindowLayout::sizeDocks() {
     }
 }
 
+// Nine tenths of a large screen (the heads want the room; a fixed 1400 × 900 left a 1920 × 1080
+// screen a third empty), all of a laptop's: at 1366 × 768 and below every pixel counts.
 QSize WindowLayout::firstRunWindowSize(const QRect& available) {
-    const QSize wanted(1400, 900);
-    return available.isEmpty() ? wanted : wanted.boundedTo(available.size());
+    if (available.isEmpty()) {
+        return {1400, 900};
+    }
+    const QSize all = available.size();
+    return all.width() <= 1366 ? all : all * 0.9;
 }
 
 }  // namespace attnscope::app

@@ -39,7 +39,7 @@ public:
     // once the window is laid out, so call it from the event loop after the first show.
     void sizeDocks();
 
-    // 1400 × 900 where the screen has room, else the screen's free area, so that a laptop
+    // Nine tenths of the screen's free area, or all of it up to 1366 px wide, so that a laptop
     // (1280 × 800, 1024 × 700) shows the docks on the right, not beyond its edge.
     static QSize firstRunWindowSize(const QRect& available);
 

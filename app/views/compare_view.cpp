@@ -61,8 +61,11 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     // On a line of its own, wrapped: the divergence with its range must not widen the window.
     m_summary->setWordWrap(true);
     m_rows->setColumnCount(2);
-    m_rows->setHorizontalHeaderLabels(
-        {tr("query token"), tr("JS divergence (nats, 0 … ln 2 ≈ 0.693)")});
+    // Short headers: the bottom-right cell is narrow on a laptop; the tool tip gives the range.
+    m_rows->setHorizontalHeaderLabels({tr("query"), tr("JS (nats)")});
+    m_rows->horizontalHeaderItem(1)->setToolTip(
+        tr("Jensen–Shannon divergence of the query's rows in A and B, natural log: 0 … ln 2 ≈ "
+           "0.693"));
     m_rows->horizontalHeader()->setStretchLastSection(true);
     m_rows->verticalHeader()->setVisible(false);
     m_rows->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -84,6 +87,9 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     layout->addWidget(m_summary);
     layout->addLayout(grid, 1);
     for (HeatmapWidget* w : {m_a, m_b, m_diff}) {
+        // Two rows of maps: at a single map's minimum the tabs would claim 510 px of height and
+        // push a 1024 × 700 window off the screen once a bottom dock opens. They zoom and pan.
+        w->setMinimumSize(160, 130);
         w->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     }
     const auto select = [this] {

@@ -79,9 +79,12 @@ EntropyChartsView::EntropyChartsView(AnalysisSession* session, QWidget* parent)
     splitter->setStretchFactor(0, 1);
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({1000, 1000});  // equal halves; size hints alone favour the tabs
-    m_headEntropy->setMinimumHeight(200);
-    m_maxLogit->setMinimumHeight(200);
-    m_queryEntropy->setMinimumHeight(200);
+    // Enough for a readable plot; more would set the window's minimum height past a 1024 × 700
+    // screen when a bottom dock is open (the tabs take the tallest page's minimum).
+    for (QWidget* chart : {static_cast<QWidget*>(m_headEntropy), static_cast<QWidget*>(m_maxLogit),
+                           static_cast<QWidget*>(m_queryEntropy)}) {
+        chart->setMinimumHeight(150);
+    }
 
     m_stack->addWidget(m_placeholder);
     m_stack->addWidget(splitter);

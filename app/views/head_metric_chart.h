@@ -51,7 +51,7 @@ public:
     QLineSeries* referenceSeries() const { return m_reference; }
 
     // The x coordinate of a head's point (layer-major index).
-    double xOf(HeadId head) const { return head.layer * m_nHeads + head.head; }
+    double xOf(HeadId head) const { return static_cast<double>(headIndex(head, m_nHeads)); }
 
 signals:
     void headClicked(attnscope::HeadId head);

@@ -158,8 +158,8 @@ void HeadView::refreshWords() {
     const QImage img = render::heatmapImage(*m_wordMap, nullptr, m_session->heatmapStyle(), &range);
     const QStringList units = unitLabels(*result, m_gold->gold, m_gold->alignment);
     m_heatmap->setMap(img, range, units, units, std::nullopt);
-    m_heatmap->setTitle(tr("Layer %1, head %2 (0-based), word level (mean over a word's tokens) "
-                           "— rows: from, columns: to")
+    m_heatmap->setTitle(tr("Layer %1, head %2 (0-based), words (mean over a word's tokens) — "
+                           "rows: from, columns: to")
                             .arg(h.layer)
                             .arg(h.head));
     m_heatmap->setOutlinedCells(goldCells(true));

@@ -184,8 +184,10 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
         bold.setBold(true);
         p.setFont(bold);
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QRectF(0, 0, width(), QFontMetricsF(bold).height() + 2), Qt::AlignHCenter,
-                   m_title);
+        // Elided at the end, not cut at both sides: the start names the head.
+        const QFontMetricsF fm(bold);
+        p.drawText(QRectF(0, 0, width(), fm.height() + 2), Qt::AlignHCenter,
+                   fm.elidedText(m_title, Qt::ElideRight, width()));
         p.setFont(font());
     }
     p.save();

@@ -2,6 +2,7 @@
 // nothing else. Now the message bar offers to truncate; taking the offer computes the longest
 // prefix that fits (analysis::fittingPrefix), keeps the user's text in the sentence field, and
 // says so in the status bar.
+#include <QCheckBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
@@ -72,6 +73,12 @@ void LongInputTest::offersToTruncateAndKeepsTheText() {
     auto* status = window.findChild<QLabel*>(QStringLiteral("statusCompute"));
     QVERIFY(status->text().contains(QStringLiteral("truncated")));
     QVERIFY(!bar->isVisible());
+    // The Mask and scale panel shows the setting, and turning it off refuses the text again.
+    auto* box = window.findChild<QCheckBox*>(QStringLiteral("truncateLongInput"));
+    QVERIFY(box && box->isChecked());
+    box->setChecked(false);
+    QVERIFY(!session->truncateLongInput());
+    QVERIFY(tooLong.wait(20000));
 }
 
 QTEST_MAIN(LongInputTest)

@@ -52,7 +52,9 @@ void dependencyShots(MainWindow& w, const QString& treebank, const QString& out)
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
     dock->show();
     dock->raise();
-    w.resizeDocks({dock}, {430}, Qt::Vertical);
+    if (qEnvironmentVariableIsEmpty("ATTNSCOPE_SHOT_SIZE")) {
+        w.resizeDocks({dock}, {430}, Qt::Vertical);
+    }
     panel->startScoring(treebank);
     waitFor(panel, &DependencyPanel::scoringFinished);
     // The treebank's first sentence, so that the head view outlines its gold arcs.
@@ -66,6 +68,21 @@ void dependencyShots(MainWindow& w, const QString& treebank, const QString& out)
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
     tabs->setCurrentIndex(0);
     shot(w, out, "dependencies.png");
+    std::printf("window %dx%d, minimum %dx%d\n", w.width(), w.height(), w.minimumSizeHint().width(),
+                w.minimumSizeHint().height());
+    for (QDockWidget* d : w.findChildren<QDockWidget*>()) {
+        std::printf("  %s %s min %dx%d\n", qPrintable(d->objectName()),
+                    d->isVisible() ? "shown" : "hidden", d->minimumSizeHint().width(),
+                    d->minimumSizeHint().height());
+    }
+    auto* pages = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    for (int i = 0; i < pages->count(); ++i) {
+        std::printf("  tab %s min %dx%d\n", qPrintable(pages->tabText(i)),
+                    pages->widget(i)->minimumSizeHint().width(),
+                    pages->widget(i)->minimumSizeHint().height());
+    }
+    std::printf("  central min %dx%d\n", w.centralWidget()->minimumSizeHint().width(),
+                w.centralWidget()->minimumSizeHint().height());
     w.findChild<HeadView*>(QStringLiteral("headView"))->setWordLevel(true);
     shot(w, out, "dependencies-words.png");
 }
@@ -82,7 +99,9 @@ int main(int argc, char** argv) {
     const QString text = argc > 3 ? QString::fromLocal8Bit(argv[3])
                                   : QStringLiteral("The keys to the cabinet are on the table.");
     MainWindow w;
-    w.resize(1500, 940);
+    // ATTNSCOPE_SHOT_SIZE=1024x700 tries the window at another size (the README's are 1500×940).
+    const QStringList size = qEnvironmentVariable("ATTNSCOPE_SHOT_SIZE").split(QLatin1Char('x'));
+    w.resize(size.size() == 2 ? QSize(size[0].toInt(), size[1].toInt()) : QSize(1500, 940));
     w.show();
     w.start(QString::fromLocal8Bit(argv[1]), text);
     waitFor(w.service(), &ComputeService::computeFinished);
