@@ -102,8 +102,7 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
         case Qt::DisplayRole:
             return QStringLiteral("%1-%2").arg(h.layer).arg(h.head);
         case Qt::DecorationRole:
-            return m_thumbnails[static_cast<std::size_t>(h.layer * m_result->forward.nHeads +
-                                                         h.head)];
+            return m_thumbnails[static_cast<std::size_t>(headIndex(h, m_result->forward.nHeads))];
         case Qt::ToolTipRole: {
             QString tip = tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
                              "max weight %5, max |logit| %6")

@@ -54,7 +54,7 @@ private:
     const analysis::HeadStats& statsOf(HeadId head) const;
 
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
-    std::vector<QImage> m_thumbnails;            // [layer * nHeads + head]
+    std::vector<QImage> m_thumbnails;            // [headIndex(head, nHeads)]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;
 };

@@ -101,6 +101,7 @@ private slots:
     void analysisViewsGetMostOfTheHeight_data();
     void analysisViewsGetMostOfTheHeight();
     void everyControlIsWholeAt1024x700();
+    void bottomDocksOpenStillFit1024x700();
 
 private:
     // Shows the window at `size` and opens the shipped model with a [MASK] sentence; waits for
@@ -282,6 +283,22 @@ void WindowLayoutTest::everyControlIsWholeAt1024x700() {
             }
         }
     }
+}
+
+// The tabs take their tallest page's minimum height; with Compare's two rows of full-size maps
+// and Entropy's three 200 px charts that was 511 px, and opening the Dependencies dock made the
+// window 774 px tall, past a 1024 × 700 screen.
+void WindowLayoutTest::bottomDocksOpenStillFit1024x700() {
+    MainWindow window;
+    openShippedModel(window, {1024, 700});
+    for (const char* name : {"sentenceDock", "dependencyDock"}) {
+        window.findChild<QDockWidget*>(QLatin1String(name))->show();
+    }
+    QTest::qWait(50);
+    QVERIFY2(
+        window.minimumSizeHint().height() <= 700,
+        qPrintable(QStringLiteral("minimum height %1").arg(window.minimumSizeHint().height())));
+    QVERIFY2(window.height() <= 700, qPrintable(describe(&window)));
 }
 
 }  // namespace attnscope::app
