@@ -69,6 +69,11 @@ QString DependencyTableModel::percent(const analysis::Counts& c) {
     return std::isnan(a) ? QStringLiteral("–") : QStringLiteral("%1 %").arg(100.0 * a, 0, 'f', 1);
 }
 
+QString DependencyTableModel::noPredictionText(const analysis::Counts& c) {
+    // Such words are outside the accuracy (issue 16), so say how many there were.
+    return c.noPrediction == 0 ? QString() : tr("; %1 without a prediction").arg(c.noPrediction);
+}
+
 QString DependencyTableModel::baselineText(const analysis::BestOffset& b) {
     QString offset = QString::number(b.offset);
     if (b.offset > 0) {
@@ -128,12 +133,13 @@ QVariant DependencyTableModel::data(const QModelIndex& index, int role) const {
             }
             return {};
         case Qt::ToolTipRole:
-            return tr("%1: %2 of %3 words correct for head %4 (%5, Clark's “%6”)%7")
+            return tr("%1: %2 of %3 words correct for head %4 (%5, Clark's “%6”)%7%8")
                 .arg(QString::fromStdString(row->relation))
                 .arg(row->best.counts.correct)
-                .arg(row->best.counts.total)
+                .arg(row->best.counts.predicted())
                 .arg(headText(row->best.head), directionText(row->best.direction),
                      QString::fromUtf8(analysis::directionName(row->best.direction).data()),
+                     noPredictionText(row->best.counts),
                      isRare(index.row()) ? tr("\nrare: fewer than %1 words").arg(m_minCount)
                                          : QString());
         default:

@@ -52,6 +52,8 @@ public:
     static QString headText(HeadId head);
     static QString directionText(analysis::Direction d);
     static QString percent(const analysis::Counts& c);
+    // "; 3 without a prediction", or empty when the head predicted every word.
+    static QString noPredictionText(const analysis::Counts& c);
     static QString baselineText(const analysis::BestOffset& b);
 
 private:

@@ -397,13 +397,14 @@ QString DependencyPanel::heatmapTooltip(int row, int col) const {
         return {};
     }
     const analysis::Counts c = acc->counts(m_relation, {row, col}, chosenDirection());
-    return tr("layer %1, head %2 (%3)\n“%4”: accuracy %5 (%6 of %7 words)")
+    return tr("layer %1, head %2 (%3)\n“%4”: accuracy %5 (%6 of %7 words%8)")
         .arg(row)
         .arg(col)
         .arg(DependencyTableModel::directionText(chosenDirection()),
              QString::fromStdString(m_relation), DependencyTableModel::percent(c))
         .arg(c.correct)
-        .arg(c.total);
+        .arg(c.predicted())
+        .arg(DependencyTableModel::noPredictionText(c));
 }
 
 bool DependencyPanel::exportTableCsv(const QString& path) {

@@ -6,8 +6,9 @@ Inputs: the CoNLL-U treebank, the attention dump AttnScope wrote for every sente
 (`--out results.h5`). This script parses the treebank itself, rebuilds each sentence's text and
 word spans, aligns tokens to words from their offsets, aggregates word-level attention
 (mean/first/max, in float64 in token order), predicts heads (self and special tokens excluded,
-ties to the lowest index), applies the fixed-offset baselines and Clark's `poss` rule, and sums
-counts over the treebank. Every count must equal AttnScope's exactly; exit 0 when they do.
+ties to the lowest index, no prediction when no other word gets any attention), applies the
+fixed-offset baselines and Clark's `poss` rule, and sums counts
+over the treebank. Every count must equal AttnScope's exactly; exit 0 when they do.
 """
 import argparse
 import collections
@@ -127,22 +128,30 @@ def unit_map(attn, units, mode):
 
 
 def predict(umap, word_unit, transpose):
-    """1-based predicted head of each word: special and lone units dropped, the word's own cell
-    zeroed, first maximum wins (np.argmax)."""
-    words = umap[np.ix_(word_unit, word_unit)]
-    if transpose:
-        words = umap.T[np.ix_(word_unit, word_unit)]
-    words = words.copy()
-    np.fill_diagonal(words, 0.0)
-    return [int(k) + 1 for k in np.argmax(words, axis=1)]
+    """1-based predicted head of each word, or None: special and lone units dropped, candidates
+    are the other words, first maximum wins; a word whose candidates all have zero attention
+    (or that has none) gets None (issue 16)."""
+    source = umap.T if transpose else umap
+    words = source[np.ix_(word_unit, word_unit)]
+    preds = []
+    for i, row in enumerate(words):
+        candidates = [(float(v), j) for j, v in enumerate(row) if j != i]
+        value, best = max(candidates, key=lambda c: (c[0], -c[1]), default=(0.0, -1))
+        preds.append(best + 1 if value > 0.0 else None)
+    return preds
 
 
-def correct(words, preds, heads, i, relation):
-    ok = preds[i] == heads[i]
-    if relation == "poss" and preds[i] < len(words) and i + 1 < len(words):
+def verdict(words, preds, heads, i, relation):
+    """True, False, or None when the prediction that is scored does not exist."""
+    pred = preds[i]
+    if pred is None:
+        return None
+    if relation == "poss" and pred < len(words) and i + 1 < len(words):
         if words[i + 1] in ("'s", "s'"):
-            ok = preds[i + 1] == heads[i]
-    return ok
+            pred = preds[i + 1]
+            if pred is None:
+                return None
+    return pred == heads[i]
 
 
 def score(args):
@@ -151,6 +160,7 @@ def score(args):
               for k in dump["sentences"]}
     counts = collections.Counter()
     right = collections.defaultdict(lambda: None)
+    unpredicted = collections.defaultdict(lambda: None)
     base = collections.defaultdict(lambda: np.zeros(len(OFFSETS), dtype=np.int64))
     skipped = 0
     for line, words, heads, relations, text, spans in read_conllu(args.conllu):
@@ -176,21 +186,42 @@ def score(args):
                 for d in (0, 1):
                     preds = predict(umap, word_unit, transpose=d == 1)
                     for i, r in enumerate(rels):
-                        ok = correct(words, preds, heads, i, r)
+                        ok = verdict(words, preds, heads, i, r)
                         for key in (r, "all"):
                             if right[key] is None:
                                 right[key] = np.zeros((layers, nheads, 2), dtype=np.int64)
-                            right[key][layer, head, d] += ok
+                                unpredicted[key] = np.zeros((layers, nheads, 2), dtype=np.int64)
+                            right[key][layer, head, d] += ok is True
+                            unpredicted[key][layer, head, d] += ok is None
         for k, off in enumerate(OFFSETS):
             preds = [max(0, min(i + off + 1, n)) for i in range(n)]
             for i, r in enumerate(rels):
-                ok = correct(words, preds, heads, i, r)
+                ok = verdict(words, preds, heads, i, r) is True
                 base[r][k] += ok
                 base["all"][k] += ok
-    return counts, right, base, skipped
+    return counts, (right, unpredicted), base, skipped
 
 
-def compare(args, counts, right, base, skipped):
+def compare_head_counts(res, k, name, total, right, unpredicted):
+    """Correct and no-prediction counts per (layer, head, direction), and accuracy as
+    correct / (words with a prediction)."""
+    problems = []
+    for dataset, ours in (("correct", right[name]), ("no_prediction", unpredicted[name])):
+        theirs = res[dataset][k]
+        if ours is not None and not np.array_equal(theirs, ours):
+            bad = np.argwhere(theirs != ours)[0]
+            problems.append(f"{name}: {dataset} at (layer, head, direction) {tuple(bad)}: "
+                            f"{theirs[tuple(bad)]} vs {ours[tuple(bad)]}")
+    if right[name] is not None:
+        predicted = total - unpredicted[name]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            expected = np.where(predicted > 0, right[name] / predicted, np.nan)
+        if not np.allclose(res["accuracy"][k], expected, rtol=0, atol=1e-12, equal_nan=True):
+            problems.append(f"{name}: accuracy is not correct / (count - no_prediction)")
+    return problems
+
+
+def compare(args, counts, head_counts, base, skipped):
     """Every count of AttnScope's results file must equal ours."""
     res = h5py.File(args.results, "r")
     names = [r.decode() if isinstance(r, bytes) else r for r in res["relations"][:]]
@@ -203,12 +234,7 @@ def compare(args, counts, right, base, skipped):
             continue
         if int(res["counts"][k]) != counts[name]:
             problems.append(f"{name}: count {int(res['counts'][k])} vs {counts[name]}")
-        ours = right[name]
-        theirs = res["correct"][k]
-        if ours is not None and not np.array_equal(theirs, ours):
-            bad = np.argwhere(theirs != ours)[0]
-            problems.append(f"{name}: correct at (layer, head, direction) {tuple(bad)}: "
-                            f"{theirs[tuple(bad)]} vs {ours[tuple(bad)]}")
+        problems += compare_head_counts(res, k, name, counts[name], *head_counts)
         if not np.array_equal(res["baseline_correct"][k], base[name]):
             problems.append(f"{name}: baseline {list(res['baseline_correct'][k])} vs "
                             f"{list(base[name])}")
@@ -226,8 +252,8 @@ def main():
                         default="mean")
     parser.add_argument("--merge-subtypes", action="store_true")
     args = parser.parse_args()
-    counts, right, base, skipped = score(args)
-    problems = compare(args, counts, right, base, skipped)
+    counts, head_counts, base, skipped = score(args)
+    problems = compare(args, counts, head_counts, base, skipped)
     scored = sum(1 for _ in read_conllu(args.conllu)) - skipped
     if problems:
         print(f"FAIL: {len(problems)} difference(s); first: {problems[0]}")

@@ -20,13 +20,19 @@ bool skippedInTable(const std::string& relation) {
            kTableSkippedRelations.end();
 }
 
+// a's accuracy >= b's, compared exactly: totals differ between heads once some words have no
+// prediction, so correct counts alone no longer order them. Both must have predictions.
+bool accuracyAtLeast(const Counts& a, const Counts& b) {
+    return a.correct * b.predicted() >= b.correct * a.predicted();
+}
+
 }  // namespace
 
 double Counts::accuracy() const {
-    if (total == 0) {
+    if (predicted() <= 0) {
         return std::numeric_limits<double>::quiet_NaN();
     }
-    return static_cast<double>(correct) / static_cast<double>(total);
+    return static_cast<double>(correct) / static_cast<double>(predicted());
 }
 
 DependencyAccumulator::DependencyAccumulator(int nLayers, int nHeads, const ScoreOptions& options)
@@ -166,6 +172,7 @@ void DependencyAccumulator::count(const GoldSentence& gold,
     const auto bucket = [&](const std::string& key) {
         RelationCounts& c = m_relations[key];
         c.correct.resize(nSlots, 0);
+        c.noPrediction.resize(nSlots, 0);
         return &c;
     };
     RelationCounts* all = bucket(std::string(kAllRelations));
@@ -185,9 +192,13 @@ void DependencyAccumulator::count(const GoldSentence& gold,
                 const auto& p =
                     headPredictions[headIndex({layer, head}, m_nHeads) * kDirections + d];
                 for (std::size_t i = 0; i < n; ++i) {
-                    if (predictionCorrect(gold, p, i, keys[i])) {
+                    const Verdict v = judgePrediction(gold, p, i, keys[i]);
+                    if (v == Verdict::Correct) {
                         ++byWord[i]->correct[s];
                         ++all->correct[s];
+                    } else if (v == Verdict::NoPrediction) {
+                        ++byWord[i]->noPrediction[s];
+                        ++all->noPrediction[s];
                     }
                 }
             }
@@ -196,7 +207,8 @@ void DependencyAccumulator::count(const GoldSentence& gold,
     for (int o = 0; o < kOffsets; ++o) {
         const std::vector<int> p = predictByOffset(static_cast<int>(n), kMinOffset + o);
         for (std::size_t i = 0; i < n; ++i) {
-            if (predictionCorrect(gold, p, i, keys[i])) {
+            // An offset always predicts (ROOT, a word, or the word itself): never NoPrediction.
+            if (judgePrediction(gold, p, i, keys[i]) == Verdict::Correct) {
                 ++byWord[i]->offsetCorrect[static_cast<std::size_t>(o)];
                 ++all->offsetCorrect[static_cast<std::size_t>(o)];
             }
@@ -215,9 +227,11 @@ void DependencyAccumulator::merge(const DependencyAccumulator& other) {
     for (const auto& [key, theirs] : other.m_relations) {
         RelationCounts& mine = m_relations[key];
         mine.correct.resize(theirs.correct.size(), 0);
+        mine.noPrediction.resize(theirs.noPrediction.size(), 0);
         mine.total += theirs.total;
         for (std::size_t s = 0; s < theirs.correct.size(); ++s) {
             mine.correct[s] += theirs.correct[s];
+            mine.noPrediction[s] += theirs.noPrediction[s];
         }
         for (std::size_t o = 0; o < mine.offsetCorrect.size(); ++o) {
             mine.offsetCorrect[o] += theirs.offsetCorrect[o];
@@ -265,7 +279,13 @@ Counts DependencyAccumulator::counts(std::string_view relation, HeadId head,
         throw InvalidArgument(msg);
     }
     const RelationCounts* c = find(relation);
-    return c ? Counts{c->correct[slot(head, direction)], c->total} : Counts{};
+    return c ? headCounts(*c, head, direction) : Counts{};
+}
+
+Counts DependencyAccumulator::headCounts(const RelationCounts& c, HeadId head,
+                                         Direction direction) const {
+    const std::size_t s = slot(head, direction);
+    return {c.correct[s], c.total, c.noPrediction[s]};
 }
 
 Counts DependencyAccumulator::baselineCounts(std::string_view relation, int offset) const {
@@ -285,17 +305,15 @@ std::optional<BestHead> DependencyAccumulator::bestHead(std::string_view relatio
     if (!c || c->total == 0) {
         return std::nullopt;
     }
-    // The total is shared by all heads, so comparing correct counts compares accuracies
-    // exactly. Visiting (layer, head, direction) in ascending order with >= keeps the largest
-    // tuple among equals, as Python's sorted(...)[-1] does ("head<-dep" > "dep->head").
-    BestHead best;
-    best.counts = {-1, c->total};
+    // Visiting (layer, head, direction) in ascending order with >= keeps the largest tuple
+    // among equals, as Python's sorted(...)[-1] does ("head<-dep" > "dep->head").
+    std::optional<BestHead> best;
     for (int layer = 0; layer < m_nLayers; ++layer) {
         for (int head = 0; head < m_nHeads; ++head) {
             for (Direction d : {Direction::DepToHead, Direction::HeadToDep}) {
-                const std::int64_t correct = c->correct[slot({layer, head}, d)];
-                if (correct >= best.counts.correct) {
-                    best = {{layer, head}, d, {correct, c->total}};
+                const Counts k = headCounts(*c, {layer, head}, d);
+                if (k.predicted() > 0 && (!best || accuracyAtLeast(k, best->counts))) {
+                    best = BestHead{{layer, head}, d, k};
                 }
             }
         }
@@ -327,7 +345,7 @@ Matrix DependencyAccumulator::accuracyHeatmap(std::string_view relation,
     }
     for (int layer = 0; layer < m_nLayers; ++layer) {
         for (int head = 0; head < m_nHeads; ++head) {
-            const Counts k{c->correct[slot({layer, head}, direction)], c->total};
+            const Counts k = headCounts(*c, {layer, head}, direction);
             m(layer, head) = static_cast<float>(k.accuracy());
         }
     }

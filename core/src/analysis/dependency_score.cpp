@@ -31,28 +31,25 @@ std::vector<int> predictHeads(const Eigen::Ref<const Matrix>& unitMap,
         throw InvalidArgument(msg);
     }
     // Scoring runs on the word x word map: row and column of word w are those of its unit,
-    // special and whitespace units are dropped (Clark's attn[1:-1, 1:-1]), and only the word's
-    // own cell is zeroed (Clark's `attn[diag] = 0`).
+    // special and whitespace units are dropped (Clark's attn[1:-1, 1:-1]), and w itself is no
+    // candidate.
     const std::size_t n = alignment.wordUnit.size();
-    std::vector<int> predictions(n, 0);
+    std::vector<int> predictions(n, kNoPrediction);
     for (std::size_t w = 0; w < n; ++w) {
         const int row = alignment.wordUnit[w];
-        std::size_t best = 0;
-        float bestValue = 0;
+        float bestValue = 0;  // only attention above zero makes a prediction
         for (std::size_t c = 0; c < n; ++c) {
-            const int col = alignment.wordUnit[c];
-            // Zeroed, not skipped: when nothing else gets attention, the lowest index wins the
-            // tie, possibly w itself, as with NumPy's argmax on the zeroed row.
-            float v = direction == Direction::DepToHead ? unitMap(row, col) : unitMap(col, row);
             if (c == w) {
-                v = 0;
+                continue;
             }
-            if (c == 0 || v > bestValue) {  // strict: ties keep the lowest index
-                best = c;
+            const int col = alignment.wordUnit[c];
+            const float v =
+                direction == Direction::DepToHead ? unitMap(row, col) : unitMap(col, row);
+            if (v > bestValue) {  // strict: ties keep the lowest index
+                predictions[w] = static_cast<int>(c) + 1;
                 bestValue = v;
             }
         }
-        predictions[w] = static_cast<int>(best) + 1;
     }
     return predictions;
 }
@@ -65,18 +62,23 @@ std::vector<int> predictByOffset(int nWords, int offset) {
     return predictions;
 }
 
-bool predictionCorrect(const GoldSentence& gold, const std::vector<int>& predictions, std::size_t i,
-                       std::string_view relation) {
+Verdict judgePrediction(const GoldSentence& gold, const std::vector<int>& predictions,
+                        std::size_t i, std::string_view relation) {
     const std::size_t n = gold.words.size();
-    const int goldHead = gold.heads[i];
-    const int p = predictions[i];
+    int p = predictions[i];
+    if (p == kNoPrediction) {
+        return Verdict::NoPrediction;
+    }
     // Clark: `if r == "poss" and p < len(words): if (i < len(words) and words[i+1] == "'s") or
     // words[i+1] == "s'"` — `i < len(words)` is always true; the i + 1 < n guard is ours.
     if (relation == "poss" && p < static_cast<int>(n) && i + 1 < n &&
         (gold.words[i + 1] == "'s" || gold.words[i + 1] == "s'")) {
-        return predictions[i + 1] == goldHead;
+        p = predictions[i + 1];
+        if (p == kNoPrediction) {
+            return Verdict::NoPrediction;
+        }
     }
-    return p == goldHead;
+    return p == gold.heads[i] ? Verdict::Correct : Verdict::Wrong;
 }
 
 }  // namespace attnscope::analysis

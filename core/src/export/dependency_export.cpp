@@ -28,13 +28,14 @@ void writeStrings(const Writer& w, const char* name, const std::vector<std::stri
     w.dataset(name, type, {values.size()}, ptrs.data());
 }
 
-// Per relation: correct counts and accuracies [layers, heads, 2], baseline counts [6].
+// Per relation: correct and no-prediction counts and accuracies [layers, heads, 2], baseline
+// counts [6].
 void writeCounts(const Writer& w, const analysis::DependencyAccumulator& acc,
                  const std::vector<std::string>& relations) {
     const auto r = static_cast<hsize_t>(relations.size());
     const auto layers = static_cast<hsize_t>(acc.nLayers());
     const auto heads = static_cast<hsize_t>(acc.nHeads());
-    std::vector<std::int64_t> counts, correct, baseline;
+    std::vector<std::int64_t> counts, correct, noPrediction, baseline;
     std::vector<double> accuracy;
     for (const std::string& rel : relations) {
         counts.push_back(acc.count(rel));
@@ -43,6 +44,7 @@ void writeCounts(const Writer& w, const analysis::DependencyAccumulator& acc,
                 for (const Direction d : kDirectionsInOrder) {
                     const analysis::Counts c = acc.counts(rel, {layer, head}, d);
                     correct.push_back(c.correct);
+                    noPrediction.push_back(c.noPrediction);
                     accuracy.push_back(c.accuracy());
                 }
             }
@@ -57,6 +59,7 @@ void writeCounts(const Writer& w, const analysis::DependencyAccumulator& acc,
     }
     w.dataset("counts", H5T_NATIVE_INT64, {r}, counts.data());
     w.dataset("correct", H5T_NATIVE_INT64, {r, layers, heads, 2}, correct.data());
+    w.dataset("no_prediction", H5T_NATIVE_INT64, {r, layers, heads, 2}, noPrediction.data());
     w.dataset("accuracy", H5T_NATIVE_DOUBLE, {r, layers, heads, 2}, accuracy.data());
     w.dataset("baseline_offsets", H5T_NATIVE_INT64, {offsets.size()}, offsets.data());
     w.dataset("baseline_correct", H5T_NATIVE_INT64, {r, offsets.size()}, baseline.data());
@@ -64,7 +67,7 @@ void writeCounts(const Writer& w, const analysis::DependencyAccumulator& acc,
 
 void writeBest(const Writer& w, const analysis::DependencyAccumulator& acc,
                const std::vector<std::string>& relations) {
-    std::vector<std::int64_t> layer, head, direction, offset;
+    std::vector<std::int64_t> layer, head, direction, noPrediction, offset;
     std::vector<double> accuracy, baselineAccuracy;
     for (const std::string& rel : relations) {
         const auto best = acc.bestHead(rel);
@@ -72,6 +75,7 @@ void writeBest(const Writer& w, const analysis::DependencyAccumulator& acc,
         head.push_back(best ? best->head.head : -1);
         direction.push_back(best && best->direction == Direction::HeadToDep ? 1 : 0);
         accuracy.push_back(best ? best->counts.accuracy() : std::nan(""));
+        noPrediction.push_back(best ? best->counts.noPrediction : 0);
         const auto base = acc.bestOffset(rel);
         offset.push_back(base ? base->offset : 0);
         baselineAccuracy.push_back(base ? base->counts.accuracy() : std::nan(""));
@@ -81,6 +85,7 @@ void writeBest(const Writer& w, const analysis::DependencyAccumulator& acc,
     w.dataset("best_head", H5T_NATIVE_INT64, {r}, head.data());
     w.dataset("best_direction", H5T_NATIVE_INT64, {r}, direction.data());
     w.dataset("best_accuracy", H5T_NATIVE_DOUBLE, {r}, accuracy.data());
+    w.dataset("best_no_prediction", H5T_NATIVE_INT64, {r}, noPrediction.data());
     w.dataset("baseline_best_offset", H5T_NATIVE_INT64, {r}, offset.data());
     w.dataset("baseline_accuracy", H5T_NATIVE_DOUBLE, {r}, baselineAccuracy.data());
 }
@@ -112,7 +117,7 @@ void writeDependencyResults(const fs::path& path, const analysis::DependencyAccu
 void writeDependencyTableCsv(const fs::path& path, const analysis::DependencyAccumulator& acc,
                              std::int64_t minCount, const std::vector<std::string>& only) {
     CsvWriter csv({"relation", "count", "best_layer", "best_head", "direction", "accuracy",
-                   "baseline_offset", "baseline_accuracy", "rare"});
+                   "no_prediction", "baseline_offset", "baseline_accuracy", "rare"});
     const analysis::RelationTable table = acc.relationTable(minCount);
     const auto keep = [&](const std::string& rel) {
         return only.empty() || rel == analysis::kAllRelations ||
@@ -126,7 +131,8 @@ void writeDependencyTableCsv(const fs::path& path, const analysis::DependencyAcc
             csv.addRow({row.relation, row.count, static_cast<std::int64_t>(row.best.head.layer),
                         static_cast<std::int64_t>(row.best.head.head),
                         std::string(analysis::directionName(row.best.direction)),
-                        row.best.counts.accuracy(), static_cast<std::int64_t>(row.baseline.offset),
+                        row.best.counts.accuracy(), row.best.counts.noPrediction,
+                        static_cast<std::int64_t>(row.baseline.offset),
                         row.baseline.counts.accuracy(),
                         static_cast<std::int64_t>(rows == &table.rare ? 1 : 0)});
         }

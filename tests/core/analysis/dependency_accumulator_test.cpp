@@ -137,6 +137,9 @@ TEST(DependencyAccumulator, OracleScoresEveryRelationButRoot) {
             EXPECT_EQ(c.correct, 0);  // attention never predicts ROOT
         } else if (rel == "all") {
             EXPECT_EQ(c.correct, c.total - 2) << "all but the two roots";
+            // The roots attend only to [CLS]: no prediction, outside the accuracy.
+            EXPECT_EQ(c.noPrediction, 2);
+            EXPECT_DOUBLE_EQ(c.accuracy(), 1.0);
         } else {
             EXPECT_EQ(c.correct, c.total) << rel;
             EXPECT_DOUBLE_EQ(c.accuracy(), 1.0) << rel;
@@ -197,6 +200,93 @@ TEST(DependencyAccumulator, SentenceWithAWordWithoutTokenIsSkippedAndCounted) {
     EXPECT_FALSE(acc.bestHead("all").has_value());
 }
 
+GoldSentence threeWords() {
+    GoldSentence g;
+    g.words = {"the", "cat", "sleeps"};
+    g.heads = {2, 3, 0};
+    g.relations = {"det", "nsubj", "root"};
+    return g;
+}
+
+// GPT-2-like tokens (no special tokens) for "go home now", one token per word.
+TestSentence causalSentence() {
+    TestSentence s;
+    s.gold.words = {"go", "home", "now"};
+    s.gold.heads = {0, 1, 1};
+    s.gold.relations = {"root", "obj", "advmod"};
+    s.gold.wordSpans = {{0, 2}, {3, 7}, {8, 11}};
+    const std::string text = "go home now";
+    for (const auto& [b, e] : {std::pair<std::size_t, std::size_t>{0, 2}, {2, 7}, {7, 11}}) {
+        tokenize::Token t;
+        t.byteBegin = b;
+        t.byteEnd = e;
+        t.text = text.substr(b, e - b);
+        s.tokens.push_back(t);
+    }
+    s.firstToken = {0, 1, 2};
+    return s;
+}
+
+TEST(DependencyAccumulator, CausalFirstAndLastWordsHaveNoPrediction) {
+    // Issue 16. A causal map: the first word's dep->head row attends only to itself, nothing
+    // but the last word itself attends to it. Before, the first word "predicted" itself (wrong)
+    // in dep->head, and the last word's all-zero column went to word 1 in head<-dep — right by
+    // accident, as its gold head is word 1.
+    const TestSentence s = causalSentence();
+    Matrix a(3, 3);
+    a << 1.0f, 0.0f, 0.0f,  //
+        0.6f, 0.4f, 0.0f,   //
+        0.3f, 0.3f, 0.4f;
+    forward::ForwardResult r;
+    r.nLayers = 1;
+    r.nHeads = 1;
+    r.nTokens = 3;
+    r.probs.assign(a.data(), a.data() + a.size());
+    DependencyAccumulator acc(1, 1);
+    ASSERT_TRUE(acc.addSentence(s.gold, s.tokens, r).scored);
+    // dep->head: go -, home -> go (right), now -> go (tie with home: lowest index; right).
+    const Counts dep = acc.counts("all", {0, 0}, Direction::DepToHead);
+    EXPECT_EQ(dep.correct, 2);
+    EXPECT_EQ(dep.noPrediction, 1);
+    EXPECT_EQ(dep.total, 3);
+    EXPECT_DOUBLE_EQ(dep.accuracy(), 1.0);
+    EXPECT_EQ(acc.counts("root", {0, 0}, Direction::DepToHead).noPrediction, 1);
+    // head<-dep: go <- home (wrong, root), home <- now (wrong), now -.
+    const Counts head = acc.counts("all", {0, 0}, Direction::HeadToDep);
+    EXPECT_EQ(head.correct, 0);
+    EXPECT_EQ(head.noPrediction, 1);
+    EXPECT_DOUBLE_EQ(head.accuracy(), 0.0);
+    const Counts advmod = acc.counts("advmod", {0, 0}, Direction::HeadToDep);
+    EXPECT_EQ(advmod.correct, 0);
+    EXPECT_EQ(advmod.noPrediction, 1);
+    EXPECT_TRUE(std::isnan(advmod.accuracy()));
+    // advmod: dep->head 1 of 1; head<-dep predicted nothing and takes no part.
+    const auto best = acc.bestHead("advmod");
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->direction, Direction::DepToHead);
+    EXPECT_EQ(best->counts.correct, 1);
+}
+
+TEST(DependencyAccumulator, BestHeadComparesAccuraciesOverWordsWithAPrediction) {
+    // Head (0, 0) dep->head: 1 right of 1 predicted; (0, 0) head<-dep: 2 right of 3. The best is
+    // the 100 % head although it has fewer correct words.
+    DependencyAccumulator acc(1, 1);
+    GoldSentence g = threeWords();
+    g.relations = {"dep", "dep", "dep"};
+    g.heads = {2, 3, 1};
+    acc.addPredictions(g, {{2, kNoPrediction, kNoPrediction}, {2, 3, 2}});
+    const auto best = acc.bestHead("dep");
+    ASSERT_TRUE(best.has_value());
+    EXPECT_EQ(best->direction, Direction::DepToHead);
+    EXPECT_EQ(best->counts.predicted(), 1);
+    // No head predicting anything: no best head.
+    DependencyAccumulator none(1, 1);
+    none.addPredictions(g, {{kNoPrediction, kNoPrediction, kNoPrediction},
+                            {kNoPrediction, kNoPrediction, kNoPrediction}});
+    EXPECT_FALSE(none.bestHead("dep").has_value());
+    EXPECT_EQ(none.counts("dep", {0, 0}, Direction::HeadToDep).noPrediction, 3);
+}
+
 TEST(DependencyAccumulator, BadGoldHeadIsSkipped) {
     GoldSentence g;
     g.words = {"a", "b"};
@@ -234,6 +324,9 @@ TEST(DependencyAccumulator, MergeEqualsFillingOne) {
             for (Direction d : {Direction::DepToHead, Direction::HeadToDep}) {
                 EXPECT_EQ(first.counts(rel, {0, h}, d).correct, both.counts(rel, {0, h}, d).correct)
                     << rel << " head " << h << " " << directionName(d);
+                EXPECT_EQ(first.counts(rel, {0, h}, d).noPrediction,
+                          both.counts(rel, {0, h}, d).noPrediction)
+                    << rel << " head " << h << " " << directionName(d);
             }
         }
         for (int o = kMinOffset; o <= kMaxOffset; ++o) {
@@ -243,14 +336,6 @@ TEST(DependencyAccumulator, MergeEqualsFillingOne) {
     EXPECT_THROW(first.merge(DependencyAccumulator(2, 2)), InvalidArgument);
     EXPECT_THROW(first.merge(DependencyAccumulator(1, 2, {FromAggregation::First, false})),
                  InvalidArgument);
-}
-
-GoldSentence threeWords() {
-    GoldSentence g;
-    g.words = {"the", "cat", "sleeps"};
-    g.heads = {2, 3, 0};
-    g.relations = {"det", "nsubj", "root"};
-    return g;
 }
 
 TEST(DependencyAccumulator, BestHeadTiesGoToLargerLayerHeadThenHeadToDep) {

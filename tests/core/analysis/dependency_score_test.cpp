@@ -53,21 +53,34 @@ TEST(DependencyScore, TiesGoToTheLowestIndex) {
     EXPECT_EQ(p[3], 2);
 }
 
-TEST(DependencyScore, RowWithNothingLeftPredictsTheFirstWordEvenItself) {
-    // A causal first word attends only to itself; NumPy's argmax of the zeroed row is index 0.
+TEST(DependencyScore, RowWithoutAttentionToAnotherWordHasNoPrediction) {
+    // Issue 16: a causal first word attends only to itself (and [CLS]); before, the zeroed row
+    // "predicted" word 1, i.e. itself, and counted wrong.
     const WordAlignment a = clsWordsSep(3);
     Matrix w = Matrix::Zero(5, 5);
-    w(1, 1) = 1.0f;
+    w(1, 0) = 0.5f;
+    w(1, 1) = 0.5f;
     w(2, 1) = 1.0f;
     w(3, 2) = 1.0f;
-    EXPECT_EQ(predictHeads(w, a, Direction::DepToHead), (std::vector<int>{1, 1, 2}));
+    EXPECT_EQ(predictHeads(w, a, Direction::DepToHead), (std::vector<int>{kNoPrediction, 1, 2}));
+    // The transpose: nothing attends to word 3 but itself.
+    w(3, 3) = 1.0f;
+    EXPECT_EQ(predictHeads(w, a, Direction::HeadToDep), (std::vector<int>{2, 3, kNoPrediction}));
+}
+
+TEST(DependencyScore, OneWordSentenceHasNoPrediction) {
+    Matrix w = Matrix::Constant(3, 3, 1.0f / 3.0f);
+    EXPECT_EQ(predictHeads(w, clsWordsSep(1), Direction::DepToHead),
+              (std::vector<int>{kNoPrediction}));
 }
 
 TEST(DependencyScore, SpecialUnitsAreNeverPredicted) {
     const WordAlignment a = clsWordsSep(2);
     Matrix w = Matrix::Zero(4, 4);
     w.row(1) << 0.7f, 0.0f, 0.1f, 0.2f;
-    w.row(2) << 0.1f, 0.0f, 0.0f, 0.9f;
+    w.row(2) << 0.1f, 0.0f, 0.0f, 0.9f;  // only [CLS] and [SEP]: no prediction, never a special
+    EXPECT_EQ(predictHeads(w, a, Direction::DepToHead), (std::vector<int>{2, kNoPrediction}));
+    w.row(2) << 0.1f, 0.01f, 0.0f, 0.89f;
     EXPECT_EQ(predictHeads(w, a, Direction::DepToHead), (std::vector<int>{2, 1}));
 }
 
@@ -98,14 +111,18 @@ TEST(DependencyScore, PossRuleScoresTheFollowingApostropheS) {
     g.heads = {3, 1, 4, 0};
     g.relations = {"poss", "possessive", "nsubj", "root"};
     // John -> 's (wrong by itself), 's -> dog: counts as correct for poss.
-    EXPECT_TRUE(predictionCorrect(g, {2, 3, 4, 3}, 0, "poss"));
-    EXPECT_FALSE(predictionCorrect(g, {2, 1, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::Correct, judgePrediction(g, {2, 3, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::Wrong, judgePrediction(g, {2, 1, 4, 3}, 0, "poss"));
     // A prediction of the last word switches the rule off (Clark's `p < len(words)`).
-    EXPECT_FALSE(predictionCorrect(g, {4, 3, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::Wrong, judgePrediction(g, {4, 3, 4, 3}, 0, "poss"));
     // Another relation key: no special case.
-    EXPECT_FALSE(predictionCorrect(g, {2, 3, 4, 3}, 0, "nmod:poss"));
+    EXPECT_EQ(Verdict::Wrong, judgePrediction(g, {2, 3, 4, 3}, 0, "nmod:poss"));
     g.words[1] = "s'";
-    EXPECT_TRUE(predictionCorrect(g, {2, 3, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::Correct, judgePrediction(g, {2, 3, 4, 3}, 0, "poss"));
+    // Without a prediction of its own or of the 's it scores, a word has no prediction.
+    EXPECT_EQ(Verdict::NoPrediction, judgePrediction(g, {kNoPrediction, 3, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::NoPrediction, judgePrediction(g, {2, kNoPrediction, 4, 3}, 0, "poss"));
+    EXPECT_EQ(Verdict::NoPrediction, judgePrediction(g, {kNoPrediction, 3, 4, 3}, 0, "nsubj"));
 }
 
 TEST(DependencyScore, SentenceFinalPossIsScoredNormally) {
@@ -114,8 +131,8 @@ TEST(DependencyScore, SentenceFinalPossIsScoredNormally) {
     g.words = {"dog", "John"};
     g.heads = {0, 1};
     g.relations = {"root", "poss"};
-    EXPECT_TRUE(predictionCorrect(g, {2, 1}, 1, "poss"));
-    EXPECT_FALSE(predictionCorrect(g, {2, 2}, 1, "poss"));
+    EXPECT_EQ(Verdict::Correct, judgePrediction(g, {2, 1}, 1, "poss"));
+    EXPECT_EQ(Verdict::Wrong, judgePrediction(g, {2, 2}, 1, "poss"));
 }
 
 TEST(DependencyScore, RelationKeys) {

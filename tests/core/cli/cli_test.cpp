@@ -130,7 +130,10 @@ TEST(Cli, DepsScoresATreebank) {
     ASSERT_EQ(ok.exitCode, 0) << ok.err;
     EXPECT_NE(ok.err.find("scored 1 sentences"), std::string::npos) << ok.err;
     const std::string table = testing::readFile(csv);
-    EXPECT_EQ(table.rfind("relation,count,best_layer,best_head,direction,accuracy", 0), 0u)
+    EXPECT_EQ(table.rfind("relation,count,best_layer,best_head,direction,accuracy,no_prediction,"
+                          "baseline_offset",
+                          0),
+              0u)
         << table;
     EXPECT_NE(table.find("\nall,4,"), std::string::npos) << table;
     EXPECT_NE(table.find("\ndet,1,"), std::string::npos) << table;

@@ -9,10 +9,12 @@
 //   }
 //   RelationTable table = acc.relationTable();
 //
-// Aggregation is by COUNTS: every relation keeps integer correct counts per layer × head ×
-// direction and per baseline offset, and one integer total (every head sees every word, so the
-// total is the same for all of them). Accuracies are correct / total of the sums, never an
-// average of per-sentence ratios. The bucket "all" counts every word, punct and root included.
+// Aggregation is by COUNTS: every relation keeps integer correct and no-prediction counts per
+// layer × head × direction, correct counts per baseline offset, and one integer total (the words
+// with that relation, the same for every head). Accuracy is correct / (total − no prediction):
+// a word whose candidates all have zero attention (dependency_score.h) is neither right nor
+// wrong for that head. Accuracies are ratios of the sums, never an average of per-sentence
+// ratios. The bucket "all" counts every word, punct and root included.
 //
 // Threads: the accumulator is a plain value. Two threads may each fill their own accumulator
 // and the caller merges them afterwards with `merge`; one accumulator must not be filled from
@@ -59,9 +61,13 @@ struct ScoreOptions {
 
 struct Counts {
     std::int64_t correct = 0;
-    std::int64_t total = 0;
+    std::int64_t total = 0;         // words with the relation
+    std::int64_t noPrediction = 0;  // of those, words the head made no prediction for
 
-    // correct / total; NaN when total is 0.
+    // Words with a prediction: the denominator of accuracy.
+    std::int64_t predicted() const { return total - noPrediction; }
+
+    // correct / predicted(); NaN when nothing was predicted.
     double accuracy() const;
 };
 
@@ -147,8 +153,9 @@ public:
     Counts baselineCounts(std::string_view relation, int offset) const;
 
     // Max accuracy over heads × directions; equal accuracies go to the larger layer, then the
-    // larger head, then "head<-dep" over "dep->head" (Clark's sorted tuples). Empty for a
-    // relation never seen.
+    // larger head, then "head<-dep" over "dep->head" (Clark's sorted tuples). Heads with no
+    // prediction for the relation take no part. Empty for a relation never seen, or when no
+    // head predicted any of its words.
     std::optional<BestHead> bestHead(std::string_view relation) const;
 
     // Max accuracy over offsets; equal accuracies go to the larger offset.
@@ -162,7 +169,8 @@ public:
 private:
     struct RelationCounts {
         std::int64_t total = 0;
-        std::vector<std::int64_t> correct;  // [kDirections, nLayers, nHeads]
+        std::vector<std::int64_t> correct;       // [kDirections, nLayers, nHeads]
+        std::vector<std::int64_t> noPrediction;  // [kDirections, nLayers, nHeads]
         std::array<std::int64_t, kOffsets> offsetCorrect{};
     };
 
@@ -171,6 +179,7 @@ private:
     SentenceOutcome skip(std::string_view reason, std::string detail);
     const RelationCounts* find(std::string_view relation) const;
     RelationRow row(const std::string& relation) const;
+    Counts headCounts(const RelationCounts& c, HeadId head, Direction direction) const;
 
     std::size_t slot(HeadId head, Direction direction) const {
         return (static_cast<std::size_t>(direction) * static_cast<std::size_t>(m_nLayers) +

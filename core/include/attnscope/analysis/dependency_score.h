@@ -6,11 +6,14 @@
 //   * Word indices in predictions and gold heads are 1-based; 0 is ROOT.
 //   * Attention predictions: the word-level map (word_attention.h) is read as a word x word map
 //     (each word takes the row and column of its unit; special and whitespace units are dropped,
-//     Clark's attn[1:-1, 1:-1]), each word's own cell is zeroed, and the argmax of each row is
-//     taken, ties going to the LOWEST index as NumPy's argmax does. A row with nothing left (a
-//     causal model's first word) therefore "predicts" word 1, possibly itself, which is never
-//     correct — as in Clark's code. The argmax+1 is never 0, so ROOT is never predicted and root
-//     words always count wrong.
+//     Clark's attn[1:-1, 1:-1]). A word's candidates are all OTHER words; the argmax over them
+//     is taken, ties going to the LOWEST index as NumPy's argmax does. The argmax+1 is never 0,
+//     so ROOT is never predicted and root words always count wrong.
+//   * No prediction (issue 16). When every candidate has zero attention (a causal model's first
+//     word in dep->head, its last word in head<-dep, a one-word sentence), the word gets
+//     kNoPrediction: it is neither right nor wrong for that head and direction, and is counted
+//     apart. Clark's code zeroes the diagonal and lets argmax pick index 0 there, which scored
+//     such rows by an accident of position (wrong in one direction, possibly right in the other).
 //   * Direction DepToHead (Clark's "dep->head") reads the map as is: the word the dependent
 //     attends to most. HeadToDep (Clark's "head<-dep") reads its transpose: the word that
 //     attends most to the dependent.
@@ -43,6 +46,12 @@ struct GoldSentence {
 
 enum class Direction { DepToHead, HeadToDep };
 
+// A word whose candidates all have zero attention: see the header comment.
+inline constexpr int kNoPrediction = -1;
+
+// How one word's prediction is scored.
+enum class Verdict { Correct, Wrong, NoPrediction };
+
 inline constexpr int kDirections = 2;
 
 // Clark's keys: "dep->head" and "head<-dep" (the order of Clark's tie rule compares these).
@@ -57,8 +66,8 @@ inline constexpr int kOffsets = kMaxOffset - kMinOffset + 1;
 // ("nsubj:pass" -> "nsubj") when `mergeSubtypes`.
 std::string relationKey(std::string_view label, bool mergeSubtypes);
 
-// Predicted head of every word, 1-based. unitMap: [nUnits, nUnits] word-level attention of one
-// head over `alignment`'s units. Returns [nWords].
+// Predicted head of every word, 1-based, or kNoPrediction. unitMap: [nUnits, nUnits] word-level
+// attention of one head over `alignment`'s units. Returns [nWords].
 std::vector<int> predictHeads(const Eigen::Ref<const Matrix>& unitMap,
                               const WordAlignment& alignment, Direction direction);
 
@@ -66,13 +75,13 @@ std::vector<int> predictHeads(const Eigen::Ref<const Matrix>& unitMap,
 // of the sentence start is ROOT, right of the end is the last word. Returns [nWords].
 std::vector<int> predictByOffset(int nWords, int offset);
 
-// Whether word i's prediction counts as correct (methods.md §1.2 rules 5–6). Normally
-// predictions[i] == gold head. `relation` is the key word i is counted under (relationKey).
-// Clark's `poss` rule, kept with its operator precedence: when that key is "poss", its prediction
-// is not the last word, and the next word is
-// "'s" or "s'", the prediction of that next word is scored instead. A sentence-final `poss`
-// word (which crashes Clark's code) is scored normally.
-bool predictionCorrect(const GoldSentence& gold, const std::vector<int>& predictions, std::size_t i,
-                       std::string_view relation);
+// How word i's prediction is scored (methods.md §1.2 rules 5–6). Normally predictions[i] against
+// the gold head. `relation` is the key word i is counted under (relationKey). Clark's `poss`
+// rule, kept with its operator precedence: when that key is "poss", its prediction is not the
+// last word, and the next word is "'s" or "s'", the prediction of that next word is scored
+// instead. A sentence-final `poss` word (which crashes Clark's code) is scored normally. The
+// verdict is NoPrediction when the prediction that would be scored is kNoPrediction.
+Verdict judgePrediction(const GoldSentence& gold, const std::vector<int>& predictions,
+                        std::size_t i, std::string_view relation);
 
 }  // namespace attnscope::analysis

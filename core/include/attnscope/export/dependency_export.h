@@ -1,12 +1,14 @@
 // Files of a dependency-scoring run (attnscope-cli deps, the app's Dependencies panel):
 //  * results .h5 (h5py-readable): `relations` (vlen UTF-8 [R], "all" included), `counts`
-//    int64 [R] words per relation, `correct` int64 [R, layers, heads, 2] and `accuracy`
-//    float64 [R, layers, heads, 2] (direction 0 = dep->head, 1 = head<-dep), `baseline_offsets`
-//    int64 [6] (-3..+2), `baseline_correct` int64 [R, 6], and per relation the best head
-//    (`best_layer`, `best_head`, `best_direction`, `best_accuracy`) and the best offset
+//    int64 [R] words per relation, `correct` and `no_prediction` int64 [R, layers, heads, 2]
+//    and `accuracy` float64 [R, layers, heads, 2] = correct / (count - no_prediction)
+//    (direction 0 = dep->head, 1 = head<-dep), `baseline_offsets` int64 [6] (-3..+2),
+//    `baseline_correct` int64 [R, 6], and per relation the best head (`best_layer`,
+//    `best_head`, `best_direction`, `best_accuracy`, `best_no_prediction`) and the best offset
 //    (`baseline_best_offset`, `baseline_accuracy`); attributes model, treebank, from_mode,
 //    merge_subtypes, sentences_scored, sentences_skipped, attnscope_version.
-//  * the relation table as CSV (relation, count, best head, direction, accuracy, baseline),
+//  * the relation table as CSV (relation, count, best head, direction, accuracy, the best
+//    head's no-prediction count, baseline),
 //    "all" first, then relations by count; rare relations (below the minimum count) after them
 //    with rare=1.
 //  * an attention dump (.h5) for independent re-scoring (tests/reference/deps_reference.py):
