@@ -66,7 +66,8 @@ int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
     }
     if (std::filesystem::path(args.out).extension() == ".h5") {
         exporting::writeDependencyResults(
-            args.out, results, {args.modelDir, args.treebank, args.from, args.mergeSubtypes});
+            args.out, results,
+            {args.modelDir, args.treebank, args.from, args.mergeSubtypes, args.mwt});
     } else {
         exporting::writeDependencyTableCsv(args.out, results, args.minCount, args.relations);
     }
@@ -107,6 +108,12 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
                      "Attention from a split word: mean (paper), first (Clark's code), max")
         ->check(CLI::IsMember({"mean", "first", "max"}))
         ->capture_default_str();
+    deps->add_option("--mwt", args.mwt,
+                     "Words of a multiword token (can't = ca + n't): split (each its own tokens "
+                     "where the forms spell the token and the tokens allow it) or share (all "
+                     "the token's tokens)")
+        ->check(CLI::IsMember({"split", "share"}))
+        ->capture_default_str();
     deps->add_option("--max-sentences", args.maxSentences, "Score only the first N sentences")
         ->check(CLI::PositiveNumber);
     deps->add_option("--threads", args.threads, "Worker threads")
@@ -136,7 +143,9 @@ int runDeps(const DepsArgs& args) {
         treebank.sentences.size() > static_cast<std::size_t>(*args.maxSentences)) {
         treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));
     }
-    const analysis::ScoreOptions score{aggregation(args.from), args.mergeSubtypes};
+    const analysis::ScoreOptions score{
+        aggregation(args.from), args.mergeSubtypes,
+        args.mwt == "share" ? analysis::MultiwordRule::Share : analysis::MultiwordRule::Split};
     analysis::TreebankShares how;
     how.shares = static_cast<std::size_t>(args.threads);
     std::vector<std::vector<exporting::DumpedSentence>> dumps(how.shares);

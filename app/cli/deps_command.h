@@ -20,6 +20,7 @@ struct DepsArgs {
     bool mergeSubtypes = false;
     bool strict = false;  // stop at the first malformed sentence instead of skipping it
     std::string from = "mean";
+    std::string mwt = "split";  // multiword tokens: "split" or "share"
     std::optional<int> maxSentences;
     int threads = 2;
     long minCount = 100;

@@ -31,7 +31,9 @@ std::shared_ptr<const SentenceGold> sentenceGold(const Treebank& treebank,
     auto gold = std::make_shared<SentenceGold>();
     gold->gold = analysis::goldSentence(treebank.sentences[it->second], nullptr);
     try {
-        auto aligned = analysis::alignWords(result.tokens, gold->gold.wordSpans, gold->gold.words);
+        // The scoring default (MultiwordRule::Split), so the arcs join the units scored.
+        auto aligned = analysis::alignWords(result.tokens, gold->gold.wordSpans, gold->gold.words,
+                                            gold->gold.ownSpans);
         if (!aligned.ok()) {
             return nullptr;
         }

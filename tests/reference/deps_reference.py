@@ -4,10 +4,11 @@
 Inputs: the CoNLL-U treebank, the attention dump AttnScope wrote for every sentence it scored
 (`--dump`: token-level maps, token offsets, special flags) and AttnScope's results file
 (`--out results.h5`). This script parses the treebank itself, rebuilds each sentence's text and
-word spans, aligns tokens to words from their offsets, aggregates word-level attention
-(mean/first/max, in float64 in token order), predicts heads (self and special tokens excluded,
-ties to the lowest index, no prediction when no other word gets any attention), applies the
-fixed-offset baselines and Clark's `poss` rule, and sums counts
+word spans, aligns tokens to words from their offsets (the words of a multiword token split
+where their forms spell it and each gets a token, else shared; `--mwt share` always shares),
+aggregates word-level attention (mean/first/max, in float64 in token order), predicts heads
+(self and special tokens excluded, ties to the lowest index, no prediction when no other word
+gets any attention), applies the fixed-offset baselines and Clark's `poss` rule, and sums counts
 over the treebank. Every count must equal AttnScope's exactly; exit 0 when they do.
 """
 import argparse
@@ -21,10 +22,12 @@ OFFSETS = list(range(-3, 3))  # Clark's range(-3, 3): +3 is not evaluated
 
 
 def read_conllu(path):
-    """Yields (line, words, heads, relations, text, spans) per sentence, skipping empty nodes.
+    """Yields (line, words, heads, relations, text, spans, own) per sentence, skipping empty
+    nodes.
 
-    Words inside a multiword token share the range's span; the text is built from the surface
-    tokens honouring SpaceAfter=No."""
+    Words inside a multiword token share the range's span in `spans`; in `own` they get their
+    own consecutive pieces of it when their forms, joined, are the token's text (else the shared
+    span too). The text is built from the surface tokens honouring SpaceAfter=No."""
     sentence, start = [], None
     with open(path, encoding="utf-8") as f:
         for number, raw in enumerate(f, 1):
@@ -43,8 +46,20 @@ def read_conllu(path):
         yield _finish(start, sentence)
 
 
+def _own_spans(form, span, forms):
+    """Each word's piece of the multiword token when the forms spell it, else None."""
+    if "".join(forms) != form:
+        return None
+    pieces, at = [], span[0]
+    for f in forms:
+        pieces.append((at, at + len(f)))
+        at += len(f)
+    return pieces
+
+
 def _finish(start, rows):
     words, heads, relations, spans = [], [], [], []
+    ranges = []  # (form, span, first word index, last word number)
     text, range_end, range_span = "", 0, None
     for cols in rows:
         ident = cols[0]
@@ -56,6 +71,7 @@ def _finish(start, rows):
             range_end, begin = last, len(text)
             text += cols[1]
             range_span = (begin, len(text))
+            ranges.append((cols[1], range_span, len(words), last))
             text += " " if space else ""
             continue
         number = int(ident)
@@ -70,18 +86,26 @@ def _finish(start, rows):
         heads.append(int(cols[6]))
         relations.append(cols[7])
         spans.append(span)
-    return start, words, heads, relations, text.rstrip(" "), spans
+    own = list(spans)
+    for form, span, first, last in ranges:
+        pieces = _own_spans(form, span, words[first:last])
+        if pieces:
+            own[first:last] = pieces
+    return start, words, heads, relations, text.rstrip(" "), spans, own
 
 
-def units_for(offsets, special, text, spans):
+def units_for(offsets, special, text, spans, own):
     """Alignment units, as methods.md §1.1 and AttnScope's word_alignment.h define them:
-    each special token alone; the words of a multiword token (identical spans) as one group;
-    a token belongs to the word holding its first non-space character (a whitespace-only token
-    to the word starting where it ends); any other token alone. Units are ordered by their
-    first token. Returns (units, unit of each word), or None when a word gets no token."""
-    groups = {}
-    group_of_word = [groups.setdefault(span, len(groups)) for span in spans]
-    group_tokens = [[] for _ in groups]
+    each special token alone; a token belongs to the word holding its first non-space character
+    (a whitespace-only token to the word starting where it ends); any other token alone. The
+    words of a multiword token (identical spans) are one group, split into one unit per word
+    when they have their own pieces (`own`) and each piece holds the first character of at
+    least one of the group's tokens; else they share. Units are ordered by their first token.
+    Returns (units, unit of each word), or None when a word gets no token."""
+    members = collections.defaultdict(list)  # shared span -> word indices
+    for w, span in enumerate(spans):
+        members[span].append(w)
+    tokens_of = collections.defaultdict(list)  # shared span -> [(token, first character)]
     alone = []
     for t, (begin, end) in enumerate(offsets):
         if special[t]:
@@ -90,16 +114,27 @@ def units_for(offsets, special, text, spans):
         first = begin
         while first < end and text[first].isspace():
             first += 1
-        owner = next((w for w, (wb, we) in enumerate(spans) if wb <= first < we), None)
+        owner = next((span for span in members if span[0] <= first < span[1]), None)
         if owner is None:
             alone.append([t])
         else:
-            group_tokens[group_of_word[owner]].append(t)
-    if any(not tokens for tokens in group_tokens):
-        return None
-    units = sorted(alone + group_tokens, key=lambda u: u[0])
+            tokens_of[owner].append((t, first))
+    word_tokens = {}  # word -> the tokens of its unit
+    for span, ws in members.items():
+        found = tokens_of.get(span, [])
+        if not found:
+            return None
+        split = [[t for t, c in found if own[w][0] <= c < own[w][1]] for w in ws]
+        if len(ws) > 1 and all(own[w] != span for w in ws) and all(split):
+            for w, tokens in zip(ws, split):
+                word_tokens[w] = tokens
+        else:
+            for w in ws:
+                word_tokens[w] = [t for t, _ in found]
+    groups = {tuple(tokens) for tokens in word_tokens.values()}
+    units = sorted(alone + [list(g) for g in groups], key=lambda u: u[0])
     index = {u[0]: i for i, u in enumerate(units)}
-    return units, [index[group_tokens[g][0]] for g in group_of_word]
+    return units, [index[word_tokens[w][0]] for w in range(len(spans))]
 
 
 def unit_map(attn, units, mode):
@@ -163,12 +198,14 @@ def score(args):
     unpredicted = collections.defaultdict(lambda: None)
     base = collections.defaultdict(lambda: np.zeros(len(OFFSETS), dtype=np.int64))
     skipped = 0
-    for line, words, heads, relations, text, spans in read_conllu(args.conllu):
+    for line, words, heads, relations, text, spans, own in read_conllu(args.conllu):
         g = groups.get(line)
         if g is None:
             skipped += 1
             continue
-        aligned = units_for(g["offsets"][:], g["special"][:], text, spans)
+        if args.mwt == "share":
+            own = spans
+        aligned = units_for(g["offsets"][:], g["special"][:], text, spans, own)
         if aligned is None:
             skipped += 1
             continue
@@ -251,6 +288,7 @@ def main():
     parser.add_argument("--from", dest="from_mode", choices=["mean", "first", "max"],
                         default="mean")
     parser.add_argument("--merge-subtypes", action="store_true")
+    parser.add_argument("--mwt", choices=["split", "share"], default="split")
     args = parser.parse_args()
     counts, head_counts, base, skipped = score(args)
     problems = compare(args, counts, head_counts, base, skipped)

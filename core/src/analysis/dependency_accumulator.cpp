@@ -11,6 +11,9 @@ namespace attnscope::analysis {
 
 namespace {
 
+// No own spans: the words of a multiword token share its span (MultiwordRule::Share).
+const std::vector<ByteSpan> kShareSpans;
+
 std::string sizeMismatch(const char* what, std::size_t found, std::size_t expected) {
     return detail::sizeMismatch("scoring dependencies", what, found, expected);
 }
@@ -125,7 +128,9 @@ SentenceOutcome DependencyAccumulator::addSentence(const GoldSentence& gold,
     if (auto bad = checkGold(gold)) {
         return *bad;
     }
-    AlignmentResult aligned = alignWords(tokens, gold.wordSpans, gold.words);
+    const bool split = m_options.multiword == MultiwordRule::Split;
+    AlignmentResult aligned =
+        alignWords(tokens, gold.wordSpans, gold.words, split ? gold.ownSpans : kShareSpans);
     if (!aligned.ok()) {
         return skip(kSkipUnaligned, aligned.failure->reason);
     }
@@ -220,7 +225,8 @@ void DependencyAccumulator::count(const GoldSentence& gold,
 void DependencyAccumulator::merge(const DependencyAccumulator& other) {
     if (other.m_nLayers != m_nLayers || other.m_nHeads != m_nHeads ||
         other.m_options.aggregation != m_options.aggregation ||
-        other.m_options.mergeSubtypes != m_options.mergeSubtypes) {
+        other.m_options.mergeSubtypes != m_options.mergeSubtypes ||
+        other.m_options.multiword != m_options.multiword) {
         throw InvalidArgument(
             "scoring dependencies: merging an accumulator of another shape or other options");
     }

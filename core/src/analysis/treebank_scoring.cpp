@@ -8,6 +8,37 @@
 
 namespace attnscope::analysis {
 
+namespace {
+
+// Gives the words of each multiword token whose forms spell its text ("can't" = "ca" + "n't",
+// byte for byte) their own consecutive spans inside it; the others keep the shared span.
+void splitMultiwordSpans(const text::Sentence& sentence, GoldSentence& gold) {
+    gold.ownSpans = gold.wordSpans;
+    const std::size_t n = gold.words.size();
+    for (const text::MultiwordToken& t : sentence.multiwords) {
+        if (t.first < 1 || t.last > static_cast<int>(n) || t.last <= t.first) {
+            continue;  // hand-built sentences; surfaceText() does not span these either
+        }
+        const auto first = static_cast<std::size_t>(t.first - 1);
+        const auto last = static_cast<std::size_t>(t.last);
+        std::string spelled;
+        for (std::size_t w = first; w < last; ++w) {
+            spelled += gold.words[w];
+        }
+        const ByteSpan token = gold.wordSpans[first];
+        if (spelled != t.form || token.end - token.begin != spelled.size()) {
+            continue;
+        }
+        std::size_t at = token.begin;
+        for (std::size_t w = first; w < last; ++w) {
+            gold.ownSpans[w] = {at, at + gold.words[w].size()};
+            at = gold.ownSpans[w].end;
+        }
+    }
+}
+
+}  // namespace
+
 GoldSentence goldSentence(const text::Sentence& sentence, std::string* text) {
     const text::SurfaceText surface = sentence.surfaceText();
     GoldSentence gold;
@@ -18,6 +49,7 @@ GoldSentence goldSentence(const text::Sentence& sentence, std::string* text) {
         gold.relations.push_back(w.deprel);
         gold.wordSpans.push_back({surface.wordSpans[i].begin, surface.wordSpans[i].end});
     }
+    splitMultiwordSpans(sentence, gold);
     if (text != nullptr) {
         *text = surface.text;
     }

@@ -77,6 +77,83 @@ int owningGroup(const std::vector<WordGroup>& groups, const tokenize::Token& t) 
     return -1;
 }
 
+// The words' own spans cover the group's span in order, as when the forms spell the multiword
+// token's text; otherwise the group cannot be split.
+bool splittable(const WordGroup& g, const std::vector<ByteSpan>& ownSpans) {
+    if (ownSpans.empty() || g.words.size() < 2) {
+        return false;
+    }
+    std::size_t at = g.span.begin;
+    for (int w : g.words) {
+        const ByteSpan& own = ownSpans[static_cast<std::size_t>(w)];
+        if (own.begin != at || own.end <= own.begin) {
+            return false;
+        }
+        at = own.end;
+    }
+    return at == g.span.end;
+}
+
+// The word (index into g.words) of each of the group's tokens: the word whose own span holds
+// the token's first byte inside the group (the group's first byte for a token that starts in
+// the whitespace before it). Empty when the group stays whole: its words have no own spans, or
+// one of them would get no token (GPT-2's single token "gonna" over "gon" + "na").
+std::vector<int> tokenWords(const WordGroup& g, const std::vector<int>& groupTokens,
+                            const std::vector<tokenize::Token>& tokens,
+                            const std::vector<ByteSpan>& ownSpans) {
+    if (!splittable(g, ownSpans)) {
+        return {};
+    }
+    std::vector<int> word(groupTokens.size(), -1);
+    std::vector<bool> hasToken(g.words.size(), false);
+    for (std::size_t i = 0; i < groupTokens.size(); ++i) {
+        const tokenize::Token& t = tokens[static_cast<std::size_t>(groupTokens[i])];
+        const std::size_t first = std::max(t.byteBegin, g.span.begin);
+        for (std::size_t k = 0; k < g.words.size(); ++k) {
+            const ByteSpan& own = ownSpans[static_cast<std::size_t>(g.words[k])];
+            if (own.begin <= first && first < own.end) {
+                word[i] = static_cast<int>(k);
+                hasToken[k] = true;
+            }
+        }
+    }
+    if (std::find(hasToken.begin(), hasToken.end(), false) != hasToken.end()) {
+        return {};
+    }
+    return word;
+}
+
+// Splits the groups whose words can each have their own tokens (tokenWords) into one group
+// per word. tokenGroup: [nTokens] the group of each token, or -1; rewritten to the new groups.
+std::vector<WordGroup> splitGroups(const std::vector<WordGroup>& groups,
+                                   const std::vector<tokenize::Token>& tokens,
+                                   const std::vector<ByteSpan>& ownSpans,
+                                   std::vector<int>& tokenGroup) {
+    std::vector<std::vector<int>> groupTokens(groups.size());
+    for (std::size_t t = 0; t < tokenGroup.size(); ++t) {
+        if (tokenGroup[t] >= 0) {
+            groupTokens[static_cast<std::size_t>(tokenGroup[t])].push_back(static_cast<int>(t));
+        }
+    }
+    std::vector<WordGroup> parts;
+    for (std::size_t g = 0; g < groups.size(); ++g) {
+        const int base = static_cast<int>(parts.size());
+        const std::vector<int> word = tokenWords(groups[g], groupTokens[g], tokens, ownSpans);
+        if (word.empty()) {
+            parts.push_back(groups[g]);
+        } else {
+            for (int w : groups[g].words) {
+                parts.push_back({ownSpans[static_cast<std::size_t>(w)], {w}});
+            }
+        }
+        for (std::size_t i = 0; i < groupTokens[g].size(); ++i) {
+            const auto t = static_cast<std::size_t>(groupTokens[g][i]);
+            tokenGroup[t] = base + (word.empty() ? 0 : word[i]);
+        }
+    }
+    return parts;
+}
+
 AlignmentFailure missingWord(const WordGroup& g, const std::vector<std::string>& words) {
     const int w = g.words.front();
     std::string reason = "word ";
@@ -90,6 +167,24 @@ AlignmentFailure missingWord(const WordGroup& g, const std::vector<std::string>&
     reason.append(spanText(g.span));
     reason.append(") gets no token");
     return {w, reason};
+}
+
+void checkSizes(const std::vector<ByteSpan>& wordSpans, const std::vector<std::string>& words,
+                const std::vector<ByteSpan>& ownSpans) {
+    const auto check = [&](std::size_t n, const char* what) {
+        if (n != 0 && n != wordSpans.size()) {
+            std::string msg = "aligning words: ";
+            msg.append(std::to_string(n));
+            msg.append(" ");
+            msg.append(what);
+            msg.append(" for ");
+            msg.append(std::to_string(wordSpans.size()));
+            msg.append(" spans; expected the same number");
+            throw InvalidArgument(msg);
+        }
+    };
+    check(words.size(), "word forms");
+    check(ownSpans.size(), "own spans");
 }
 
 }  // namespace
@@ -121,22 +216,21 @@ std::vector<int> WordAlignment::wordUnits() const {
 
 AlignmentResult alignWords(const std::vector<tokenize::Token>& tokens,
                            const std::vector<ByteSpan>& wordSpans,
-                           const std::vector<std::string>& words) {
-    if (!words.empty() && words.size() != wordSpans.size()) {
-        std::string msg = "aligning words: ";
-        msg.append(std::to_string(words.size()));
-        msg.append(" word forms for ");
-        msg.append(std::to_string(wordSpans.size()));
-        msg.append(" spans; expected the same number");
-        throw InvalidArgument(msg);
+                           const std::vector<std::string>& words,
+                           const std::vector<ByteSpan>& ownSpans) {
+    checkSizes(wordSpans, words, ownSpans);
+    const std::vector<WordGroup> shared = groupWords(wordSpans);
+    std::vector<int> tokenGroup(tokens.size(), -1);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        tokenGroup[i] = tokens[i].special ? -1 : owningGroup(shared, tokens[i]);
     }
-    const std::vector<WordGroup> groups = groupWords(wordSpans);
+    const std::vector<WordGroup> groups = splitGroups(shared, tokens, ownSpans, tokenGroup);
     std::vector<int> groupUnit(groups.size(), -1);
     WordAlignment a;
     a.tokenUnit.assign(tokens.size(), -1);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const int token = static_cast<int>(i);
-        const int g = tokens[i].special ? -1 : owningGroup(groups, tokens[i]);
+        const int g = tokenGroup[i];
         int unit = g >= 0 ? groupUnit[static_cast<std::size_t>(g)] : -1;
         if (unit < 0) {
             unit = static_cast<int>(a.units.size());

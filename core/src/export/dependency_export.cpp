@@ -104,6 +104,7 @@ void writeDependencyResults(const fs::path& path, const analysis::DependencyAccu
         w.stringAttribute("model", info.model);
         w.stringAttribute("treebank", info.treebank);
         w.stringAttribute("from_mode", info.fromMode);
+        w.stringAttribute("mwt", info.multiword);
         w.stringAttribute("attnscope_version", std::string(version()));
         w.numberAttribute<std::int64_t>("merge_subtypes", H5T_NATIVE_INT64,
                                         {info.mergeSubtypes ? 1 : 0});

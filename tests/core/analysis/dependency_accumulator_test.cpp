@@ -287,6 +287,46 @@ TEST(DependencyAccumulator, BestHeadComparesAccuraciesOverWordsWithAPrediction) 
     EXPECT_EQ(none.counts("dep", {0, 0}, Direction::HeadToDep).noPrediction, 3);
 }
 
+TEST(DependencyAccumulator, MultiwordWordsGetTheirOwnTokensUnlessSharing) {
+    // Issue 16: "tomorrow's game", UD "tomorrow" + "'s" under the multiword token "tomorrow's";
+    // WordPiece-like tokens [CLS] tomorrow 's game [SEP]. "tomorrow" attends to "game", "'s" to
+    // "tomorrow", "game" to "'s".
+    GoldSentence g;
+    g.words = {"tomorrow", "'s", "game"};
+    g.heads = {3, 1, 0};
+    g.relations = {"nmod:poss", "case", "root"};
+    g.wordSpans = {{0, 10}, {0, 10}, {11, 15}};
+    g.ownSpans = {{0, 8}, {8, 10}, {11, 15}};
+    std::vector<tokenize::Token> tokens(5);
+    const std::pair<std::size_t, std::size_t> offsets[] = {
+        {0, 0}, {0, 8}, {8, 10}, {11, 15}, {0, 0}};
+    for (std::size_t t = 0; t < tokens.size(); ++t) {
+        tokens[t].byteBegin = offsets[t].first;
+        tokens[t].byteEnd = offsets[t].second;
+        tokens[t].special = t == 0 || t == 4;
+    }
+    Matrix a = Matrix::Identity(5, 5);
+    a.row(1) << 0, 0, 0, 1, 0;
+    a.row(2) << 0, 1, 0, 0, 0;
+    a.row(3) << 0, 0, 1, 0, 0;
+    forward::ForwardResult r;
+    r.nLayers = 1;
+    r.nHeads = 1;
+    r.nTokens = 5;
+    r.probs.assign(a.data(), a.data() + a.size());
+    DependencyAccumulator split(1, 1);
+    ASSERT_TRUE(split.addSentence(g, tokens, r).scored);
+    EXPECT_EQ(split.counts("nmod:poss", {0, 0}, Direction::DepToHead).correct, 1);
+    EXPECT_EQ(split.counts("case", {0, 0}, Direction::DepToHead).correct, 1);
+    // Sharing: both words read the unit's mean row, half to "game", half to the unit itself, so
+    // "tomorrow" ties "'s" with "game" and the lower index, "'s", wins.
+    DependencyAccumulator shared(1, 1, {FromAggregation::Mean, false, MultiwordRule::Share});
+    ASSERT_TRUE(shared.addSentence(g, tokens, r).scored);
+    EXPECT_EQ(shared.counts("nmod:poss", {0, 0}, Direction::DepToHead).correct, 0);
+    EXPECT_EQ(shared.counts("case", {0, 0}, Direction::DepToHead).correct, 1);
+    EXPECT_THROW(split.merge(shared), InvalidArgument);
+}
+
 TEST(DependencyAccumulator, BadGoldHeadIsSkipped) {
     GoldSentence g;
     g.words = {"a", "b"};

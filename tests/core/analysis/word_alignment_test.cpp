@@ -1,5 +1,5 @@
 // Aligning model tokens to gold words by byte spans (word_alignment.h), for WordPiece and
-// byte-level BPE tokens, multiword tokens and words that get no token.
+// byte-level BPE tokens, multiword tokens (shared or split) and words that get no token.
 #include "attnscope/analysis/word_alignment.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +108,51 @@ TEST(WordAlignment, MultiwordTokenWordsShareOneUnit) {
     EXPECT_EQ(a.units[1].words, (std::vector<int>{0, 1}));
     EXPECT_EQ(a.units[1].tokens, (std::vector<int>{1}));
     EXPECT_EQ(a.wordUnits(), (std::vector<int>{1, 2}));
+}
+
+// Issue 16: "I can't go" with UD "ca" + "n't" sharing the span of "can't" (bytes 2-7), their
+// own pieces 2-4 and 4-7, and GPT-2's "Ġcan" + "'t".
+const std::vector<ByteSpan> kCantShared = {{0, 1}, {2, 7}, {2, 7}, {8, 10}};
+const std::vector<ByteSpan> kCantOwn = {{0, 1}, {2, 4}, {4, 7}, {8, 10}};
+const std::vector<std::string> kCantWords = {"I", "ca", "n't", "go"};
+
+TEST(WordAlignment, MultiwordTokenSplitsWhereItsTokensStart) {
+    const std::vector<tokenize::Token> tokens = {tok("I", 0, 1), tok("Ġcan", 1, 5), tok("'t", 5, 7),
+                                                 tok("Ġgo", 7, 10)};
+    // "Ġcan" starts (first non-space byte) in "ca", "'t" in "n't": one unit each.
+    const auto split = alignWords(tokens, kCantShared, kCantWords, kCantOwn);
+    ASSERT_TRUE(split.ok());
+    EXPECT_EQ(split.alignment->unitTokens(), (std::vector<std::vector<int>>{{0}, {1}, {2}, {3}}));
+    EXPECT_EQ(split.alignment->wordUnit, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(split.alignment->units[2].words, (std::vector<int>{2}));
+    // Without own spans (MultiwordRule::Share) both words get both tokens.
+    const auto shared = alignWords(tokens, kCantShared, kCantWords);
+    ASSERT_TRUE(shared.ok());
+    EXPECT_EQ(shared.alignment->unitTokens(), (std::vector<std::vector<int>>{{0}, {1, 2}, {3}}));
+    EXPECT_EQ(shared.alignment->wordUnit, (std::vector<int>{0, 1, 1, 2}));
+}
+
+TEST(WordAlignment, MultiwordTokenSharesWhenAWordWouldGetNoToken) {
+    // A tokenizer that keeps "can't" whole: "n't" would get nothing, so the two words share it
+    // (the sentence is still scored, not skipped).
+    const std::vector<tokenize::Token> tokens = {tok("I", 0, 1), tok("Ġcan't", 1, 7),
+                                                 tok("Ġgo", 7, 10)};
+    const auto r = alignWords(tokens, kCantShared, kCantWords, kCantOwn);
+    ASSERT_TRUE(r.ok()) << r.failure->reason;
+    EXPECT_EQ(r.alignment->unitTokens(), (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+    EXPECT_EQ(r.alignment->wordUnit, (std::vector<int>{0, 1, 1, 2}));
+    EXPECT_EQ(r.alignment->units[1].words, (std::vector<int>{1, 2}));
+}
+
+TEST(WordAlignment, MultiwordTokenPiecesTakeEveryTokenStartingInThem) {
+    // WordPiece "tomorrow's" = "tomorrow" "'" "s": the last two start in "'s".
+    const std::vector<tokenize::Token> tokens = {special("[CLS]"), tok("tomorrow", 0, 8),
+                                                 tok("'", 8, 9), tok("s", 9, 10), special("[SEP]")};
+    const auto r = alignWords(tokens, {{0, 10}, {0, 10}}, {"tomorrow", "'s"}, {{0, 8}, {8, 10}});
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.alignment->unitTokens(), (std::vector<std::vector<int>>{{0}, {1}, {2, 3}, {4}}));
+    EXPECT_EQ(r.alignment->wordUnits(), (std::vector<int>{1, 2}));
+    EXPECT_THROW(alignWords(tokens, {{0, 10}, {0, 10}}, {}, {{0, 8}}), InvalidArgument);
 }
 
 TEST(WordAlignment, WhitespaceOnlyTokenIsAUnitOfItsOwn) {

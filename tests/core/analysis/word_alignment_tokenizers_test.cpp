@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/text/conllu.h"
 #include "attnscope/tokenize/tokenizer.h"
@@ -126,6 +127,56 @@ TEST(WordAlignmentTokenizers, Llama3StyleByteLevel) {
     if (fs::exists(kShared)) {
         alignTreebank(*tok, 300);  // a tiny vocabulary: mostly single bytes
     }
+}
+
+// The README's multiword-token examples (issue 16): "I can't go to tomorrow's game, we're gonna
+// win." with UD's ca + n't, tomorrow + 's, we + 're and gon + na. Returns, per word, the tokens
+// of its unit joined by spaces.
+std::vector<std::string> multiwordUnits(const tokenize::Tokenizer& tokenizer) {
+    text::Sentence s;
+    const std::vector<std::string> forms = {"I", "ca", "n't", "go",  "to", "tomorrow", "'s", "game",
+                                            ",", "we", "'re", "gon", "na", "win",      "."};
+    for (std::size_t i = 0; i < forms.size(); ++i) {
+        text::Word w;
+        w.id = static_cast<int>(i) + 1;
+        w.form = forms[i];
+        w.head = i == 0 ? 0 : 1;
+        w.spaceAfter = forms[i] != "game" && forms[i] != "win";
+        s.words.push_back(w);
+    }
+    s.multiwords = {{2, 3, "can't", true, 0},
+                    {6, 7, "tomorrow's", true, 0},
+                    {10, 11, "we're", true, 0},
+                    {12, 13, "gonna", true, 0}};
+    std::string text;
+    const GoldSentence gold = goldSentence(s, &text);
+    EXPECT_EQ(text, "I can't go to tomorrow's game, we're gonna win.");
+    const auto tokens = tokenizer.encode(text);
+    const auto r = alignWords(tokens, gold.wordSpans, gold.words, gold.ownSpans);
+    EXPECT_TRUE(r.ok());
+    std::vector<std::string> out;
+    for (std::size_t w = 0; r.ok() && w < forms.size(); ++w) {
+        std::string joined;
+        for (int t :
+             r.alignment->units[static_cast<std::size_t>(r.alignment->wordUnit[w])].tokens) {
+            joined += (joined.empty() ? "" : " ") + tokens[static_cast<std::size_t>(t)].text;
+        }
+        out.push_back(joined);
+    }
+    return out;
+}
+
+TEST(WordAlignmentTokenizers, MultiwordTokensSplitWhereTheTokensDo) {
+    SKIP_WITHOUT_SHARED();
+    const auto gpt2 = tokenize::loadTokenizer(kShared / "tokenizers" / "gpt2", "gpt2");
+    EXPECT_EQ(multiwordUnits(*gpt2),
+              (std::vector<std::string>{"I", "Ġcan", "'t", "Ġgo", "Ġto", "Ġtomorrow", "'s", "Ġgame",
+                                        ",", "Ġwe", "'re", "Ġgonna", "Ġgonna", "Ġwin", "."}));
+    // WordPiece: "can" holds the n of "n't" but starts in "ca"; "'" and "t" start in "n't".
+    const auto bert = tokenize::loadTokenizer(kShared / "tokenizers" / "bert-base-uncased", "bert");
+    EXPECT_EQ(multiwordUnits(*bert),
+              (std::vector<std::string>{"i", "can", "' t", "go", "to", "tomorrow", "' s", "game",
+                                        ",", "we", "' re", "gonna", "gonna", "win", "."}));
 }
 
 }  // namespace

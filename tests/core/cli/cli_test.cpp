@@ -120,6 +120,12 @@ TEST(Cli, DepsScoresATreebank) {
         run(cli("deps " + bert + " " + quoted(treebank) + " --from middle --out x.csv")).exitCode,
         2);
     EXPECT_EQ(run(cli("deps " + bert + " " + quoted(treebank) + " --out x.txt")).exitCode, 2);
+    // Multiword tokens: split (default) or share (issue 16); nothing else.
+    EXPECT_EQ(
+        run(cli("deps " + bert + " " + quoted(treebank) + " --mwt both --out x.csv")).exitCode, 2);
+    const CliRun shared = run(cli("deps " + bert + " " + quoted(treebank) + " --mwt share --out " +
+                                  quoted(tmp.path() / "shared.csv")));
+    EXPECT_EQ(shared.exitCode, 0) << shared.err;
     const CliRun missing = run(cli("deps " + bert + " " + quoted(tmp.path() / "none.conllu") +
                                    " --out " + quoted(tmp.path() / "x.csv")));
     EXPECT_EQ(missing.exitCode, 1);

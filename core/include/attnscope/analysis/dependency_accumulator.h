@@ -54,9 +54,16 @@ inline constexpr std::string_view kSkipBadHead = "gold head out of range";
 inline constexpr std::string_view kSkipReservedLabel = "relation label 'all' is reserved";
 inline constexpr std::string_view kSkipUnaligned = "a word gets no token";
 
+// How the words of a multiword token get model tokens (word_alignment.h, issue 16).
+enum class MultiwordRule {
+    Split,  // each word its own tokens where the forms spell the token and the tokens allow it
+    Share,  // every word gets all the token's tokens (GoldSentence::ownSpans ignored)
+};
+
 struct ScoreOptions {
     FromAggregation aggregation = FromAggregation::Mean;  // methods.md §1.1
     bool mergeSubtypes = false;  // count "nsubj:pass" as "nsubj"; labels are verbatim otherwise
+    MultiwordRule multiword = MultiwordRule::Split;
 };
 
 struct Counts {

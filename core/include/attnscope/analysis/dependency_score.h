@@ -17,11 +17,12 @@
 //   * Direction DepToHead (Clark's "dep->head") reads the map as is: the word the dependent
 //     attends to most. HeadToDep (Clark's "head<-dep") reads its transpose: the word that
 //     attends most to the dependent.
-//   * Multiword tokens: the words of one share one alignment unit, hence its row and column.
-//     As heads they tie, so the first word wins. Only a word's own cell is zeroed, so the
-//     attention a multiword token pays to itself can predict a sibling (Spanish "dámelo" =
-//     "da me lo": "me" -> "da"), exactly as if each word had been given the token list of
-//     the multiword token.
+//   * Multiword tokens: words that share one alignment unit (word_alignment.h: the forms do not
+//     spell the token, the tokens do not split there, or ScoreOptions asks to share) share its
+//     row and column. As heads they tie, so the first word wins. Only the word itself is no
+//     candidate, so the attention a multiword token pays to itself can predict a sibling
+//     (Spanish "dámelo" = "da me lo": "me" -> "da"), exactly as if each word had been given the
+//     token list of the multiword token.
 // Pure functions; thread-safe. Throws InvalidArgument for inconsistent sizes.
 #pragma once
 
@@ -42,6 +43,9 @@ struct GoldSentence {
     std::vector<std::string> relations;  // [nWords] DEPREL verbatim ("nsubj:pass")
     std::vector<ByteSpan> wordSpans;     // [nWords] bytes in the text the model tokenized;
                                          // words of a multiword token share the range's span
+    std::vector<ByteSpan> ownSpans;      // [nWords] or empty: a word's own bytes inside its
+                                         // multiword token when the forms spell the token's
+                                         // text ("ca" + "n't"), else its wordSpan
 };
 
 enum class Direction { DepToHead, HeadToDep };

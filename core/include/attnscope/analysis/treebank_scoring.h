@@ -30,7 +30,8 @@ struct TreebankScoring {
         scored;
 };
 
-// The gold sentence (forms, heads, relations, word spans) of a CoNLL-U sentence and its text.
+// The gold sentence (forms, heads, relations, word spans and own spans) of a CoNLL-U sentence
+// and its text.
 GoldSentence goldSentence(const text::Sentence& sentence, std::string* text);
 
 // Throws InvalidArgument when the model has no tokenizer.

@@ -5,16 +5,21 @@
 // rule serves WordPiece and byte-level BPE with or without a prefix space:
 //
 //   * Units. Every special token ([CLS], [SEP], <s>, </s>, padding) is a unit of its own. Every
-//     word is in one unit, except that words with identical spans (the words of a CoNLL-U
-//     multiword token such as French "du" = "de" + "le", which share the range's span) form one
-//     alignment group and share one unit: they get the same tokens. Units are ordered by their
-//     first token, so the word-level map reads like Clark's [CLS] w1 ... wn [SEP].
-//   * A non-special token belongs to the word whose span holds the token's first byte that lies
-//     inside any word. As words are separated only by whitespace, that is the token's first
-//     non-space character: GPT-2's "Ġthe" spans " the" and goes to "the"; a token running over
-//     two words (GPT-2 "can" over UD "ca" + "n't") goes to the first ("ca"). Llama's '▁' works
+//     word is in one unit. Words with identical spans (the words of a CoNLL-U multiword token,
+//     which share the range's span) form one alignment group.
+//   * A non-special token belongs to the group whose span holds the token's first byte that
+//     lies inside any word. As words are separated only by whitespace, that is the token's first
+//     non-space character: GPT-2's "Ġthe" spans " the" and goes to "the". Llama's '▁' works
 //     the same way: a '▁' standing for a space spans that space, and the '▁' Llama prepends
 //     spans the first character, so "▁the" goes to "the" and "▁▁" before a word to that word.
+//   * Multiword tokens (issue 16). When the caller gives the words their own spans inside the
+//     token (`ownSpans`: the forms spell the token's text, "can't" = "ca" + "n't"), each of the
+//     group's tokens goes to the word whose own span holds that first byte, and each word is a
+//     unit of its own: GPT-2's "can" + "'t" give "ca" and "n't" one token each, "Ġtomorrow" +
+//     "'s" give "tomorrow" and "'s" theirs. If a word would get no token that way (GPT-2's
+//     single "gonna" over "gon" + "na"), or without own spans (French "du" = "de" + "le" does
+//     not spell "du"), the words share one unit and all its tokens. Units are ordered by their
+//     first token, so the word-level map reads like Clark's [CLS] w1 ... wn [SEP].
 //   * A whitespace-only token belongs to the word starting right after it: GPT-2 splits the
 //     pre-token " 🙂" of a rare character into a lone "Ġ" and byte pieces, and that "Ġ" is the
 //     start of the word. (Put differently: the first non-space character at or after the token's
@@ -50,7 +55,7 @@ struct ByteSpan {
 
 enum class UnitKind {
     Special,  // a special token
-    Word,     // one word, or the words of one multiword token
+    Word,     // one word, or the words of one multiword token that share it
     Other,    // a non-special token that touches no word (whitespace)
 };
 
@@ -87,10 +92,13 @@ struct AlignmentResult {
 
 // Aligns `tokens` (as Tokenizer::encode returned them for the text) to the gold words, given by
 // their byte spans in that text. `words` (the forms, same length as `wordSpans`, or empty) only
-// serve the failure message. Throws InvalidArgument for spans out of order, overlapping or
-// reversed, or when `words` has another length.
+// serve the failure message. `ownSpans` (same length, or empty: the words of a multiword token
+// share it) are the words' own bytes inside their multiword token, as GoldSentence::ownSpans.
+// Throws InvalidArgument for spans out of order, overlapping or reversed, or when `words` or
+// `ownSpans` has another length.
 AlignmentResult alignWords(const std::vector<tokenize::Token>& tokens,
                            const std::vector<ByteSpan>& wordSpans,
-                           const std::vector<std::string>& words = {});
+                           const std::vector<std::string>& words = {},
+                           const std::vector<ByteSpan>& ownSpans = {});
 
 }  // namespace attnscope::analysis

@@ -6,7 +6,7 @@
 //    `baseline_correct` int64 [R, 6], and per relation the best head (`best_layer`,
 //    `best_head`, `best_direction`, `best_accuracy`, `best_no_prediction`) and the best offset
 //    (`baseline_best_offset`, `baseline_accuracy`); attributes model, treebank, from_mode,
-//    merge_subtypes, sentences_scored, sentences_skipped, attnscope_version.
+//    merge_subtypes, mwt, sentences_scored, sentences_skipped, attnscope_version.
 //  * the relation table as CSV (relation, count, best head, direction, accuracy, the best
 //    head's no-prediction count, baseline),
 //    "all" first, then relations by count; rare relations (below the minimum count) after them
@@ -34,6 +34,7 @@ struct DependencyRunInfo {
     std::string treebank;
     std::string fromMode;  // "mean", "first", "max"
     bool mergeSubtypes = false;
+    std::string multiword = "split";  // "split" or "share" (MultiwordRule)
 };
 
 void writeDependencyResults(const std::filesystem::path& path,
