@@ -83,6 +83,15 @@ def deps(cli, model_dir, treebank, work, max_sentences=0):
     return table, notes
 
 
+def rescore_deps(a):
+    with open(f"{a.model_dir}/metrics.json") as f:
+        heads = json.load(f).get("heads", {})
+    with tempfile.TemporaryDirectory() as tmp:
+        heads["deps"], heads["deps_notes"] = deps(a.cli, a.model_dir, a.treebank, tmp, a.deps_max)
+    heads["treebank"] = os.path.abspath(a.treebank)
+    merge_metrics(a.model_dir, {"heads": heads})
+
+
 def main():
     ap = argparse.ArgumentParser()
     for name in ("data_dir", "model_dir", "cli", "treebank"):
@@ -91,8 +100,14 @@ def main():
     ap.add_argument("--parity", type=int, default=20)
     ap.add_argument("--deps-max", type=int, default=0, help="score only N sentences (testing)")
     ap.add_argument("--out-md")
+    ap.add_argument("--deps-only", action="store_true",
+                    help="re-score only the dependency table (after a change of AttnScope's "
+                         "scoring rules) and keep the rest of metrics.json; DATA_DIR is unused")
     a = ap.parse_args()
     torch.set_num_threads(2)
+    if a.deps_only:
+        rescore_deps(a)
+        return
 
     info = subprocess.run([a.cli, "info", a.model_dir], check=True, capture_output=True,
                           text=True)
