@@ -449,7 +449,42 @@ CONLLU_BAD = (
     + "\n")
 
 
+def coref_word(wid, form, head, misc):
+    return row(str(wid), form, "_", "NOUN", "_", "_", str(head), "dep", "_", misc)
+
+
+# CorefUD Entity= values (issue 16): GUM-style nested openers and concatenated closers, a document
+# before the first newdoc, discontinuous parts, an unclosed opener and an unmatched closer.
+CONLLU_COREF = (
+    "# sent_id = before-any-newdoc\n"
+    + coref_word(1, "Kim", 2, "Entity=(1-person-new-sgl)")
+    + coref_word(2, "saw", 0, "_")
+    + coref_word(3, "her", 4, "SpaceAfter=No|Entity=(2-person-new-coref(1-person-giv:act-coref)")
+    + coref_word(4, "sister", 2, "Entity=2)")
+    + "\n# newdoc id = d2\n"
+    + coref_word(1, "a", 0, "Entity=(7-abstract-new(3-abstract-giv)(4")
+    + coref_word(2, "b", 1, "Entity=(e5[1/2]-x)")
+    + coref_word(3, "c", 1, "Entity=4)7)9)(8")
+    + "\n# newdoc\n"
+    + row("1", "flat", "_", "X", "_", "_", "_", "_", "_", "Entity=(3-x")
+    + row("2", "tree", "_", "X", "_", "_", "_", "_", "_", "Entity=3)")
+    + "\n")
+
+CONLLU_COREF_BAD = (
+    coref_word(1, "a", 0, "Entity=(-x)")
+    + "\n"
+    + coref_word(1, "b", 0, "Entity=(3(4)|Entity=(5)")
+    + "\n"
+    + coref_word(1, "c", 0, "Entity=")
+    + "\n"
+    + coref_word(1, "d", 0, "Entity=abc")
+    + "\n")
+
+
 def text_seeds():
+    seed("fuzz_coref", "gum_style.conllu", CONLLU_COREF)
+    seed("fuzz_coref", "malformed.conllu", CONLLU_COREF_BAD)
+    seed("fuzz_coref", "basic.conllu", CONLLU_BASIC)
     for f in ("fuzz_conllu", "fuzz_sentences"):
         seed(f, "basic.conllu", CONLLU_BASIC)
         seed(f, "unannotated_unicode.conllu", CONLLU_UNANNOTATED)

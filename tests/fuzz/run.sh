@@ -22,13 +22,13 @@ usage() {
 
 ALL_FUZZERS=(fuzz_safetensors fuzz_shard_index fuzz_config fuzz_tokenizer_json
              fuzz_tokenizer_config fuzz_vocab_txt fuzz_bpe_files fuzz_sentencepiece fuzz_conllu
-             fuzz_sentences)
+             fuzz_coref fuzz_sentences)
 
 # Longest input per fuzzer: a little above the largest seed.
 max_len() {
     case "$1" in
         fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece) echo 16384 ;;
-        fuzz_safetensors | fuzz_conllu) echo 8192 ;;
+        fuzz_safetensors | fuzz_conllu | fuzz_coref) echo 8192 ;;
         *) echo 4096 ;;
     esac
 }
@@ -36,7 +36,7 @@ max_len() {
 dict_for() {
     case "$1" in
         fuzz_safetensors) echo safetensors.dict ;;
-        fuzz_conllu | fuzz_sentences) echo conllu.dict ;;
+        fuzz_conllu | fuzz_coref | fuzz_sentences) echo conllu.dict ;;
         fuzz_vocab_txt | fuzz_bpe_files) echo vocab.dict ;;
         fuzz_sentencepiece) echo "" ;;
         *) echo json.dict ;;

@@ -127,6 +127,14 @@ public:
         return std::move(m_sentence);
     }
 
+    // The `# newdoc` id of the sentence being read, if it had one (kept when it is skipped).
+    std::optional<std::string> document() const {
+        if (!m_sentence.newDocument) {
+            return std::nullopt;
+        }
+        return m_sentence.documentId;
+    }
+
 private:
     void comment(std::string_view line, int number) {
         if (m_sawToken) {
@@ -134,10 +142,19 @@ private:
                  "comment line after token lines (a blank line must end each sentence)");
         }
         const std::size_t eq = line.find('=');
+        // `# newdoc` may come without `=`; every other comment we keep is `key = value`.
+        const std::string_view key =
+            trim(line.substr(1, eq == std::string_view::npos ? eq : eq - 1));
+        if (key == "newdoc" || key == "newdoc id") {
+            m_sentence.newDocument = true;
+            m_sentence.documentId = eq == std::string_view::npos
+                                        ? std::string()
+                                        : std::string(trim(line.substr(eq + 1)));
+            return;
+        }
         if (eq == std::string_view::npos) {
             return;
         }
-        const std::string_view key = trim(line.substr(1, eq - 1));
         if (key == "sent_id") {
             m_sentence.sentId = std::string(trim(line.substr(eq + 1)));
         } else if (key == "text") {
@@ -415,13 +432,16 @@ std::optional<Sentence> ConlluReader::next() {
             if (builder.started()) {
                 if (error.empty()) {
                     try {
-                        return builder.finish();
+                        return keepDocument(builder.finish());
                     } catch (const FormatError& e) {
                         if (m_options.strict) {
                             throw;
                         }
                         error = e.what();
                     }
+                }
+                if (auto document = builder.document()) {
+                    m_pendingDocument = std::move(document);
                 }
                 m_warnings.push_back(std::move(error));
                 error.clear();
@@ -449,6 +469,15 @@ std::optional<Sentence> ConlluReader::next() {
             error = e.what();
         }
     }
+}
+
+Sentence ConlluReader::keepDocument(Sentence sentence) {
+    if (m_pendingDocument && !sentence.newDocument) {
+        sentence.newDocument = true;
+        sentence.documentId = std::move(*m_pendingDocument);
+    }
+    m_pendingDocument.reset();
+    return sentence;
 }
 
 ConlluResult readConllu(const fs::path& path, const ConlluOptions& options) {

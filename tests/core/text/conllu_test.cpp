@@ -62,6 +62,8 @@ TEST_F(ConlluTest, ReadsEveryField) {
     const Sentence& s = r.sentences[0];
     EXPECT_EQ(s.sentId, "s-1");
     EXPECT_EQ(s.text, "They ran.");
+    EXPECT_TRUE(s.newDocument);
+    EXPECT_EQ(s.documentId, "d1");
     EXPECT_EQ(s.line, 1);
     EXPECT_TRUE(s.hasTree());
     ASSERT_EQ(s.words.size(), 3u);
@@ -373,6 +375,27 @@ TEST_F(ConlluTest, CancellationThrowsCancelled) {
         },
         Cancelled);
     EXPECT_LE(reader.linesRead(), 10);
+}
+
+// Issue 16 (coreference documents): `# newdoc` with and without an id; a skipped sentence passes
+// its newdoc on to the next kept one, which keeps its own when it has one.
+TEST_F(ConlluTest, NewdocCommentsMarkDocumentStarts) {
+    const std::string word = rows("1|Fine|fine|ADJ|JJ|_|0|root|_|_\n");
+    const std::string bad = rows("1|Bad|bad|ADJ|JJ|_|7|root|_|_\n");
+    const auto path =
+        write("docs.conllu", "# sent_id = before\n" + word + "\n" +  //
+                                 "# newdoc\n" + word + "\n" + word + "\n" + "# newdoc id = lost\n" +
+                                 bad + "\n" + word + "\n" + "# newdoc id = x\n" + bad + "\n" +
+                                 "# newdoc id = own\n" + word + "\n");
+    const ConlluResult r = readConllu(path);
+    ASSERT_EQ(r.sentences.size(), 5u);
+    EXPECT_EQ(r.skipped, 2);
+    const std::vector<bool> starts = {false, true, false, true, true};
+    const std::vector<std::string> ids = {"", "", "", "lost", "own"};
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+        EXPECT_EQ(r.sentences[i].newDocument, starts[i]) << i;
+        EXPECT_EQ(r.sentences[i].documentId, ids[i]) << i;
+    }
 }
 
 TEST_F(ConlluTest, MissingFile) {

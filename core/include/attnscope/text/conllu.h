@@ -1,9 +1,9 @@
 // Reads CoNLL-U treebanks (https://universaldependencies.org/format.html): one sentence at a
 // time with ConlluReader, or a whole file with readConllu.
 //
-// Each sentence keeps its `# sent_id` and `# text` comments, its syntactic words with all ten
-// columns, its multiword-token ranges and a count of its empty nodes (`8.1` lines, which carry
-// enhanced-graph structure only and are not part of the basic tree). `surfaceText()` rebuilds
+// Each sentence keeps its `# sent_id`, `# text` and `# newdoc` comments, its syntactic words with
+// all ten columns, its multiword-token ranges and a count of its empty nodes (`8.1` lines, which
+// carry enhanced-graph structure only and are not part of the basic tree). `surfaceText()` rebuilds
 // the sentence text from the words, with one byte span per word: that pair, not `# text`, is
 // what later code tokenizes and aligns with model tokens.
 //
@@ -81,7 +81,12 @@ struct SurfaceText {
 struct Sentence {
     std::string sentId;  // `# sent_id = ...`, empty when absent
     std::string text;    // `# text = ...`, empty when absent
-    int line = 0;        // 1-based line of the sentence's first line (comment or token)
+    // A `# newdoc` comment (with or without `id = ...`) before this sentence: it starts a document
+    // (coref.h). When the sentence that carries it is skipped as malformed, the next kept
+    // sentence inherits it, so a bad sentence does not merge two documents.
+    bool newDocument = false;
+    std::string documentId;  // the newdoc id, empty when absent
+    int line = 0;            // 1-based line of the sentence's first line (comment or token)
     std::vector<Word> words;
     std::vector<MultiwordToken> multiwords;  // ordered, non-overlapping
     int emptyNodes = 0;
@@ -123,6 +128,7 @@ public:
 private:
     bool readLine();
     void reportProgress();
+    Sentence keepDocument(Sentence sentence);
 
     std::string m_file;
     ConlluOptions m_options;
@@ -132,6 +138,8 @@ private:
     std::size_t m_bytesRead = 0;
     std::size_t m_fileSize = 0;
     std::vector<std::string> m_warnings;
+    // The `# newdoc` of a skipped sentence, for the next kept sentence (see Sentence).
+    std::optional<std::string> m_pendingDocument;
 };
 
 struct ConlluResult {
