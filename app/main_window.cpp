@@ -211,8 +211,8 @@ void MainWindow::wireDependencies() {
             return;
         }
         QStringList texts;
-        for (const text::Sentence& s : treebank->sentences) {
-            texts << QString::fromStdString(s.surfaceText().text);
+        for (const std::string& text : treebank->texts) {
+            texts << QString::fromStdString(text);
         }
         m_sentences->showSentences(texts, QFileInfo(treebank->path).fileName());
     });

@@ -129,20 +129,21 @@ void ComputeService::scheduleCompute() {
             QElapsedTimer timer;
             timer.start();
             std::string input = text;
+            std::vector<tokenize::Token> tokens = model->tokenizer->encode(text);
             const auto limit = static_cast<std::size_t>(model->spec.maxTokens());
-            // Encoded once more by analyzeText: cheap next to the forward pass it saves.
-            if (const std::size_t n = model->tokenizer->encode(text).size(); n > limit) {
+            if (const std::size_t n = tokens.size(); n > limit) {
                 if (!truncate) {
                     return [this, n, limit] {
                         m_session->reportInputTooLong(static_cast<int>(n), static_cast<int>(limit));
                     };
                 }
-                input = analysis::fittingPrefix(*model->tokenizer, text, limit);
+                input = analysis::fittingPrefix(*model->tokenizer, text, tokens, limit);
+                tokens = model->tokenizer->encode(input);
             }
             forward::ForwardOptions withCancel = options;
             withCancel.cancel = cancel;
             ResultPtr result = std::make_shared<const analysis::SentenceAnalysis>(
-                analysis::analyzeText(*model, input, withCancel));
+                analysis::analyzeTokens(*model, std::move(input), std::move(tokens), withCancel));
             const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
             // Runs on the GUI thread, only while this is the newest pass.
             return [this, result, ms] {

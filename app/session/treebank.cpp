@@ -16,8 +16,10 @@ Treebank Treebank::read(const QString& path, const CancelToken& cancel) {
     treebank.path = path;
     treebank.sentences = std::move(read.sentences);
     treebank.badSentences = static_cast<int>(read.skipped);
+    treebank.texts.reserve(treebank.sentences.size());
     for (std::size_t i = 0; i < treebank.sentences.size(); ++i) {
-        treebank.byText.emplace(treebank.sentences[i].surfaceText().text, i);
+        treebank.texts.push_back(treebank.sentences[i].surfaceText().text);
+        treebank.byText.emplace(treebank.texts.back(), i);
     }
     return treebank;
 }

@@ -23,7 +23,10 @@ namespace attnscope::app {
 struct Treebank {
     QString path;
     std::vector<text::Sentence> sentences;
-    // Surface text (Sentence::surfaceText) -> index into `sentences`; the first of duplicates.
+    // Each sentence's surface text (Sentence::surfaceText), built once when read: the sentence
+    // list shows them and the gold lookup indexes them.
+    std::vector<std::string> texts;
+    // texts[i] -> i; the first of duplicates.
     std::unordered_map<std::string, std::size_t> byText;
     int badSentences = 0;  // malformed in the file, left out by the reader
 

@@ -139,9 +139,15 @@ SentenceAnalysis analyzeText(const model::Model& m, const std::string& text,
     if (!m.tokenizer) {
         throw InvalidArgument(m.dir.string() + ": the model folder has no tokenizer");
     }
+    return analyzeTokens(m, text, m.tokenizer->encode(text), options);
+}
+
+SentenceAnalysis analyzeTokens(const model::Model& m, std::string text,
+                               std::vector<tokenize::Token> tokens,
+                               const forward::ForwardOptions& options) {
     SentenceAnalysis a;
-    a.text = text;
-    a.tokens = m.tokenizer->encode(text);
+    a.text = std::move(text);
+    a.tokens = std::move(tokens);
     return run(m, std::move(a), options);
 }
 

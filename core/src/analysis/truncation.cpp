@@ -7,7 +7,11 @@ namespace attnscope::analysis {
 
 std::string fittingPrefix(const tokenize::Tokenizer& tokenizer, std::string_view text,
                           std::size_t maxTokens) {
-    const std::vector<tokenize::Token> tokens = tokenizer.encode(text);
+    return fittingPrefix(tokenizer, text, tokenizer.encode(text), maxTokens);
+}
+
+std::string fittingPrefix(const tokenize::Tokenizer& tokenizer, std::string_view text,
+                          const std::vector<tokenize::Token>& tokens, std::size_t maxTokens) {
     if (tokens.size() <= maxTokens) {
         return std::string(text);
     }

@@ -77,14 +77,7 @@ std::string field(std::string_view s) {
 }
 
 bool hasSpaceAfterNo(std::string_view misc) {
-    while (!misc.empty()) {
-        const std::size_t bar = misc.find('|');
-        if (misc.substr(0, bar) == "SpaceAfter=No") {
-            return true;
-        }
-        misc = bar == std::string_view::npos ? std::string_view() : misc.substr(bar + 1);
-    }
-    return false;
+    return findMiscAttribute(misc, [](std::string_view a) { return a == "SpaceAfter=No"; });
 }
 
 std::string_view trim(std::string_view s) {

@@ -33,17 +33,15 @@ void checkEid(std::string_view eid, std::string_view value, const std::string& w
 // The value of the MISC attribute Entity=, or nullopt when there is none.
 std::optional<std::string_view> entityValue(std::string_view misc, const std::string& where) {
     std::optional<std::string_view> found;
-    while (!misc.empty()) {
-        const std::size_t bar = misc.find('|');
-        const std::string_view attribute = misc.substr(0, bar);
+    findMiscAttribute(misc, [&](std::string_view attribute) {
         if (attribute.substr(0, kEntityKey.size()) == kEntityKey) {
             if (found) {
                 throw FormatError(where + "MISC holds two Entity= attributes");
             }
             found = attribute.substr(kEntityKey.size());
         }
-        misc = bar == std::string_view::npos ? std::string_view() : misc.substr(bar + 1);
-    }
+        return false;  // every attribute: a second Entity= is an error
+    });
     return found;
 }
 

@@ -90,6 +90,16 @@ Matrix pointingMap(const TestSentence& s, Target target) {
     return a;
 }
 
+// A model of one layer with one head whose map is `a`.
+forward::ForwardResult oneHead(const Matrix& a) {
+    forward::ForwardResult r;
+    r.nLayers = 1;
+    r.nHeads = 1;
+    r.nTokens = static_cast<int>(a.rows());
+    r.probs.assign(a.data(), a.data() + a.size());
+    return r;
+}
+
 // Head (0, 0) points every word to its gold head (the oracle), head (0, 1) to the previous word.
 forward::ForwardResult oracleAndPrevious(const TestSentence& s) {
     const Matrix oracle = pointingMap(s, [&](int w) { return s.gold.heads[std::size_t(w)]; });
@@ -237,11 +247,7 @@ TEST(DependencyAccumulator, CausalFirstAndLastWordsHaveNoPrediction) {
     a << 1.0f, 0.0f, 0.0f,  //
         0.6f, 0.4f, 0.0f,   //
         0.3f, 0.3f, 0.4f;
-    forward::ForwardResult r;
-    r.nLayers = 1;
-    r.nHeads = 1;
-    r.nTokens = 3;
-    r.probs.assign(a.data(), a.data() + a.size());
+    const forward::ForwardResult r = oneHead(a);
     DependencyAccumulator acc(1, 1);
     ASSERT_TRUE(acc.addSentence(s.gold, s.tokens, r).scored);
     // dep->head: go -, home -> go (right), now -> go (tie with home: lowest index; right).
@@ -309,11 +315,7 @@ TEST(DependencyAccumulator, MultiwordWordsGetTheirOwnTokensUnlessSharing) {
     a.row(1) << 0, 0, 0, 1, 0;
     a.row(2) << 0, 1, 0, 0, 0;
     a.row(3) << 0, 0, 1, 0, 0;
-    forward::ForwardResult r;
-    r.nLayers = 1;
-    r.nHeads = 1;
-    r.nTokens = 5;
-    r.probs.assign(a.data(), a.data() + a.size());
+    const forward::ForwardResult r = oneHead(a);
     DependencyAccumulator split(1, 1);
     ASSERT_TRUE(split.addSentence(g, tokens, r).scored);
     EXPECT_EQ(split.counts("nmod:poss", {0, 0}, Direction::DepToHead).correct, 1);

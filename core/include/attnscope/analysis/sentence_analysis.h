@@ -38,6 +38,12 @@ std::string tokenLabel(std::string piece);
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 
+// The same for `text` already encoded by the model's tokenizer (`tokens`), for callers that
+// needed the tokens first (to check their count against the model's positions).
+SentenceAnalysis analyzeTokens(const model::Model& model, std::string text,
+                               std::vector<tokenize::Token> tokens,
+                               const forward::ForwardOptions& options);
+
 // The same from token ids, with no tokenizer needed: labels are the pieces of model.vocabulary(),
 // or the ids as numbers without one.
 SentenceAnalysis analyzeIds(const model::Model& model, const std::vector<std::int32_t>& ids,

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "attnscope/tokenize/tokenizer.h"
 
@@ -18,5 +19,8 @@ namespace attnscope::analysis {
 // text costs a few encodings, not one per token.
 std::string fittingPrefix(const tokenize::Tokenizer& tokenizer, std::string_view text,
                           std::size_t maxTokens);
+// The same when the caller has encoded `text` already (`tokens`, its encoding).
+std::string fittingPrefix(const tokenize::Tokenizer& tokenizer, std::string_view text,
+                          const std::vector<tokenize::Token>& tokens, std::size_t maxTokens);
 
 }  // namespace attnscope::analysis

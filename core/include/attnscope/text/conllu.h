@@ -29,6 +29,7 @@
 #include <fstream>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/base/cancel.h"
@@ -157,5 +158,19 @@ ConlluResult readConllu(const std::filesystem::path& path, const ConlluOptions& 
 // For callers that score a treebank: FormatError "<file>: holds no sentences (…)" or "<file>: no
 // usable sentence: all N are malformed, e.g. <first problem>" when `result` has none.
 void requireSentences(const ConlluResult& result, const std::string& file);
+
+// Calls `found(attribute)` for each `|`-separated attribute of a raw MISC value ("SpaceAfter=No",
+// "Entity=(1-person)"), in order, until it returns true; returns whether it did.
+template <class Found>
+bool findMiscAttribute(std::string_view misc, Found&& found) {
+    while (!misc.empty()) {
+        const std::size_t bar = misc.find('|');
+        if (found(misc.substr(0, bar))) {
+            return true;
+        }
+        misc = bar == std::string_view::npos ? std::string_view() : misc.substr(bar + 1);
+    }
+    return false;
+}
 
 }  // namespace attnscope::text
