@@ -7,23 +7,36 @@ on a real checkpoint (coref_reference.py) and on hand-made attention (coref_self
 word alignment and word-level attention are the dependency reference's (deps_reference.py
 units_for / unit_map), because R6 says "as in dependency scoring".
 
-Choices the rules leave open, made here and stated so the C++ can agree or object:
-- Discontinuous parts, openers left open and closers without an opener are counted and then
-  ignored completely: they are neither scored nor antecedents nor baseline candidates.
-  Discontinuous parts are counted once per opening bracket (a single-word part counts once).
-- A sentence has no tree when any of its words has HEAD `_`; then every mention's head is its
-  last word.
-- `mentions` counts the complete continuous mentions of every sentence (windows or not).
-- Baseline "nearest": start last, then end last, then the mention whose opening bracket comes
-  first in the file (a mention's reading order: sentence, first word, longest first, bracket).
-- Discontinuous parts whose opener is left open count as discontinuous, not unclosed.
-- Lemma and string comparisons are case-insensitive through Python's str.lower().
-- A window in which some word gets no token (alignment fails) is not scored and is counted as
-  `windows_unaligned`.
+The decisions D1-D12 of issue 16 (the final rules, shared with the C++), as implemented here:
+- D1 An eid runs to the first `-`, `(` or `)`: `(e1(e2)` is an opener e1 without attributes,
+  then the single-word mention e2.
+- D2 Every opening item (opener or single-word item) whose eid contains `[` is one
+  discontinuous part: counted once, never a mention, never unclosed; a closer with `[` closes it
+  as usual, or counts as unmatched when nothing of its eid is open.
+- D3 A closer is exactly `eid)`; `e1-foo)` is malformed. D4 Two `Entity=` attributes in one
+  MISC field are malformed. D5 Also malformed: an empty value or eid, a closer without `)`, a
+  control character (Unicode category Cc) or white space (str.isspace) in an eid. Non-strict: the
+  sentence gives no mentions and adds nothing to discontinuous / unclosed / unmatched; one
+  warning "<file>:<line>: <reason>" (line of the word) per such sentence.
+- D6 `mentions` counts the complete continuous mentions of every sentence (windows or not).
+- D7 Mention order: sentence, first word, longer first, then the order of the opening brackets;
+  an entity is (document, eid).
+- D8 Lemma and form-string comparisons through str.casefold() (full case folding).
+- D9 Agreement: for each of Number, Gender, Person, disagree only when both head words have the
+  feature with different values; FEATS `_` = no features.
+- D10 nearest: start last, then end last, then earlier in mention order (D7).
+- D11/D12 A word that gets no token (including one covered only by a special token) is no
+  candidate; a scored mention (R5) loses its antecedent head words without a token and is not
+  scored at all (heads and baselines) when its own head word has none or no antecedent is left:
+  it counts in `mentions_without_token`. Windows are never dropped for this.
+Also: a sentence has no tree when any of its words has HEAD `_`; then every mention's head is
+its last word. The model runs on every window with at least one mention that R5 scores (before
+D11 drops any), the windows the C++ dumps.
 """
 import collections
 import dataclasses
 import re
+import unicodedata
 
 import numpy as np
 
@@ -78,24 +91,37 @@ class ReadCounts:
     unmatched: int = 0
     warnings: list = dataclasses.field(default_factory=list)
 
+    @property
+    def malformed_sentences(self):
+        return len(self.warnings)
+
 
 # --- R2: the Entity= attribute ---------------------------------------------------------------
 
+_EID = re.compile(r"[^-()]*")
+
+
+def _read_eid(value, start):
+    """D1, D5: the eid starting at `start` (up to the first `-`, `(` or `)`) and its end."""
+    eid = _EID.match(value, start).group(0)
+    if not eid:
+        raise ValueError(f"empty entity id at character {start + 1} of Entity={value}")
+    bad = next((c for c in eid if c.isspace() or unicodedata.category(c) == "Cc"), None)
+    if bad is not None:
+        raise ValueError(f"character {bad!r} in entity id {eid!r} of Entity={value}")
+    return eid, start + len(eid)
+
+
 def parse_entity(value):
     """Splits an Entity= value into ("open" | "close" | "single", eid) items, in order.
-    eid = the characters after `(` (or at the start of a closer) up to the first `-` or `)`;
-    an opener's other attributes run to the next `(` or `)`. Raises ValueError(reason)."""
+    An opener's attributes (after `-`) run to the next `(` or `)`; a closer is exactly `eid)`
+    (D3). Raises ValueError(reason)."""
     items, i, n = [], 0, len(value)
     if n == 0:
         raise ValueError("empty Entity value")
     while i < n:
-        opener = value[i] == "("
-        start = i + 1 if opener else i
-        m = re.compile(r"[^-)(]*").match(value, start)
-        eid, i = m.group(0), m.end()
-        if not eid:
-            raise ValueError(f"empty entity id at character {start + 1} of Entity={value}")
-        if opener:
+        if value[i] == "(":
+            eid, i = _read_eid(value, i + 1)
             if i < n and value[i] == "-":
                 while i < n and value[i] not in "()":
                     i += 1
@@ -104,15 +130,16 @@ def parse_entity(value):
                 i += 1
             else:
                 items.append(("open", eid))
-        else:
-            if i < n and value[i] == "-":
-                while i < n and value[i] not in "()":
-                    i += 1
-            if i >= n or value[i] != ")":
-                raise ValueError(f"stray characters in Entity={value}: closer {eid!r} "
-                                 f"without ')'")
-            items.append(("close", eid))
-            i += 1
+            continue
+        eid, i = _read_eid(value, i)
+        if i < n and value[i] == "-":
+            raise ValueError(f"closer {eid!r} with attributes in Entity={value} (a closer is "
+                             f"'eid)')")
+        if i >= n or value[i] != ")":
+            raise ValueError(f"stray characters in Entity={value}: closer {eid!r} "
+                             f"without ')'")
+        items.append(("close", eid))
+        i += 1
     return items
 
 
@@ -136,6 +163,8 @@ def sentence_mentions(rows, counts):
     stack, done, tally, seq = [], [], collections.Counter(), 0
     for line, word, misc in rows:
         values = [a[len("Entity="):] for a in misc.split("|") if a.startswith("Entity=")]
+        if len(values) > 1:
+            raise ValueError((line, f"{len(values)} Entity= attributes in one MISC field"))
         for value in values:
             try:
                 items = parse_entity(value)
@@ -277,7 +306,7 @@ def mention_type(upos):
 
 
 def _form_string(doc, m):
-    return " ".join(doc.sentences[m.sent].forms[m.first - 1:m.last]).lower()
+    return " ".join(doc.sentences[m.sent].forms[m.first - 1:m.last]).casefold()
 
 
 def _head_attr(doc, m, attr):
@@ -299,8 +328,8 @@ def _nearest(candidates):
 
 def baselines(doc, m, candidates):
     """R8: the pick of each baseline (a Mention or None)."""
-    lemma = _head_attr(doc, m, "lemmas").lower()
-    same_lemma = [c for c in candidates if _head_attr(doc, c, "lemmas").lower() == lemma]
+    lemma = _head_attr(doc, m, "lemmas").casefold()
+    same_lemma = [c for c in candidates if _head_attr(doc, c, "lemmas").casefold() == lemma]
     text = _form_string(doc, m)
     sieves = ([c for c in candidates if _form_string(doc, c) == text], same_lemma,
               [c for c in candidates if _agrees(doc, m, c)], candidates)
@@ -340,7 +369,8 @@ def predict_rows(words_map, rows):
 
 
 class Tally:
-    """Counts per (layer, head, type): correct, predicted, no_prediction, total; baselines."""
+    """Counts per (layer, head, type): correct, predicted, no_prediction, total; per baseline
+    and type: correct; scored mentions per type; the corpus counts in `c`."""
 
     def __init__(self):
         self.heads = None
@@ -355,55 +385,75 @@ class Tally:
             raise ValueError("attention shape changed between windows")
 
 
-def score_window(doc, window, encode, attend, tally, mwt="split"):
+def _with_tokens(doc, scored, index, word_unit, tally):
+    """D11: [(mention, type, head word, antecedent words, candidates)] of the mentions left
+    after dropping head words without a token; counts the others."""
+    kept = []
+    for m, kind, ante, candidates in scored:
+        head = index[(m.sent, m.head)]
+        targets = {index[k] for k in ante if word_unit[index[k]] is not None}
+        if word_unit[head] is None or not targets:
+            tally.c["mentions_without_token"] += 1
+            continue
+        kept.append((m, kind, head, targets, candidates))
+    return kept
+
+
+def _add_heads(attention, units, word_unit, kept, tally, from_mode):
+    """R6 for every head: argmax over the words that have a unit (D11)."""
+    tally.ensure(*attention.shape[:2])
+    words = [w for w, u in enumerate(word_unit) if u is not None]
+    position = {w: p for p, w in enumerate(words)}
+    rows = [position[head] for _, _, head, _, _ in kept]
+    kinds = [(0, TYPES.index(kind)) for _, kind, _, _, _ in kept]
+    for layer in range(attention.shape[0]):
+        for h in range(attention.shape[1]):
+            umap = deps_reference.unit_map(np.asarray(attention[layer, h]), units, from_mode)
+            words_map = umap[np.ix_([word_unit[w] for w in words], [word_unit[w] for w in words])]
+            for (_, _, _, targets, _), pred, ks in zip(kept, predict_rows(words_map, rows), kinds):
+                for t in ks:
+                    cell = tally.heads[layer, h, t]
+                    cell[3] += 1
+                    if pred is None:
+                        cell[2] += 1
+                    else:
+                        cell[1] += 1
+                        cell[0] += words[pred] in targets
+
+
+def score_window(doc, window, encode, attend, tally, mwt="split", from_mode="mean"):
     """Scores one window: encode(text) -> (offsets, special); attend(text) ->
-    [layers, heads, n, n] token attention (row = query)."""
-    scored = scored_mentions(doc, window)
-    text, spans, own, index = window_words(doc, window)
-    offsets, special = encode(text)
-    aligned = deps_reference.units_for(offsets, special, text, spans,
-                                       spans if mwt == "share" else own)
+    [layers, heads, n, n] token attention (row = query), or None to score no head (the parity
+    mode's missing dump group). The model runs only when R5 scores some mention."""
     tally.c["windows"] += 1
-    if aligned is None:
-        tally.c["windows_unaligned"] += 1
-        return
-    tally.c["scored_mentions"] += len(scored)
+    scored = scored_mentions(doc, window)
     if not scored:
         return
-    units, word_unit = aligned
-    rows = [index[(m.sent, m.head)] for m, _, _, _ in scored]
-    kinds = [[0, TYPES.index(kind)] for _, kind, _, _ in scored]
-    for m, kind, _, candidates in scored:
+    text, spans, own, index = window_words(doc, window)
+    offsets, special = encode(text)
+    units, word_unit = deps_reference.units_for(offsets, special, text, spans,
+                                                spans if mwt == "share" else own,
+                                                missing_ok=True)
+    kept = _with_tokens(doc, scored, index, word_unit, tally)
+    attention = attend(text)
+    tally.c["scored_mentions"] += len(kept)
+    for m, kind, _, _, candidates in kept:
         tally.types["all"] += 1
         tally.types[kind] += 1
         for name, pick in baselines(doc, m, candidates).items():
             ok = pick is not None and pick.entity == m.entity
             for t in ("all", kind):
                 tally.base[name][t] += ok
-    attention = attend(text)
-    tally.ensure(*attention.shape[:2])
-    for layer in range(attention.shape[0]):
-        for head in range(attention.shape[1]):
-            umap = deps_reference.unit_map(np.asarray(attention[layer, head]), units, "mean")
-            words_map = umap[np.ix_(word_unit, word_unit)]
-            for (m, _, ante, _), pred, ks in zip(scored, predict_rows(words_map, rows), kinds):
-                targets = {index[k] for k in ante}
-                for t in ks:
-                    cell = tally.heads[layer, head, t]
-                    cell[3] += 1
-                    if pred is None:
-                        cell[2] += 1
-                    else:
-                        cell[1] += 1
-                        cell[0] += pred in targets
+    if kept and attention is not None:
+        _add_heads(attention, units, word_unit, kept, tally, from_mode)
 
 
-def score_corpus(docs, n_tokens, encode, attend, limit, mwt="split"):
+def score_corpus(docs, n_tokens, encode, attend, limit, mwt="split", from_mode="mean"):
     """Runs R4-R8 over every document; returns the Tally."""
     tally = Tally()
     for doc in docs:
         windows, skipped = make_windows(doc, n_tokens, limit)
         tally.c["sentences_skipped"] += skipped
         for window in windows:
-            score_window(doc, window, encode, attend, tally, mwt)
+            score_window(doc, window, encode, attend, tally, mwt, from_mode)
     return tally

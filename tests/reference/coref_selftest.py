@@ -125,15 +125,56 @@ DOCS = """
 2 smiled smile VERB _ 0 root _
 """
 
+# The final rules' decisions (issue 16, coref_rules_v2.md): v1 words without a token (D11:
+# "calledBo" and "thankedAnn" are single whitespace tokens, so "Bo" and the second "Ann" get none),
+# v2 full case folding (D8: casefold("STRASSE") == casefold("Straße"), lower() differs), v3 the
+# reader (D1 "(72(73)", D2 an open discontinuous part and a stray discontinuous closer, D3 a
+# closer with attributes, D4 two Entity= attributes).
+DOCS_V2 = """
+# newdoc id = v1
+1 Ann Ann PROPN Number=Sing 2 nsubj Entity=(50-person)
+2 called call VERB _ 0 root SpaceAfter=No
+3 Bo Bo PROPN Number=Sing 2 obj Entity=(51-person)
+4 . . PUNCT _ 2 punct _
+
+1 Bo Bo PROPN Number=Sing 2 nsubj Entity=(51-person)
+2 thanked thank VERB _ 0 root SpaceAfter=No
+3 Ann Ann PROPN Number=Sing 2 obj Entity=(50-person)
+4 . . PUNCT _ 2 punct _
+
+1 She she PRON Gender=Fem|Number=Sing|Person=3 2 nsubj Entity=(50-person)
+2 smiled smile VERB _ 0 root _
+
+# newdoc id = v2
+1 Die die DET _ 2 det Entity=(60-place
+2 Straße Straße NOUN _ 3 nsubj Entity=60)
+3 war sein VERB _ 0 root _
+4 leer leer ADJ _ 3 xcomp Entity=(61-abstract)
+
+1 STRASSE STRASSE NOUN _ 2 nsubj Entity=(60-place)
+2 endet enden VERB _ 0 root _
+
+# newdoc id = v3
+1 A a DET _ 2 det Entity=(72(73)
+2 cat cat NOUN _ 0 root Entity=72)(71[1/2]-y
+3 ran run VERB _ 2 dep Entity=74[2/2])
+
+1 It it PRON _ 0 root Entity=(75-x)
+2 went go VERB _ 1 dep Entity=(76-x
+3 away away ADV _ 2 dep Entity=76-x)
+
+1 Go go VERB _ 0 root Entity=(77-x)|Entity=(78-x)
+"""
+
 POINTER = {"his": "John", "He": "his", "dog": "dog", "She": "Mary", "It": "queen",
            "Mary": "Mary", "man": "here", "Bob": "Bob", "team": "team",
-           "I": "Anna"}
+           "I": "Anna", "STRASSE": "Straße"}
 
 
-def conllu_text():
-    """DOCS with word lines expanded to CoNLL-U's ten tab-separated columns."""
+def conllu_text(docs=DOCS):
+    """`docs` with word lines expanded to CoNLL-U's ten tab-separated columns."""
     out = []
-    for line in DOCS.strip("\n").split("\n"):
+    for line in docs.strip("\n").split("\n"):
         if line and not line.startswith("#"):
             c = line.split(" ")
             line = "\t".join([c[0], c[1], c[2], c[3], "_", c[4], c[5], c[6], "_", c[7]])
@@ -195,7 +236,9 @@ def test_units():
           [("close", "7"), ("close", "6"), ("close", "5")])
     check("R2 attribute with comma", coref_rules.parse_entity("(6-abstract-new-cf3-2,4-sgl"),
           [("open", "6")])
-    for bad in ("", "(-x)", "3", "(4-x)junk", "()"):
+    check("D1 eid ends at '(': opener without attributes", coref_rules.parse_entity("(e1(e2)"),
+          [("open", "e1"), ("single", "e2")])
+    for bad in ("", "(-x)", "3", "(4-x)junk", "()", "e1-foo)", "(e\x01-x)", "(e 1)", "e\t1)"):
         try:
             coref_rules.parse_entity(bad)
         except ValueError:
@@ -229,6 +272,57 @@ def test_reader(path):
         check("R2 strict: FormatError", str(e).startswith(f"{path}:62: "), True)
     else:
         raise AssertionError("strict reader accepted a malformed Entity=")
+
+
+def test_units_without_token():
+    """D11: a word without a token has unit None with missing_ok; the default is unchanged."""
+    text, spans = "ab c", [(0, 1), (1, 2), (3, 4)]
+    offsets, special = [(0, 0), (0, 2), (3, 4), (0, 0)], [1, 0, 0, 1]
+    check("D11 deps alignment unchanged: no units",
+          coref_rules.deps_reference.units_for(offsets, special, text, spans, spans), None)
+    check("D11 word without a token: unit None",
+          coref_rules.deps_reference.units_for(offsets, special, text, spans, spans,
+                                               missing_ok=True),
+          ([[0], [1], [2], [3]], [1, None, 2]))
+
+
+def line_of(path, needle):
+    """1-based line number of the first line containing `needle`."""
+    lines = pathlib.Path(path).read_text(encoding="utf-8").split("\n")
+    return next(k for k, line in enumerate(lines, 1) if needle in line)
+
+
+def test_final_rules(path):
+    docs, counts = coref_rules.read_corefud(path)
+    v3 = docs[2].mentions
+    # D1: "(72(73)" opens 72 (closed on "cat") and makes 73; D7: the longer 72 first
+    check("D1/D7 v3 mentions (entity, first, last)",
+          [(m.entity, m.first, m.last) for m in v3], [("72", 1, 2), ("73", 1, 1)])
+    # D2: the open "(71[1/2]" is discontinuous, not unclosed; "74[2/2])" has no opener
+    check("D2 discontinuous/unclosed/unmatched",
+          (counts.discontinuous, counts.unclosed, counts.unmatched), (1, 0, 1))
+    # D3 "76-x)" and D4 two Entity= drop those sentences (and It's mention 75)
+    check("D3/D4 malformed sentences", [w[len(path) + 1:].split(":")[0] for w in counts.warnings],
+          [str(line_of(path, "76-x)")), str(line_of(path, "|Entity="))])
+    check("D3/D4 malformed_sentences", counts.malformed_sentences, 2)
+    check("D6 mentions (v1 5, v2 3, v3 2)", counts.mentions, 10)
+    _, _, tally = run(path, 1000)
+    c = tally.c
+    check("D11 windows kept", (c["windows"], c["sentences_skipped"]), (3, 0))
+    # v1: Ann 2 has no token; Bo 2's only antecedent (Bo 1) has none; She keeps Ann 1
+    check("D11 scored / without token", (c["scored_mentions"], c["mentions_without_token"]),
+          (2, 2))
+    check("D11 scored per type", [tally.types[t] for t in coref_rules.TYPES], [2, 1, 0, 1])
+    # uniform: She -> Ann 1 (first word), right; STRASSE -> Die, wrong
+    check("D11 uniform head", head_cells(tally, 0, "all"), (1, 2, 0, 2))
+    check("D11 pointer head (STRASSE -> Straße; She has no Mary)", head_cells(tally, 3, "all"),
+          (1, 1, 1, 2))
+    base = {b: [tally.base[b][t] for t in coref_rules.TYPES] for b in tally.base}
+    # nearest: She -> Ann 2 (no token, still a baseline candidate), STRASSE -> leer
+    check("D10 nearest", base["nearest"], [1, 1, 0, 0])
+    check("D8 head match by casefold (lower() misses STRASSE/Straße)", base["head_match"],
+          [1, 0, 0, 1])
+    check("D8/D9 sieve", base["sieve"], [2, 1, 0, 1])
 
 
 def test_one_window_per_document(path):
@@ -278,9 +372,13 @@ def main():
         path = str(pathlib.Path(tmp) / "coref_selftest.conllu")
         pathlib.Path(path).write_text(conllu_text(), encoding="utf-8")
         test_units()
+        test_units_without_token()
         test_reader(path)
         test_one_window_per_document(path)
         test_small_windows(path)
+        path = str(pathlib.Path(tmp) / "coref_selftest_v2.conllu")
+        pathlib.Path(path).write_text(conllu_text(DOCS_V2), encoding="utf-8")
+        test_final_rules(path)
     print("coref self-test: all checks passed")
     return 0
 

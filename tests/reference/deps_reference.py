@@ -94,14 +94,15 @@ def _finish(start, rows):
     return start, words, heads, relations, text.rstrip(" "), spans, own
 
 
-def units_for(offsets, special, text, spans, own):
+def units_for(offsets, special, text, spans, own, missing_ok=False):
     """Alignment units, as methods.md §1.1 and AttnScope's word_alignment.h define them:
     each special token alone; a token belongs to the word holding its first non-space character
     (a whitespace-only token to the word starting where it ends); any other token alone. The
     words of a multiword token (identical spans) are one group, split into one unit per word
     when they have their own pieces (`own`) and each piece holds the first character of at
     least one of the group's tokens; else they share. Units are ordered by their first token.
-    Returns (units, unit of each word), or None when a word gets no token."""
+    Returns (units, unit of each word), or None when a word gets no token; with missing_ok
+    such a word's unit is None instead (coreference scoring, issue 16 D11)."""
     members = collections.defaultdict(list)  # shared span -> word indices
     for w, span in enumerate(spans):
         members[span].append(w)
@@ -123,7 +124,11 @@ def units_for(offsets, special, text, spans, own):
     for span, ws in members.items():
         found = tokens_of.get(span, [])
         if not found:
-            return None
+            if not missing_ok:
+                return None
+            for w in ws:
+                word_tokens[w] = None
+            continue
         split = [[t for t, c in found if own[w][0] <= c < own[w][1]] for w in ws]
         if len(ws) > 1 and all(own[w] != span for w in ws) and all(split):
             for w, tokens in zip(ws, split):
@@ -131,10 +136,11 @@ def units_for(offsets, special, text, spans, own):
         else:
             for w in ws:
                 word_tokens[w] = [t for t, _ in found]
-    groups = {tuple(tokens) for tokens in word_tokens.values()}
+    groups = {tuple(tokens) for tokens in word_tokens.values() if tokens}
     units = sorted(alone + [list(g) for g in groups], key=lambda u: u[0])
     index = {u[0]: i for i, u in enumerate(units)}
-    return units, [index[word_tokens[w][0]] for w in range(len(spans))]
+    return units, [index[word_tokens[w][0]] if word_tokens[w] else None
+                   for w in range(len(spans))]
 
 
 def unit_map(attn, units, mode):
