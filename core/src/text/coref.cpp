@@ -1,5 +1,6 @@
 #include "attnscope/text/coref.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -14,16 +15,18 @@ namespace {
 
 constexpr std::string_view kEntityKey = "Entity=";
 
-// An eid runs to the first '-' or ')' (R2), so a '(' inside one is a second opener written
-// without attributes or a typo; either way the value is not what R2 describes. Spaces and
-// control characters never belong to an id.
+// Where an eid ends (R2, D1): at the first '-', '(' or ')', so `(1(2)` is an opener of 1
+// without attributes followed by the single-word mention 2.
+constexpr std::string_view kEidEnd = "-()";
+
+// Spaces and control characters never belong to an id.
 void checkEid(std::string_view eid, std::string_view value, const std::string& where) {
     const std::string shown = "Entity value '" + clipped(value) + "'";
     if (eid.empty()) {
         throw FormatError(where + shown + " has an empty entity id");
     }
     for (const char c : eid) {
-        if (c == '(' || static_cast<unsigned char>(c) <= ' ') {
+        if (static_cast<unsigned char>(c) <= ' ') {
             throw FormatError(where + shown + " has a stray character in entity id '" +
                               clipped(eid) + "'");
         }
@@ -45,6 +48,17 @@ std::optional<std::string_view> entityValue(std::string_view misc, const std::st
     return found;
 }
 
+// Why the text at a closer's position is not one (D3: a closer is exactly `eid)`).
+std::string notACloser(std::string_view rest) {
+    const std::size_t dash = rest.find('-');
+    const std::size_t stop = rest.find_first_of("()");
+    if (dash < stop && stop != std::string_view::npos && rest[stop] == ')') {
+        return "closer '" + clipped(rest.substr(0, stop + 1)) +
+               "' carries attributes; expected exactly 'eid)'";
+    }
+    return "'" + clipped(rest) + "' is neither an opener '(eid…' nor a closer 'eid)'";
+}
+
 struct OpenMention {
     std::string eid;
     std::size_t slot = 0;  // index into SentenceMentions::spans
@@ -61,6 +75,10 @@ struct SentenceMentions {
     std::vector<Span> spans;  // in opener order; spans still open at the end are unclosed
     int unmatched = 0;
 };
+
+bool isDiscontinuousPart(std::string_view eid) {
+    return eid.find('[') != std::string_view::npos;
+}
 
 void apply(const EntityItem& item, int word, SentenceMentions& out,
            std::vector<OpenMention>& open) {
@@ -119,14 +137,19 @@ public:
         }
     }
 
-    void add(const SentenceMentions& found, int sentence) {
+    void add(SentenceMentions found, int sentence) {
         m_result.unmatched += found.unmatched;
         const int document = static_cast<int>(m_result.documents.size()) - 1;
+        // D7: by first word, then longer first; stable, so equal spans keep their reading order.
+        std::stable_sort(found.spans.begin(), found.spans.end(), [](const Span& a, const Span& b) {
+            return a.first != b.first ? a.first < b.first : a.last > b.last;
+        });
         for (const Span& span : found.spans) {
-            if (span.last == 0) {
-                ++m_result.unclosed;
-            } else if (span.eid.find('[') != std::string::npos) {
+            // D2: a part counts once as it opens, closed or not.
+            if (isDiscontinuousPart(span.eid)) {
                 ++m_result.discontinuous;
+            } else if (span.last == 0) {
+                ++m_result.unclosed;
             } else {
                 m_result.mentions.push_back(
                     {entityIndex(document, span.eid), document, sentence, span.first, span.last});
@@ -159,7 +182,7 @@ std::vector<EntityItem> parseEntityValue(const std::string& value, const std::st
     std::size_t pos = 0;
     while (pos < v.size()) {
         if (v[pos] == '(') {
-            const std::size_t end = std::min(v.find_first_of("-)", pos + 1), v.size());
+            const std::size_t end = std::min(v.find_first_of(kEidEnd, pos + 1), v.size());
             const std::string_view eid = v.substr(pos + 1, end - pos - 1);
             checkEid(eid, v, where);
             // Attributes after the '-' run to the next '(' (another item) or ')' (single word).
@@ -171,11 +194,10 @@ std::vector<EntityItem> parseEntityValue(const std::string& value, const std::st
                 {single ? EntityItem::Kind::kSingle : EntityItem::Kind::kOpen, std::string(eid)});
             pos = single ? stop + 1 : stop;
         } else {
-            const std::size_t end = v.find_first_of("-)", pos);
+            const std::size_t end = v.find_first_of(kEidEnd, pos);
             if (end == std::string_view::npos || v[end] != ')') {
-                throw FormatError(where + "Entity value '" + clipped(v) + "': '" +
-                                  clipped(v.substr(pos)) +
-                                  "' is neither an opener '(eid…' nor a closer 'eid)'");
+                throw FormatError(where + "Entity value '" + clipped(v) +
+                                  "': " + notACloser(v.substr(pos)));
             }
             const std::string_view eid = v.substr(pos, end - pos);
             checkEid(eid, v, where);

@@ -133,10 +133,16 @@ TEST_F(CorefTest, MalformedValuesDropTheirSentenceWithAWarningOrThrowWhenStrict)
     };
 
     const std::vector<Case> cases = {
-        {"(-x)", "empty entity id"},   {"()", "empty entity id"},
-        {")", "empty entity id"},      {"(3(4)", "stray character in entity id '3(4'"},
-        {"(3 -x)", "stray character"}, {"abc", "neither an opener"},
-        {"3-x)", "neither an opener"}, {"", "empty Entity= value"},
+        {"(-x)", "empty entity id"},
+        {"()", "empty entity id"},
+        {")", "empty entity id"},
+        {"(3 -x)", "stray character"},
+        {"abc", "neither an opener"},
+        {"3(4)", "neither an opener"},
+        {"", "empty Entity= value"},
+        // D3: a closer is exactly `eid)`.
+        {"3-x)", "closer '3-x)' carries attributes"},
+        {"(2-x)2-y)", "closer '2-y)' carries attributes"},
     };
     const std::string good = word(1, "a", 0, "(1-x)") + "\n";
     for (const Case& c : cases) {
@@ -160,6 +166,54 @@ TEST_F(CorefTest, MalformedValuesDropTheirSentenceWithAWarningOrThrowWhenStrict)
     const std::string twice = wordMisc(1, "a", 0, "Entity=(1)|Entity=(2)") + "\n";
     testing::expectError<FormatError>([&] { read(twice, true); },
                                       {"c.conllu:1: ", "two Entity= attributes"});
+    // D4 without strict: the sentence gives no mentions, one warning.
+    const CorefResult lenient = read(word(1, "a", 0, "(3-x)") + "\n" + twice);
+    EXPECT_EQ(lenient.malformedSentences, 1);
+    EXPECT_EQ(lenient.mentions.size(), 1u);
+    EXPECT_EQ(lenient.warnings,
+              std::vector<std::string>{"c.conllu:3: MISC holds two Entity= attributes"});
+}
+
+// D1: an eid ends at the first '-', '(' or ')', so `(1(2)` opens 1 without attributes and
+// makes the single-word mention 2 (it was a stray '(' in the eid "1(2").
+TEST_F(CorefTest, AnEidEndsAtAnOpeningBracket) {
+    const CorefResult r = read(word(1, "a", 0, "(1(2)") + word(2, "b", 1, "1)") + "\n");
+    EXPECT_EQ(r.malformedSentences, 0);
+    ASSERT_EQ(r.mentions.size(), 2u);
+    EXPECT_EQ(r.mentions[0], (Mention{0, 0, 0, 1, 2}));
+    EXPECT_EQ(r.mentions[1], (Mention{1, 0, 0, 1, 1}));
+    EXPECT_EQ(r.entityIds, (std::vector<std::string>{"1", "2"}));
+}
+
+// D2: every opening item of a discontinuous part counts once, when it opens: an opener left
+// open at the end of its sentence is discontinuous, not unclosed; a part's closer without an
+// open part is unmatched.
+TEST_F(CorefTest, DiscontinuousPartsCountWhenTheyOpen) {
+    const CorefResult r = read(word(1, "a", 0, "(e5[1/2]-x") + word(2, "b", 1, "(e6[1/2]-y)") +
+                               word(3, "c", 1, "e7[2/2])") + "\n");
+    EXPECT_EQ(r.discontinuous, 2);
+    EXPECT_EQ(r.unclosed, 0);
+    EXPECT_EQ(r.unmatched, 1);
+    EXPECT_TRUE(r.mentions.empty());
+    EXPECT_TRUE(r.entityIds.empty());
+}
+
+// D7: mentions by sentence, first word, then longer first, then the order their opening
+// brackets were read: a single-word mention read before a longer opener of the same word comes
+// after it, and of two openers of one word the one that closes later comes first.
+TEST_F(CorefTest, MentionsStartingAtOneWordAreLongestFirst) {
+    const CorefResult r = read(word(1, "a", 0, "(3)(1-x(2-y") + word(2, "b", 1, "1)") +
+                               word(3, "c", 1, "2)") + word(4, "d", 1, "(4-z)(5-w)") + "\n");
+    ASSERT_EQ(r.mentions.size(), 5u);
+    EXPECT_EQ(r.entityIds[static_cast<std::size_t>(r.mentions[0].entity)], "2");
+    EXPECT_EQ(r.mentions[0].last, 3);
+    EXPECT_EQ(r.entityIds[static_cast<std::size_t>(r.mentions[1].entity)], "1");
+    EXPECT_EQ(r.mentions[1].last, 2);
+    EXPECT_EQ(r.entityIds[static_cast<std::size_t>(r.mentions[2].entity)], "3");
+    EXPECT_EQ(r.mentions[2].last, 1);
+    // Equal spans keep their reading order.
+    EXPECT_EQ(r.entityIds[static_cast<std::size_t>(r.mentions[3].entity)], "4");
+    EXPECT_EQ(r.entityIds[static_cast<std::size_t>(r.mentions[4].entity)], "5");
 }
 
 TEST(CorefParse, ItemsOfAValue) {
@@ -171,6 +225,9 @@ TEST(CorefParse, ItemsOfAValue) {
                   {K::kClose, "7"}, {K::kClose, "6"}, {K::kClose, "5"}, {K::kClose, "4"}}));
     EXPECT_EQ(parseEntityValue("e5[1/2])(e6", ""),
               (std::vector<EntityItem>{{K::kClose, "e5[1/2]"}, {K::kOpen, "e6"}}));
+    EXPECT_EQ(parseEntityValue("(1(2)(3-x(4", ""),
+              (std::vector<EntityItem>{
+                  {K::kOpen, "1"}, {K::kSingle, "2"}, {K::kOpen, "3"}, {K::kOpen, "4"}}));
 }
 
 TEST_F(CorefTest, HeadWordIsTheLeftmostWordWhoseHeadLeavesTheSpan) {

@@ -9,14 +9,18 @@
 // Mentions (R2). `Entity=` holds, in order, openers `(eid-…`, closers `eid)` and single-word
 // mentions `(eid-…)`, possibly concatenated: `Entity=(7-abstract-new(3-abstract-giv)` opens 7
 // and makes word-long mention 3; `Entity=7)6)` closes 7, then 6. The eid is the text after `(`
-// (or at the start of a closer) up to the first `-` or `)`. A closer closes the most recently
-// opened, still open mention with the same eid in the same sentence. Not mentions, only counted:
-//   - discontinuous parts: eid with `[` (CorefUD writes `e5[1/2]`), one count per closed part;
+// (or at the start of a closer) up to the first `-`, `(` or `)`, so `(1(2)` opens 1 without
+// attributes and makes the single-word mention 2. A closer is exactly `eid)`. A closer closes
+// the most recently opened, still open mention with the same eid in the same sentence. Not
+// mentions, only counted:
+//   - discontinuous parts: every opener or single-word item whose eid holds `[` (CorefUD writes
+//     `e5[1/2]`), counted once as it opens, closed or not (never unclosed); its closer closes it;
 //   - unclosed: an opener still open at the end of its sentence (mentions never cross sentences);
-//   - unmatched: a closer with no open mention of its eid.
-// Malformed values (empty eid, `(` inside an eid, a closer without `)`, an empty `Entity=`, two
-// `Entity=` attributes) are reported as "<file>:<line>: <reason>" with the line of the word: in
-// strict mode as FormatError, otherwise as a warning, and that sentence gives no mentions at all.
+//   - unmatched: a closer with no open mention of its eid (a part's closer too).
+// Malformed values (empty eid, a space or control character in an eid, a closer without `)` or
+// with attributes `eid-…)`, an empty `Entity=`, two `Entity=` attributes in one MISC) are
+// reported as "<file>:<line>: <reason>" with the line of the word: in strict mode as
+// FormatError, otherwise as a warning, and that sentence gives no mentions at all.
 // Entity ids are scoped to their document (GUM numbers them from 1 in every document).
 //
 // Head word (R3): mentionHead.
@@ -40,7 +44,7 @@ struct CorefDocument {
 };
 
 struct Mention {
-    int entity = 0;    // dense index into CorefResult::entityIds, by first appearance
+    int entity = 0;    // dense index into CorefResult::entityIds, by first mention
     int document = 0;  // index into CorefResult::documents
     int sentence = 0;  // index into the input vector of sentences
     int first = 0;     // word ids, 1-based, inclusive
@@ -51,11 +55,11 @@ struct Mention {
 
 struct CorefResult {
     std::vector<CorefDocument> documents;
-    // In the order their openers appear in the file: by sentence, first word, then outer before
-    // inner (the order CorefUD writes openers of one word).
+    // By sentence, first word, then longer first (outer before inner), then the order their
+    // opening brackets were read (D7).
     std::vector<Mention> mentions;
-    std::vector<std::string> entityIds;  // eid of each entity (unique within its document)
-    int discontinuous = 0;               // closed spans whose eid contains '['
+    std::vector<std::string> entityIds;  // eid of each entity: identity is (document, eid)
+    int discontinuous = 0;               // opening items whose eid contains '['
     int unclosed = 0;                    // openers still open at the end of their sentence
     int unmatched = 0;                   // closers without an open mention of their eid
     int malformedSentences = 0;          // sentences whose mentions were dropped
