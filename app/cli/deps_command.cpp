@@ -1,12 +1,9 @@
 #include "deps_command.h"
 
 #include <algorithm>
-#include <atomic>
-#include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <mutex>
-#include <thread>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +12,7 @@
 #include "attnscope/base/threads.h"
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/text/conllu.h"
+#include "scoring_support.h"
 
 namespace attnscope::cli {
 
@@ -22,36 +20,12 @@ namespace {
 
 using analysis::DependencyAccumulator;
 
-analysis::FromAggregation aggregation(const std::string& name) {
-    return name == "first" ? analysis::FromAggregation::First
-           : name == "max" ? analysis::FromAggregation::Max
-                           : analysis::FromAggregation::Mean;
-}
-
-// Code-point offsets of each token, for the dump (Python str indices).
 exporting::DumpedSentence dumped(const text::Sentence& s,
                                  const std::vector<tokenize::Token>& tokens,
                                  const forward::ForwardResult& r) {
-    exporting::DumpedSentence d;
-    d.line = s.line;
-    d.sentId = s.sentId;
-    analysis::goldSentence(s, &d.text);
-    for (const tokenize::Token& t : tokens) {
-        d.offsets.emplace_back(t.charBegin, t.charEnd);
-        d.special.push_back(t.special ? 1 : 0);
-    }
-    d.attention.assign(r.probs.begin(), r.probs.end());
-    d.nLayers = r.nLayers;
-    d.nHeads = r.nHeads;
-    return d;
-}
-
-void progressBar(std::size_t done, std::size_t total) {
-    constexpr int kWidth = 40;
-    const auto filled = total == 0 ? kWidth : static_cast<int>(kWidth * done / total);
-    std::cerr << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
-              << std::string(static_cast<std::size_t>(kWidth - filled), ' ') << "] " << done << "/"
-              << total << " sentences" << std::flush;
+    std::string text;
+    analysis::goldSentence(s, &text);
+    return dumpedInput(s.line, s.sentId, std::move(text), tokens, r);
 }
 
 int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
@@ -149,8 +123,10 @@ int runDeps(const DepsArgs& args) {
     analysis::TreebankShares how;
     how.shares = static_cast<std::size_t>(args.threads);
     std::vector<std::vector<exporting::DumpedSentence>> dumps(how.shares);
-    std::atomic<std::size_t> done{0};
-    how.sentenceDone = [&done] { ++done; };
+    ScoringProgress progress;
+    progress.total = treebank.sentences.size();
+    progress.unit = "sentences";
+    how.sentenceDone = [&progress] { ++progress.done; };
     if (!args.dump.empty()) {
         how.scored = [&dumps](std::size_t share, const auto& s, const auto& tokens, const auto& r) {
             dumps[share].push_back(dumped(s, tokens, r));
@@ -159,29 +135,8 @@ int runDeps(const DepsArgs& args) {
     if (how.shares > 1) {
         setComputeThreads(1);  // parallel over sentences, not inside products
     }
-    const std::size_t total = treebank.sentences.size();
-    // One std::thread per share while this thread draws the progress bar.
-    const auto onThreads = [&done, total](std::size_t n, const auto& task) {
-        std::atomic<std::size_t> finished{0};
-        std::vector<std::thread> workers;
-        for (std::size_t t = 0; t < n; ++t) {
-            workers.emplace_back([&task, &finished, t] {
-                task(t);
-                ++finished;
-            });
-        }
-        while (finished < n) {
-            progressBar(done, total);
-            std::this_thread::sleep_for(std::chrono::milliseconds(200));
-        }
-        for (std::thread& w : workers) {
-            w.join();
-        }
-        progressBar(done, total);
-        std::cerr << "\n";
-    };
-    const DependencyAccumulator results =
-        analysis::scoreTreebank(*model, treebank.sentences, score, how, onThreads);
+    const DependencyAccumulator results = analysis::scoreTreebank(
+        *model, treebank.sentences, score, how, threadsWithProgress(progress, how.cancel));
     return writeDepsOutputs(args, results, treebank, dumps);
 }
 

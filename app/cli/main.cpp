@@ -5,9 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
 #include "commands.h"
+#include "coref_command.h"
 #include "deps_command.h"
 #include "positions_command.h"
 #include "predict_command.h"
@@ -41,6 +43,8 @@ int main(int argc, char** argv) {
     auto* stats = cli::addStatsCommand(app, statsArgs);
     cli::DepsArgs depsArgs;
     auto* deps = cli::addDepsCommand(app, depsArgs);
+    cli::CorefArgs corefArgs;
+    auto* coref = cli::addCorefCommand(app, corefArgs);
     cli::PositionsArgs positionsArgs;
     auto* positions = cli::addPositionsCommand(app, positionsArgs);
     cli::PredictArgs predictArgs;
@@ -72,6 +76,9 @@ int main(int argc, char** argv) {
         if (deps->parsed()) {
             return cli::runDeps(depsArgs);
         }
+        if (coref->parsed()) {
+            return cli::runCoref(corefArgs);
+        }
         if (positions->parsed()) {
             return cli::runPositions(positionsArgs);
         }
@@ -79,6 +86,9 @@ int main(int argc, char** argv) {
             return cli::runPredict(predictArgs);
         }
         return cli::runAttention(att);
+    } catch (const Cancelled&) {
+        std::cerr << "attnscope-cli: interrupted; nothing written\n";
+        return 130;  // the shell's code for a run ended by Ctrl+C
     } catch (const Error& e) {
         std::cerr << "attnscope-cli: " << e.what() << "\n";
         return 1;

@@ -10,6 +10,8 @@ Usage: analyze_heads.py DATA_DIR MODEL_DIR ATTNSCOPE_CLI TREEBANK [--sentences N
   next to the uniform distribution's (mean ln n); Voita's confidence (mean max weight) and how
   often the maximum falls on [CLS]/[SEP].
 * `attnscope-cli deps` on the treebank: best head per relation against the offset baseline.
+* `attnscope-cli coref` on a CorefUD treebank (--coref, e.g. UD English GUM dev) in windows of
+  128 tokens as Clark et al.: the best head per mention type against the three baselines.
 * A parity check: AttnScope's attention against this recipe's torch model on a few sentences.
 
 Evaluation data (the treebank) is only read here; it never enters training.
@@ -83,6 +85,44 @@ def deps(cli, model_dir, treebank, work, max_sentences=0):
     return table, notes
 
 
+GROUPS = ("all", "pronoun", "proper", "nominal")
+BASELINES = ("nearest", "head_match", "sieve")
+
+
+def coref(cli, model_dir, treebank, work, max_tokens=128):
+    """attnscope-cli coref's counts, and per mention group the best head (as the CLI picks it:
+    highest correct / predicted, ties to the lowest layer and head) and the baselines."""
+    out = os.path.join(work, "coref.h5")
+    subprocess.run([cli, "coref", model_dir, treebank, "--out", out, "--threads", "2",
+                    "--max-tokens", str(max_tokens)], check=True, capture_output=True, text=True)
+    with h5py.File(out) as f:
+        counts = {k: int(v) for k, v in f.attrs.items() if k not in
+                  ("model", "treebank", "mwt", "from", "attnscope_version")}
+        correct, nopred, total = (f["heads"][k][:] for k in ("correct", "no_prediction", "total"))
+        base_correct, base_total = f["baselines"]["correct"][:], f["baselines"]["total"][:]
+    groups = []
+    for g, name in enumerate(GROUPS):
+        predicted = total[:, :, g] - nopred[:, :, g]
+        acc = np.where(predicted > 0, correct[:, :, g] / np.maximum(predicted, 1), -1.0)
+        layer, head = np.unravel_index(int(np.argmax(acc)), acc.shape)  # first maximum
+        groups.append({
+            "group": name, "scored": int(base_total[g]), "best_head": f"{layer}-{head}",
+            "correct": int(correct[layer, head, g]), "predicted": int(predicted[layer, head]),
+            "accuracy": round(float(acc[layer, head]), 4),
+            **{b: round(float(base_correct[k, g]) / max(int(base_total[g]), 1), 4)
+               for k, b in enumerate(BASELINES)}})
+    return {"treebank": os.path.abspath(treebank), "max_tokens": max_tokens, "counts": counts,
+            "groups": groups}
+
+
+def rescore_coref(a):
+    with open(f"{a.model_dir}/metrics.json") as f:
+        heads = json.load(f).get("heads", {})
+    with tempfile.TemporaryDirectory() as tmp:
+        heads["coref"] = coref(a.cli, a.model_dir, a.coref, tmp)
+    merge_metrics(a.model_dir, {"heads": heads})
+
+
 def rescore_deps(a):
     with open(f"{a.model_dir}/metrics.json") as f:
         heads = json.load(f).get("heads", {})
@@ -103,10 +143,17 @@ def main():
     ap.add_argument("--deps-only", action="store_true",
                     help="re-score only the dependency table (after a change of AttnScope's "
                          "scoring rules) and keep the rest of metrics.json; DATA_DIR is unused")
+    ap.add_argument("--coref", help="CorefUD treebank for coreference heads (GUM dev)")
+    ap.add_argument("--coref-only", action="store_true",
+                    help="score only coreference heads (--coref) and keep the rest of "
+                         "metrics.json; DATA_DIR and TREEBANK are unused")
     a = ap.parse_args()
     torch.set_num_threads(2)
     if a.deps_only:
         rescore_deps(a)
+        return
+    if a.coref_only:
+        rescore_coref(a)
         return
 
     info = subprocess.run([a.cli, "info", a.model_dir], check=True, capture_output=True,
@@ -146,6 +193,7 @@ def main():
                 mine = torch.stack([p[0] for p in probs]).numpy()
                 max_diff = max(max_diff, float(np.abs(mine - att).max()))
         deps_table, deps_notes = deps(a.cli, a.model_dir, a.treebank, tmp, a.deps_max)
+        coref_result = coref(a.cli, a.model_dir, a.coref, tmp) if a.coref else None
 
     n_layers = 1 + max(l for l, _ in ent)
     head_ent = {k: float(np.mean(v)) for k, v in ent.items()}
@@ -169,6 +217,7 @@ def main():
         "argmax_on_special_fraction": np.round(special_sum / n_queries, 3).tolist(),
         "deps": deps_table,
         "deps_notes": deps_notes,
+        **({"coref": coref_result} if coref_result else {}),
     }
     merge_metrics(a.model_dir, {"heads": result})
 

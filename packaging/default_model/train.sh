@@ -41,9 +41,11 @@ $PY evaluate.py "$WORK/data" "$OUT" --seed "$SEED" --work "$WORK/run"
 #       --target attnscope-cli
 CLI=${CLI:-$ROOT/build-train/app/cli/attnscope-cli}
 TREEBANK=${TREEBANK:-$ROOT/../shared/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu}
+COREF=${COREF:-$ROOT/../shared/data/ud/UD_English-GUM/en_gum-ud-dev.conllu}
 if [ -x "$CLI" ] && [ -f "$TREEBANK" ]; then
     $PY check_tokenizer.py "$WORK/data" "$OUT" "$CLI" --out "$WORK/tokenizer_check.json"
-    $PY analyze_heads.py "$WORK/data" "$OUT" "$CLI" "$TREEBANK" --out-md "$WORK/heads.md"
+    $PY analyze_heads.py "$WORK/data" "$OUT" "$CLI" "$TREEBANK" --out-md "$WORK/heads.md" \
+        $([ -f "$COREF" ] && echo --coref "$COREF")
 else
     echo "head analysis skipped: need $CLI and $TREEBANK"
 fi

@@ -16,18 +16,6 @@ namespace {
 
 constexpr Direction kDirectionsInOrder[] = {Direction::DepToHead, Direction::HeadToDep};
 
-void writeStrings(const Writer& w, const char* name, const std::vector<std::string>& values,
-                  const std::string& file) {
-    Handle type(H5Tcopy(H5T_C_S1), H5Tclose, file + ": string type");
-    w.check(H5Tset_size(type, H5T_VARIABLE), name);
-    w.check(H5Tset_cset(type, H5T_CSET_UTF8), name);
-    std::vector<const char*> ptrs;
-    for (const std::string& v : values) {
-        ptrs.push_back(v.c_str());
-    }
-    w.dataset(name, type, {values.size()}, ptrs.data());
-}
-
 // Per relation: correct and no-prediction counts and accuracies [layers, heads, 2], baseline
 // counts [6].
 void writeCounts(const Writer& w, const analysis::DependencyAccumulator& acc,
@@ -98,7 +86,7 @@ void writeDependencyResults(const fs::path& path, const analysis::DependencyAccu
         const std::string name = path.string();
         const Writer w(file, name);
         const std::vector<std::string> relations = acc.relations();
-        writeStrings(w, "relations", relations, name);
+        w.strings("relations", relations);
         writeCounts(w, acc, relations);
         writeBest(w, acc, relations);
         w.stringAttribute("model", info.model);

@@ -89,6 +89,18 @@ public:
         check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
     }
 
+    // A 1-D dataset of variable-length UTF-8 strings (h5py reads them as str).
+    void strings(const char* name, const std::vector<std::string>& values) const {
+        Handle type(H5Tcopy(H5T_C_S1), H5Tclose, m_name + ": string type");
+        check(H5Tset_size(type, H5T_VARIABLE), name);
+        check(H5Tset_cset(type, H5T_CSET_UTF8), name);
+        std::vector<const char*> ptrs;
+        for (const std::string& v : values) {
+            ptrs.push_back(v.c_str());
+        }
+        dataset(name, type, {values.size()}, ptrs.data());
+    }
+
     // Attributes go on `object` (the file or a group / dataset opened by the caller).
     void stringAttribute(const char* name, const std::string& value) const {
         stringAttributeOn(m_file, name, value);

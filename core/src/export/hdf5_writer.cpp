@@ -14,16 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-void writeTokens(const Writer& w, const ExportTokens& tokens, const std::string& name) {
-    Handle strType(H5Tcopy(H5T_C_S1), H5Tclose, name + ": string type");
-    w.check(H5Tset_size(strType, H5T_VARIABLE), "tokens");
-    w.check(H5Tset_cset(strType, H5T_CSET_UTF8), "tokens");
-    std::vector<const char*> ptrs;
-    for (const std::string& t : tokens.text) {
-        ptrs.push_back(t.c_str());
-    }
-    const hsize_t n = ptrs.size();
-    w.dataset("tokens", strType, {n}, ptrs.data());
+void writeTokens(const Writer& w, const ExportTokens& tokens) {
+    w.strings("tokens", tokens.text);
+    const hsize_t n = tokens.text.size();
     std::vector<std::int64_t> flat;
     for (const auto& [b, e] : tokens.offsets) {
         flat.push_back(b);
@@ -51,7 +44,7 @@ void writeFile(hid_t file, const fs::path& target, const forward::ForwardResult&
                const ExportTokens& tokens, const ExportMetadata& meta) {
     const std::string name = target.string();
     const Writer w(file, name);
-    writeTokens(w, tokens, name);
+    writeTokens(w, tokens);
     writeResult(w, result);
     w.stringAttribute("model", meta.model);
     w.stringAttribute("model_type", meta.modelType);

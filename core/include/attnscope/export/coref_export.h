@@ -31,8 +31,8 @@ struct CorefRunInfo {
     std::string fromMode = "mean";    // "mean", "first", "max"
 };
 
-void writeCorefResults(const std::filesystem::path& path,
-                       const analysis::CorefAccumulator& results, const CorefRunInfo& info);
+void writeCorefResults(const std::filesystem::path& path, const analysis::CorefAccumulator& results,
+                       const CorefRunInfo& info);
 
 void writeCorefCsv(const std::filesystem::path& path, const analysis::CorefAccumulator& results);
 

@@ -1,0 +1,83 @@
+#include "scoring_support.h"
+
+#include <chrono>
+#include <csignal>
+#include <iostream>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace attnscope::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void onInterrupt(int) {
+    g_interrupted = 1;
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl+C is not ignored
+}
+
+void drawBar(const ScoringProgress& p) {
+    constexpr std::size_t kWidth = 40;
+    const std::size_t done = p.done;
+    const std::size_t total = p.total;
+    const std::size_t filled = total == 0 ? 0 : std::min(kWidth, kWidth * done / total);
+    std::cerr << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] "
+              << done << "/" << total << " " << p.unit << std::flush;
+}
+
+}  // namespace
+
+analysis::FromAggregation aggregation(const std::string& name) {
+    return name == "first" ? analysis::FromAggregation::First
+           : name == "max" ? analysis::FromAggregation::Max
+                           : analysis::FromAggregation::Mean;
+}
+
+exporting::DumpedSentence dumpedInput(int line, std::string sentId, std::string text,
+                                      const std::vector<tokenize::Token>& tokens,
+                                      const forward::ForwardResult& result) {
+    exporting::DumpedSentence d;
+    d.line = line;
+    d.sentId = std::move(sentId);
+    d.text = std::move(text);
+    for (const tokenize::Token& t : tokens) {
+        d.offsets.emplace_back(t.charBegin, t.charEnd);
+        d.special.push_back(t.special ? 1 : 0);
+    }
+    d.attention.assign(result.probs.begin(), result.probs.end());
+    d.nLayers = result.nLayers;
+    d.nHeads = result.nHeads;
+    return d;
+}
+
+analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelToken cancel) {
+    return [&progress, cancel](std::size_t n, const std::function<void(std::size_t)>& task) {
+        g_interrupted = 0;
+        const auto previous = std::signal(SIGINT, onInterrupt);
+        std::atomic<std::size_t> finished{0};
+        std::vector<std::thread> workers;
+        for (std::size_t t = 0; t < n; ++t) {
+            workers.emplace_back([&task, &finished, t] {
+                task(t);
+                ++finished;
+            });
+        }
+        while (finished < n) {
+            if (g_interrupted) {
+                cancel.cancel();
+            }
+            drawBar(progress);
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+        for (std::thread& w : workers) {
+            w.join();
+        }
+        std::signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
+        drawBar(progress);
+        std::cerr << "\n";
+    };
+}
+
+}  // namespace attnscope::cli

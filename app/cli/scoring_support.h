@@ -1,0 +1,41 @@
+// What the corpus-scoring commands (deps, coref) share: the --from option's values, and an
+// executor that runs the shares on std::threads while the calling thread draws a progress bar
+// on stderr and turns Ctrl+C into a cancel, so an interrupted run stops at the next sentence or
+// window and writes nothing (the output files are only ever renamed into place when complete).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "attnscope/analysis/treebank_scoring.h"
+#include "attnscope/analysis/word_attention.h"
+#include "attnscope/base/cancel.h"
+#include "attnscope/export/dependency_export.h"
+#include "attnscope/forward/forward_result.h"
+#include "attnscope/tokenize/tokenizer.h"
+
+namespace attnscope::cli {
+
+// "mean" (the paper), "first" (Clark's code) or "max"; anything else is Mean (CLI11 checks).
+analysis::FromAggregation aggregation(const std::string& name);
+
+// One model input for an attention dump (tests/reference re-scores from it), with the tokens'
+// code-point offsets (Python str indices).
+exporting::DumpedSentence dumpedInput(int line, std::string sentId, std::string text,
+                                      const std::vector<tokenize::Token>& tokens,
+                                      const forward::ForwardResult& result);
+
+// Progress shared by the workers (they count `done`) and the bar; `total` may be set later.
+struct ScoringProgress {
+    std::atomic<std::size_t> done{0};
+    std::atomic<std::size_t> total{0};
+    std::string unit;  // "sentences", "windows"
+};
+
+// Runs the shares on one std::thread each, drawing `progress` every 200 ms. While it runs, the
+// first Ctrl+C (SIGINT) cancels `cancel`; the second one ends the process as usual.
+analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelToken cancel);
+
+}  // namespace attnscope::cli
