@@ -217,7 +217,7 @@ std::vector<int> WordAlignment::wordUnits() const {
 AlignmentResult alignWords(const std::vector<tokenize::Token>& tokens,
                            const std::vector<ByteSpan>& wordSpans,
                            const std::vector<std::string>& words,
-                           const std::vector<ByteSpan>& ownSpans) {
+                           const std::vector<ByteSpan>& ownSpans, MissingWords missing) {
     checkSizes(wordSpans, words, ownSpans);
     const std::vector<WordGroup> shared = groupWords(wordSpans);
     std::vector<int> tokenGroup(tokens.size(), -1);
@@ -249,6 +249,9 @@ AlignmentResult alignWords(const std::vector<tokenize::Token>& tokens,
     a.wordUnit.assign(wordSpans.size(), -1);
     for (std::size_t g = 0; g < groups.size(); ++g) {
         if (groupUnit[g] < 0) {
+            if (missing == MissingWords::NoUnit) {
+                continue;  // its words keep wordUnit -1
+            }
             return {std::nullopt, missingWord(groups[g], words)};
         }
         for (int w : groups[g].words) {

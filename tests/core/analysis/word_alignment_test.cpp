@@ -97,6 +97,29 @@ TEST(WordAlignment, WordCoveredByASpecialTokenGetsNoToken) {
     EXPECT_EQ(r.failure->word, 1);
 }
 
+// Coreference (issue 16, D11-D12): the same two cases align, the words without a token get no
+// unit, and the others keep theirs.
+TEST(WordAlignment, NoUnitLeavesAWordWithoutATokenOut) {
+    const std::vector<tokenize::Token> tokens = {tok("I", 0, 1), tok("Ġcan't", 1, 7),
+                                                 tok("Ġgo", 7, 10)};
+    const auto r =
+        alignWords(tokens, {{0, 1}, {2, 4}, {4, 7}, {8, 10}}, {}, {}, MissingWords::NoUnit);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(r.failure.has_value());
+    EXPECT_EQ(r.alignment->wordUnit, (std::vector<int>{0, 1, -1, 2}));
+    EXPECT_EQ(r.alignment->unitTokens(), (std::vector<std::vector<int>>{{0}, {1}, {2}}));
+    EXPECT_EQ(r.alignment->wordUnits(), (std::vector<int>{0, 1, 2}));
+
+    tokenize::Token eot = special("<|endoftext|>");
+    eot.byteBegin = 4;
+    eot.byteEnd = 17;
+    const auto covered =
+        alignWords({tok("Hi", 0, 2), eot}, {{0, 2}, {4, 17}}, {}, {}, MissingWords::NoUnit);
+    ASSERT_TRUE(covered.ok());
+    EXPECT_EQ(covered.alignment->wordUnit, (std::vector<int>{0, -1}));
+    EXPECT_EQ(covered.alignment->units[1].kind, UnitKind::Special);
+}
+
 TEST(WordAlignment, MultiwordTokenWordsShareOneUnit) {
     // French "du chat" = UD words "de" "le" "chat"; "de" and "le" carry the span of "du".
     const std::vector<tokenize::Token> tokens = {special("[CLS]"), tok("du", 0, 2), tok("ch", 3, 5),

@@ -30,7 +30,8 @@
 //   * A word that gets no token at all (its only token started in the previous word, or a special
 //     token covers it) makes the sentence unalignable. That is an expected outcome on real
 //     treebanks, so it is returned as a failure naming the word, not thrown: the caller skips the
-//     sentence and counts it.
+//     sentence and counts it. Coreference scoring (issue 16, D11-D12) asks for
+//     MissingWords::NoUnit instead: such a word gets wordUnit -1 and the rest is aligned.
 //
 // Word spans must be in text order and must not overlap unless identical; violating that is a
 // caller bug and throws InvalidArgument. Pure functions; thread-safe.
@@ -67,7 +68,7 @@ struct AlignmentUnit {
 
 struct WordAlignment {
     std::vector<AlignmentUnit> units;  // [nUnits] ordered by first token
-    std::vector<int> wordUnit;         // [nWords] the unit of each word
+    std::vector<int> wordUnit;         // [nWords] the unit of each word (-1: none, NoUnit)
     std::vector<int> tokenUnit;        // [nTokens] the unit of each token
 
     // Token lists of all units, the shape word-level attention takes.
@@ -75,6 +76,12 @@ struct WordAlignment {
     // Indices of the Word units, in word order: the rows and columns scoring keeps (methods.md
     // §1.2).
     std::vector<int> wordUnits() const;
+};
+
+// What a word that gets no token does to the alignment.
+enum class MissingWords {
+    Fail,    // no alignment, an AlignmentFailure naming the first such word (dependency scoring)
+    NoUnit,  // the alignment, with WordAlignment::wordUnit -1 for each such word (coreference)
 };
 
 // Why a sentence could not be aligned.
@@ -94,11 +101,13 @@ struct AlignmentResult {
 // their byte spans in that text. `words` (the forms, same length as `wordSpans`, or empty) only
 // serve the failure message. `ownSpans` (same length, or empty: the words of a multiword token
 // share it) are the words' own bytes inside their multiword token, as GoldSentence::ownSpans.
+// `missing` says what a word without a token does; with NoUnit the result is always ok().
 // Throws InvalidArgument for spans out of order, overlapping or reversed, or when `words` or
 // `ownSpans` has another length.
 AlignmentResult alignWords(const std::vector<tokenize::Token>& tokens,
                            const std::vector<ByteSpan>& wordSpans,
                            const std::vector<std::string>& words = {},
-                           const std::vector<ByteSpan>& ownSpans = {});
+                           const std::vector<ByteSpan>& ownSpans = {},
+                           MissingWords missing = MissingWords::Fail);
 
 }  // namespace attnscope::analysis
