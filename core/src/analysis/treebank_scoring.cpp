@@ -89,30 +89,15 @@ void scoreSentences(const model::Model& model, std::span<const text::Sentence> s
     }
 }
 
-DependencyAccumulator scoreTreebank(const model::Model& model,
-                                    std::span<const text::Sentence> sentences,
-                                    const ScoreOptions& options, const TreebankShares& how,
-                                    const ShareExecutor& run) {
-    const std::size_t n = std::max<std::size_t>(how.shares, 1);
-    std::vector<std::optional<DependencyAccumulator>> parts(n);
+void runShares(std::size_t n, const CancelToken& cancel, const ShareExecutor& run,
+               const std::function<void(std::size_t)>& share) {
     std::vector<std::exception_ptr> errors(n);  // each written by its own share only
-    run(n, [&](std::size_t share) {
+    run(n, [&](std::size_t i) {
         try {
-            TreebankScoring one;
-            one.first = share;
-            one.stride = n;
-            one.cancel = how.cancel;
-            one.sentenceDone = how.sentenceDone;
-            if (how.scored) {
-                one.scored = [&how, share](const auto& s, const auto& tokens, const auto& r) {
-                    how.scored(share, s, tokens, r);
-                };
-            }
-            parts[share].emplace(model.spec.nLayers, model.spec.nHeads, options);
-            scoreSentences(model, sentences, *parts[share], one);
+            share(i);
         } catch (...) {
-            errors[share] = std::current_exception();
-            how.cancel.cancel();  // the other shares' work would be thrown away
+            errors[i] = std::current_exception();
+            cancel.cancel();  // the other shares' work would be thrown away
         }
     });
     std::exception_ptr cancelled;
@@ -131,6 +116,28 @@ DependencyAccumulator scoreTreebank(const model::Model& model,
     if (cancelled) {
         std::rethrow_exception(cancelled);
     }
+}
+
+DependencyAccumulator scoreTreebank(const model::Model& model,
+                                    std::span<const text::Sentence> sentences,
+                                    const ScoreOptions& options, const TreebankShares& how,
+                                    const ShareExecutor& run) {
+    const std::size_t n = std::max<std::size_t>(how.shares, 1);
+    std::vector<std::optional<DependencyAccumulator>> parts(n);
+    runShares(n, how.cancel, run, [&](std::size_t share) {
+        TreebankScoring one;
+        one.first = share;
+        one.stride = n;
+        one.cancel = how.cancel;
+        one.sentenceDone = how.sentenceDone;
+        if (how.scored) {
+            one.scored = [&how, share](const auto& s, const auto& tokens, const auto& r) {
+                how.scored(share, s, tokens, r);
+            };
+        }
+        parts[share].emplace(model.spec.nLayers, model.spec.nHeads, options);
+        scoreSentences(model, sentences, *parts[share], one);
+    });
     DependencyAccumulator merged = std::move(*parts.front());
     for (std::size_t i = 1; i < n; ++i) {
         merged.merge(*parts[i]);

@@ -81,8 +81,11 @@ struct CorefCorpus {
     std::vector<GoldSentence> gold;  // [sentences]
     std::vector<std::string> texts;  // [sentences]
     std::vector<int> mentionHeads;   // [coref.mentions] head word id (R3)
+    // "<file>:<line>: <reason>" of each CoNLL-U sentence readConllu left out as malformed.
+    std::vector<std::string> conlluWarnings;
 
-    // Reads the CoNLL-U file (text::readConllu's rules and errors) and its coreference.
+    // Reads the CoNLL-U file (text::readConllu's rules and errors, strict when options.strict;
+    // FormatError when no sentence is usable) and its coreference.
     static CorefCorpus read(const std::string& path, const text::CorefOptions& options = {});
 };
 
@@ -91,6 +94,8 @@ struct CorefWindow {
     int document = 0;
     int firstSentence = 0;
     int endSentence = 0;
+
+    friend bool operator==(const CorefWindow&, const CorefWindow&) = default;
 };
 
 struct CorefWindows {
@@ -112,6 +117,7 @@ struct WindowText {
     std::vector<std::string> forms;   // [words]
     std::vector<int> firstWord;       // [sentences in the window] index of its first word
 };
+
 WindowText windowText(const CorefCorpus& corpus, const CorefWindow& window);
 
 // One scored mention of a window (R5, R7) with its baseline verdicts (R8). Word indices are
@@ -135,6 +141,7 @@ struct CorefArc {
     int to = 0;
     int mention = 0;
 };
+
 std::vector<CorefArc> corefArcs(const CorefCorpus& corpus, const CorefWindow& window);
 
 struct CorefCounts {
@@ -157,6 +164,7 @@ public:
     CorefAccumulator(int layers, int heads);
 
     int layers() const { return m_layers; }
+
     int heads() const { return m_heads; }
 
     // Counts::total = scored mentions of the group, noPrediction as in dependency scoring.
@@ -171,11 +179,15 @@ public:
 
     CorefCounts counts;
 
-    // Adds one window's scored mentions: `predictions[h][k]` is head h's predicted window word
-    // for mentions[k] (kNoPrediction when none). Mentions whose headWord is -1 are skipped.
+    // Adds one window's scored mentions: `predictions[h][k]` is head h's (headIndex) predicted
+    // window word for mentions[k] (kNoPrediction when none). Mentions whose headWord is -1 (D11)
+    // are skipped and counted in counts.mentionsWithoutToken, the others in
+    // counts.scoredMentions; counts.windows grows by one. InvalidArgument for predictions of
+    // another shape.
     void addWindow(const std::vector<ScoredMention>& mentions,
                    const std::vector<std::vector<int>>& predictions);
-    // Adds another accumulator's counts (same shape, or this one still empty).
+    // Adds another accumulator's counts, every CorefCounts field included (same shape, or
+    // either one default-constructed). InvalidArgument for another shape.
     void merge(const CorefAccumulator& other);
 
 private:

@@ -43,6 +43,12 @@ void scoreSentences(const model::Model& model, std::span<const text::Sentence> s
 using ShareExecutor =
     std::function<void(std::size_t n, const std::function<void(std::size_t)>& task)>;
 
+// Runs share(0) … share(n - 1) on `run`. A share that throws cancels `cancel`, since the
+// others' work would be thrown away; afterwards the first error other than Cancelled is
+// rethrown, else Cancelled when some share was cancelled. (scoreTreebank, scoreCoref.)
+void runShares(std::size_t n, const CancelToken& cancel, const ShareExecutor& run,
+               const std::function<void(std::size_t)>& share);
+
 struct TreebankShares {
     std::size_t shares = 1;  // sentences i, i + shares, ... go to share i
     CancelToken cancel;      // checked between sentences; a failing share also sets it
