@@ -30,8 +30,8 @@ The decisions D1-D12 of issue 16 (the final rules, shared with the C++), as impl
   scored at all (heads and baselines) when its own head word has none or no antecedent is left:
   it counts in `mentions_without_token`. Windows are never dropped for this.
 Also: a sentence has no tree when any of its words has HEAD `_`; then every mention's head is
-its last word. The model runs on every window with at least one mention that R5 scores (before
-D11 drops any), the windows the C++ dumps.
+its last word. The model runs only on windows with at least one mention scored after D11 (the
+windows attnscope-cli coref dumps; the rules do not say, and no count depends on it).
 """
 import collections
 import dataclasses
@@ -424,7 +424,7 @@ def _add_heads(attention, units, word_unit, kept, tally, from_mode):
 def score_window(doc, window, encode, attend, tally, mwt="split", from_mode="mean"):
     """Scores one window: encode(text) -> (offsets, special); attend(text) ->
     [layers, heads, n, n] token attention (row = query), or None to score no head (the parity
-    mode's missing dump group). The model runs only when R5 scores some mention."""
+    mode's missing dump group). The model runs only when some mention is scored."""
     tally.c["windows"] += 1
     scored = scored_mentions(doc, window)
     if not scored:
@@ -435,7 +435,7 @@ def score_window(doc, window, encode, attend, tally, mwt="split", from_mode="mea
                                                 spans if mwt == "share" else own,
                                                 missing_ok=True)
     kept = _with_tokens(doc, scored, index, word_unit, tally)
-    attention = attend(text)
+    attention = attend(text) if kept else None
     tally.c["scored_mentions"] += len(kept)
     for m, kind, _, _, candidates in kept:
         tally.types["all"] += 1

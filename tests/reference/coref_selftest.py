@@ -166,6 +166,24 @@ DOCS_V2 = """
 1 Go go VERB _ 0 root Entity=(77-x)|Entity=(78-x)
 """
 
+# Only for the parity tests with real tokenizers (--write-conllu): words without a token in
+# context, "]." (one GPT-2 token, so "." gets none) and "[MASK]" (a special token for BERT, D12).
+DOCS_TOKENS = """
+# newdoc id = t1
+1 Kim Kim PROPN Number=Sing 2 nsubj Entity=(80-person)
+2 said say VERB _ 0 root _
+3 [ [ PUNCT _ 4 punct SpaceAfter=No
+4 hi hi INTJ _ 2 obj SpaceAfter=No|Entity=(81-x)
+5 ] ] PUNCT _ 4 punct SpaceAfter=No|Entity=(82-y)
+6 . . PUNCT _ 2 punct Entity=(81-x)
+
+1 She she PRON Gender=Fem|Number=Sing|Person=3 2 nsubj Entity=(80-person)
+2 typed type VERB _ 0 root _
+3 [MASK] [MASK] X _ 2 obj Entity=(82-y)
+4 ] ] PUNCT _ 2 punct SpaceAfter=No|Entity=(80-person)
+5 . . PUNCT _ 2 punct Entity=(81-x)
+"""
+
 POINTER = {"his": "John", "He": "his", "dog": "dog", "She": "Mary", "It": "queen",
            "Mary": "Mary", "man": "here", "Bob": "Bob", "team": "team",
            "I": "Anna", "STRASSE": "Straße"}
@@ -368,6 +386,11 @@ def test_small_windows(path):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--write-conllu":
+        # The hand-written documents as one treebank for the parity tests (coref_parity.*.stress)
+        pathlib.Path(sys.argv[2]).write_text(conllu_text(DOCS + DOCS_V2 + DOCS_TOKENS),
+                                             encoding="utf-8")
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         path = str(pathlib.Path(tmp) / "coref_selftest.conllu")
         pathlib.Path(path).write_text(conllu_text(), encoding="utf-8")
