@@ -72,6 +72,12 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Sentence to show"),
                                   QStringLiteral("TEXT"));
     parser.addOption(text);
+    const QCommandLineOption coref(
+        QStringLiteral("coref"),
+        QStringLiteral("Score coreference on a CorefUD treebank once the model is open, and show "
+                       "the Coreference dock"),
+        QStringLiteral("FILE"));
+    parser.addOption(coref);
     const QStringList ours = withoutQtOptions(arguments);
     if (!parser.parse(ours)) {
         return usageError(parser.errorText());
@@ -87,6 +93,9 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
     line.modelDir = positional.value(0);
     if (parser.isSet(text)) {
         line.text = parser.value(text);
+    }
+    if (parser.isSet(coref)) {
+        line.coref = parser.value(coref);
     }
     return line;
 }

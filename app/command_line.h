@@ -1,7 +1,7 @@
-// The desktop app's command line: attnscope [MODEL_DIR] [--text TEXT]. main.cpp parses it before
-// any QApplication exists, so --help, --version and usage errors work without a display (a
-// QApplication aborts when it finds none). Call from the GUI thread; needs no Qt application
-// object, but --help prints the executable's name only when a QCoreApplication exists.
+// The desktop app's command line: attnscope [MODEL_DIR] [--text TEXT] [--coref FILE]. main.cpp
+// parses it before any QApplication exists, so --help, --version and usage errors work without a
+// display (a QApplication aborts when it finds none). Call from the GUI thread; needs no Qt
+// application object, but --help prints the executable's name only when a QCoreApplication exists.
 #pragma once
 
 #include <optional>
@@ -13,8 +13,9 @@
 namespace attnscope::app {
 
 struct CommandLine {
-    QString modelDir;             // empty: the model used last, or the one AttnScope ships
-    std::optional<QString> text;  // --text
+    QString modelDir;              // empty: the model used last, or the one AttnScope ships
+    std::optional<QString> text;   // --text
+    std::optional<QString> coref;  // --coref: a CorefUD file to score once the model is open
 };
 
 // Exit code of a usage error (an unknown option, a missing value, two model folders), as

@@ -30,5 +30,8 @@ int main(int argc, char** argv) {
     attnscope::app::MainWindow window;
     window.show();
     window.start(commandLine.modelDir, commandLine.text);
+    if (commandLine.coref) {
+        window.scoreCorefWhenOpen(*commandLine.coref);
+    }
     return QApplication::exec();
 }

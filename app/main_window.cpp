@@ -30,6 +30,8 @@
 #include "dialogs/export_dialog.h"
 #include "dialogs/file_dialogs.h"
 #include "models/head_grid_model.h"
+#include "panels/coref_dock.h"
+#include "panels/coref_panel.h"
 #include "panels/dependency_panel.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
@@ -181,6 +183,10 @@ void MainWindow::buildBottomDocks() {
     tabifyDockWidget(sentenceDock, m_dependencyDock);
     sentenceDock->hide();
     m_dependencyDock->hide();
+    const CorefDock coref = addCorefDock(this, m_session, m_service, m_dependencyDock,
+                                         [this] { m_tabs->setCurrentIndex(0); });
+    m_coref = coref.panel;
+    m_corefDock = coref.dock;
     connect(m_sentences->sentences(), &QAbstractItemModel::modelReset, sentenceDock,
             [this, sentenceDock] {
                 if (m_sentences->sentences()->rowCount() > 0) {
@@ -285,6 +291,11 @@ void MainWindow::buildMenus() {
         m_dependencyDock->show();
         m_dependencyDock->raise();
         m_dependencies->askForTreebank();
+    });
+    file->addAction(tr("Score &coreference…"), this, [this] {
+        m_corefDock->show();
+        m_corefDock->raise();
+        m_coref->scoreChosenFile();
     });
     file->addSeparator();
     QMenu* exportMenu = file->addMenu(tr("&Export"));
@@ -455,6 +466,10 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
 void MainWindow::openModel(const QString& path) {
     m_messages->hide();
     m_service->openModel(QFileInfo(path).absoluteFilePath());
+}
+
+void MainWindow::scoreCorefWhenOpen(const QString& path) {
+    scoreWhenModelOpen(m_coref, m_session, m_service, path);
 }
 
 void MainWindow::askForModelFolder() {

@@ -3,8 +3,9 @@
 //
 // Layout: a message bar on top of either the welcome page (no model yet) or the view tabs
 // (Head, Lines, Compare, Entropy, Offsets); docks for the model grid (left), mask & scale and
-// predictions (right, tabbed) and the sentence list and dependency scoring (bottom, tabbed,
-// closed until used; settings/window_layout.h); the sentence field in the tool bar.
+// predictions (right, tabbed) and the sentence list, dependency and coreference scoring
+// (bottom, tabbed, closed until used; settings/window_layout.h); the sentence field in the
+// tool bar.
 #pragma once
 
 #include <optional>
@@ -26,6 +27,7 @@ namespace attnscope::app {
 
 class AnalysisSession;
 class ComputeService;
+class CorefPanel;
 class DependencyPanel;
 class EntropyChartsView;
 class ExportDialog;
@@ -51,6 +53,8 @@ public:
     // sentence goes into the sentence field.
     void start(const QString& modelDir, const std::optional<QString>& text);
     void openModel(const QString& path);
+    // Scores coreference on `path` (CorefUD) as soon as a model is open (--coref).
+    void scoreCorefWhenOpen(const QString& path);
 
     // Exports, as the File ▸ Export menu runs them after its file dialog. HDF5 and CSV files
     // are written in the background (ComputeService::exportFile, which tells how it ended);
@@ -95,6 +99,8 @@ private:
     DependencyPanel* m_dependencies = nullptr;
     QDockWidget* m_dependencyDock = nullptr;
     bool m_dependencyDockSized = false;  // given a useful height on its first opening
+    CorefPanel* m_coref = nullptr;
+    QDockWidget* m_corefDock = nullptr;
     HeadView* m_headView = nullptr;
     QLineEdit* m_sentenceEdit = nullptr;
     QLabel* m_statusModel = nullptr;

@@ -1,6 +1,7 @@
 #include "service/compute_service.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QFuture>
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -21,6 +22,19 @@ using ResultPtr = std::shared_ptr<const analysis::SentenceAnalysis>;
 constexpr int kLoadSteps = 1000;
 constexpr int kScoringShares = 2;  // the machines AttnScope targets have two cores or more
 constexpr int kTopPredictions = 5;
+
+// Runs a scoring job's shares on `pool` and waits for them.
+analysis::ShareExecutor onSharePool(QThreadPool* pool) {
+    return [pool](std::size_t n, const std::function<void(std::size_t)>& task) {
+        std::vector<QFuture<void>> running;
+        for (std::size_t i = 0; i < n; ++i) {
+            running.push_back(QtConcurrent::run(pool, [&task, i] { task(i); }));
+        }
+        for (QFuture<void>& f : running) {
+            f.waitForFinished();  // tasks never throw (the core's scoring catches)
+        }
+    };
+}
 
 }  // namespace
 
@@ -45,8 +59,10 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
     connect(session, &AnalysisSession::selectedTokenChanged, this,
             &ComputeService::schedulePredictions);
     // Scores of the old model would be dropped by the session anyway.
-    connect(session, &AnalysisSession::modelChanged, this,
-            [this] { m_jobs.dropKind(JobKind::Scoring); });
+    connect(session, &AnalysisSession::modelChanged, this, [this] {
+        m_jobs.dropKind(JobKind::Scoring);
+        m_jobs.dropKind(JobKind::CorefScoring);
+    });
 }
 
 ComputeService::~ComputeService() {
@@ -209,18 +225,8 @@ void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOpt
             how.shares = kScoringShares;
             how.cancel = cancel;
             how.sentenceDone = [&progress] { progress.done.fetch_add(1); };
-            const auto onPool = [shares](std::size_t n,
-                                         const std::function<void(std::size_t)>& task) {
-                std::vector<QFuture<void>> running;
-                for (std::size_t i = 0; i < n; ++i) {
-                    running.push_back(QtConcurrent::run(shares, [&task, i] { task(i); }));
-                }
-                for (QFuture<void>& f : running) {
-                    f.waitForFinished();  // tasks never throw (scoreTreebank catches)
-                }
-            };
-            auto counts =
-                analysis::scoreTreebank(*model, treebank->sentences, options, how, onPool);
+            auto counts = analysis::scoreTreebank(*model, treebank->sentences, options, how,
+                                                  onSharePool(shares));
             auto scores = std::make_shared<const DependencyScores>(
                 DependencyScores{treebank, model, std::move(counts)});
             return [this, scores] { m_session->setDependencyScores(scores); };
@@ -240,6 +246,58 @@ void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOpt
 
 void ComputeService::cancelScoring() {
     m_jobs.cancelKind(JobKind::Scoring);
+}
+
+void ComputeService::scoreCoref(const QString& path, const analysis::CorefScoreOptions& options) {
+    const ModelPtr model = m_session->model();
+    if (m_shutDown || !model) {
+        return;
+    }
+    std::shared_ptr<const analysis::CorefCorpus> known = m_session->corefCorpus();
+    if (known && QString::fromStdString(known->path) != path) {
+        known.reset();
+    }
+    QThreadPool* shares = &m_sharePool;
+    emit corefStarted(path);
+    m_jobs.run(
+        JobKind::CorefScoring, &m_backgroundPool,
+        [this, model, path, options, known, shares](const CancelToken& cancel,
+                                                    JobProgress& progress) -> JobRunner::ApplyStep {
+            auto corpus = known ? known
+                                : std::make_shared<const analysis::CorefCorpus>(
+                                      analysis::CorefCorpus::read(path.toStdString()));
+            cancel.throwIfCancelled();  // reading has no cancel checks of its own
+            analysis::CorefWindows windows = analysis::cutWindows(*model, *corpus, options, cancel);
+            progress.total = static_cast<int>(windows.windows.size());
+            analysis::CorefShares how;
+            how.shares = kScoringShares;
+            how.cancel = cancel;
+            how.windowDone = [&progress] { progress.done.fetch_add(1); };
+            analysis::CorefAccumulator counts =
+                analysis::scoreCoref(*model, *corpus, windows, options, how, onSharePool(shares));
+            auto scores = std::make_shared<const CorefScores>(
+                makeCorefScores(corpus, model, options, std::move(windows), std::move(counts)));
+            return [this, scores] { m_session->setCorefScores(scores); };
+        },
+        [this, path](const JobEnd& end) {
+            const QString file = QFileInfo(path).fileName();
+            if (end.status == JobEnd::Failed) {
+                // The reader's errors name the file; "no tokenizer" and the like do not.
+                m_session->reportError(
+                    tr("Coreference scoring of %1 failed: %2").arg(file, end.error));
+            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
+                m_session->reportError(
+                    tr("Coreference scoring of %1 cancelled; the previous results stay.")
+                        .arg(file));
+            }
+            if (!isScoringCoref()) {
+                emit corefFinished(end.status == JobEnd::Applied);
+            }
+        });
+}
+
+void ComputeService::cancelCoref() {
+    m_jobs.cancelKind(JobKind::CorefScoring);
 }
 
 void ComputeService::exportFile(const QString& path,
@@ -267,6 +325,8 @@ void ComputeService::onProgress(JobKind kind, int done, int total) {
         emit loadProgress(static_cast<double>(done) / total);
     } else if (kind == JobKind::Scoring) {
         emit scoringProgress(done, total);
+    } else if (kind == JobKind::CorefScoring) {
+        emit corefProgress(done, total);
     }
 }
 

@@ -4,8 +4,9 @@
 //
 //   interactive pool (1 thread): forward passes and predictions, newest wins;
 //   head pool (1 thread): heads recomputed for over-budget sentences, in the order asked;
-//   background pool (2 threads): model loads, treebank scoring jobs and exports;
-//   share pool (2 threads): the shares of a scoring job (analysis::scoreTreebank).
+//   background pool (2 threads): model loads, treebank scoring jobs (dependencies and
+//   coreference) and exports;
+//   share pool (2 threads): the shares of a scoring job (analysis::scoreTreebank, scoreCoref).
 //
 // It watches the session: a new text, setting or model schedules a forward pass; a new result
 // or selected token, the predictions; a missed head record, its recomputation. Answers go into
@@ -29,6 +30,7 @@
 #include <QObject>
 #include <QThreadPool>
 
+#include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/analysis/dependency_score.h"
 #include "service/job_runner.h"
 #include "session/analysis_session.h"
@@ -70,6 +72,15 @@ public:
 
     bool isScoring() const { return m_jobs.isRunning(JobKind::Scoring); }
 
+    // Scores every head and baseline of the session's model on a CorefUD file's coreference:
+    // reads it (the session's corpus is reused when `path` is the one it holds), cuts windows
+    // with the model's tokenizer and scores them (analysis::scoreCoref). A newer coreference
+    // job replaces a running one; dependency scoring goes on beside it.
+    void scoreCoref(const QString& path, const analysis::CorefScoreOptions& options);
+    void cancelCoref();
+
+    bool isScoringCoref() const { return m_jobs.isRunning(JobKind::CorefScoring); }
+
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
     void exportFile(const QString& path, std::function<void(const std::string&)> write);
@@ -90,6 +101,9 @@ signals:
     void scoringStarted(const QString& path);
     void scoringProgress(int done, int total);  // sentences; total 0 while the file is read
     void scoringFinished(bool ok);              // ok false: failed, cancelled or replaced
+    void corefStarted(const QString& path);
+    void corefProgress(int done, int total);  // windows; total 0 while reading and cutting
+    void corefFinished(bool ok);              // ok false: failed, cancelled or replaced
     void exportStarted(const QString& path);
     void exportFinished(const QString& path, bool ok);
 

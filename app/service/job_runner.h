@@ -22,7 +22,9 @@ class QTimer;
 
 namespace attnscope::app {
 
-enum class JobKind { Load, Forward, Predictions, HeadRecord, Scoring, Export };
+// Scoring is dependency scoring, CorefScoring coreference scoring: apart, so that neither
+// replaces the other.
+enum class JobKind { Load, Forward, Predictions, HeadRecord, Scoring, CorefScoring, Export };
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.
 struct JobProgress {
@@ -49,9 +51,9 @@ public:
     explicit JobRunner(QObject* parent = nullptr);
 
     // Runs `work` on `pool`; afterwards, on the GUI thread, its apply step (if it succeeded and
-    // is still wanted) and then `finished`. For Load, Forward, Predictions and Scoring the newest
-    // job wins: starting one cancels the older job of its kind, whose end is Superseded. Returns
-    // the job's id (0 after shutdown: nothing runs).
+    // is still wanted) and then `finished`. For Load, Forward, Predictions and both scorings the
+    // newest job wins: starting one cancels the older job of its kind, whose end is Superseded.
+    // Returns the job's id (0 after shutdown: nothing runs).
     quint64 run(JobKind kind, QThreadPool* pool, Work work, Finished finished = {});
 
     // Cancels one job, or every job of a kind (the user's Cancel): each ends as Cancelled, or

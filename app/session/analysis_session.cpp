@@ -24,6 +24,8 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_predictions = {};
     const bool hadScores = m_scores != nullptr;
     m_scores.reset();  // the old model's heads: a cell clicked would open another model's head
+    const bool hadCoref = m_corefScores != nullptr;
+    m_corefScores.reset();  // and its windows: another tokenizer cuts others
     refreshGold();
     emit modelChanged();
     emit computeSettingsChanged();
@@ -32,6 +34,9 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     emit compareHeadChanged(m_compare);
     if (hadScores) {
         emit dependencyScoresChanged();
+    }
+    if (hadCoref) {
+        emit corefScoresChanged();
     }
     if (m_model && !m_model->warnings.empty()) {
         reportWarnings(m_model->warnings);
@@ -210,9 +215,24 @@ void AnalysisSession::setDependencyScores(std::shared_ptr<const DependencyScores
     emit dependencyScoresChanged();
 }
 
-// Once per result or treebank, so views read the alignment instead of redoing it per hover.
+void AnalysisSession::setCorefScores(std::shared_ptr<const CorefScores> scores) {
+    if (scores && scores->model != m_model) {
+        return;  // scored with a model that is no longer open
+    }
+    if (scores) {
+        m_corefCorpus = scores->corpus;
+    }
+    m_corefScores = std::move(scores);
+    refreshGold();
+    emit corefScoresChanged();
+    emit windowGoldChanged();
+}
+
+// Once per result, treebank or coreference scores, so views read the alignment instead of
+// redoing it per hover.
 void AnalysisSession::refreshGold() {
     m_gold = m_treebank && m_result ? app::sentenceGold(*m_treebank, *m_result) : nullptr;
+    m_windowGold = m_corefScores && m_result ? app::windowGold(*m_corefScores, *m_result) : nullptr;
 }
 
 void AnalysisSession::setMapBudgetBytes(std::size_t bytes) {

@@ -1,6 +1,7 @@
 // The document every view observes and the one holder of results: the open model, the sentence,
 // the compute settings, the latest result, the recomputed heads of an over-budget sentence, the
-// predictions, the treebank with its gold trees and dependency scores, and the selected heads.
+// predictions, the treebank with its gold trees and dependency scores, the coreference corpus
+// with its scores and the gold arcs of the window on screen, and the selected heads.
 // Lives in the GUI thread; holds no logic beyond keeping its fields consistent (clamping the
 // selected head to the model's size, dropping what belongs to an older model or result). The
 // ComputeService fills it; views read it and call its setters for user choices.
@@ -22,6 +23,7 @@
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
+#include "session/coref.h"
 #include "session/treebank.h"
 
 namespace attnscope::app {
@@ -36,8 +38,9 @@ public:
 
     QString modelPath() const { return m_modelPath; }
 
-    // A new model resets the mask to the model's default and keeps the text and the treebank;
-    // the old model's result, predictions and dependency scores are dropped.
+    // A new model resets the mask to the model's default and keeps the text, the treebank and
+    // the coreference corpus; the old model's result, predictions, dependency and coreference
+    // scores are dropped.
     void setModel(std::shared_ptr<const model::Model> model, const QString& path);
 
     QString text() const { return m_text; }
@@ -149,6 +152,19 @@ public:
     // The current sentence's gold tree in the treebank, aligned to its tokens; null if none.
     std::shared_ptr<const SentenceGold> sentenceGold() const { return m_gold; }
 
+    // The CorefUD corpus read last (kept for rescoring it); null before any.
+    std::shared_ptr<const analysis::CorefCorpus> corefCorpus() const { return m_corefCorpus; }
+
+    // Every head's coreference scores for the current model; null when there are none.
+    std::shared_ptr<const CorefScores> corefScores() const { return m_corefScores; }
+
+    // Dropped when computed with another model than the current one; keeps their corpus.
+    void setCorefScores(std::shared_ptr<const CorefScores> scores);
+
+    // The gold coreference arcs of the window on screen (the text is a scored window's);
+    // null otherwise.
+    std::shared_ptr<const WindowGold> windowGold() const { return m_windowGold; }
+
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
     void setHeatmapStyle(const render::HeatmapStyle& style);
@@ -175,6 +191,9 @@ signals:
     void dependencyScoresChanged();
     // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
     void sentenceGoldChanged();
+    void corefScoresChanged();
+    // New coreference scores changed windowGold(); a new result changes it under resultChanged.
+    void windowGoldChanged();
     void errorReported(const QString& message);
     void inputTooLong(int tokens, int limit);
     // For the ComputeService: recompute `head` of the current result (headRecord missed).
@@ -208,6 +227,9 @@ private:
     std::shared_ptr<const Treebank> m_treebank;
     std::shared_ptr<const DependencyScores> m_scores;
     std::shared_ptr<const SentenceGold> m_gold;
+    std::shared_ptr<const analysis::CorefCorpus> m_corefCorpus;
+    std::shared_ptr<const CorefScores> m_corefScores;
+    std::shared_ptr<const WindowGold> m_windowGold;
 };
 
 }  // namespace attnscope::app

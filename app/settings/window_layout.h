@@ -3,8 +3,8 @@
 //
 // First run: the analysis views (the central tabs) get most of the window. The model grid
 // (left) and the mask/predictions tabs (right) start narrow, in proportion to the window; the
-// Sentences and Dependencies docks (bottom, tabbed) start closed and open once they have
-// something to show, so their empty lists do not take a third of the height.
+// Sentences, Dependencies and Coreference docks (bottom, tabbed) start closed and open once they
+// have something to show, so their empty lists do not take a third of the height.
 #pragma once
 
 #include <QByteArray>

@@ -10,6 +10,7 @@
 #include "attnscope/analysis/word_attention.h"
 #include "models/kv_groups.h"
 #include "session/analysis_session.h"
+#include "session/coref.h"
 #include "session/head_record_watch.h"
 #include "views/heatmap_widget.h"
 
@@ -92,6 +93,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::sentenceGoldChanged, this, &HeadView::refreshGold);
+    connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
     refreshGold();
@@ -128,6 +130,9 @@ void HeadView::refresh() {
     if (m_gold) {
         info += tr(" · gold arcs outlined (dependent row → head column)");
     }
+    if (m_coref) {
+        info += tr(" · coreference arcs in orange (mention row → antecedent column)");
+    }
     m_info->setText(info);
     m_record = m_records->fetch(h);
     if (!m_record) {
@@ -146,6 +151,7 @@ void HeadView::refresh() {
     m_heatmap->setTitle(
         tr("Layer %1, head %2 (0-based) — rows: queries, columns: keys").arg(h.layer).arg(h.head));
     m_heatmap->setOutlinedCells(goldCells(false));
+    m_heatmap->setAccentCells(corefCells(false), corefColor());
 }
 
 void HeadView::refreshWords() {
@@ -163,10 +169,12 @@ void HeadView::refreshWords() {
                             .arg(h.layer)
                             .arg(h.head));
     m_heatmap->setOutlinedCells(goldCells(true));
+    m_heatmap->setAccentCells(corefCells(true), corefColor());
 }
 
 void HeadView::refreshGold() {
     m_gold = m_session->sentenceGold();
+    m_coref = m_session->windowGold();
     m_words->setEnabled(m_gold != nullptr);
     refresh();
 }
@@ -202,6 +210,46 @@ std::vector<std::pair<int, int>> HeadView::goldCells(bool words) const {
     return cells;
 }
 
+QColor HeadView::corefColor() {
+    return {0xff, 0x8c, 0x00};  // orange: apart from the white dependency arcs on any colour map
+}
+
+std::vector<std::pair<int, int>> HeadView::corefCells(bool words) const {
+    std::vector<std::pair<int, int>> cells;
+    if (!m_coref) {
+        return cells;
+    }
+    const analysis::WordAlignment& alignment = m_coref->alignment;
+    // At word level the units are the dependency gold's (only then does the view show words);
+    // both align the same text's words, so a unit index is only used when they agree.
+    if (words && (!m_gold || m_gold->alignment.units.size() != alignment.units.size())) {
+        return cells;
+    }
+    const auto cellOf = [&](int word) {
+        const int unit = alignment.wordUnit[static_cast<std::size_t>(word)];
+        return words ? unit : alignment.units[static_cast<std::size_t>(unit)].tokens.front();
+    };
+    for (const analysis::CorefArc& arc : m_coref->arcs) {
+        cells.emplace_back(cellOf(arc.from), cellOf(arc.to));
+    }
+    return cells;
+}
+
+QString HeadView::corefTooltip(int row, int col, bool words) const {
+    const std::vector<std::pair<int, int>> cells = corefCells(words);
+    QString text;
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+        if (cells[i] == std::pair{row, col}) {
+            const analysis::CorefArc& arc = m_coref->arcs[i];
+            const auto& forms = m_coref->text.forms;
+            text += tr("\ncoreference: ‘%1’ → ‘%2’")
+                        .arg(QString::fromStdString(forms[static_cast<std::size_t>(arc.from)]),
+                             QString::fromStdString(forms[static_cast<std::size_t>(arc.to)]));
+        }
+    }
+    return text;
+}
+
 QString HeadView::tooltip(int row, int col) const {
     const auto result = m_session->result();
     if (!result) {
@@ -227,9 +275,11 @@ QString HeadView::tooltip(int row, int col) const {
         return text + tr("masked (not attended)\nlogit before the mask %1")
                           .arg(m_record->logits(row, col), 0, 'f', 6);
     }
-    return text + tr("weight %1\nlogit %2 (scaled, before softmax)")
-                      .arg(m_record->probs(row, col), 0, 'f', 6)
-                      .arg(m_record->logits(row, col), 0, 'f', 6);
+    return text +
+           tr("weight %1\nlogit %2 (scaled, before softmax)")
+               .arg(m_record->probs(row, col), 0, 'f', 6)
+               .arg(m_record->logits(row, col), 0, 'f', 6) +
+           corefTooltip(row, col, false);
 }
 
 QString HeadView::wordTooltip(int row, int col) const {
@@ -251,7 +301,7 @@ QString HeadView::wordTooltip(int row, int col) const {
                             m_gold->gold.relations[static_cast<std::size_t>(w)]));
         }
     }
-    return text;
+    return text + corefTooltip(row, col, true);
 }
 
 void HeadView::step(int dLayer, int dHead) {

@@ -11,6 +11,12 @@
 // alignment, mean) over the alignment units ([CLS], words, [SEP]), with the gold arcs outlined at
 // word level.
 //
+// Coreference arcs: when the text is a window of the session's coreference scores
+// (AnalysisSession::windowGold), each gold arc (a scored mention's head word → one of its
+// antecedents' head words) outlines cell (first token of the mention head, first token of the
+// antecedent head) in orange, inside any white dependency outline; its tool tip names the arc.
+// At word level they outline the unit cells.
+//
 // When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
 // the view says "Computing head L·H…" until the session has it (head_record_watch.h).
 #pragma once
@@ -22,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include <QColor>
 #include <QWidget>
 
 #include "attnscope/analysis/dependency_score.h"
@@ -38,6 +45,7 @@ class AnalysisSession;
 class HeadRecordWatch;
 class HeatmapWidget;
 struct SentenceGold;
+struct WindowGold;
 
 class HeadView : public QWidget {
     Q_OBJECT
@@ -56,6 +64,13 @@ public:
     // The outlined (row, col) cells of the gold arcs: token level or word level (unit indices).
     std::vector<std::pair<int, int>> goldCells(bool words) const;
 
+    bool hasCoref() const { return m_coref != nullptr; }
+
+    // The cells of the coreference arcs, in the window's arc order, as goldCells.
+    std::vector<std::pair<int, int>> corefCells(bool words) const;
+
+    static QColor corefColor();
+
 protected:
     void keyPressEvent(QKeyEvent* event) override;
 
@@ -71,6 +86,7 @@ private:
     bool showingWords() const;
     void refreshWords();
     void refreshGold();
+    QString corefTooltip(int row, int col, bool words) const;
 
     AnalysisSession* m_session;
     QSpinBox* m_layer;
@@ -80,6 +96,7 @@ private:
     QCheckBox* m_words;
     HeadRecordWatch* m_records;
     std::shared_ptr<const SentenceGold> m_gold;  // of the current sentence, if any
+    std::shared_ptr<const WindowGold> m_coref;   // of the current coreference window, if any
     // The shown head's maps (tooltips read them too); null while it is being recomputed.
     std::shared_ptr<const forward::HeadRecord> m_record;
     std::optional<Matrix> m_wordMap;  // m_record at word level, while shown

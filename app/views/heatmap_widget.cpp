@@ -53,6 +53,7 @@ void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
         m_zoom = 1.0;
         m_pan = {};
         m_outlined.clear();
+        m_accented.clear();
     }
     update();
 }
@@ -61,6 +62,7 @@ void HeatmapWidget::clear(const QString& placeholder) {
     m_image = QImage();
     m_placeholder = placeholder;
     m_outlined.clear();
+    m_accented.clear();
     update();
 }
 
@@ -71,6 +73,12 @@ void HeatmapWidget::setTitle(const QString& title) {
 
 void HeatmapWidget::setOutlinedCells(std::vector<std::pair<int, int>> cells) {
     m_outlined = std::move(cells);
+    update();
+}
+
+void HeatmapWidget::setAccentCells(std::vector<std::pair<int, int>> cells, const QColor& color) {
+    m_accented = std::move(cells);
+    m_accentColor = color;
     update();
 }
 
@@ -198,6 +206,12 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     p.setPen(QPen(Qt::white, 2));
     for (const auto& [row, col] : m_outlined) {
         p.drawRect(cellRect(row, col).adjusted(1, 1, -1, -1));
+    }
+    p.setPen(QPen(m_accentColor, 2));
+    for (const auto& [row, col] : m_accented) {
+        const QRectF r = cellRect(row, col);
+        const double inset = std::min(3.0, r.width() / 4);  // inside a white outline
+        p.drawRect(r.adjusted(inset, inset, -inset, -inset));
     }
     if (m_hover) {
         p.setPen(QPen(palette().color(QPalette::Highlight), 2));

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include <QColor>
 #include <QImage>
 #include <QStringList>
 #include <QWidget>
@@ -45,6 +46,8 @@ public:
 
     // Cells drawn with a white outline, e.g. gold dependency arcs. (row, col) pairs.
     void setOutlinedCells(std::vector<std::pair<int, int>> cells);
+    // A second set drawn inside the first in `color` (coreference arcs beside dependency arcs).
+    void setAccentCells(std::vector<std::pair<int, int>> cells, const QColor& color);
 
     const QImage& image() const { return m_image; }
 
@@ -112,6 +115,8 @@ private:
     QStringList m_colLabels;
     std::optional<BoolMatrix> m_allowed;
     std::vector<std::pair<int, int>> m_outlined;
+    std::vector<std::pair<int, int>> m_accented;
+    QColor m_accentColor;
     QString m_title;
     QString m_placeholder;
     TooltipFn m_tooltip;

@@ -1,0 +1,59 @@
+// What the session holds about coreference (issue 16): the CorefUD corpus read, and for one
+// model the windows cut with its tokenizer, their texts and the scores of every head and
+// baseline on them; plus the gold mention → antecedent arcs of the window on screen, aligned to
+// its tokens. Plain values, built off the GUI thread by the ComputeService and kept by the
+// AnalysisSession; views only read them.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <QString>
+
+#include "attnscope/analysis/coref_scoring.h"
+#include "attnscope/analysis/sentence_analysis.h"
+#include "attnscope/analysis/word_alignment.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::app {
+
+// Every head's and baseline's coreference counts for the model that computed them, with the
+// windows they were counted on.
+struct CorefScores {
+    std::shared_ptr<const analysis::CorefCorpus> corpus;
+    std::shared_ptr<const model::Model> model;
+    analysis::CorefScoreOptions options;
+    std::size_t limit = 0;  // the window limit in tokens (analysis::windowLimit)
+    analysis::CorefWindows windows;
+    std::vector<std::string> windowTexts;  // [windows]
+    // windowTexts[i] -> i; the first of duplicates.
+    std::unordered_map<std::string, std::size_t> byText;
+    analysis::CorefAccumulator counts;
+};
+
+// Fills the window texts and their index; the rest is moved in.
+CorefScores makeCorefScores(std::shared_ptr<const analysis::CorefCorpus> corpus,
+                            std::shared_ptr<const model::Model> model,
+                            const analysis::CorefScoreOptions& options,
+                            analysis::CorefWindows windows, analysis::CorefAccumulator counts);
+
+// "GUM_doc · window 2 · Mary saw John …": how the window chooser names window `index`.
+QString windowLabel(const CorefScores& scores, std::size_t index);
+
+// The gold coreference arcs of the window on screen. Words without a token have wordUnit -1
+// (word_alignment.h) and arcs from or to them are left out of `arcs`.
+struct WindowGold {
+    std::size_t window = 0;
+    analysis::WindowText text;
+    std::vector<analysis::CorefArc> arcs;  // both ends have a token
+    analysis::WordAlignment alignment;
+};
+
+// Null when `result`'s text is no window's text, or its tokens do not fit the window's words.
+std::shared_ptr<const WindowGold> windowGold(const CorefScores& scores,
+                                             const analysis::SentenceAnalysis& result);
+
+}  // namespace attnscope::app

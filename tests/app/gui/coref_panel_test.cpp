@@ -1,0 +1,395 @@
+// Drives the Coreference dock of the real main window offscreen (issue 16): score a tiny
+// CorefUD file (two documents, written here) in the background with a small random BERT (real
+// vocabulary), compare the table and heatmap with the core's own scoring, cancel, fail, drop the
+// scores with a new model, and show a window with its gold coreference arcs in the head view.
+#include "panels/coref_panel.h"
+
+#include <algorithm>
+#include <fstream>
+
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "attnscope/analysis/coref_scoring.h"
+#include "main_window.h"
+#include "models/coref_table_model.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "session/coref.h"
+#include "views/head_view.h"
+#include "views/heatmap_widget.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+namespace {
+
+const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+constexpr int kLimit = 128;
+
+// Two documents: people (proper nouns, pronouns, a nominal "The old dog" … "The dog") and a
+// city with nested mentions ("its" inside "its museums").
+const char* const kCorefUd =
+    "# newdoc id = people\n"
+    "# sent_id = p1\n"
+    "# text = Mary saw John.\n"
+    "1\tMary\tMary\tPROPN\tNNP\tNumber=Sing\t2\tnsubj\t_\tEntity=(e1-person-new)\n"
+    "2\tsaw\tsee\tVERB\tVBD\tTense=Past\t0\troot\t_\t_\n"
+    "3\tJohn\tJohn\tPROPN\tNNP\tNumber=Sing\t2\tobj\t_\tEntity=(e2-person-new)|SpaceAfter=No\n"
+    "4\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = p2\n"
+    "# text = She greeted him warmly.\n"
+    "1\tShe\tshe\tPRON\tPRP\tGender=Fem|Number=Sing|Person=3\t2\tnsubj\t_\tEntity=(e1-person-giv)\n"
+    "2\tgreeted\tgreet\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+    "3\thim\the\tPRON\tPRP\tGender=Masc|Number=Sing|Person=3\t2\tobj\t_\tEntity=(e2-person-giv)\n"
+    "4\twarmly\twarmly\tADV\tRB\t_\t2\tadvmod\t_\tSpaceAfter=No\n"
+    "5\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = p3\n"
+    "# text = The old dog slept near Mary.\n"
+    "1\tThe\tthe\tDET\tDT\t_\t3\tdet\t_\tEntity=(e3-animal-new\n"
+    "2\told\told\tADJ\tJJ\t_\t3\tamod\t_\t_\n"
+    "3\tdog\tdog\tNOUN\tNN\tNumber=Sing\t4\tnsubj\t_\tEntity=e3)\n"
+    "4\tslept\tsleep\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+    "5\tnear\tnear\tADP\tIN\t_\t6\tcase\t_\t_\n"
+    "6\tMary\tMary\tPROPN\tNNP\tNumber=Sing\t4\tobl\t_\tEntity=(e1-person-giv)|SpaceAfter=No\n"
+    "7\t.\t.\tPUNCT\t.\t_\t4\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = p4\n"
+    "# text = The dog liked her.\n"
+    "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\tEntity=(e3-animal-giv\n"
+    "2\tdog\tdog\tNOUN\tNN\tNumber=Sing\t3\tnsubj\t_\tEntity=e3)\n"
+    "3\tliked\tlike\tVERB\tVBD\t_\t0\troot\t_\t_\n"
+    "4\ther\tshe\tPRON\tPRP\tGender=Fem|Number=Sing|Person=3\t3\tobj\t_\tEntity=(e1-person-giv)|"
+    "SpaceAfter=No\n"
+    "5\t.\t.\tPUNCT\t.\t_\t3\tpunct\t_\t_\n"
+    "\n"
+    "# newdoc id = city\n"
+    "# sent_id = c1\n"
+    "# text = Paris is a big city.\n"
+    "1\tParis\tParis\tPROPN\tNNP\tNumber=Sing\t5\tnsubj\t_\tEntity=(e1-place-new)\n"
+    "2\tis\tbe\tAUX\tVBZ\t_\t5\tcop\t_\t_\n"
+    "3\ta\ta\tDET\tDT\t_\t5\tdet\t_\t_\n"
+    "4\tbig\tbig\tADJ\tJJ\t_\t5\tamod\t_\t_\n"
+    "5\tcity\tcity\tNOUN\tNN\tNumber=Sing\t0\troot\t_\tSpaceAfter=No\n"
+    "6\t.\t.\tPUNCT\t.\t_\t5\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = c2\n"
+    "# text = It has many museums.\n"
+    "1\tIt\tit\tPRON\tPRP\tNumber=Sing|Person=3\t2\tnsubj\t_\tEntity=(e1-place-giv)\n"
+    "2\thas\thave\tVERB\tVBZ\t_\t0\troot\t_\t_\n"
+    "3\tmany\tmany\tADJ\tJJ\t_\t4\tamod\t_\tEntity=(e2-abstract-new\n"
+    "4\tmuseums\tmuseum\tNOUN\tNNS\tNumber=Plur\t2\tobj\t_\tEntity=e2)|SpaceAfter=No\n"
+    "5\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n"
+    "\n"
+    "# sent_id = c3\n"
+    "# text = Paris loves its museums.\n"
+    "1\tParis\tParis\tPROPN\tNNP\tNumber=Sing\t2\tnsubj\t_\tEntity=(e1-place-giv)\n"
+    "2\tloves\tlove\tVERB\tVBZ\t_\t0\troot\t_\t_\n"
+    "3\tits\tits\tPRON\tPRP$\tNumber=Sing|Person=3|Poss=Yes\t4\tnmod:poss\t_\t"
+    "Entity=(e2-abstract-giv(e1-place-giv)\n"
+    "4\tmuseums\tmuseum\tNOUN\tNNS\tNumber=Plur\t2\tobj\t_\tEntity=e2)|SpaceAfter=No\n"
+    "5\t.\t.\tPUNCT\t.\t_\t2\tpunct\t_\t_\n"
+    "\n";
+
+bool writeCorpus(const QString& path, int copies) {
+    std::ofstream out(path.toStdString());
+    for (int i = 0; i < copies; ++i) {
+        out << kCorefUd;
+    }
+    return static_cast<bool>(out);
+}
+
+void sequential(std::size_t n, const std::function<void(std::size_t)>& task) {
+    for (std::size_t i = 0; i < n; ++i) {
+        task(i);
+    }
+}
+
+}  // namespace
+
+class CorefPanelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void scoresMatchTheCore();
+    void heatmapShowsGroupsAndOpensHeads();
+    void cancelKeepsPreviousResults();
+    void badFileReportsErrorAndKeepsResults();
+    void anotherModelDropsTheScores();
+    void chosenWindowShowsCorefArcs();
+    void exportsCsvAndHdf5();
+
+private:
+    void score(const QString& path);
+    analysis::CorefAccumulator coreScores(const QString& path) const;
+
+    QTemporaryDir m_dir;
+    QString m_small;  // kCorefUd once
+    QString m_large;  // many copies, for cancelling mid-run
+    std::unique_ptr<MainWindow> m_window;
+    CorefPanel* m_panel = nullptr;
+};
+
+void CorefPanelTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeCorefTest"));
+    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
+        QSKIP(qPrintable(
+            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    }
+    QVERIFY(m_dir.isValid());
+    m_small = m_dir.filePath(QStringLiteral("tiny-corefud.conllu"));
+    m_large = m_dir.filePath(QStringLiteral("large-corefud.conllu"));
+    QVERIFY(writeCorpus(m_small, 1));
+    QVERIFY(writeCorpus(m_large, 3000));
+}
+
+void CorefPanelTest::init() {
+    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(kModel);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    m_panel = m_window->findChild<CorefPanel*>(QStringLiteral("corefPanel"));
+    QVERIFY(m_panel);
+    m_panel->setWindowLimit(kLimit);
+}
+
+void CorefPanelTest::cleanup() {
+    m_window.reset();
+}
+
+void CorefPanelTest::score(const QString& path) {
+    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
+    m_panel->startScoring(path);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
+    QVERIFY(!m_panel->isScoring());
+}
+
+// The same scoring in one share on this thread, straight from the core.
+analysis::CorefAccumulator CorefPanelTest::coreScores(const QString& path) const {
+    const model::Model& model = *m_window->session()->model();
+    const auto corpus = analysis::CorefCorpus::read(path.toStdString());
+    analysis::CorefScoreOptions options;
+    options.maxTokens = kLimit;
+    const analysis::CorefWindows windows = analysis::cutWindows(model, corpus, options);
+    return analysis::scoreCoref(model, corpus, windows, options, {}, sequential);
+}
+
+void CorefPanelTest::scoresMatchTheCore() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
+    auto* deps = m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
+    QVERIFY(dock && deps);
+    QVERIFY(!dock->isVisible());  // closed until it has something to show
+    score(m_small);
+    QTRY_VERIFY(dock->isVisible());
+    deps->show();  // Qt lists the tabs of shown docks only
+    QVERIFY(m_window->tabifiedDockWidgets(dock).contains(deps));
+    const analysis::CorefAccumulator expected = coreScores(m_small);
+    const auto shown = m_panel->results();
+    QVERIFY(shown);
+    QVERIFY(expected.scored(analysis::MentionGroup::All) > 0);
+    QCOMPARE(shown->layers(), expected.layers());
+    QCOMPARE(shown->heads(), expected.heads());
+    for (int g = 0; g < analysis::kMentionGroups; ++g) {
+        const auto group = static_cast<analysis::MentionGroup>(g);
+        QCOMPARE(shown->scored(group), expected.scored(group));
+        for (int b = 0; b < analysis::kCorefBaselines; ++b) {
+            const auto baseline = static_cast<analysis::CorefBaseline>(b);
+            QCOMPARE(shown->baselineCorrect(baseline, group),
+                     expected.baselineCorrect(baseline, group));
+        }
+        for (int l = 0; l < expected.layers(); ++l) {
+            for (int h = 0; h < expected.heads(); ++h) {
+                const analysis::Counts& a = shown->at({l, h}, group);
+                const analysis::Counts& e = expected.at({l, h}, group);
+                QCOMPARE(a.correct, e.correct);
+                QCOMPARE(a.total, e.total);
+                QCOMPARE(a.noPrediction, e.noPrediction);
+            }
+        }
+        // The table's row of the group, every column, as the core's counts read.
+        for (int c = 0; c < CorefTableModel::ColumnCount; ++c) {
+            QCOMPARE(m_panel->tableModel()->index(g, c).data().toString(),
+                     CorefTableModel::cellText(expected, group, c));
+        }
+    }
+    const analysis::CorefCounts& e = expected.counts;
+    QCOMPARE(e.documents, 2);
+    QCOMPARE(e.windows, 2);  // each document fits one window of 128 tokens
+    const QString counts = m_panel->countsText();
+    for (const QString& part :
+         {QStringLiteral("%1 documents").arg(e.documents),
+          QStringLiteral("%1 windows").arg(e.windows),
+          QStringLiteral("%1 mentions, %2 scored").arg(e.mentions).arg(e.scoredMentions),
+          QStringLiteral("%1 mentions without a token").arg(e.mentionsWithoutToken),
+          QStringLiteral("%1 malformed").arg(e.malformedSentences)}) {
+        QVERIFY2(counts.contains(part), qPrintable(counts));
+    }
+    QCOMPARE(m_panel->heatmap()->image().size(), QSize(expected.heads(), expected.layers()));
+    QCOMPARE(m_panel->windowChooser()->count(), 2);
+    QVERIFY(m_panel->windowChooser()->itemText(0).startsWith(QStringLiteral("people · window 1")));
+    QVERIFY(m_panel->windowChooser()->itemText(1).startsWith(QStringLiteral("city · window 1")));
+}
+
+void CorefPanelTest::heatmapShowsGroupsAndOpensHeads() {
+    score(m_small);
+    const analysis::CorefAccumulator expected = coreScores(m_small);
+    m_panel->selectGroup(analysis::MentionGroup::Pronoun);
+    HeatmapWidget* heatmap = m_panel->heatmap();
+    const analysis::Counts& c = expected.at({1, 2}, analysis::MentionGroup::Pronoun);
+    const QString tip = heatmap->cellToolTip(1, 2);
+    QVERIFY2(tip.contains(QStringLiteral("layer 1, head 2 · pronouns")), qPrintable(tip));
+    QVERIFY2(tip.contains(
+                 QStringLiteral("%1 correct of %2 predicted").arg(c.correct).arg(c.predicted())),
+             qPrintable(tip));
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
+    dock->show();
+    dock->raise();
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    tabs->setCurrentIndex(2);
+    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
+    QCOMPARE(tabs->currentIndex(), 0);
+}
+
+void CorefPanelTest::cancelKeepsPreviousResults() {
+    score(m_small);
+    const auto before = m_panel->results();
+    QSignalSpy progress(m_window->service(), &ComputeService::corefProgress);
+    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    m_panel->startScoring(m_large);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(m_panel->isScoring());
+    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("corefCancel"));
+    QVERIFY(cancel->isVisible());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    QCOMPARE(m_panel->results(), before);
+    QCOMPARE(m_panel->windowChooser()->count(), 2);
+}
+
+void CorefPanelTest::badFileReportsErrorAndKeepsResults() {
+    score(m_small);
+    const auto before = m_panel->results();
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
+    m_panel->startScoring(m_dir.filePath(QStringLiteral("missing.conllu")));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.conllu")),
+             qPrintable(errors.first().at(0).toString()));
+    QCOMPARE(m_panel->results(), before);
+    QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("corefScore"))->isEnabled());
+}
+
+void CorefPanelTest::anotherModelDropsTheScores() {
+    score(m_small);
+    QVERIFY(m_panel->tableModel()->rowCount() > 0);
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(kModel);  // the same folder: still a new model
+    QVERIFY(loaded.wait(30000));
+    QVERIFY(!m_panel->results());
+    QVERIFY(!m_window->session()->corefScores());
+    QVERIFY(m_window->session()->corefCorpus());  // kept for rescoring
+    QCOMPARE(m_panel->tableModel()->rowCount(), 0);
+    QVERIFY(m_panel->heatmap()->image().isNull());
+    QCOMPARE(m_panel->windowChooser()->count(), 0);
+    QVERIFY(m_panel->countsText().isEmpty());
+}
+
+void CorefPanelTest::chosenWindowShowsCorefArcs() {
+    score(m_small);
+    AnalysisSession* session = m_window->session();
+    const auto scores = session->corefScores();
+    const std::string& text = scores->windowTexts.at(0);
+    m_panel->chooseWindow(0);
+    QCOMPARE(session->text(), QString::fromStdString(text));
+    QCOMPARE(m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"))->text(),
+             QString::fromStdString(text));
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() && session->result()->text == text, 20000);
+    auto* view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    QTRY_VERIFY(view->hasCoref());
+    // Expected: (first token of the mention's head word, first token of the antecedent's).
+    const analysis::CorefWindow& window = scores->windows.windows.at(0);
+    const analysis::WindowText words = analysis::windowText(*scores->corpus, window);
+    const auto aligned =
+        analysis::alignWords(session->result()->tokens, words.wordSpans, words.forms,
+                             words.ownSpans, analysis::MissingWords::NoUnit);
+    QVERIFY(aligned.ok());
+    const auto first = [&](int w) {
+        const int unit = aligned.alignment->wordUnit[static_cast<std::size_t>(w)];
+        return aligned.alignment->units[static_cast<std::size_t>(unit)].tokens.front();
+    };
+    std::vector<std::pair<int, int>> expected;
+    for (const analysis::CorefArc& arc : analysis::corefArcs(*scores->corpus, window)) {
+        expected.emplace_back(first(arc.from), first(arc.to));
+    }
+    QVERIFY(!expected.empty());
+    QCOMPARE(view->corefCells(false), expected);
+    // "She" (sentence 2) → "Mary" (sentence 1): its cell's tool tip names the arc.
+    const auto she = std::find(words.forms.begin(), words.forms.end(), "She") - words.forms.begin();
+    const auto mary =
+        std::find(words.forms.begin(), words.forms.end(), "Mary") - words.forms.begin();
+    const int row = first(static_cast<int>(she));
+    const int col = first(static_cast<int>(mary));
+    QVERIFY(std::find(expected.begin(), expected.end(), std::pair{row, col}) != expected.end());
+    const QString tip = view->heatmap()->cellToolTip(row, col);
+    QVERIFY2(tip.contains(QStringLiteral("coreference: ‘She’ → ‘Mary’")), qPrintable(tip));
+    QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("headViewInfo"))
+                ->property("text")
+                .toString()
+                .contains(QStringLiteral("coreference arcs")));
+    // Another text has none.
+    session->setText(QStringLiteral("the cat sat on the mat"));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        session->result() && session->result()->text == "the cat sat on the mat", 20000);
+    QVERIFY(!view->hasCoref());
+    QVERIFY(view->corefCells(false).empty());
+}
+
+void CorefPanelTest::exportsCsvAndHdf5() {
+    score(m_small);
+    const QString csv = m_dir.filePath(QStringLiteral("coref.csv"));
+    const QString h5 = m_dir.filePath(QStringLiteral("coref.h5"));
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_panel->exportCsv(csv));
+    QVERIFY(m_panel->exportResults(h5));
+    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
+    QCOMPARE(written.at(0).at(1).toBool(), true);
+    QCOMPARE(written.at(1).at(1).toBool(), true);
+    QFile table(csv);
+    QVERIFY(table.open(QIODevice::ReadOnly));
+    const QByteArray content = table.readAll();
+    QVERIFY(content.contains("head_match"));
+    QVERIFY(content.contains("pronoun"));
+    QVERIFY(QFileInfo(h5).size() > 0);
+}
+
+QTEST_MAIN(CorefPanelTest)
+#include "coref_panel_test.moc"
