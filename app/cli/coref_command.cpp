@@ -104,6 +104,8 @@ CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
 }
 
 int runCoref(const CorefArgs& args) {
+    const InterruptCatcher interrupts;
+    std::cerr << "attnscope-cli: reading " << args.modelDir << " and " << args.treebank << "\n";
     const auto model = model::loadModel(args.modelDir);
     text::CorefOptions reading;
     reading.strict = args.strict;
@@ -117,6 +119,7 @@ int runCoref(const CorefArgs& args) {
     how.shares = static_cast<std::size_t>(args.threads);
     const analysis::CorefWindows windows =
         analysis::cutWindows(*model, corpus, options, how.cancel);
+    throwIfInterrupted();
     ScoringProgress progress;
     progress.total = windows.windows.size();
     progress.unit = "windows";
@@ -158,8 +161,10 @@ int runCoref(const CorefArgs& args) {
         exporting::writeAttentionDump(args.dump, all);
     }
     printSummary(results, limit);
-    for (const std::string& warning : corpus.coref.warnings) {
-        std::cerr << "attnscope-cli: warning: " << warning << "\n";
+    for (const auto* warnings : {&corpus.conlluWarnings, &corpus.coref.warnings}) {
+        for (const std::string& warning : *warnings) {
+            std::cerr << "attnscope-cli: warning: " << warning << "\n";
+        }
     }
     std::cerr << "attnscope-cli: wrote " << args.out << "\n";
     return 0;

@@ -108,6 +108,7 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
 }
 
 int runDeps(const DepsArgs& args) {
+    const InterruptCatcher interrupts;
     const auto model = model::loadModel(args.modelDir);
     text::ConlluOptions reading;
     reading.strict = args.strict;

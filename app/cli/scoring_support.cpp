@@ -29,6 +29,25 @@ void drawBar(const ScoringProgress& p) {
 
 }  // namespace
 
+InterruptCatcher::InterruptCatcher() {
+    g_interrupted = 0;
+    std::signal(SIGINT, onInterrupt);
+}
+
+InterruptCatcher::~InterruptCatcher() {
+    std::signal(SIGINT, SIG_DFL);
+}
+
+bool interrupted() {
+    return g_interrupted != 0;
+}
+
+void throwIfInterrupted() {
+    if (interrupted()) {
+        throw Cancelled();
+    }
+}
+
 analysis::FromAggregation aggregation(const std::string& name) {
     return name == "first" ? analysis::FromAggregation::First
            : name == "max" ? analysis::FromAggregation::Max
@@ -54,8 +73,6 @@ exporting::DumpedSentence dumpedInput(int line, std::string sentId, std::string 
 
 analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelToken cancel) {
     return [&progress, cancel](std::size_t n, const std::function<void(std::size_t)>& task) {
-        g_interrupted = 0;
-        const auto previous = std::signal(SIGINT, onInterrupt);
         std::atomic<std::size_t> finished{0};
         std::vector<std::thread> workers;
         for (std::size_t t = 0; t < n; ++t) {
@@ -65,7 +82,7 @@ analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelTok
             });
         }
         while (finished < n) {
-            if (g_interrupted) {
+            if (interrupted()) {
                 cancel.cancel();
             }
             drawBar(progress);
@@ -74,7 +91,6 @@ analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelTok
         for (std::thread& w : workers) {
             w.join();
         }
-        std::signal(SIGINT, previous == SIG_ERR ? SIG_DFL : previous);
         drawBar(progress);
         std::cerr << "\n";
     };

@@ -1,7 +1,8 @@
-// What the corpus-scoring commands (deps, coref) share: the --from option's values, and an
-// executor that runs the shares on std::threads while the calling thread draws a progress bar
-// on stderr and turns Ctrl+C into a cancel, so an interrupted run stops at the next sentence or
-// window and writes nothing (the output files are only ever renamed into place when complete).
+// What the corpus-scoring commands (deps, coref) share: the --from option's values, Ctrl+C
+// handling, and an executor that runs the shares on std::threads while the calling thread draws
+// a progress bar on stderr and turns Ctrl+C into a cancel, so an interrupted run stops at the
+// next sentence or window and writes nothing (the output files are only ever renamed into place
+// when complete).
 #pragma once
 
 #include <atomic>
@@ -34,8 +35,22 @@ struct ScoringProgress {
     std::string unit;  // "sentences", "windows"
 };
 
-// Runs the shares on one std::thread each, drawing `progress` every 200 ms. While it runs, the
-// first Ctrl+C (SIGINT) cancels `cancel`; the second one ends the process as usual.
+// While one is alive, the first Ctrl+C (SIGINT) only sets a flag, read by interrupted(); the
+// second one ends the process as usual. A command holds one for its whole run, so an interrupt
+// while the model or the corpus is read still ends the run cleanly.
+class InterruptCatcher {
+public:
+    InterruptCatcher();
+    ~InterruptCatcher();
+    InterruptCatcher(const InterruptCatcher&) = delete;
+    InterruptCatcher& operator=(const InterruptCatcher&) = delete;
+};
+
+bool interrupted();
+void throwIfInterrupted();  // throws Cancelled
+
+// Runs the shares on one std::thread each, drawing `progress` every 200 ms and cancelling
+// `cancel` once interrupted().
 analysis::ShareExecutor threadsWithProgress(ScoringProgress& progress, CancelToken cancel);
 
 }  // namespace attnscope::cli

@@ -15,7 +15,7 @@ The decisions D1-D12 of issue 16 (the final rules, shared with the C++), as impl
   as usual, or counts as unmatched when nothing of its eid is open.
 - D3 A closer is exactly `eid)`; `e1-foo)` is malformed. D4 Two `Entity=` attributes in one
   MISC field are malformed. D5 Also malformed: an empty value or eid, a closer without `)`, a
-  control character (Unicode category Cc) or white space (str.isspace) in an eid. Non-strict: the
+  an ASCII control character or space (code points 0-32, as the C++ reader) in an eid. Non-strict: the
   sentence gives no mentions and adds nothing to discontinuous / unclosed / unmatched; one
   warning "<file>:<line>: <reason>" (line of the word) per such sentence.
 - D6 `mentions` counts the complete continuous mentions of every sentence (windows or not).
@@ -36,7 +36,6 @@ windows attnscope-cli coref dumps; the rules do not say, and no count depends on
 import collections
 import dataclasses
 import re
-import unicodedata
 
 import numpy as np
 
@@ -106,7 +105,7 @@ def _read_eid(value, start):
     eid = _EID.match(value, start).group(0)
     if not eid:
         raise ValueError(f"empty entity id at character {start + 1} of Entity={value}")
-    bad = next((c for c in eid if c.isspace() or unicodedata.category(c) == "Cc"), None)
+    bad = next((c for c in eid if ord(c) <= 32), None)
     if bad is not None:
         raise ValueError(f"character {bad!r} in entity id {eid!r} of Entity={value}")
     return eid, start + len(eid)

@@ -210,7 +210,9 @@ struct CorefShares {
     // After every window, from whichever thread scored it: must be thread-safe; may be empty.
     std::function<void()> windowDone;
     // After every window that was run through the model, with its share and window index: one
-    // thread per share; may be empty (dumps for the reference).
+    // thread per share; may be empty (dumps for the reference). A window runs through the model
+    // only when some mention in it is scored (after dropping words without a token); the
+    // reference dumps and re-scores the same windows.
     std::function<void(std::size_t share, std::size_t window, const std::string& text,
                        const std::vector<tokenize::Token>&, const forward::ForwardResult&)>
         scored;

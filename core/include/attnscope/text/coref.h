@@ -17,10 +17,10 @@
 //     `e5[1/2]`), counted once as it opens, closed or not (never unclosed); its closer closes it;
 //   - unclosed: an opener still open at the end of its sentence (mentions never cross sentences);
 //   - unmatched: a closer with no open mention of its eid (a part's closer too).
-// Malformed values (empty eid, a space or control character in an eid, a closer without `)` or
-// with attributes `eid-…)`, an empty `Entity=`, two `Entity=` attributes in one MISC) are
-// reported as "<file>:<line>: <reason>" with the line of the word: in strict mode as
-// FormatError, otherwise as a warning, and that sentence gives no mentions at all.
+// Malformed values (empty eid, an ASCII space or control character (code points 0-32) in an
+// eid, a closer without `)` or with attributes `eid-…)`, an empty `Entity=`, two `Entity=`
+// attributes in one MISC) are reported as "<file>:<line>: <reason>" with the line of the word:
+// in strict mode as FormatError, otherwise as a warning, and that sentence gives no mentions.
 // Entity ids are scoped to their document (GUM numbers them from 1 in every document).
 //
 // Head word (R3): mentionHead.
