@@ -223,6 +223,13 @@ def head_summary(h):
         parts.append(f"the best head per dependency relation beats the fixed-offset baseline on "
                      f"{dep['wins']} of {dep['rels']} relations"
                      + (", only where that baseline is weak" if dep["weak"] else ""))
+    if h.get("coref"):
+        al = h["coref"]["groups"][0]
+        worse = al["accuracy"] < min(al[b] for b in ("nearest", "head_match", "sieve"))
+        parts.append(f"its best coreference head finds an antecedent for {pct(al['accuracy'])} of "
+                     f"mentions, " + (f"below even the nearest-mention baseline's "
+                                      f"{pct(al['nearest'])}" if worse else
+                                      f"against {pct(al['nearest'])} for the nearest mention"))
     weak = not pos and dep["below"]
     lead = "Its heads are only weakly specialised: " if weak else "What its heads do: "
     return lead + and_list(parts) + " (details below).", weak
