@@ -71,9 +71,15 @@ QString CorefTableModel::cellText(const analysis::CorefAccumulator& results,
         }
         case Nearest:
         case HeadMatch:
-        case Sieve:
-            return accuracyText(results.baselineCorrect(baselineOf(column), group),
-                                results.scored(group));
+        case Sieve: {
+            // Over the scored mentions, so the counts are in the tool tip only.
+            const std::int64_t scored = results.scored(group);
+            const auto correct =
+                static_cast<double>(results.baselineCorrect(baselineOf(column), group));
+            return scored > 0 ? QStringLiteral("%1 %").arg(
+                                    100.0 * correct / static_cast<double>(scored), 0, 'f', 1)
+                              : QStringLiteral("–");
+        }
         default:
             return {};
     }
@@ -90,20 +96,28 @@ QString CorefTableModel::cellToolTip(analysis::MentionGroup group, int column) c
             .arg(c.predicted())
             .arg(DependencyTableModel::noPredictionText(c));
     }
+    QString what;
     switch (column) {
         case Scored:
             return tr("Mentions with an earlier mention of their entity in the same window");
         case Nearest:
-            return tr("The nearest earlier mention");
+            what = tr("Baseline: the nearest earlier mention");
+            break;
         case HeadMatch:
-            return tr("The nearest earlier mention with the same head lemma");
+            what = tr("Baseline: the nearest earlier mention with the same head lemma");
+            break;
         case Sieve:
-            return tr(
-                "Same words, else same head lemma, else agreeing number, gender and "
-                "person, else the nearest");
+            what =
+                tr("Baseline: the nearest earlier mention with the same words, else the same "
+                   "head lemma, else agreeing number, gender and person, else any");
+            break;
         default:
-            return {};
+            return tr("Double-click a row to open its best head");
     }
+    return tr("%1\n%2 correct of %3 mentions")
+        .arg(what)
+        .arg(m_results->baselineCorrect(baselineOf(column), group))
+        .arg(m_results->scored(group));
 }
 
 QVariant CorefTableModel::data(const QModelIndex& index, int role) const {

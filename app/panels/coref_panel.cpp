@@ -134,9 +134,12 @@ QWidget* CorefPanel::buildTableSide(QWidget* parent) {
     m_table->verticalHeader()->hide();
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
-    // Four rows and a header: no more height, so the counts and the chooser stay in view.
-    m_table->setMaximumHeight(6 * (fontMetrics().height() + 4) + 8);
+    m_table->setToolTip(tr("Double-click a row to open its best head"));
+    // A header and four rows, exactly: the counts below stay in view in a short dock.
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() +
+                            analysis::kMentionGroups * (fontMetrics().height() + 4) +
+                            2 * m_table->frameWidth());
     m_counts = new QLabel(left);
     m_counts->setObjectName(QStringLiteral("corefCounts"));
     m_counts->setWordWrap(true);
@@ -190,8 +193,14 @@ QWidget* CorefPanel::buildHeatmapSide(QWidget* parent) {
     m_heatmap = new HeatmapWidget(right);
     m_heatmap->setObjectName(QStringLiteral("corefHeatmap"));
     m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
+    // Below the widget's usual minimum: a dock of two fifths of a 700-pixel window then shows
+    // every layer of a small model without scrolling; larger models get a taller dock.
+    m_heatmap->setMinimumSize(200, 140);
     auto* above = new QHBoxLayout;
-    above->addWidget(new QLabel(tr("Heads on:"), right));
+    // The heatmap has no title of its own: this row says what it shows, in one line less.
+    auto* label = new QLabel(tr("Accuracy on:"), right);
+    label->setToolTip(tr("How often each head's most-attended word is an antecedent's head word"));
+    above->addWidget(label);
     above->addWidget(m_group, 1);
     above->addWidget(m_fixedRange);
     auto* layout = new QVBoxLayout(right);
@@ -315,6 +324,9 @@ QString CorefPanel::countsText() const {
 
 void CorefPanel::refreshSummary() {
     const auto scores = m_session->corefScores();
+    // The introduction only while there is nothing else: a short dock needs every line.
+    m_summary->setVisible(!scores);
+    m_table->setVisible(scores != nullptr);
     if (!scores) {
         m_summary->setText(
             tr("Score a CorefUD treebank to see which heads find a mention's antecedent "
@@ -323,26 +335,25 @@ void CorefPanel::refreshSummary() {
         m_counts->clear();
         return;
     }
-    m_summary->setText(
-        tr("<b>%1</b> · windows of at most %2 tokens · from-word: mean over its "
-           "tokens. Double-click a row to open its best head.")
-            .arg(QFileInfo(QString::fromStdString(scores->corpus->path)).fileName().toHtmlEscaped())
-            .arg(scores->limit));
     const analysis::CorefCounts& c = scores->counts.counts;
-    m_counts->setText(
-        tr("%1 documents · %2 windows · %3 mentions, %4 scored · %5 sentences skipped (longer "
-           "than a window) · %6 mentions without a token · %7 discontinuous, %8 unclosed, %9 "
-           "unmatched · %10 malformed sentences")
-            .arg(c.documents)
-            .arg(c.windows)
-            .arg(c.mentions)
-            .arg(c.scoredMentions)
-            .arg(c.sentencesSkipped)
-            .arg(c.mentionsWithoutToken)
-            .arg(c.discontinuous)
-            .arg(c.unclosed)
-            .arg(c.unmatched)
-            .arg(c.malformedSentences));
+    const QString file =
+        QFileInfo(QString::fromStdString(scores->corpus->path)).fileName().toHtmlEscaped();
+    m_counts->setText(tr("<b>%1</b>, windows of at most %2 tokens: %3 documents · %4 windows · "
+                         "%5 mentions, %6 scored, %7 without a token · %8 sentences longer than "
+                         "a window · %9 discontinuous, %10 unclosed, %11 unmatched · %12 "
+                         "malformed sentences")
+                          .arg(file)
+                          .arg(scores->limit)
+                          .arg(c.documents)
+                          .arg(c.windows)
+                          .arg(c.mentions)
+                          .arg(c.scoredMentions)
+                          .arg(c.mentionsWithoutToken)
+                          .arg(c.sentencesSkipped)
+                          .arg(c.discontinuous)
+                          .arg(c.unclosed)
+                          .arg(c.unmatched)
+                          .arg(c.malformedSentences));
 }
 
 void CorefPanel::refreshWindows() {
@@ -356,7 +367,8 @@ void CorefPanel::refreshWindows() {
     }
     m_windows->setCurrentIndex(-1);  // none shown until chosen
     m_windows->setPlaceholderText(
-        tr("%n window(s): choose one", nullptr, static_cast<int>(scores->windowTexts.size())));
+        tr("%n window(s): choose one to see its coreference arcs in the head view", nullptr,
+           static_cast<int>(scores->windowTexts.size())));
 }
 
 void CorefPanel::chooseWindow(int index) {
@@ -383,8 +395,6 @@ void CorefPanel::refreshHeatmap() {
     m_range = accuracyRange(accuracy, m_fixedRange->isChecked());
     m_heatmap->setMap(render::heatmapImageInRange(accuracy, nullptr, {}, m_range), m_range,
                       layerLabels(acc->layers()), headLabels(acc->heads()), std::nullopt);
-    m_heatmap->setTitle(tr("%1: antecedent accuracy per head; click one to open it")
-                            .arg(CorefTableModel::groupText(group)));
     if (const auto best = acc->bestHead(group)) {
         m_heatmap->setOutlinedCells({{best->layer, best->head}});
     } else {

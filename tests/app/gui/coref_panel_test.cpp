@@ -241,7 +241,7 @@ void CorefPanelTest::scoresMatchTheCore() {
          {QStringLiteral("%1 documents").arg(e.documents),
           QStringLiteral("%1 windows").arg(e.windows),
           QStringLiteral("%1 mentions, %2 scored").arg(e.mentions).arg(e.scoredMentions),
-          QStringLiteral("%1 mentions without a token").arg(e.mentionsWithoutToken),
+          QStringLiteral("%1 without a token").arg(e.mentionsWithoutToken),
           QStringLiteral("%1 malformed").arg(e.malformedSentences)}) {
         QVERIFY2(counts.contains(part), qPrintable(counts));
     }
