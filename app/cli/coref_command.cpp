@@ -72,9 +72,10 @@ CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
         ->required();
     coref
         ->add_option("--max-tokens", args.maxTokens,
-                     "Window limit in tokens, special tokens included (Clark et al.: 128; "
-                     "default: the model's positions)")
-        ->check(CLI::PositiveNumber);
+                     "Window limit in tokens, special tokens included (Clark et al.'s 128; 0 = "
+                     "the model's positions; never more than those)")
+        ->check(CLI::NonNegativeNumber)
+        ->capture_default_str();
     coref
         ->add_option("--from", args.from,
                      "Attention from a split word: mean (paper), first (Clark's code), max")

@@ -17,7 +17,7 @@ namespace attnscope::cli {
 struct CorefArgs {
     std::string modelDir;
     std::string treebank;
-    std::size_t maxTokens = 0;  // window limit; 0 = the model's positions
+    std::size_t maxTokens = 128;  // window limit (Clark et al.); 0 = the model's positions
     std::string from = "mean";
     std::string mwt = "split";
     bool strict = false;

@@ -103,7 +103,7 @@ TEST(CorefCli, UsageAndDataErrors) {
     EXPECT_EQ(testing::runCommand(cli("coref --help")).exitCode, 0);
     for (const std::string& bad :
          {std::string(" --out x.txt"), std::string(" --mwt both --out x.csv"),
-          std::string(" --max-tokens 0 --out x.csv"), std::string(" --from middle --out x.csv")}) {
+          std::string(" --max-tokens -1 --out x.csv"), std::string(" --from middle --out x.csv")}) {
         EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
     }
     // No mention can be scored: one line naming the file, nothing written.
