@@ -22,6 +22,7 @@
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
 #include "models/coref_table_model.h"
+#include "panels/dependency_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/coref.h"
@@ -132,6 +133,7 @@ private slots:
     void anotherModelDropsTheScores();
     void chosenWindowShowsCorefArcs();
     void exportsCsvAndHdf5();
+    void runsBesideDependencyScoring();
 
 private:
     void score(const QString& path);
@@ -389,6 +391,23 @@ void CorefPanelTest::exportsCsvAndHdf5() {
     QVERIFY(content.contains("head_match"));
     QVERIFY(content.contains("pronoun"));
     QVERIFY(QFileInfo(h5).size() > 0);
+}
+
+// Coreference scoring has a job kind of its own: started while dependency scoring runs, neither
+// replaces the other (with one kind, the newer job would supersede the older).
+void CorefPanelTest::runsBesideDependencyScoring() {
+    auto* deps = m_window->findChild<DependencyPanel*>(QStringLiteral("dependencyPanel"));
+    QVERIFY(deps);
+    QSignalSpy depsFinished(deps, &DependencyPanel::scoringFinished);
+    QSignalSpy corefFinished(m_panel, &CorefPanel::scoringFinished);
+    deps->startScoring(m_small);  // the CorefUD file has trees: a treebank too
+    m_panel->startScoring(m_small);
+    QVERIFY(deps->isScoring());
+    QTRY_VERIFY_WITH_TIMEOUT(depsFinished.count() == 1 && corefFinished.count() == 1, 60000);
+    QCOMPARE(depsFinished.first().at(0).toBool(), true);
+    QCOMPARE(corefFinished.first().at(0).toBool(), true);
+    QVERIFY(deps->results());
+    QVERIFY(m_panel->results());
 }
 
 QTEST_MAIN(CorefPanelTest)
