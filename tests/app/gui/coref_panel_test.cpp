@@ -8,9 +8,11 @@
 #include <fstream>
 
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QLineEdit>
+#include <QMenuBar>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -134,6 +136,8 @@ private slots:
     void chosenWindowShowsCorefArcs();
     void exportsCsvAndHdf5();
     void runsBesideDependencyScoring();
+    void modelWithoutTokenizerReportsFileAndReason();
+    void viewMenuOpensTheDock();
 
 private:
     void score(const QString& path);
@@ -408,6 +412,51 @@ void CorefPanelTest::runsBesideDependencyScoring() {
     QCOMPARE(corefFinished.first().at(0).toBool(), true);
     QVERIFY(deps->results());
     QVERIFY(m_panel->results());
+}
+
+void CorefPanelTest::modelWithoutTokenizerReportsFileAndReason() {
+    score(m_small);
+    const QString bare = m_dir.filePath(QStringLiteral("no_tokenizer"));
+    QVERIFY(QDir().mkpath(bare));
+    const QString from = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32/");
+    for (const char* file : {"config.json", "model.safetensors"}) {
+        QFile::remove(bare + QLatin1Char('/') + QLatin1String(file));
+        QVERIFY(
+            QFile::copy(from + QLatin1String(file), bare + QLatin1Char('/') + QLatin1String(file)));
+    }
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(bare);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QVERIFY(!m_window->session()->model()->tokenizer);
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
+    m_panel->startScoring(m_small);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    const QString message = errors.first().at(0).toString();
+    QVERIFY2(message.contains(QStringLiteral("tiny-corefud.conllu")), qPrintable(message));
+    QVERIFY2(message.contains(QStringLiteral("tokenizer")), qPrintable(message));
+    QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("corefScore"))->isEnabled());
+}
+
+void CorefPanelTest::viewMenuOpensTheDock() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
+    QVERIFY(!dock->isVisible());
+    QAction* toggle = nullptr;
+    for (QAction* menu : m_window->menuBar()->actions()) {
+        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
+            if (a->text() == QStringLiteral("Coreference")) {
+                toggle = a;
+            }
+        }
+    }
+    QVERIFY(toggle);
+    toggle->trigger();
+    QTRY_VERIFY(dock->isVisible());
+    // Before any run the dock says what it is for.
+    QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("corefSummary"))->isVisible());
 }
 
 QTEST_MAIN(CorefPanelTest)
