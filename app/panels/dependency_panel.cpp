@@ -21,6 +21,7 @@
 #include "attnscope/export/dependency_export.h"
 #include "dialogs/file_dialogs.h"
 #include "models/dependency_table_model.h"
+#include "panels/accuracy_range.h"
 #include "panels/dependency_figure.h"
 #include "render/figure_file.h"
 #include "service/compute_service.h"
@@ -41,32 +42,6 @@ QString aggregationLabel(analysis::FromAggregation a) {
             return QObject::tr("max over tokens, renormalised");
     }
     return {};
-}
-
-// The finite accuracies' span, so that 15 % and 40 % look different; 0–1 when asked for (to
-// compare models on one scale) or when every head scores the same.
-render::ColorRange accuracyRange(const Matrix& accuracy, bool fixed) {
-    render::ColorRange range;
-    range.lo = 0.0;
-    range.hi = 1.0;
-    range.caption = QObject::tr("accuracy");
-    if (fixed) {
-        return range;
-    }
-    double lo = 1.0, hi = 0.0;
-    for (Eigen::Index i = 0; i < accuracy.size(); ++i) {
-        const double v = accuracy.data()[i];
-        if (std::isfinite(v)) {
-            lo = std::min(lo, v);
-            hi = std::max(hi, v);
-        }
-    }
-    if (hi > lo) {
-        range.lo = lo;
-        range.hi = hi;
-        range.caption = QObject::tr("accuracy (data range)");
-    }
-    return range;
 }
 
 }  // namespace
