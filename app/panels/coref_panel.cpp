@@ -59,6 +59,12 @@ CorefPanel::CorefPanel(AnalysisSession* session, ComputeService* service, QWidge
     layout->addWidget(buildResults(), 1);
     connectService();
     connect(m_session, &AnalysisSession::corefScoresChanged, this, &CorefPanel::showScores);
+    // The chooser names the window on screen, also when the text got there another way (typed,
+    // pasted, from the sentence list), and none when the text is no window's.
+    connect(m_session, &AnalysisSession::resultChanged, this, [this] {
+        const auto gold = m_session->windowGold();
+        m_windows->setCurrentIndex(gold ? static_cast<int>(gold->window) : -1);
+    });
     // The dependency treebank is the likeliest file to score: GUM and others carry both.
     connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
         if (m_path->text().isEmpty() && m_session->treebank()) {

@@ -377,6 +377,11 @@ void CorefPanelTest::chosenWindowShowsCorefArcs() {
         session->result() && session->result()->text == "the cat sat on the mat", 20000);
     QVERIFY(!view->hasCoref());
     QVERIFY(view->corefCells(false).empty());
+    QCOMPARE(m_panel->windowChooser()->currentIndex(), -1);
+    // Typing a window's text shows its arcs too, and the chooser names it.
+    session->setText(QString::fromStdString(scores->windowTexts.at(1)));
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasCoref(), 20000);
+    QCOMPARE(m_panel->windowChooser()->currentIndex(), 1);
 }
 
 void CorefPanelTest::exportsCsvAndHdf5() {
