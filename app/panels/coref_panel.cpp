@@ -371,7 +371,9 @@ void CorefPanel::refreshWindows() {
     for (std::size_t i = 0; i < scores->windowTexts.size(); ++i) {
         m_windows->addItem(windowLabel(*scores, i));
     }
-    m_windows->setCurrentIndex(-1);  // none shown until chosen
+    // The window on screen, if the text already is one (typed before the scores came).
+    const auto gold = m_session->windowGold();
+    m_windows->setCurrentIndex(gold ? static_cast<int>(gold->window) : -1);
     m_windows->setPlaceholderText(
         tr("%n window(s): choose one to see its coreference arcs in the head view", nullptr,
            static_cast<int>(scores->windowTexts.size())));

@@ -28,7 +28,7 @@ QStringList labels(const analysis::SentenceAnalysis& a) {
 
 // One label per alignment unit: the word (words of a multiword token joined by "+"), or the
 // token's own label for [CLS], [SEP] and whitespace units.
-QStringList unitLabels(const analysis::SentenceAnalysis& a, const analysis::GoldSentence& gold,
+QStringList unitLabels(const analysis::SentenceAnalysis& a, const std::vector<std::string>& forms,
                        const analysis::WordAlignment& alignment) {
     QStringList out;
     for (const auto& unit : alignment.units) {
@@ -38,7 +38,7 @@ QStringList unitLabels(const analysis::SentenceAnalysis& a, const analysis::Gold
         }
         QStringList words;
         for (int w : unit.words) {
-            words << QString::fromStdString(gold.words[static_cast<std::size_t>(w)]);
+            words << QString::fromStdString(forms[static_cast<std::size_t>(w)]);
         }
         out << words.join(QLatin1Char('+'));
     }
@@ -158,11 +158,12 @@ void HeadView::refreshWords() {
     const auto result = m_session->result();
     const HeadId h = m_session->selectedHead();
     // Once per head and sentence: the tool tips read this matrix instead of redoing it per hover.
-    m_wordMap = analysis::wordAttention(m_record->probs, m_gold->alignment,
+    const WordSource source = wordSource();
+    m_wordMap = analysis::wordAttention(m_record->probs, *source.alignment,
                                         analysis::FromAggregation::Mean);
     render::ColorRange range;
     const QImage img = render::heatmapImage(*m_wordMap, nullptr, m_session->heatmapStyle(), &range);
-    const QStringList units = unitLabels(*result, m_gold->gold, m_gold->alignment);
+    const QStringList units = unitLabels(*result, *source.forms, *source.alignment);
     m_heatmap->setMap(img, range, units, units, std::nullopt);
     m_heatmap->setTitle(tr("Layer %1, head %2 (0-based), words (mean over a word's tokens) — "
                            "rows: from, columns: to")
@@ -175,7 +176,7 @@ void HeadView::refreshWords() {
 void HeadView::refreshGold() {
     m_gold = m_session->sentenceGold();
     m_coref = m_session->windowGold();
-    m_words->setEnabled(m_gold != nullptr);
+    m_words->setEnabled(m_gold != nullptr || m_coref != nullptr);
     refresh();
 }
 
@@ -188,7 +189,14 @@ bool HeadView::wordLevel() const {
 }
 
 bool HeadView::showingWords() const {
-    return m_words->isChecked() && m_gold && m_session->result();
+    return m_words->isChecked() && (m_gold || m_coref) && m_session->result();
+}
+
+HeadView::WordSource HeadView::wordSource() const {
+    if (m_gold) {
+        return {&m_gold->alignment, &m_gold->gold.words};
+    }
+    return {&m_coref->alignment, &m_coref->text.forms};
 }
 
 std::vector<std::pair<int, int>> HeadView::goldCells(bool words) const {
@@ -220,9 +228,9 @@ std::vector<std::pair<int, int>> HeadView::corefCells(bool words) const {
         return cells;
     }
     const analysis::WordAlignment& alignment = m_coref->alignment;
-    // At word level the units are the dependency gold's (only then does the view show words);
-    // both align the same text's words, so a unit index is only used when they agree.
-    if (words && (!m_gold || m_gold->alignment.units.size() != alignment.units.size())) {
+    // At word level the units are the dependency gold's when there is one (wordSource); both
+    // align the same text's words, so a unit index is only used when they agree.
+    if (words && m_gold && m_gold->alignment.units.size() != alignment.units.size()) {
         return cells;
     }
     const auto cellOf = [&](int word) {
@@ -287,13 +295,15 @@ QString HeadView::wordTooltip(int row, int col) const {
     if (!m_wordMap || row >= m_wordMap->rows() || col >= m_wordMap->cols()) {
         return {};
     }
-    const analysis::WordAlignment& alignment = m_gold->alignment;
-    const QStringList units = unitLabels(*result, m_gold->gold, alignment);
+    const WordSource source = wordSource();
+    const analysis::WordAlignment& alignment = *source.alignment;
+    const QStringList units = unitLabels(*result, *source.forms, alignment);
     QString text = tr("from “%1” to “%2”\nweight %3 (mean over the from-word's tokens, sum over "
                       "the to-word's tokens)")
                        .arg(units.value(row), units.value(col))
                        .arg((*m_wordMap)(row, col), 0, 'f', 6);
-    for (int w : alignment.units[static_cast<std::size_t>(row)].words) {
+    for (int w :
+         m_gold ? alignment.units[static_cast<std::size_t>(row)].words : std::vector<int>{}) {
         const int head = m_gold->gold.heads[static_cast<std::size_t>(w)];
         if (head > 0 && alignment.wordUnit[static_cast<std::size_t>(head - 1)] == col) {
             text += tr("\ngold arc: %1")

@@ -15,7 +15,8 @@
 // (AnalysisSession::windowGold), each gold arc (a scored mention's head word → one of its
 // antecedents' head words) outlines cell (first token of the mention head, first token of the
 // antecedent head) in orange, inside any white dependency outline; its tool tip names the arc.
-// At word level they outline the unit cells.
+// At word level they outline the unit cells; a window that is no treebank sentence shows its
+// own words there (the window's words, with mean over a word's tokens).
 //
 // When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
 // the view says "Computing head L·H…" until the session has it (head_record_watch.h).
@@ -57,7 +58,8 @@ public:
 
     bool hasGold() const { return m_gold != nullptr; }
 
-    // Shows the head at word level (only while the sentence has a gold tree).
+    // Shows the head at word level (only while the sentence has a gold tree or is a scored
+    // coreference window).
     void setWordLevel(bool on);
     bool wordLevel() const;
 
@@ -75,6 +77,15 @@ protected:
     void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    // The words the "Words" mode shows: the sentence's dependency gold when there is one, else
+    // the coreference window's words (a word without a token is in no unit and not shown).
+    struct WordSource {
+        const analysis::WordAlignment* alignment;
+        const std::vector<std::string>* forms;
+    };
+
+    WordSource wordSource() const;  // only while m_gold or m_coref is set
+
     void refresh();
     void step(int dLayer, int dHead);
     // A click selects the query token (for predictions) or, with a custom mask, toggles the

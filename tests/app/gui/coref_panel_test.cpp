@@ -371,6 +371,25 @@ void CorefPanelTest::chosenWindowShowsCorefArcs() {
                 ->property("text")
                 .toString()
                 .contains(QStringLiteral("coreference arcs")));
+    // A window that is no treebank sentence still has a word level: the window's own words,
+    // with the arcs on their units.
+    std::vector<std::pair<int, int>> expectedWords;
+    for (const analysis::CorefArc& arc : analysis::corefArcs(*scores->corpus, window)) {
+        expectedWords.emplace_back(aligned.alignment->wordUnit[static_cast<std::size_t>(arc.from)],
+                                   aligned.alignment->wordUnit[static_cast<std::size_t>(arc.to)]);
+    }
+    QVERIFY(!view->hasGold());
+    view->setWordLevel(true);
+    QTRY_VERIFY(view->heatmap()
+                    ->cellToolTip(expectedWords.front().first, expectedWords.front().second)
+                    .contains(QStringLiteral("from “")));
+    QCOMPARE(view->corefCells(true), expectedWords);
+    const auto sheUnit = aligned.alignment->wordUnit[static_cast<std::size_t>(she)];
+    const auto maryUnit = aligned.alignment->wordUnit[static_cast<std::size_t>(mary)];
+    const QString wordTip = view->heatmap()->cellToolTip(sheUnit, maryUnit);
+    QVERIFY2(wordTip.contains(QStringLiteral("from “She” to “Mary”")), qPrintable(wordTip));
+    QVERIFY2(wordTip.contains(QStringLiteral("coreference: ‘She’ → ‘Mary’")), qPrintable(wordTip));
+    view->setWordLevel(false);
     // Another text has none.
     session->setText(QStringLiteral("the cat sat on the mat"));
     QTRY_VERIFY_WITH_TIMEOUT(
@@ -381,6 +400,9 @@ void CorefPanelTest::chosenWindowShowsCorefArcs() {
     // Typing a window's text shows its arcs too, and the chooser names it.
     session->setText(QString::fromStdString(scores->windowTexts.at(1)));
     QTRY_VERIFY_WITH_TIMEOUT(view->hasCoref(), 20000);
+    QCOMPARE(m_panel->windowChooser()->currentIndex(), 1);
+    // New scores while a window is on screen (or typed before the first scores came) name it.
+    score(m_small);
     QCOMPARE(m_panel->windowChooser()->currentIndex(), 1);
 }
 
