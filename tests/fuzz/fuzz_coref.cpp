@@ -1,11 +1,14 @@
 // Fuzzes the CorefUD reader (issue 16). The input is a treebank file: its sentences (read
 // leniently) go through text::readCoref lenient and strict, and every mention through
 // text::mentionHead; the whole input is also parsed as one Entity= value, so the item parser
-// sees bytes the CoNLL-U reader would have refused.
+// sees bytes the CoNLL-U reader would have refused. Then the scoring rules that need no model
+// (windows by a stand-in token count, window texts, scored mentions with their baselines, which
+// case-fold whatever bytes the lemmas and forms hold, and the gold arcs) run on the corpus.
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/text/coref.h"
 #include "fuzz_support.h"
 
@@ -50,6 +53,33 @@ void check(const text::CorefResult& r, const std::vector<text::Sentence>& senten
     }
 }
 
+// R4, R5 and R8 on a corpus, with about one token per three bytes and a 64-token limit.
+void checkScoring(const std::string& path) {
+    const analysis::CorefCorpus corpus = analysis::CorefCorpus::read(path);
+    const auto windows = analysis::makeWindows(
+        corpus, [](std::string_view text) { return text.size() / 3 + 2; }, 64);
+    for (const analysis::CorefWindow& w : windows.windows) {
+        const analysis::WindowText text = analysis::windowText(corpus, w);
+        const auto words = static_cast<int>(text.forms.size());
+        for (const analysis::ScoredMention& m : analysis::scoredMentions(corpus, w)) {
+            if (m.headWord < 0 || m.headWord >= words || m.antecedentWords.empty()) {
+                fuzz::fail("scored mention with head word " + std::to_string(m.headWord) + " of " +
+                           std::to_string(words));
+            }
+            for (const int a : m.antecedentWords) {
+                if (a < 0 || a >= words || a == m.headWord) {
+                    fuzz::fail("antecedent word " + std::to_string(a));
+                }
+            }
+        }
+        for (const analysis::CorefArc& arc : analysis::corefArcs(corpus, w)) {
+            if (arc.from < 0 || arc.from >= words || arc.to < 0 || arc.to >= words) {
+                fuzz::fail("arc " + std::to_string(arc.from) + " -> " + std::to_string(arc.to));
+            }
+        }
+    }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -66,5 +96,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             check(text::readCoref(conllu.sentences, "treebank.conllu", strict), conllu.sentences);
         });
     });
+    fuzz::expectErrors([&] { checkScoring(path.string()); });
     return 0;
 }

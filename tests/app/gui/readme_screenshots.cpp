@@ -1,7 +1,10 @@
 // Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
-// README's screenshots.  readme_screenshots MODEL_DIR OUT_DIR ["sentence" [TREEBANK.conllu]]
+// README's screenshots.
+//   readme_screenshots MODEL_DIR OUT_DIR ["sentence" [TREEBANK.conllu [COREF.conllu]]]
 // With a treebank, it is scored in the Dependencies dock for "dependencies.png" and
-// "dependencies-words.png" (word-level head view with gold arcs).
+// "dependencies-words.png" (word-level head view with gold arcs); with a CorefUD treebank too,
+// in the Coreference dock for "coreference.png" (a short window with several gold arcs, its best
+// head at word level).
 #include <cstdio>
 
 #include <QAction>
@@ -14,7 +17,9 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
+#include "panels/coref_panel.h"
 #include "panels/dependency_panel.h"
 #include "panels/sentence_panel.h"
 #include "service/compute_service.h"
@@ -22,6 +27,7 @@
 #include "views/head_view.h"
 
 using namespace attnscope::app;
+namespace analysis = attnscope::analysis;
 
 namespace {
 
@@ -87,6 +93,46 @@ void dependencyShots(MainWindow& w, const QString& treebank, const QString& out)
     shot(w, out, "dependencies-words.png");
 }
 
+// The window with the most gold arcs among those of at most 200 bytes of text (the first of
+// ties): small enough to read at word level.
+int shortWindowWithArcs(const CorefScores& scores) {
+    int best = -1;
+    std::size_t most = 0;
+    for (std::size_t i = 0; i < scores.windows.windows.size(); ++i) {
+        if (scores.windowTexts[i].size() > 200) {
+            continue;
+        }
+        const std::size_t arcs =
+            analysis::corefArcs(*scores.corpus, scores.windows.windows[i]).size();
+        if (arcs > most) {
+            most = arcs;
+            best = static_cast<int>(i);
+        }
+    }
+    return best;
+}
+
+// Scores `treebank` for coreference and shows a window with the best head of all mentions.
+void corefShots(MainWindow& w, const QString& treebank, const QString& out) {
+    auto* panel = w.findChild<CorefPanel*>(QStringLiteral("corefPanel"));
+    panel->startScoring(treebank);
+    waitFor(panel, &CorefPanel::scoringFinished);
+    const auto scores = w.session()->corefScores();
+    if (!scores) {
+        std::fprintf(stderr, "coreference scoring failed\n");
+        return;
+    }
+    if (const int window = shortWindowWithArcs(*scores); window >= 0) {
+        panel->chooseWindow(window);
+        waitFor(w.service(), &ComputeService::computeFinished);
+    }
+    if (const auto best = scores->counts.bestHead(analysis::MentionGroup::All)) {
+        w.session()->selectHead(*best);
+    }
+    w.findChild<HeadView*>(QStringLiteral("headView"))->setWordLevel(true);
+    shot(w, out, "coreference.png");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -129,6 +175,9 @@ int main(int argc, char** argv) {
     dark->setChecked(!dark->isChecked());
     if (argc > 4) {
         dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
+    }
+    if (argc > 5) {
+        corefShots(w, QString::fromLocal8Bit(argv[5]), QString::fromLocal8Bit(argv[2]));
     }
     return 0;
 }
