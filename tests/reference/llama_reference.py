@@ -70,8 +70,10 @@ def window_of(cfg):
     return None
 
 
-def llama(cfg, w, ids):
-    """Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions)."""
+def llama(cfg, w, ids, interventions=None):
+    """Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions).
+    interventions: see torch_reference.multi_head_attention; v is given per query head (after
+    repeat_interleave), so a key/value group is the query heads h with h // group == g."""
     heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads",
                                                           cfg["num_attention_heads"])
     hidden = cfg["hidden_size"]
@@ -104,7 +106,11 @@ def llama(cfg, w, ids):
         k, v = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
         logits = (q @ k.transpose(1, 2)) * (1.0 / math.sqrt(d))
         probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
-        ctx = (probs @ v).transpose(0, 1).reshape(n, heads * d)
+        if interventions is None:
+            ctx = probs @ v
+        else:
+            probs, ctx = interventions(layer, probs, v)
+        ctx = ctx.transpose(0, 1).reshape(n, heads * d)
         x = x + lin(p + "self_attn.o_proj", ctx)
         h = rms_norm(x, w(p + "post_attention_layernorm.weight"), eps)
         x = x + lin(p + "mlp.down_proj",

@@ -65,11 +65,13 @@ def detect_prefix(tensors, probe, candidates):
     raise KeyError(f"no {probe} under any of the prefixes {candidates}")
 
 
-def multi_head_attention(q, k, v, heads, causal):
+def multi_head_attention(q, k, v, heads, causal, interventions=None, layer=0):
     """Split [n, hidden] projections into heads; return (context [n, hidden], probs, logits).
 
     logits = q.k^T * (1/sqrt(head_dim)) before masking; forbidden cells get -inf, then softmax
     over keys. Causal here is the square top-left mask: query i sees keys j <= i.
+    interventions: None, or ablation_reference's callable (layer, probs [H,n,n], v [H,n,d]) ->
+    (probs to record, per-head context [H,n,d]); it replaces probs @ v (head ablation, issue 17).
     """
     n, hidden = q.shape
     d = hidden // heads
@@ -80,7 +82,11 @@ def multi_head_attention(q, k, v, heads, causal):
         allowed = torch.ones(n, n, dtype=torch.bool).tril()
         masked = logits.masked_fill(~allowed, float("-inf"))
     probs = torch.softmax(masked, dim=-1)
-    context = (probs @ vh).transpose(0, 1).reshape(n, hidden)
+    if interventions is None:
+        context = probs @ vh
+    else:
+        probs, context = interventions(layer, probs, vh)
+    context = context.transpose(0, 1).reshape(n, hidden)
     return context, probs, logits
 
 
@@ -100,12 +106,12 @@ DISTILBERT_LAYER = dict(q="attention.q_lin", k="attention.k_lin", v="attention.v
                         ff2="ffn.lin2", ln2="output_layer_norm")
 
 
-def post_norm_encoder(x, w, layer_names, shape, eps, act):
+def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None):
     """Post-norm layers x = LN(x + attn(x)); x = LN(x + ffn(x)), bidirectional, no mask.
     layer_names: list of (layer prefix, role table); shape: (heads, hidden)."""
     heads, hidden = shape
     probs_all, logits_all = [], []
-    for p, names in layer_names:
+    for layer, (p, names) in enumerate(layer_names):
 
         def lin(role, t, p=p, names=names):
             return F.linear(t, w(p + names[role] + ".weight"), w(p + names[role] + ".bias"))
@@ -115,7 +121,7 @@ def post_norm_encoder(x, w, layer_names, shape, eps, act):
                                 w(p + names[role] + ".bias"), eps)
 
         ctx, probs, logits = multi_head_attention(lin("q", x), lin("k", x), lin("v", x), heads,
-                                                  causal=False)
+                                                  False, interventions, layer)
         x = ln("ln1", x + lin("o", ctx))
         x = ln("ln2", x + lin("ff2", act(lin("ff1", x))))
         probs_all.append(probs)
@@ -128,7 +134,7 @@ def embeddings_layer_norm(x, w, hidden, eps):
                         w("embeddings.LayerNorm.bias"), eps)
 
 
-def bert_family(cfg, w, ids):
+def bert_family(cfg, w, ids, interventions=None):
     """BERT and RoBERTa: embeddings = word + token type 0 + position, then LayerNorm, then the
     post-norm encoder. RoBERTa differs only in its position ids."""
     eps, act = cfg["layer_norm_eps"], ACTIVATIONS[cfg["hidden_act"]]
@@ -144,10 +150,10 @@ def bert_family(cfg, w, ids):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"encoder.layer.{i}.", BERT_LAYER) for i in range(cfg["num_hidden_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions), pos)
 
 
-def distilbert(cfg, w, ids):
+def distilbert(cfg, w, ids, interventions=None):
     """DistilBERT: word + position embeddings (no token types), LayerNorm with eps fixed at
     1e-12 (HF hard-codes it; there is no config key), then the post-norm encoder."""
     eps, act = 1e-12, ACTIVATIONS[cfg["activation"]]
@@ -159,10 +165,10 @@ def distilbert(cfg, w, ids):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"transformer.layer.{i}.", DISTILBERT_LAYER) for i in range(cfg["n_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions), pos)
 
 
-def gpt2(cfg, w, ids):
+def gpt2(cfg, w, ids, interventions=None):
     """GPT-2: pre-norm blocks x += attn(LN1(x)); x += mlp(LN2(x)), causal, ln_f at the end.
     Conv1D weights are [in, out], so y = x @ W + b; c_attn's output is q | k | v."""
     if cfg.get("scale_attn_by_inverse_layer_idx") or cfg.get("reorder_and_upcast_attn"):
@@ -184,7 +190,7 @@ def gpt2(cfg, w, ids):
             return F.layer_norm(t, (hidden,), w(p + name + ".weight"), w(p + name + ".bias"), eps)
 
         q, k, v = conv1d("attn.c_attn", ln("ln_1", x)).split(hidden, dim=1)
-        ctx, probs, logits = multi_head_attention(q, k, v, heads, causal=True)
+        ctx, probs, logits = multi_head_attention(q, k, v, heads, True, interventions, i)
         x = x + conv1d("attn.c_proj", ctx)
         x = x + conv1d("mlp.c_proj", act(conv1d("mlp.c_fc", ln("ln_2", x))))
         probs_all.append(probs)
@@ -205,8 +211,9 @@ ARCHS = {
 }
 
 
-def forward(folder, ids, dtype, loaded=None):
-    """Run one checkpoint folder on token ids in the given float dtype."""
+def forward(folder, ids, dtype, loaded=None, interventions=None):
+    """Run one checkpoint folder on token ids in the given float dtype; interventions: see
+    multi_head_attention (None = the plain pass)."""
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     tensors = loaded if loaded is not None else st_io.load_checkpoint(folder)
@@ -215,7 +222,8 @@ def forward(folder, ids, dtype, loaded=None):
     widened = {n: t.float() if t.is_floating_point() else t for n, t in tensors.items()}
     w = Weights(widened, dtype, detect_prefix(tensors, probe, prefixes))
     with torch.no_grad():
-        probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64))
+        probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64),
+                                        interventions=interventions)
         return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 
