@@ -16,6 +16,7 @@
 #include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attnscope/ops/rope.h"
+#include "head_ablation.h"
 #include "layer_attention.h"
 
 namespace attnscope::forward {
@@ -146,6 +147,10 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
                 Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
                 std::vector<int> masked = detail::attendHead(
                     spec, p, head, scale, ctx.bias, {s.logits, s.probs, s.context, entropy});
+                if (const auto kind = r.ablationOf({layer, head})) {
+                    detail::ablateHead(spec, p, {layer, head}, *kind, r.interventions.means.get(),
+                                       {s.logits, s.probs, s.context, entropy});
+                }
                 summarize(r, {layer, head}, index, s);
                 if (r.mapsRecorded) {
                     keep(r, index, s);
@@ -284,51 +289,164 @@ void noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
     }
 }
 
-ForwardResult runForward(const model::Model& m, const ForwardInput& input,
-                         const ForwardOptions& options) {
+namespace {
+
+// What the layers of one pass share besides the model.
+struct Pass {
+    detail::AttentionContext ctx;
+    std::vector<int> pos;
+};
+
+// Checks the input and options and sizes the result: everything before the first layer.
+ForwardResult prepare(const model::Model& m, const ForwardInput& input,
+                      const ForwardOptions& options, Pass& pass) {
     const ModelSpec& spec = m.spec;
     checkInput(spec, input);
     if (options.scale && !std::isfinite(*options.scale)) {
         throw InvalidArgument("forward pass: scale " + std::to_string(*options.scale) +
                               " is not a finite number");
     }
-    applyComputeThreads();
     ForwardResult r;
+    r.ablated = resolveAblations(options.interventions, spec.nLayers, spec.nHeads, spec.nKvHeads,
+                                 spec.headDimV);
+    r.interventions = options.interventions;
+    applyComputeThreads();
     allocate(r, spec, input, options);
-    const std::vector<int> pos = detail::positionIds(spec, input.tokenIds);
-    detail::AttentionContext ctx;
-    ctx.bias = ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
+    pass.pos = detail::positionIds(spec, input.tokenIds);
+    pass.ctx.bias =
+        ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
     if (spec.rope.dims > 0) {
-        ctx.rope = ops::ropeTable(spec.rope, pos);
+        pass.ctx.rope = ops::ropeTable(spec.rope, pass.pos);
     }
-    r.allowed = ops::allowedFromBias(ctx.bias);
+    r.allowed = ops::allowedFromBias(pass.ctx.bias);
     r.maskKind = maskKindName(spec, options.mask);
-    Matrix x = embed(m, input, pos);  // [n, dModel]
+    return r;
+}
+
+// Runs layers [first, nLayers) on x, the residual stream entering `first`, and the final norm.
+void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,
+               Matrix x, ForwardResult& r) {
+    const ModelSpec& spec = m.spec;
     const bool pre = spec.normPlacement == model::NormPlacement::Pre;
     const auto norm = [&](const Matrix& t, const model::Norm& n) {
         return ops::normalize(t, n, spec.normKind, spec.normEps);
     };
-    for (int layer = 0; layer < spec.nLayers; ++layer) {
+    for (int layer = first; layer < spec.nLayers; ++layer) {
         options.cancel.throwIfCancelled();
+        if (options.keepLayerStates) {
+            r.layerStates.push_back(x);
+        }
         const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
         if (pre) {
-            x += attendLayer(m, layer, norm(x, w.attnNorm), ctx, scale, r);
+            x += attendLayer(m, layer, norm(x, w.attnNorm), pass.ctx, scale, r);
             x += feedForward(w, norm(x, w.ffnNorm), spec);
         } else {
-            x = norm(x + attendLayer(m, layer, x, ctx, scale, r), w.attnNorm);
+            x = norm(x + attendLayer(m, layer, x, pass.ctx, scale, r), w.attnNorm);
             x = norm(x + feedForward(w, x, spec), w.ffnNorm);
         }
         noteNonFinite(r, x, layer);
         if (options.progress) {
-            options.progress(static_cast<double>(layer + 1) / spec.nLayers);
+            options.progress(static_cast<double>(layer + 1 - first) / (spec.nLayers - first));
         }
     }
     if (spec.finalNorm) {
         x = norm(x, m.weights.finalNorm);
     }
     r.hidden = std::move(x);
+}
+
+}  // namespace
+
+ForwardResult runForward(const model::Model& m, const ForwardInput& input,
+                         const ForwardOptions& options) {
+    Pass pass;
+    ForwardResult r = prepare(m, input, options, pass);
+    runLayers(m, options, pass, 0, embed(m, input, pass.pos), r);
+    return r;
+}
+
+namespace {
+
+void checkRestart(const ModelSpec& spec, const ForwardResult& clean, const ForwardResult& r,
+                  const ForwardOptions& options, int first) {
+    const auto fail = [](const std::string& why) {
+        throw InvalidArgument("forward pass from a clean result: " + why);
+    };
+    if (clean.layerStates.size() != static_cast<std::size_t>(spec.nLayers)) {
+        fail("it kept no layer states (ForwardOptions::keepLayerStates)");
+    }
+    if (clean.tokenIds != r.tokenIds) {
+        fail("it ran on other tokens");
+    }
+    if (clean.maskKind != r.maskKind || clean.allowed != r.allowed) {
+        fail("it used another mask (" + clean.maskKind + ")");
+    }
+    if (clean.mapsRecorded != r.mapsRecorded) {
+        fail("it recorded maps in another mode (map budget)");
+    }
+    for (int layer = 0; layer < first; ++layer) {
+        if (clean.scales[static_cast<std::size_t>(layer)] !=
+            options.scale.value_or(spec.defaultScale(layer))) {
+            fail("layer " + std::to_string(layer) + " used another scale");
+        }
+        for (int head = 0; head < spec.nHeads; ++head) {
+            if (const auto kind = clean.ablationOf({layer, head})) {
+                fail("head " + HeadId{layer, head}.toString() + " is ablated in it (" +
+                     ablationKindName(*kind) + ")");
+            }
+        }
+    }
+}
+
+template <class V>
+void copyPrefix(const V& from, V& to, std::size_t count) {
+    std::copy_n(from.data(), count, to.data());
+}
+
+// Everything the layers below `first` recorded, from `clean` into `r`.
+void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool keepStates) {
+    const auto heads = static_cast<std::size_t>(first) * static_cast<std::size_t>(r.nHeads);
+    const auto n = static_cast<std::size_t>(r.nTokens);
+    if (r.mapsRecorded) {
+        copyPrefix(clean.logits, r.logits, heads * n * n);
+        copyPrefix(clean.probs, r.probs, heads * n * n);
+        copyPrefix(clean.context, r.context, heads * n * static_cast<std::size_t>(r.headDimV));
+    } else {
+        copyPrefix(clean.previews, r.previews,
+                   heads * static_cast<std::size_t>(r.previewSize * r.previewSize));
+        r.layerInputs.assign(clean.layerInputs.begin(), clean.layerInputs.begin() + first);
+    }
+    copyPrefix(clean.entropy, r.entropy, heads * n);
+    copyPrefix(clean.rowMax, r.rowMax, heads * n);
+    copyPrefix(clean.maxAbsLogit, r.maxAbsLogit, heads);
+    copyPrefix(clean.scales, r.scales, static_cast<std::size_t>(first));
+    r.fullyMaskedRows = clean.fullyMaskedRows;
+    if (keepStates) {
+        r.layerStates.assign(clean.layerStates.begin(), clean.layerStates.begin() + first);
+    }
+    // The same warning the full pass would have written for those layers.
+    for (int layer = 0; layer < first && layer + 1 < r.nLayers; ++layer) {
+        noteNonFinite(r, clean.layerStates[static_cast<std::size_t>(layer) + 1], layer);
+    }
+}
+
+}  // namespace
+
+ForwardResult runForwardFrom(const model::Model& m, const ForwardResult& clean,
+                             const ForwardInput& input, const ForwardOptions& options) {
+    Pass pass;
+    ForwardResult r = prepare(m, input, options, pass);
+    const int first = firstAblatedLayer(r.ablated, r.nLayers, r.nHeads);
+    checkRestart(m.spec, clean, r, options, first);
+    reuseBelow(clean, r, first, options.keepLayerStates);
+    if (first == r.nLayers) {  // nothing ablated: the clean pass is the answer
+        r.warnings = clean.warnings;
+        r.hidden = clean.hidden;
+        return r;
+    }
+    runLayers(m, options, pass, first, clean.layerStates[static_cast<std::size_t>(first)], r);
     return r;
 }
 

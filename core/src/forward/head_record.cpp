@@ -3,6 +3,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/ops/mask.h"
+#include "head_ablation.h"
 #include "layer_attention.h"
 
 namespace attnscope::forward {
@@ -37,6 +38,10 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     HeadRecord rec{Matrix(n, n), Matrix(n, n), Matrix(n, r.headDimV), Vector(n)};
     detail::attendHead(m.spec, p, head.head, r.scales[static_cast<std::size_t>(head.layer)],
                        ctx.bias, {rec.logits, rec.probs, rec.context, rec.entropy});
+    if (const auto kind = r.ablationOf(head)) {
+        detail::ablateHead(m.spec, p, head, *kind, r.interventions.means.get(),
+                           {rec.logits, rec.probs, rec.context, rec.entropy});
+    }
     return rec;
 }
 

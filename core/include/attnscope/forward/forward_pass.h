@@ -12,6 +12,7 @@
 
 #include "attnscope/base/cancel.h"
 #include "attnscope/forward/forward_result.h"
+#include "attnscope/forward/interventions.h"
 #include "attnscope/model/model.h"
 #include "attnscope/ops/mask.h"
 
@@ -41,6 +42,11 @@ struct ForwardOptions {
     std::optional<std::size_t> mapBudgetBytes;
     CancelToken cancel;
     ProgressFn progress;  // fraction of layers done
+    // Heads to ablate (interventions.h); empty: the plain pass, bit for bit.
+    Interventions interventions;
+    // Keep the residual stream entering each layer (ForwardResult::layerStates), so that
+    // runForwardFrom can restart from any layer.
+    bool keepLayerStates = false;
 };
 
 struct ForwardInput {
@@ -50,6 +56,22 @@ struct ForwardInput {
 
 ForwardResult runForward(const model::Model& model, const ForwardInput& input,
                          const ForwardOptions& options = {});
+
+// runForward(model, input, options), reusing `clean` below the first ablated layer: its maps,
+// summaries and the residual stream entering that layer; only the layers from there on run.
+// Equals runForward with the same options bit for bit. `clean` must be a pass over the same
+// input with the same mask, scale and map budget, kept layer states and no ablation below
+// that layer; InvalidArgument otherwise (what can be checked: tokens, mask name, scales,
+// recording mode, layer states, ablations).
+ForwardResult runForwardFrom(const model::Model& model, const ForwardResult& clean,
+                             const ForwardInput& input, const ForwardOptions& options);
+
+// Every head's mean output (context row) of clean passes over `sequences`, pooled over all
+// query positions of all sequences (not per position): what Mean ablation puts in each row.
+// `options` gives the mask and scale; its interventions and map budget are ignored.
+HeadMeans computeHeadMeans(const model::Model& model,
+                           const std::vector<std::vector<std::int32_t>>& sequences,
+                           const ForwardOptions& options = {});
 
 // Memory the full maps of n tokens take: logits and probabilities (n² each) and head outputs
 // (n × headDimV) for every layer × head, in fp32.

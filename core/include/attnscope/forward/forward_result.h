@@ -6,12 +6,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attnscope/base/head_id.h"
 #include "attnscope/base/tensor.h"
 #include "attnscope/base/uninitialized_vector.h"
+#include "attnscope/forward/interventions.h"
 
 namespace attnscope::forward {
 
@@ -46,6 +48,14 @@ struct ForwardResult {
     std::vector<int> fullyMaskedRows;   // queries with no allowed key (same for every head)
     Matrix hidden;                      // [nTokens, dModel] final hidden states
     std::vector<std::string> warnings;  // e.g. the layer where NaN or Inf first appeared
+    // The interventions the pass applied (none for a plain pass) and, per head, the ablation it
+    // got ([nLayers, nHeads]; empty in results built by hand). An ablated head's recorded maps
+    // and summaries are its ablated ones, so views should say "ablated", not "zero entropy".
+    Interventions interventions;
+    std::vector<std::optional<AblationKind>> ablated;
+    // With ForwardOptions::keepLayerStates: the residual stream entering each layer
+    // ([nLayers] x [nTokens, dModel]), from which runForwardFrom restarts a pass.
+    std::vector<Matrix> layerStates;
 
     // Throw std::logic_error when the maps were not recorded (use recomputeHead).
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
@@ -88,6 +98,11 @@ struct ForwardResult {
     int kvHeadOf(int head) const { return nKvHeads > 0 ? head / (nHeads / nKvHeads) : head; }
 
     int kvGroupSize() const { return nKvHeads > 0 ? nHeads / nKvHeads : 1; }
+
+    std::optional<AblationKind> ablationOf(HeadId h) const {
+        return ablated.empty() ? std::nullopt
+                               : ablated[static_cast<std::size_t>(headIndex(h, nHeads))];
+    }
 
     // Mean of the query rows' entropies, fully masked rows left out.
     float meanEntropy(HeadId h) const;

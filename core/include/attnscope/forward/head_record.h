@@ -7,6 +7,7 @@
 // head outside the model or a result without layer inputs, and Cancelled once `cancel` is set
 // (checked before each step: mask and RoPE tables, projections, attention), so an app can
 // drop a head nobody wants any more without waiting for it to finish.
+// An ablated head (ForwardResult::ablated) is rebuilt with its ablation applied, as recorded.
 #pragma once
 
 #include "attnscope/base/cancel.h"
