@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Writes the ablation references the C++ parity test (tests/core/forward/ablation_parity_test.cpp)
+# reads: for each fixture checkpoint, one pass with zero and sink ablations (a query head and a
+# key/value group) and one with mean ablations (means pooled over a two-sentence corpus), made by
+# the independent tests/reference/ablation_reference.py.
+# usage: run_ablation_expected.sh PYTHON CHECKPOINTS_DIR OUT_DIR
+set -euo pipefail
+python=$1 checkpoints=$2 out=$3
+here=$(dirname "$0")
+ids=3,17,9,4,12,8,21,5,2,30,11  # ablation_parity_test.cpp's kIds: every fixture vocabulary has them
+mkdir -p "$out"
+printf '3,17,9,4,12,8\n21,5,2,30,11,7,6\n' > "$out/mean_corpus.txt"
+for model in bert_f32 gpt2_f32 roberta_f32 distilbert_f16 llama3_gqa4_f32 qwen2_gqa2_bf16 \
+             mistral_mqa_window_f32; do
+    "$python" "$here/ablation_reference.py" --model "$checkpoints/$model" --ids "$ids" \
+        --ablate 0-1:zero,1-g0:sink --out "$out/$model.zero_sink.safetensors"
+    "$python" "$here/ablation_reference.py" --model "$checkpoints/$model" --ids "$ids" \
+        --ablate 1-0:mean,0-g0:mean --mean-corpus "$out/mean_corpus.txt" \
+        --out "$out/$model.mean.safetensors"
+done
