@@ -40,23 +40,12 @@ bool dropWordsWithoutToken(std::vector<ScoredMention>& mentions, const WordAlign
     return any;
 }
 
-// R6 for every head, [heads][mentions]: window words or kNoPrediction. Only the words with a
-// unit are candidates, so the prediction runs on an alignment of those words alone.
+// R6 for every head, [heads][mentions]: window words or kNoPrediction. Words without a unit
+// are no candidates (predictHeads skips them).
 std::vector<std::vector<int>> predictMentions(const forward::ForwardResult& forward,
                                               const WordAlignment& alignment,
                                               const std::vector<ScoredMention>& mentions,
                                               FromAggregation aggregation) {
-    WordAlignment withUnit;
-    withUnit.units = alignment.units;
-    std::vector<int> words;                                    // [withUnit words]
-    std::vector<int> position(alignment.wordUnit.size(), -1);  // window word -> index
-    for (std::size_t w = 0; w < alignment.wordUnit.size(); ++w) {
-        if (alignment.wordUnit[w] >= 0) {
-            position[w] = static_cast<int>(words.size());
-            words.push_back(static_cast<int>(w));
-            withUnit.wordUnit.push_back(alignment.wordUnit[w]);
-        }
-    }
     const std::vector<std::vector<int>> unitTokens = alignment.unitTokens();
     std::vector<std::vector<int>> out;
     out.reserve(static_cast<std::size_t>(forward.nLayers * forward.nHeads));
@@ -64,16 +53,13 @@ std::vector<std::vector<int>> predictMentions(const forward::ForwardResult& forw
         for (int head = 0; head < forward.nHeads; ++head) {
             const Matrix map =
                 wordAttention(forward.attention({layer, head}), unitTokens, aggregation);
-            const std::vector<int> heads = predictHeads(map, withUnit, Direction::DepToHead);
+            const std::vector<int> heads = predictHeads(map, alignment, Direction::DepToHead);
             std::vector<int>& picks = out.emplace_back(mentions.size(), kNoPrediction);
             for (std::size_t k = 0; k < mentions.size(); ++k) {
-                if (mentions[k].headWord < 0) {
-                    continue;
+                if (mentions[k].headWord >= 0) {
+                    const int p = heads[static_cast<std::size_t>(mentions[k].headWord)];
+                    picks[k] = p == kNoPrediction ? kNoPrediction : p - 1;
                 }
-                const int p = heads[static_cast<std::size_t>(
-                    position[static_cast<std::size_t>(mentions[k].headWord)])];
-                picks[k] =
-                    p == kNoPrediction ? kNoPrediction : words[static_cast<std::size_t>(p - 1)];
             }
         }
     }

@@ -32,17 +32,20 @@ std::vector<int> predictHeads(const Eigen::Ref<const Matrix>& unitMap,
     }
     // Scoring runs on the word x word map: row and column of word w are those of its unit,
     // special and whitespace units are dropped (Clark's attn[1:-1, 1:-1]), and w itself is no
-    // candidate.
+    // candidate; neither is a word without a unit (it has no row or column).
     const std::size_t n = alignment.wordUnit.size();
     std::vector<int> predictions(n, kNoPrediction);
     for (std::size_t w = 0; w < n; ++w) {
         const int row = alignment.wordUnit[w];
+        if (row < 0) {
+            continue;
+        }
         float bestValue = 0;  // only attention above zero makes a prediction
         for (std::size_t c = 0; c < n; ++c) {
-            if (c == w) {
+            const int col = alignment.wordUnit[c];
+            if (c == w || col < 0) {
                 continue;
             }
-            const int col = alignment.wordUnit[c];
             const float v =
                 direction == Direction::DepToHead ? unitMap(row, col) : unitMap(col, row);
             if (v > bestValue) {  // strict: ties keep the lowest index

@@ -53,6 +53,19 @@ TEST(DependencyScore, TiesGoToTheLowestIndex) {
     EXPECT_EQ(p[3], 2);
 }
 
+// MissingWords::NoUnit leaves a word without a unit: it is no candidate and has no prediction.
+TEST(DependencyScore, WordWithoutAUnitIsNoCandidate) {
+    WordAlignment a = clsWordsSep(3);
+    a.wordUnit[1] = -1;  // word 2's token belongs to word 1's unit
+    Matrix w = Matrix::Zero(5, 5);
+    w.row(1) << 0.1f, 0.0f, 0.6f, 0.3f, 0.0f;  // word 1: unit 2 (word 2's old unit) is no word
+    w.row(3) << 0.0f, 0.2f, 0.7f, 0.1f, 0.0f;  // word 3: likewise
+    const auto p = predictHeads(w, a, Direction::DepToHead);
+    EXPECT_EQ(p[0], 3);
+    EXPECT_EQ(p[1], kNoPrediction);
+    EXPECT_EQ(p[2], 1);
+}
+
 TEST(DependencyScore, RowWithoutAttentionToAnotherWordHasNoPrediction) {
     // Issue 16: a causal first word attends only to itself (and [CLS]); before, the zeroed row
     // "predicted" word 1, i.e. itself, and counted wrong.

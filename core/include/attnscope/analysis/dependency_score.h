@@ -71,7 +71,8 @@ inline constexpr int kOffsets = kMaxOffset - kMinOffset + 1;
 std::string relationKey(std::string_view label, bool mergeSubtypes);
 
 // Predicted head of every word, 1-based, or kNoPrediction. unitMap: [nUnits, nUnits] word-level
-// attention of one head over `alignment`'s units. Returns [nWords].
+// attention of one head over `alignment`'s units. A word without a unit (wordUnit -1, from
+// MissingWords::NoUnit) is no candidate and gets kNoPrediction. Returns [nWords].
 std::vector<int> predictHeads(const Eigen::Ref<const Matrix>& unitMap,
                               const WordAlignment& alignment, Direction direction);
 
