@@ -1,0 +1,113 @@
+#include "attnscope/export/importance_export.h"
+
+#include <cstdint>
+#include <vector>
+
+#include "attnscope/base/error.h"
+#include "attnscope/base/version.h"
+#include "attnscope/export/csv_writer.h"
+#include "hdf5_support.h"
+
+namespace attnscope::exporting {
+
+namespace fs = std::filesystem;
+using analysis::ImportanceResult;
+
+namespace {
+
+// A result built by hand could disagree with itself; a file must not.
+void checkShape(const fs::path& path, const ImportanceResult& r) {
+    const auto units = static_cast<std::size_t>(r.nLayers) * static_cast<std::size_t>(r.nUnits);
+    if (r.nLayers <= 0 || r.nUnits <= 0 || r.deltaLoss.size() != units ||
+        r.ablatedLoss.size() != units || r.ablatedAccuracy.size() != units ||
+        r.order.size() != units) {
+        throw InvalidArgument(path.string() + ": importance result of " +
+                              std::to_string(r.nLayers) + " x " + std::to_string(r.nUnits) +
+                              " units holds arrays of another size");
+    }
+}
+
+// rank[u]: 1 for the most important unit (last in the pruning order).
+std::vector<std::int64_t> ranks(const ImportanceResult& r) {
+    std::vector<std::int64_t> out(r.order.size(), 0);
+    for (std::size_t k = 0; k < r.order.size(); ++k) {
+        out.at(static_cast<std::size_t>(r.order[k])) =
+            static_cast<std::int64_t>(r.order.size() - k);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string objectiveName(analysis::ImportanceObjective objective) {
+    return objective == analysis::ImportanceObjective::CausalLm ? "causal LM" : "masked LM";
+}
+
+std::string unitName(const ImportanceResult& result) {
+    return result.kvGroups ? "kv group" : "head";
+}
+
+void writeImportanceCsv(const fs::path& path, const ImportanceResult& r) {
+    checkShape(path, r);
+    CsvWriter csv({"record", "layer", "head", "group", "delta_loss", "ablated_loss",
+                   "ablated_accuracy", "rank", "fraction", "removed", "loss", "accuracy"});
+    const std::vector<std::int64_t> rank = ranks(r);
+    const std::string none;
+    for (int layer = 0; layer < r.nLayers; ++layer) {
+        for (int unit = 0; unit < r.nUnits; ++unit) {
+            const auto u = static_cast<std::size_t>(layer * r.nUnits + unit);
+            const CsvValue id = std::int64_t{unit};
+            csv.addRow({std::string("unit"), std::int64_t{layer}, r.kvGroups ? none : id,
+                        r.kvGroups ? id : none, r.deltaLoss[u], r.ablatedLoss[u],
+                        r.ablatedAccuracy[u], rank[u], none, none, none, none});
+        }
+    }
+    for (const analysis::PruningPoint& p : r.pruning) {
+        csv.addRow({std::string("pruning"), none, none, none, none, none, none, none, p.fraction,
+                    std::int64_t{p.removed}, p.loss, p.accuracy});
+    }
+    csv.writeFile(path);
+}
+
+void writeImportanceH5(const fs::path& path, const ImportanceResult& r,
+                       const ImportanceRunInfo& info) {
+    checkShape(path, r);
+    writeHdf5Atomically(path, [&](hid_t file) {
+        const Writer w(file, path.string());
+        const std::vector<hsize_t> dims = {static_cast<hsize_t>(r.nLayers),
+                                           static_cast<hsize_t>(r.nUnits)};
+        w.dataset("delta_loss", H5T_NATIVE_DOUBLE, dims, r.deltaLoss.data());
+        w.dataset("ablated_loss", H5T_NATIVE_DOUBLE, dims, r.ablatedLoss.data());
+        w.dataset("ablated_accuracy", H5T_NATIVE_DOUBLE, dims, r.ablatedAccuracy.data());
+        const std::vector<std::int64_t> order(r.order.begin(), r.order.end());
+        w.dataset("order", H5T_NATIVE_INT64, {order.size()}, order.data());
+        std::vector<double> fraction, loss, accuracy;
+        std::vector<std::int64_t> removed;
+        for (const analysis::PruningPoint& p : r.pruning) {
+            fraction.push_back(p.fraction);
+            removed.push_back(p.removed);
+            loss.push_back(p.loss);
+            accuracy.push_back(p.accuracy);
+        }
+        const std::vector<hsize_t> points = {r.pruning.size()};
+        w.dataset("pruning/fraction", H5T_NATIVE_DOUBLE, points, fraction.data());
+        w.dataset("pruning/removed", H5T_NATIVE_INT64, points, removed.data());
+        w.dataset("pruning/loss", H5T_NATIVE_DOUBLE, points, loss.data());
+        w.dataset("pruning/accuracy", H5T_NATIVE_DOUBLE, points, accuracy.data());
+        w.stringAttribute("model", info.model);
+        w.stringAttribute("corpus", info.corpus);
+        w.stringAttribute("objective", objectiveName(r.objective));
+        w.stringAttribute("kind", forward::ablationKindName(r.kind));
+        w.stringAttribute("units", unitName(r));
+        w.stringAttribute("attnscope_version", std::string(version()));
+        w.numberAttribute<std::uint64_t>("seed", H5T_NATIVE_UINT64, {r.seed});
+        w.numberAttribute<double>("mask_fraction", H5T_NATIVE_DOUBLE, {r.maskFraction});
+        w.numberAttribute<double>("clean_loss", H5T_NATIVE_DOUBLE, {r.cleanLoss});
+        w.numberAttribute<double>("clean_accuracy", H5T_NATIVE_DOUBLE, {r.cleanAccuracy});
+        w.numberAttribute<std::int64_t>("items", H5T_NATIVE_INT64,
+                                        {static_cast<std::int64_t>(r.items)});
+        w.numberAttribute<std::int64_t>("targets", H5T_NATIVE_INT64, {r.targets});
+    });
+}
+
+}  // namespace attnscope::exporting

@@ -1,0 +1,196 @@
+// Head-importance files (issue 17): the CSV's two kinds of rows under one header, and the HDF5
+// arrays and attributes, read back with the HDF5 C API.
+#include "attnscope/export/importance_export.h"
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "../support/test_files.h"
+#include "attnscope/base/error.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::ImportanceResult;
+
+// 2 layers x 2 heads; unit 2 (1-0) matters most, unit 1 (0-1) least.
+ImportanceResult smallResult() {
+    ImportanceResult r;
+    r.nLayers = 2;
+    r.nUnits = 2;
+    r.kind = forward::AblationKind::Mean;
+    r.maskFraction = 0.15;
+    r.seed = 7;
+    r.items = 3;
+    r.targets = 8;
+    r.cleanLoss = 2.5;
+    r.cleanAccuracy = 0.25;
+    r.ablatedLoss = {2.75, 2.0, 4.0, 3.0};
+    r.deltaLoss = {0.25, -0.5, 1.5, 0.5};
+    r.ablatedAccuracy = {0.25, 0.375, 0.0, 0.125};
+    r.order = {1, 0, 3, 2};
+    r.pruning = {{0.0, 0, 2.5, 0.25}, {0.5, 2, 3.5, 0.125}};
+    return r;
+}
+
+TEST(ImportanceCsv, WritesUnitRowsThenPruningRows) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "importance.csv";
+    exporting::writeImportanceCsv(path, smallResult());
+    EXPECT_EQ(testing::readFile(path),
+              "record,layer,head,group,delta_loss,ablated_loss,ablated_accuracy,rank,fraction,"
+              "removed,loss,accuracy\n"
+              "unit,0,0,,0.25,2.75,0.25,3,,,,\n"
+              "unit,0,1,,-0.5,2,0.375,4,,,,\n"
+              "unit,1,0,,1.5,4,0,1,,,,\n"
+              "unit,1,1,,0.5,3,0.125,2,,,,\n"
+              "pruning,,,,,,,,0,0,2.5,0.25\n"
+              "pruning,,,,,,,,0.5,2,3.5,0.125\n");
+}
+
+TEST(ImportanceCsv, NamesKeyValueGroupsInTheGroupColumn) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "groups.csv";
+    ImportanceResult r = smallResult();
+    r.kvGroups = true;
+    exporting::writeImportanceCsv(path, r);
+    const std::string text = testing::readFile(path);
+    EXPECT_NE(text.find("\nunit,0,,1,-0.5,2,0.375,4,,,,\n"), std::string::npos) << text;
+}
+
+TEST(ImportanceCsv, RefusesAResultOfInconsistentShape) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "bad.csv";
+    ImportanceResult r = smallResult();
+    r.order.pop_back();
+    EXPECT_THROW(exporting::writeImportanceCsv(path, r), InvalidArgument);
+    EXPECT_THROW(exporting::writeImportanceH5(tmp.path() / "bad.h5", r, {}), InvalidArgument);
+    EXPECT_FALSE(fs::exists(path));
+    try {
+        exporting::writeImportanceCsv(tmp.path() / "missing" / "x.csv", smallResult());
+        ADD_FAILURE() << "wrote into a missing folder";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("x.csv"), std::string::npos) << e.what();
+    }
+}
+
+// Reading back with the C API, as h5py would see it.
+class H5Reader {
+public:
+    explicit H5Reader(const fs::path& path)
+        : m_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
+
+    ~H5Reader() {
+        if (m_file >= 0) {
+            H5Fclose(m_file);
+        }
+    }
+
+    H5Reader(const H5Reader&) = delete;
+    H5Reader& operator=(const H5Reader&) = delete;
+
+    bool ok() const { return m_file >= 0; }
+
+    std::vector<hsize_t> dims(const char* name) const {
+        const hid_t set = H5Dopen2(m_file, name, H5P_DEFAULT);
+        const hid_t space = H5Dget_space(set);
+        std::vector<hsize_t> out(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
+        H5Sget_simple_extent_dims(space, out.data(), nullptr);
+        H5Sclose(space);
+        H5Dclose(set);
+        return out;
+    }
+
+    template <class T>
+    std::vector<T> values(const char* name, hid_t type) const {
+        std::size_t n = 1;
+        for (const hsize_t d : dims(name)) {
+            n *= d;
+        }
+        std::vector<T> out(n);
+        const hid_t set = H5Dopen2(m_file, name, H5P_DEFAULT);
+        H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
+        H5Dclose(set);
+        return out;
+    }
+
+    template <class T>
+    T number(const char* name, hid_t type) const {
+        T value{};
+        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
+        H5Aread(attr, type, &value);
+        H5Aclose(attr);
+        return value;
+    }
+
+    std::string text(const char* name) const {
+        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
+        const hid_t type = H5Aget_type(attr);
+        char* value = nullptr;
+        H5Aread(attr, type, &value);
+        std::string out = value != nullptr ? value : "";
+        H5free_memory(value);
+        H5Tclose(type);
+        H5Aclose(attr);
+        return out;
+    }
+
+private:
+    hid_t m_file;
+};
+
+TEST(ImportanceH5, WritesArraysAndRunAttributes) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "importance.h5";
+    const ImportanceResult r = smallResult();
+    exporting::writeImportanceH5(path, r, {"models/bert", "ewt.conllu"});
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    EXPECT_EQ(h5.dims("delta_loss"), (std::vector<hsize_t>{2, 2}));
+    EXPECT_EQ(h5.values<double>("delta_loss", H5T_NATIVE_DOUBLE), r.deltaLoss);
+    EXPECT_EQ(h5.values<double>("ablated_loss", H5T_NATIVE_DOUBLE), r.ablatedLoss);
+    EXPECT_EQ(h5.values<double>("ablated_accuracy", H5T_NATIVE_DOUBLE), r.ablatedAccuracy);
+    EXPECT_EQ(h5.values<std::int64_t>("order", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{1, 0, 3, 2}));
+    EXPECT_EQ(h5.values<double>("pruning/fraction", H5T_NATIVE_DOUBLE),
+              (std::vector<double>{0.0, 0.5}));
+    EXPECT_EQ(h5.values<std::int64_t>("pruning/removed", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{0, 2}));
+    EXPECT_EQ(h5.values<double>("pruning/loss", H5T_NATIVE_DOUBLE),
+              (std::vector<double>{2.5, 3.5}));
+    EXPECT_EQ(h5.values<double>("pruning/accuracy", H5T_NATIVE_DOUBLE),
+              (std::vector<double>{0.25, 0.125}));
+    EXPECT_EQ(h5.text("model"), "models/bert");
+    EXPECT_EQ(h5.text("corpus"), "ewt.conllu");
+    EXPECT_EQ(h5.text("objective"), "masked LM");
+    EXPECT_EQ(h5.text("kind"), "mean");
+    EXPECT_EQ(h5.text("units"), "head");
+    EXPECT_EQ(h5.number<std::uint64_t>("seed", H5T_NATIVE_UINT64), 7u);
+    EXPECT_EQ(h5.number<double>("mask_fraction", H5T_NATIVE_DOUBLE), 0.15);
+    EXPECT_EQ(h5.number<double>("clean_loss", H5T_NATIVE_DOUBLE), 2.5);
+    EXPECT_EQ(h5.number<double>("clean_accuracy", H5T_NATIVE_DOUBLE), 0.25);
+    EXPECT_EQ(h5.number<std::int64_t>("items", H5T_NATIVE_INT64), 3);
+    EXPECT_EQ(h5.number<std::int64_t>("targets", H5T_NATIVE_INT64), 8);
+}
+
+TEST(ImportanceH5, NamesCausalObjectivesAndGroups) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "groups.h5";
+    ImportanceResult r = smallResult();
+    r.kvGroups = true;
+    r.objective = analysis::ImportanceObjective::CausalLm;
+    exporting::writeImportanceH5(path, r, {});
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    EXPECT_EQ(h5.text("objective"), "causal LM");
+    EXPECT_EQ(h5.text("units"), "kv group");
+}
+
+}  // namespace
+}  // namespace attnscope
