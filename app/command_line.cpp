@@ -78,6 +78,12 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
                        "the Coreference dock"),
         QStringLiteral("FILE"));
     parser.addOption(coref);
+    const QCommandLineOption importance(
+        QStringLiteral("importance"),
+        QStringLiteral("Compute head importance on a sentence file (.txt, .conllu) once the model "
+                       "is open, and show the Importance dock"),
+        QStringLiteral("FILE"));
+    parser.addOption(importance);
     const QStringList ours = withoutQtOptions(arguments);
     if (!parser.parse(ours)) {
         return usageError(parser.errorText());
@@ -96,6 +102,9 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
     }
     if (parser.isSet(coref)) {
         line.coref = parser.value(coref);
+    }
+    if (parser.isSet(importance)) {
+        line.importance = parser.value(importance);
     }
     return line;
 }

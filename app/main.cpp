@@ -9,6 +9,7 @@
 #include "attnscope/base/version.h"
 #include "command_line.h"
 #include "main_window.h"
+#include "panels/importance_dock.h"
 
 int main(int argc, char** argv) {
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
     window.start(commandLine.modelDir, commandLine.text);
     if (commandLine.coref) {
         window.scoreCorefWhenOpen(*commandLine.coref);
+    }
+    if (commandLine.importance) {
+        attnscope::app::computeImportanceWhenOpen(&window, window.session(), window.service(),
+                                                  *commandLine.importance);
     }
     return QApplication::exec();
 }

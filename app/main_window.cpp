@@ -33,6 +33,7 @@
 #include "panels/coref_dock.h"
 #include "panels/coref_panel.h"
 #include "panels/dependency_panel.h"
+#include "panels/importance_dock.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
 #include "panels/panel_scroll_area.h"
@@ -187,6 +188,8 @@ void MainWindow::buildBottomDocks() {
                                          [this] { m_tabs->setCurrentIndex(0); });
     m_coref = coref.panel;
     m_corefDock = coref.dock;
+    addImportanceDock(this, m_session, m_service, m_corefDock,
+                      [this] { m_tabs->setCurrentIndex(0); });
     connect(m_sentences->sentences(), &QAbstractItemModel::modelReset, sentenceDock,
             [this, sentenceDock] {
                 if (m_sentences->sentences()->rowCount() > 0) {

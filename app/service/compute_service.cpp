@@ -62,6 +62,7 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
     connect(session, &AnalysisSession::modelChanged, this, [this] {
         m_jobs.dropKind(JobKind::Scoring);
         m_jobs.dropKind(JobKind::CorefScoring);
+        m_jobs.dropKind(JobKind::Importance);
     });
 }
 
@@ -327,6 +328,8 @@ void ComputeService::onProgress(JobKind kind, int done, int total) {
         emit scoringProgress(done, total);
     } else if (kind == JobKind::CorefScoring) {
         emit corefProgress(done, total);
+    } else if (kind == JobKind::Importance) {
+        emit importanceProgress(done, total);
     }
 }
 

@@ -81,6 +81,16 @@ public:
 
     bool isScoringCoref() const { return m_jobs.isRunning(JobKind::CorefScoring); }
 
+    // Every head's (or key/value group's) importance for the session's model on a sentence file
+    // or treebank (analysis::headImportance; the session's treebank texts are reused when `path`
+    // is the one it holds), on the share pool. A newer importance job replaces a running one.
+    // Defined in importance_job.cpp.
+    void computeImportance(const QString& path, const ImportanceRequest& request);
+    void cancelImportance();
+
+    bool isComputingImportance() const { return m_jobs.isRunning(JobKind::Importance); }
+
+
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
     void exportFile(const QString& path, std::function<void(const std::string&)> write);
@@ -104,6 +114,11 @@ signals:
     void corefStarted(const QString& path);
     void corefProgress(int done, int total);  // windows; total 0 while reading and cutting
     void corefFinished(bool ok);              // ok false: failed, cancelled or replaced
+    void importanceStarted(const QString& path);
+    // Thousandths of the passes done (every unit on every sentence, then the pruning curve);
+    // total 0 while the file is read.
+    void importanceProgress(int done, int total);
+    void importanceFinished(bool ok);  // ok false: failed, cancelled or replaced
     void exportStarted(const QString& path);
     void exportFinished(const QString& path, bool ok);
 

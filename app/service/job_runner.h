@@ -22,9 +22,18 @@ class QTimer;
 
 namespace attnscope::app {
 
-// Scoring is dependency scoring, CorefScoring coreference scoring: apart, so that neither
-// replaces the other.
-enum class JobKind { Load, Forward, Predictions, HeadRecord, Scoring, CorefScoring, Export };
+// Scoring is dependency scoring, CorefScoring coreference scoring, Importance head importance
+// on a corpus: apart, so that none replaces another.
+enum class JobKind {
+    Load,
+    Forward,
+    Predictions,
+    HeadRecord,
+    Scoring,
+    CorefScoring,
+    Importance,
+    Export
+};
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.
 struct JobProgress {

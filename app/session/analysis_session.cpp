@@ -26,6 +26,8 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_scores.reset();  // the old model's heads: a cell clicked would open another model's head
     const bool hadCoref = m_corefScores != nullptr;
     m_corefScores.reset();  // and its windows: another tokenizer cuts others
+    const bool hadImportance = m_importance != nullptr;
+    m_importance.reset();  // another model's heads
     refreshGold();
     emit modelChanged();
     emit computeSettingsChanged();
@@ -37,6 +39,9 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     }
     if (hadCoref) {
         emit corefScoresChanged();
+    }
+    if (hadImportance) {
+        emit importanceChanged();
     }
     if (m_model && !m_model->warnings.empty()) {
         reportWarnings(m_model->warnings);
@@ -213,6 +218,14 @@ void AnalysisSession::setDependencyScores(std::shared_ptr<const DependencyScores
     }
     m_scores = std::move(scores);
     emit dependencyScoresChanged();
+}
+
+void AnalysisSession::setImportance(std::shared_ptr<const ImportanceRun> run) {
+    if (run && run->model != m_model) {
+        return;  // computed with a model that is no longer open
+    }
+    m_importance = std::move(run);
+    emit importanceChanged();
 }
 
 void AnalysisSession::setCorefScores(std::shared_ptr<const CorefScores> scores) {

@@ -24,6 +24,7 @@
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
 #include "session/coref.h"
+#include "session/importance.h"
 #include "session/treebank.h"
 
 namespace attnscope::app {
@@ -165,6 +166,12 @@ public:
     // null otherwise.
     std::shared_ptr<const WindowGold> windowGold() const { return m_windowGold; }
 
+    // Every head's (or key/value group's) importance on a corpus for the current model; null
+    // when there is none. Dropped when computed with another model than the current one.
+    std::shared_ptr<const ImportanceRun> importance() const { return m_importance; }
+
+    void setImportance(std::shared_ptr<const ImportanceRun> run);
+
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
     void setHeatmapStyle(const render::HeatmapStyle& style);
@@ -194,6 +201,7 @@ signals:
     void corefScoresChanged();
     // New coreference scores changed windowGold(); a new result changes it under resultChanged.
     void windowGoldChanged();
+    void importanceChanged();
     void errorReported(const QString& message);
     void inputTooLong(int tokens, int limit);
     // For the ComputeService: recompute `head` of the current result (headRecord missed).
@@ -230,6 +238,7 @@ private:
     std::shared_ptr<const analysis::CorefCorpus> m_corefCorpus;
     std::shared_ptr<const CorefScores> m_corefScores;
     std::shared_ptr<const WindowGold> m_windowGold;
+    std::shared_ptr<const ImportanceRun> m_importance;
 };
 
 }  // namespace attnscope::app

@@ -1,0 +1,150 @@
+#include "views/pruning_chart.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QCursor>
+#include <QEvent>
+#include <QLineSeries>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include "views/chart_axis.h"
+#include "views/chart_palette.h"
+
+namespace attnscope::app {
+
+namespace {
+
+// Loss axis from a little below the lowest to a little above the highest point: a pruning
+// curve's interest is its knee, which a zero-based axis would flatten.
+void setLossRange(QValueAxis* axis, double lo, double hi) {
+    if (!std::isfinite(lo) || !std::isfinite(hi)) {
+        lo = 0;
+        hi = 1;
+    }
+    const double span = std::max(hi - lo, 1e-3 * std::max(1.0, std::abs(hi)));
+    axis->setTickType(QValueAxis::TicksDynamic);
+    axis->setTickInterval(niceTickInterval(span, 4));
+    axis->setTickAnchor(0.0);
+    axis->setRange(lo - 0.06 * span, hi + 0.06 * span);
+}
+
+}  // namespace
+
+PruningChart::PruningChart(QWidget* parent)
+    : QChartView(parent),
+      m_loss(new QLineSeries),
+      m_accuracy(new QLineSeries),
+      m_xAxis(new QValueAxis),
+      m_lossAxis(new QValueAxis),
+      m_accuracyAxis(new QValueAxis) {
+    setRenderHint(QPainter::Antialiasing);
+    setRubberBand(QChartView::NoRubberBand);
+    QChart* c = chart();
+    c->setAnimationOptions(QChart::NoAnimation);
+    c->setMargins(QMargins(2, 2, 2, 2));
+    c->legend()->setAlignment(Qt::AlignTop);
+    m_loss->setObjectName(QStringLiteral("pruningLoss"));
+    m_loss->setName(tr("loss"));
+    m_loss->setPointsVisible(true);
+    m_accuracy->setObjectName(QStringLiteral("pruningAccuracy"));
+    m_accuracy->setName(tr("accuracy"));
+    m_accuracy->setPointsVisible(true);
+    c->addSeries(m_loss);
+    c->addSeries(m_accuracy);
+    m_xAxis->setTitleText(tr("heads removed (%), least important first"));
+    m_xAxis->setRange(0, 100);
+    m_xAxis->setTickType(QValueAxis::TicksDynamic);
+    m_xAxis->setTickAnchor(0);
+    m_xAxis->setTickInterval(20);
+    m_xAxis->setMinorTickCount(1);
+    m_xAxis->setLabelFormat(QStringLiteral("%d"));
+    m_lossAxis->setTitleText(tr("loss"));
+    m_lossAxis->setLabelFormat(QStringLiteral("%.3g"));
+    m_accuracyAxis->setTitleText(tr("accuracy (%)"));
+    m_accuracyAxis->setRange(0, 100);
+    m_accuracyAxis->setTickType(QValueAxis::TicksDynamic);
+    m_accuracyAxis->setTickAnchor(0);
+    m_accuracyAxis->setTickInterval(25);
+    m_accuracyAxis->setLabelFormat(QStringLiteral("%d"));
+    c->addAxis(m_xAxis, Qt::AlignBottom);
+    c->addAxis(m_lossAxis, Qt::AlignLeft);
+    c->addAxis(m_accuracyAxis, Qt::AlignRight);
+    m_loss->attachAxis(m_xAxis);
+    m_loss->attachAxis(m_lossAxis);
+    m_accuracy->attachAxis(m_xAxis);
+    m_accuracy->attachAxis(m_accuracyAxis);
+    connect(m_loss, &QXYSeries::hovered, this, &PruningChart::showTooltip);
+    connect(m_accuracy, &QXYSeries::hovered, this, &PruningChart::showTooltip);
+    applyTheme();
+    setRun(nullptr);
+}
+
+void PruningChart::setRun(std::shared_ptr<const ImportanceRun> run) {
+    m_run = std::move(run);
+    QList<QPointF> loss;
+    QList<QPointF> accuracy;
+    double lo = INFINITY;
+    double hi = -INFINITY;
+    if (m_run) {
+        for (const analysis::PruningPoint& p : m_run->result.pruning) {
+            loss.append({100.0 * p.fraction, p.loss});
+            accuracy.append({100.0 * p.fraction, 100.0 * p.accuracy});
+            if (std::isfinite(p.loss)) {
+                lo = std::min(lo, p.loss);
+                hi = std::max(hi, p.loss);
+            }
+        }
+    }
+    m_loss->replace(loss);
+    m_accuracy->replace(accuracy);
+    setLossRange(m_lossAxis, lo, hi);
+    const bool groups = m_run && m_run->result.kvGroups;
+    m_xAxis->setTitleText(groups ? tr("key/value groups removed (%), least important first")
+                                 : tr("heads removed (%), least important first"));
+    const bool masked = m_run && m_run->result.objective == analysis::ImportanceObjective::MaskedLm;
+    m_accuracy->setName(masked ? tr("masked-token accuracy") : tr("next-token accuracy"));
+    m_loss->setName(tr("loss"));
+}
+
+void PruningChart::showTooltip(const QPointF& point, bool state) {
+    if (!state || !m_run || m_run->result.pruning.empty()) {
+        QToolTip::hideText();
+        return;
+    }
+    // The nearest step: both series share their x values.
+    const auto& steps = m_run->result.pruning;
+    const auto nearest =
+        std::min_element(steps.begin(), steps.end(), [&](const auto& a, const auto& b) {
+            return std::abs(100.0 * a.fraction - point.x()) <
+                   std::abs(100.0 * b.fraction - point.x());
+        });
+    const int total = m_run->result.nLayers * m_run->result.nUnits;
+    QToolTip::showText(QCursor::pos(),
+                       tr("%1 % removed (%2 of %3)\nloss %4\naccuracy %5 %")
+                           .arg(100.0 * nearest->fraction, 0, 'f', 0)
+                           .arg(nearest->removed)
+                           .arg(total)
+                           .arg(nearest->loss, 0, 'f', 4)
+                           .arg(100.0 * nearest->accuracy, 0, 'f', 1),
+                       this);
+}
+
+void PruningChart::applyTheme() {
+    const QPalette pal = palette();
+    const QColor primary = applyChartTheme(chart(), pal);
+    m_loss->setPen(QPen(primary, 2));
+    m_loss->setColor(primary);
+    m_accuracy->setPen(QPen(selectionColor(), 2, Qt::DashLine));
+    m_accuracy->setColor(selectionColor());
+}
+
+void PruningChart::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::PaletteChange) {
+        applyTheme();
+    }
+    QChartView::changeEvent(event);
+}
+
+}  // namespace attnscope::app

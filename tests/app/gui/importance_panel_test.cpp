@@ -1,0 +1,448 @@
+// Drives the Importance dock of the real main window offscreen (issue 17): compute head
+// importance on a tiny sentence file in the background with a small random BERT (real
+// vocabulary) and compare the heatmap, table and pruning curve with the core's own run; sort the
+// table; click a cell and a row to open the head; cancel and fail keeping the previous result;
+// export CSV (read back), HDF5 and figures; drop the result with a new model; key/value groups
+// of a grouped-query model; the File menu entry and --importance.
+#include "panels/importance_panel.h"
+
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QLineSeries>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextStream>
+
+#include "attnscope/analysis/head_importance.h"
+#include "command_line.h"
+#include "main_window.h"
+#include "models/importance_table_model.h"
+#include "panels/importance_dock.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/heatmap_widget.h"
+#include "views/pruning_chart.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+namespace {
+
+const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const QString kGqaModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/llama3_gqa4_f32");
+
+const char* const kSentences[] = {
+    "The keys to the cabinet are on the table.", "She greeted him warmly at the door.",
+    "Paris is a big city with many museums.",    "The old dog slept near the fire all afternoon.",
+    "We will meet again when the rain stops.",   "A small bird sang in the garden this morning.",
+};
+
+bool writeSentences(const QString& path, int copies) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        return false;
+    }
+    QTextStream out(&file);
+    for (int i = 0; i < copies; ++i) {
+        for (const char* s : kSentences) {
+            out << s << '\n';
+        }
+    }
+    return true;
+}
+
+void sequential(std::size_t n, const std::function<void(std::size_t)>& task) {
+    for (std::size_t i = 0; i < n; ++i) {
+        task(i);
+    }
+}
+
+QAction* findAction(QMainWindow* window, const QString& objectName, const QString& text) {
+    for (QAction* menu : window->menuBar()->actions()) {
+        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
+            if ((!objectName.isEmpty() && a->objectName() == objectName) ||
+                (!text.isEmpty() && a->text() == text)) {
+                return a;
+            }
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+class ImportancePanelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void resultMatchesTheCore();
+    void tableSorts();
+    void clickOpensTheHead();
+    void cancelKeepsPreviousResult();
+    void badFileReportsErrorAndKeepsResult();
+    void exportsCsvHdf5AndFigures();
+    void anotherModelDropsTheResult();
+    void keyValueGroupsOfAGroupedModel();
+    void menuEntryAndCommandLine();
+
+private:
+    void compute(const QString& path, const ImportanceRequest& request = {});
+    void openModel(const QString& path);
+    analysis::ImportanceResult coreResult(const QString& path,
+                                          const ImportanceRequest& request) const;
+
+    QTemporaryDir m_dir;
+    QString m_small;  // kSentences once
+    QString m_large;  // many copies, for cancelling mid-run
+    std::unique_ptr<MainWindow> m_window;
+    ImportancePanel* m_panel = nullptr;
+};
+
+void ImportancePanelTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeImportanceTest"));
+    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
+        QSKIP(qPrintable(
+            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    }
+    QVERIFY(m_dir.isValid());
+    m_small = m_dir.filePath(QStringLiteral("tiny-sentences.txt"));
+    m_large = m_dir.filePath(QStringLiteral("many-sentences.txt"));
+    QVERIFY(writeSentences(m_small, 1));
+    QVERIFY(writeSentences(m_large, 2000));
+}
+
+void ImportancePanelTest::init() {
+    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+    openModel(kModel);
+    m_panel = m_window->findChild<ImportancePanel*>(QStringLiteral("importancePanel"));
+    QVERIFY(m_panel);
+}
+
+void ImportancePanelTest::cleanup() {
+    m_window.reset();
+}
+
+void ImportancePanelTest::openModel(const QString& path) {
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(path);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+}
+
+void ImportancePanelTest::compute(const QString& path, const ImportanceRequest& request) {
+    m_panel->setRequest(request);
+    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
+    m_panel->startComputing(path);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
+    QVERIFY(!m_panel->isComputing());
+}
+
+// The same run in one share on this thread, straight from the core.
+analysis::ImportanceResult ImportancePanelTest::coreResult(const QString& path,
+                                                           const ImportanceRequest& request) const {
+    const model::Model& model = *m_window->session()->model();
+    std::size_t inFile = 0;
+    const auto sentences = importanceSentences(path, nullptr, request, &inFile);
+    analysis::ImportanceOptions options;
+    options.kind = request.kind;
+    options.kvGroups = request.kvGroups;
+    options.seed = request.seed;
+    options.maskFraction = request.maskFraction;
+    const auto corpus = analysis::importanceCorpus(model, sentences, options);
+    return analysis::headImportance(model, corpus.items, options, sequential);
+}
+
+void ImportancePanelTest::resultMatchesTheCore() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    QVERIFY(dock);
+    QVERIFY(!dock->isVisible());  // closed until it has something to show
+    QSignalSpy started(m_window->service(), &ComputeService::importanceStarted);
+    ImportanceRequest request;
+    request.seed = 3;
+    compute(m_small, request);
+    QCOMPARE(started.count(), 1);
+    QTRY_VERIFY(dock->isVisible());
+    const auto run = m_window->session()->importance();
+    QVERIFY(run);
+    const analysis::ImportanceResult expected = coreResult(m_small, request);
+    const analysis::ImportanceResult& shown = run->result;
+    QCOMPARE(shown.nLayers, 2);
+    QCOMPARE(shown.nUnits, 4);
+    QCOMPARE(shown.seed, std::uint64_t{3});
+    QCOMPARE(shown.targets, expected.targets);
+    QCOMPARE(shown.cleanLoss, expected.cleanLoss);
+    QCOMPARE(shown.deltaLoss, expected.deltaLoss);  // independent of the number of shares
+    QCOMPARE(shown.order, expected.order);
+    QCOMPARE(shown.pruning.size(), expected.pruning.size());
+    QCOMPARE(run->sentencesUsed, std::size(kSentences));
+    // The heatmap: one cell per head, coloured on a scale symmetric around 0.
+    QCOMPARE(m_panel->heatmap()->image().size(), QSize(4, 2));
+    QCOMPARE(m_panel->heatmapRange().lo, -m_panel->heatmapRange().hi);
+    QVERIFY(m_panel->heatmap()->cellToolTip(1, 2).contains(QStringLiteral("head 1-2 · Δ loss")));
+    QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("importanceLegend"))
+                ->property("text")
+                .toString()
+                .contains(QStringLiteral("Δ loss when the head is ablated alone")));
+    // The table: every head, Δ loss as the core has it.
+    ImportanceTableModel* table = m_panel->tableModel();
+    QCOMPARE(table->rowCount(), 8);
+    for (int row = 0; row < 8; ++row) {
+        QCOMPARE(table->index(row, ImportanceTableModel::DeltaLoss)
+                     .data(ImportanceTableModel::SortRole)
+                     .toDouble(),
+                 expected.deltaLoss[static_cast<std::size_t>(row)]);
+    }
+    // The pruning curve: x in percent, loss and accuracy per point.
+    QLineSeries* loss = m_panel->chart()->lossSeries();
+    QCOMPARE(static_cast<std::size_t>(loss->count()), expected.pruning.size());
+    QCOMPARE(loss->at(0), QPointF(0, expected.cleanLoss));
+    QCOMPARE(loss->at(loss->count() - 1).x(), 100.0);
+    QCOMPARE(m_panel->chart()->accuracySeries()->at(5).y(), 100.0 * expected.pruning[5].accuracy);
+    QCOMPARE(m_panel->chart()->accuracySeries()->name(), QStringLiteral("masked-token accuracy"));
+    const QString summary = m_panel->summaryText();
+    for (const QString& part :
+         {QStringLiteral("masked LM, 15 % masked (seed 3)"), QStringLiteral("tiny-sentences.txt"),
+          QStringLiteral("6 of 6 sentences"), QStringLiteral("%1 targets").arg(expected.targets),
+          QStringLiteral("clean loss %1").arg(expected.cleanLoss, 0, 'f', 3)}) {
+        QVERIFY2(summary.contains(part), qPrintable(summary));
+    }
+}
+
+void ImportancePanelTest::tableSorts() {
+    compute(m_small);
+    QTableView* view = m_panel->table();
+    QSortFilterProxyModel* sorted = m_panel->sortedModel();
+    const auto value = [&](int row, int column) {
+        return sorted->index(row, column).data(ImportanceTableModel::SortRole).toDouble();
+    };
+    // By rank first: the most important head on top, Δ loss falling.
+    QCOMPARE(sorted->index(0, ImportanceTableModel::Rank).data().toString(), QStringLiteral("1"));
+    for (int row = 1; row < sorted->rowCount(); ++row) {
+        QVERIFY(value(row - 1, ImportanceTableModel::DeltaLoss) >=
+                value(row, ImportanceTableModel::DeltaLoss));
+    }
+    // A click on a header sorts by that column, numerically.
+    view->sortByColumn(ImportanceTableModel::DeltaLoss, Qt::AscendingOrder);
+    for (int row = 1; row < sorted->rowCount(); ++row) {
+        QVERIFY(value(row - 1, ImportanceTableModel::DeltaLoss) <=
+                value(row, ImportanceTableModel::DeltaLoss));
+    }
+    QCOMPARE(sorted->index(0, ImportanceTableModel::Rank).data().toString(), QStringLiteral("8"));
+    view->sortByColumn(ImportanceTableModel::Accuracy, Qt::DescendingOrder);
+    for (int row = 1; row < sorted->rowCount(); ++row) {
+        QVERIFY(value(row - 1, ImportanceTableModel::Accuracy) >=
+                value(row, ImportanceTableModel::Accuracy));
+    }
+    view->sortByColumn(ImportanceTableModel::Layer, Qt::DescendingOrder);
+    QCOMPARE(sorted->index(0, ImportanceTableModel::Layer).data().toString(), QStringLiteral("1"));
+    QCOMPARE(sorted->index(0, ImportanceTableModel::Unit).data().toString(), QStringLiteral("3"));
+}
+
+void ImportancePanelTest::clickOpensTheHead() {
+    compute(m_small);
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    dock->raise();
+    HeatmapWidget* heatmap = m_panel->heatmap();
+    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
+    tabs->setCurrentIndex(2);
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
+    QCOMPARE(tabs->currentIndex(), 0);
+    // A table row: the rank 1 head (the table is sorted by rank).
+    tabs->setCurrentIndex(2);
+    QTableView* view = m_panel->table();
+    const auto& order = m_window->session()->importance()->result.order;
+    const int top = order.back();
+    const QRect first = view->visualRect(m_panel->sortedModel()->index(0, 0));
+    QVERIFY(first.isValid());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, first.center());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{top / 4, top % 4}));
+    QCOMPARE(tabs->currentIndex(), 0);
+}
+
+void ImportancePanelTest::cancelKeepsPreviousResult() {
+    compute(m_small);
+    const auto before = m_window->session()->importance();
+    QSignalSpy progress(m_window->service(), &ComputeService::importanceProgress);
+    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    ImportanceRequest all;
+    all.maxSentences = 0;
+    m_panel->setRequest(all);
+    m_panel->startComputing(m_large);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(progress.last().at(1).toInt() > progress.last().at(0).toInt());
+    QVERIFY(m_panel->isComputing());
+    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("importanceCancel"));
+    QVERIFY(cancel->isVisible());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    QCOMPARE(m_window->session()->importance(), before);
+    QCOMPARE(m_panel->tableModel()->rowCount(), 8);
+    QVERIFY(!cancel->isVisible());
+}
+
+void ImportancePanelTest::badFileReportsErrorAndKeepsResult() {
+    compute(m_small);
+    const auto before = m_window->session()->importance();
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
+    m_panel->startComputing(m_dir.filePath(QStringLiteral("missing.txt")));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.txt")),
+             qPrintable(errors.first().at(0).toString()));
+    QCOMPARE(m_window->session()->importance(), before);
+    QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("importanceCompute"))->isEnabled());
+}
+
+void ImportancePanelTest::exportsCsvHdf5AndFigures() {
+    QVERIFY(!m_panel->exportCsv(m_dir.filePath(QStringLiteral("nothing.csv"))));
+    compute(m_small);
+    const auto run = m_window->session()->importance();
+    const QString csv = m_dir.filePath(QStringLiteral("importance.csv"));
+    const QString h5 = m_dir.filePath(QStringLiteral("importance.h5"));
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_panel->exportCsv(csv));
+    QVERIFY(m_panel->exportResults(h5));
+    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
+    QCOMPARE(written.at(0).at(1).toBool(), true);
+    QCOMPARE(written.at(1).at(1).toBool(), true);
+    // The CSV reads back: one unit row per head with its Δ loss, one row per pruning point.
+    QFile table(csv);
+    QVERIFY(table.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(table.readAll()).split('\n', Qt::SkipEmptyParts);
+    const QStringList header = lines.value(0).split(',');
+    const auto column = [&](const char* name) { return header.indexOf(QLatin1String(name)); };
+    QVERIFY2(column("delta_loss") >= 0 && column("layer") >= 0 && column("head") >= 0,
+             qPrintable(lines.value(0)));
+    int units = 0;
+    int points = 0;
+    for (const QString& line : lines.mid(1)) {
+        const QStringList cells = line.split(',');
+        if (cells.value(column("record")) == QStringLiteral("unit")) {
+            const int layer = cells.value(column("layer")).toInt();
+            const int head = cells.value(column("head")).toInt();
+            QCOMPARE(cells.value(column("delta_loss")).toDouble(),
+                     run->result.deltaOf(layer, head));
+            ++units;
+        } else if (cells.value(column("record")) == QStringLiteral("pruning")) {
+            ++points;
+        }
+    }
+    QCOMPARE(units, 8);
+    QCOMPARE(static_cast<std::size_t>(points), run->result.pruning.size());
+    QVERIFY(QFileInfo(h5).size() > 0);
+    // The figures are written at once.
+    const QString png = m_dir.filePath(QStringLiteral("importance.png"));
+    const QString svg = m_dir.filePath(QStringLiteral("importance.svg"));
+    const QString chart = m_dir.filePath(QStringLiteral("pruning.png"));
+    QVERIFY(m_panel->exportHeatmapFigure(png));
+    QVERIFY(m_panel->exportHeatmapFigure(svg));
+    QVERIFY(m_panel->exportChart(chart));
+    QVERIFY(!QImage(png).isNull());
+    QVERIFY(!QImage(chart).isNull());
+    QFile vector(svg);
+    QVERIFY(vector.open(QIODevice::ReadOnly));
+    QVERIFY(vector.readAll().contains("Δ loss when the head is ablated alone"));
+}
+
+void ImportancePanelTest::anotherModelDropsTheResult() {
+    compute(m_small);
+    QVERIFY(m_panel->tableModel()->rowCount() > 0);
+    openModel(kModel);  // the same folder: still a new model
+    QVERIFY(!m_window->session()->importance());
+    QCOMPARE(m_panel->tableModel()->rowCount(), 0);
+    QVERIFY(m_panel->heatmap()->image().isNull());
+    QCOMPARE(m_panel->chart()->lossSeries()->count(), 0);
+    QVERIFY(!m_panel->summaryText().contains(QStringLiteral("targets")));
+}
+
+void ImportancePanelTest::keyValueGroupsOfAGroupedModel() {
+    auto* units = m_window->findChild<QWidget*>(QStringLiteral("importanceUnits"));
+    QVERIFY(!units->isEnabled());  // BERT: every head has its own keys and values
+    openModel(kGqaModel);
+    QVERIFY(units->isEnabled());  // 8 query heads on 2 key/value heads
+    QVERIFY(!m_window->findChild<QWidget*>(QStringLiteral("importanceMask"))->isEnabled());
+    ImportanceRequest request;
+    request.kvGroups = true;
+    request.kind = forward::AblationKind::Sink;
+    compute(m_small, request);
+    const auto run = m_window->session()->importance();
+    QCOMPARE(run->result.nUnits, 2);
+    QVERIFY(run->result.kvGroups);
+    QCOMPARE(run->result.kind, forward::AblationKind::Sink);
+    QCOMPARE(run->result.objective, analysis::ImportanceObjective::CausalLm);
+    QCOMPARE(m_panel->tableModel()->rowCount(), 2 * 2);
+    QCOMPARE(m_panel->tableModel()->headerData(ImportanceTableModel::Unit, Qt::Horizontal),
+             QVariant(QStringLiteral("Group")));
+    QCOMPARE(m_panel->chart()->accuracySeries()->name(), QStringLiteral("next-token accuracy"));
+    QVERIFY(m_panel->summaryText().contains(QStringLiteral("causal LM, next token")));
+    const analysis::ImportanceResult expected = coreResult(m_small, request);
+    QCOMPARE(run->result.deltaLoss, expected.deltaLoss);
+    // Group 1 of layer 1 opens its first query head, 1-4.
+    m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"))->raise();
+    HeatmapWidget* heatmap = m_panel->heatmap();
+    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 1).width() > 2);
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 1).center().toPoint());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 4}));
+}
+
+void ImportancePanelTest::menuEntryAndCommandLine() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    QVERIFY(!dock->isVisible());
+    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("importanceAction"), {}));
+    QAction* entry = findAction(m_window.get(), QStringLiteral("importanceAction"), {});
+    // In File, among the corpus entries: before the first separator.
+    const QList<QAction*> file = m_window->menuBar()->actions().front()->menu()->actions();
+    const auto at = file.indexOf(entry);
+    QVERIFY(at > 0);
+    QVERIFY(!file.at(at)->isSeparator());
+    for (qsizetype i = 0; i < at; ++i) {
+        QVERIFY(!file.at(i)->isSeparator());
+    }
+    QVERIFY(file.at(at + 1)->isSeparator());
+    QAction* toggle = findAction(m_window.get(), {}, QStringLiteral("Importance"));
+    QVERIFY(toggle);  // View ▸ Importance
+    toggle->trigger();
+    QTRY_VERIFY(dock->isVisible());
+    // --importance FILE, as the window computes it once a model is open.
+    const auto parsed =
+        parseCommandLine({QStringLiteral("attnscope"), QStringLiteral("--importance"), m_small});
+    const auto* line = std::get_if<CommandLine>(&parsed);
+    QVERIFY(line && line->importance);
+    QCOMPARE(*line->importance, m_small);
+    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
+    computeImportanceWhenOpen(m_window.get(), m_window->session(), m_window->service(),
+                              *line->importance);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QVERIFY(m_window->session()->importance());
+}
+
+QTEST_MAIN(ImportancePanelTest)
+#include "importance_panel_test.moc"
