@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "coref_command.h"
 #include "deps_command.h"
+#include "importance_command.h"
 #include "positions_command.h"
 #include "predict_command.h"
 #include "render_command.h"
@@ -49,6 +50,8 @@ int main(int argc, char** argv) {
     auto* positions = cli::addPositionsCommand(app, positionsArgs);
     cli::PredictArgs predictArgs;
     auto* predict = cli::addPredictCommand(app, predictArgs);
+    cli::ImportanceArgs importanceArgs;
+    auto* importance = cli::addImportanceCommand(app, importanceArgs);
 
     try {
         app.parse(argc, argv);
@@ -84,6 +87,9 @@ int main(int argc, char** argv) {
         }
         if (predict->parsed()) {
             return cli::runPredict(predictArgs);
+        }
+        if (importance->parsed()) {
+            return cli::runImportance(importanceArgs);
         }
         return cli::runAttention(att);
     } catch (const Cancelled&) {

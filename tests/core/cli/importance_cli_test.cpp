@@ -1,0 +1,148 @@
+// attnscope-cli importance end to end (issue 17): the summary and the CSV on a sentence file,
+// the HDF5 file for key/value groups, usage and data errors, and Ctrl+C.
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "../support/run_command.h"
+#include "../support/test_files.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+const fs::path kEwtDev =
+    fs::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+
+constexpr const char* kSentences =
+    "the cat sat on the mat and looked at the door\n"
+    "\n"
+    "a dog ran to the park\n"
+    "she said that it was late\n";
+
+std::string cli(const std::string& args) {
+    std::string out = "'";
+    out.append(ATTNSCOPE_CLI).append("' ").append(args);
+    return out;
+}
+
+std::string quoted(const fs::path& p) {
+    return testing::shellQuoted(p);
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const fs::path csv = tmp.path() / "importance.csv";
+    const testing::CommandRun run =
+        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
+                                quoted(corpus) + " --seed 3 --threads 2 --out " + quoted(csv)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, "objective: masked LM, 15 % masked (seed 3); ablation zero per head"))
+        << run.out;
+    EXPECT_TRUE(has(run.out, ": 3 sentences, 3 scored, 0 without a target")) << run.out;
+    EXPECT_TRUE(has(run.out, "clean loss ")) << run.out;
+    EXPECT_TRUE(has(run.out, "most important heads")) << run.out;
+    EXPECT_TRUE(has(run.out, "least important heads")) << run.out;
+    EXPECT_TRUE(has(run.out, "      1.00        6  ")) << run.out;  // every head at 100 %
+    const std::string table = testing::readFile(csv);
+    EXPECT_EQ(table.rfind("record,layer,head,group,delta_loss,ablated_loss,ablated_accuracy,rank,"
+                          "fraction,removed,loss,accuracy\n",
+                          0),
+              0u)
+        << table;
+    // bert_f32 has 2 layers x 3 heads; 11 pruning points.
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 6 + 11) << table;
+    EXPECT_TRUE(has(table, "\nunit,1,2,,")) << table;
+    EXPECT_TRUE(has(table, "\npruning,,,,,,,,0.5,3,")) << table;
+    EXPECT_TRUE(has(run.err, "wrote")) << run.err;
+}
+
+TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const fs::path h5 = tmp.path() / "importance.h5";
+    const testing::CommandRun run = testing::runCommand(
+        cli("importance " + quoted(kCheckpoints / "llama3_gqa4_f32") + " " + quoted(corpus) +
+            " --kind mean --kv-group --max-sentences 2 --threads 1 --out " + quoted(h5)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(fs::is_regular_file(h5));
+    EXPECT_TRUE(has(run.out, "objective: causal LM, next token; ablation mean per kv group"))
+        << run.out;
+    EXPECT_TRUE(has(run.out, ": 2 sentences, 2 scored")) << run.out;
+    EXPECT_TRUE(has(run.out, "most important kv groups")) << run.out;
+    EXPECT_TRUE(has(run.out, "  1-g1 ")) << run.out;
+}
+
+TEST(ImportanceCli, UsageAndDataErrors) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const std::string base =
+        "importance " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
+    EXPECT_EQ(testing::runCommand(cli("importance --help")).exitCode, 0);
+    for (const std::string& bad :
+         {std::string(" --out x.txt"), std::string(" --kind half --out x.csv"),
+          std::string(" --mask-fraction 0 --out x.csv"),
+          std::string(" --mask-fraction 1.5 --out x.csv"), std::string(" --threads 0 --out x.csv"),
+          std::string(" --max-sentences 0 --out x.csv")}) {
+        EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
+    }
+    const fs::path out = tmp.path() / "never.csv";
+    // No prediction head: one line naming the folder, nothing written.
+    const fs::path bare = kCheckpoints / "bert_noprefix_f16";
+    const testing::CommandRun noHead = testing::runCommand(
+        cli("importance " + quoted(bare) + " " + quoted(corpus) + " --out " + quoted(out)));
+    EXPECT_EQ(noHead.exitCode, 1);
+    EXPECT_TRUE(has(noHead.err, bare.string() + ": the checkpoint has no prediction head"))
+        << noHead.err;
+    // Nothing to predict: single tokens of a causal LM.
+    const fs::path lonely = tmp.path() / "lonely.txt";
+    testing::writeFile(lonely, "a\n\nb\n");
+    const testing::CommandRun none =
+        testing::runCommand(cli("importance " + quoted(kCheckpoints / "gpt2_f32") + " " +
+                                quoted(lonely) + " --out " + quoted(out)));
+    EXPECT_EQ(none.exitCode, 1);
+    EXPECT_TRUE(has(none.err, lonely.string() + ": no sentence has a target")) << none.err;
+    const testing::CommandRun missing =
+        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
+                                quoted(tmp.path() / "absent.txt") + " --out " + quoted(out)));
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_TRUE(has(missing.err, "absent.txt")) << missing.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+// Ctrl+C stops a run between passes: exit code 130, one line, no output file.
+TEST(ImportanceCli, InterruptWritesNothing) {
+    if (!fs::is_regular_file(kEwtDev)) {
+        GTEST_SKIP() << kEwtDev << " not found (the shared data folder is absent)";
+    }
+    testing::ScratchDir tmp;
+    const fs::path out = tmp.path() / "ewt.h5";
+    const fs::path err = tmp.path() / "err";
+    // Interrupt once the passes have started.
+    std::string script = cli("importance " + quoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
+                             quoted(kEwtDev) + " --threads 2 --out " + quoted(out));
+    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q 'Ctrl+C stops' ");
+    script.append(quoted(err))
+        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
+    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
+    testing::writeFile(tmp.path() / "interrupt.sh", script);
+    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
+    EXPECT_TRUE(has(r.out, "rc=130")) << r.out << testing::readFile(err);
+    EXPECT_TRUE(has(testing::readFile(err), "interrupted; nothing written"));
+    EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace attnscope
