@@ -12,6 +12,9 @@ Usage: analyze_heads.py DATA_DIR MODEL_DIR ATTNSCOPE_CLI TREEBANK [--sentences N
 * `attnscope-cli deps` on the treebank: best head per relation against the offset baseline.
 * `attnscope-cli coref` on a CorefUD treebank (--coref, e.g. UD English GUM dev) in windows of
   128 tokens as Clark et al.: the best head per mention type against the three baselines.
+* `attnscope-cli importance` on held-out sentences (--importance-only, or in the full run): the
+  loss change of zero-ablating each head alone (masked LM, 15 % of the non-special tokens masked
+  with a fixed seed) and Michel et al.'s pruning curve in 10 % steps.
 * A parity check: AttnScope's attention against this recipe's torch model on a few sentences.
 
 Evaluation data (the treebank) is only read here; it never enters training.
@@ -115,6 +118,47 @@ def coref(cli, model_dir, treebank, work, max_tokens=128):
             "groups": groups}
 
 
+def importance(cli, model_dir, sentences, work):
+    """attnscope-cli importance's per-head loss change and pruning curve on `sentences`."""
+    corpus, out = os.path.join(work, "importance.txt"), os.path.join(work, "importance.h5")
+    with open(corpus, "w", encoding="utf-8") as f:
+        f.write("\n".join(sentences) + "\n")
+    subprocess.run([cli, "importance", model_dir, corpus, "--out", out, "--threads", "2"],
+                   check=True, capture_output=True, text=True)
+    with h5py.File(out) as f:
+        attrs = dict(f.attrs.items())
+        delta = f["delta_loss"][:]
+        pruning = [{"fraction": round(float(fr), 2), "removed": int(n), "loss": round(float(lo), 4),
+                    "accuracy": round(float(ac), 4)}
+                   for fr, n, lo, ac in zip(*(f["pruning"][k][:] for k in
+                                              ("fraction", "removed", "loss", "accuracy")))]
+    num = lambda k: float(attrs[k])
+    return {"sentences": len(sentences), "items": int(attrs["items"]),
+            "targets": int(attrs["targets"]), "seed": int(attrs["seed"]),
+            "mask_fraction": num("mask_fraction"), "kind": str(attrs["kind"]),
+            "clean_loss": round(num("clean_loss"), 4),
+            "clean_accuracy": round(num("clean_accuracy"), 4),
+            "delta_loss": {f"{l}-{h}": round(float(delta[l, h]), 4)
+                           for l in range(delta.shape[0]) for h in range(delta.shape[1])},
+            "pruning": pruning}
+
+
+def held_out_sample(data_dir, n):
+    """Every k-th held-out sentence, n of them (the sentences the positional table uses)."""
+    with open(f"{data_dir}/heldout.txt", encoding="utf-8") as f:
+        held = [line.strip() for line in f if line.strip()]
+    return held[::max(1, len(held) // n)][:n]
+
+
+def rescore_importance(a):
+    with open(f"{a.model_dir}/metrics.json") as f:
+        heads = json.load(f).get("heads", {})
+    with tempfile.TemporaryDirectory() as tmp:
+        heads["importance"] = importance(a.cli, a.model_dir,
+                                         held_out_sample(a.data_dir, a.sentences), tmp)
+    merge_metrics(a.model_dir, {"heads": heads})
+
+
 def rescore_coref(a):
     with open(f"{a.model_dir}/metrics.json") as f:
         heads = json.load(f).get("heads", {})
@@ -147,8 +191,14 @@ def main():
     ap.add_argument("--coref-only", action="store_true",
                     help="score only coreference heads (--coref) and keep the rest of "
                          "metrics.json; DATA_DIR and TREEBANK are unused")
+    ap.add_argument("--importance-only", action="store_true",
+                    help="measure only head importance on held-out sentences and keep the rest "
+                         "of metrics.json; TREEBANK is unused")
     a = ap.parse_args()
     torch.set_num_threads(2)
+    if a.importance_only:
+        rescore_importance(a)
+        return
     if a.deps_only:
         rescore_deps(a)
         return
@@ -158,9 +208,7 @@ def main():
 
     info = subprocess.run([a.cli, "info", a.model_dir], check=True, capture_output=True,
                           text=True)
-    with open(f"{a.data_dir}/heldout.txt", encoding="utf-8") as f:
-        held = [line.strip() for line in f if line.strip()]
-    picked = held[::max(1, len(held) // a.sentences)][:a.sentences]
+    picked = held_out_sample(a.data_dir, a.sentences)
 
     tok = wp.WordPiece.load(f"{a.model_dir}/vocab.txt")
     model = bert.load_exported(a.model_dir)
@@ -194,6 +242,7 @@ def main():
                 max_diff = max(max_diff, float(np.abs(mine - att).max()))
         deps_table, deps_notes = deps(a.cli, a.model_dir, a.treebank, tmp, a.deps_max)
         coref_result = coref(a.cli, a.model_dir, a.coref, tmp) if a.coref else None
+        importance_result = importance(a.cli, a.model_dir, picked, tmp)
 
     n_layers = 1 + max(l for l, _ in ent)
     head_ent = {k: float(np.mean(v)) for k, v in ent.items()}
@@ -218,6 +267,7 @@ def main():
         "deps": deps_table,
         "deps_notes": deps_notes,
         **({"coref": coref_result} if coref_result else {}),
+        "importance": importance_result,
     }
     merge_metrics(a.model_dir, {"heads": result})
 

@@ -223,6 +223,10 @@ def head_summary(h):
         parts.append(f"the best head per dependency relation beats the fixed-offset baseline on "
                      f"{dep['wins']} of {dep['rels']} relations"
                      + (", only where that baseline is weak" if dep["weak"] else ""))
+    if h.get("importance"):
+        ranked = sorted(h["importance"]["delta_loss"].items(), key=lambda kv: -kv[1])
+        parts.append(f"zero-ablating head {ranked[0][0]} alone raises the held-out masked-LM loss "
+                     f"by {ranked[0][1]:.2f} nats")
     if h.get("coref"):
         al = h["coref"]["groups"][0]
         worse = al["accuracy"] < min(al[b] for b in ("nearest", "head_match", "sieve"))
@@ -452,6 +456,36 @@ def coref_part(tpl, h):
         mentions=c["mentions"], rows=table_rows(rows), reading=reading)
 
 
+def importance_part(tpl, h):
+    """The head-importance paragraph, map and pruning table, or a sentence saying it is missing."""
+    im = h.get("importance")
+    if not im:
+        return missing("heads.importance", "Head importance not measured")
+    delta = im["delta_loss"]
+    layers = 1 + max(int(k.split("-")[0]) for k in delta)
+    width = 1 + max(int(k.split("-")[1]) for k in delta)
+    grid = [(layer, *(f"{delta[f'{layer}-{head}']:+.3f}" for head in range(width)))
+            for layer in range(layers)]
+    pruning = [(f"{100 * p['fraction']:.0f} %", p["removed"], f"{p['loss']:.3f}",
+                pct(p["accuracy"])) for p in im["pruning"]]
+    ranked = sorted(delta.items(), key=lambda kv: -kv[1])
+    small = sum(1 for v in delta.values() if abs(v) < 0.01)
+    half = min(im["pruning"], key=lambda p: abs(p["fraction"] - 0.5))
+    reading = (f"The head that matters most alone is {ranked[0][0]} ({ranked[0][1]:+.3f} nats), "
+               f"then {ranked[1][0]} ({ranked[1][1]:+.3f}); {small} of {len(delta)} heads change "
+               f"the loss by less than 0.01 nats when removed alone. Removing "
+               f"{half['removed']} heads together raises the loss from {im['clean_loss']:.3f} to "
+               f"{half['loss']:.3f} nats and moves the accuracy from {pct(im['clean_accuracy'])} to "
+               f"{pct(half['accuracy'])}.")
+    return tpl["importance"].format(
+        sentences=im["sentences"], fraction=pct(im["mask_fraction"], 0), seed=im["seed"],
+        targets=f"{im['targets']:,}", clean_loss=f"{im['clean_loss']:.3f}",
+        clean_accuracy=pct(im["clean_accuracy"]),
+        header=" | ".join(f"head {i}" for i in range(width)),
+        align="|".join(["---:"] * width), map=table_rows(grid), pruning=table_rows(pruning),
+        reading=reading)
+
+
 def reading_lead(c):
     """Whether the model uses context at all (MLM loss against unigram), and the heads' verdict."""
     mlm = c["m"].get("heldout_mlm", {}).get("packed_128")
@@ -475,7 +509,7 @@ def heads(c):
         else "the UD treebank", coverage=deps_coverage(h.get("deps_notes", [])), deps=deps,
         reading=reading_lead(c) + " ".join([positional_findings(h)[0], layer_findings(h)[0],
                                             deps_findings(h["deps"])[0]]),
-        coref=coref_part(c["tpl"], h))
+        coref=coref_part(c["tpl"], h), importance=importance_part(c["tpl"], h))
 
 
 def limitations(c):
