@@ -6,10 +6,12 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <ostream>
 #include <thread>
 
 #include <gtest/gtest.h>
 
+#include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
@@ -190,6 +192,22 @@ TEST(ImportanceCorpus, RefusesModelsWithoutHeadOrTokenizer) {
     const auto noTokenizer = model::loadModel(
         std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / "bert_f32", idsOnly);
     EXPECT_THROW(analysis::importanceCorpus(*noTokenizer, kSentences, {}), InvalidArgument);
+    // A masked LM whose vocabulary has no mask token cannot be asked for masked tokens.
+    testing::ScratchDir tmp;
+    const auto dir = tmp.copyOf(
+        std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / "bert_f32", "nomask");
+    std::string vocab = testing::readFile(dir / "vocab.txt");
+    vocab.replace(vocab.find("\n[MASK]\n"), 8, "\n[NOMASK]");
+    testing::writeFile(dir / "vocab.txt", vocab);
+    testing::editJson(dir / "tokenizer_config.json",
+                      [](nlohmann::json& j) { j.erase("mask_token"); });
+    const auto noMask = model::loadModel(dir);
+    try {
+        analysis::importanceCorpus(*noMask, kSentences, {});
+        ADD_FAILURE() << "no error without a mask token";
+    } catch (const InvalidArgument& e) {
+        EXPECT_NE(std::string(e.what()).find("no mask token"), std::string::npos) << e.what();
+    }
 }
 
 struct Case {
@@ -197,6 +215,10 @@ struct Case {
     AblationKind kind;
     bool kvGroups;
 };
+
+void PrintTo(const Case& c, std::ostream* os) {
+    *os << c.model << " " << forward::ablationKindName(c.kind) << (c.kvGroups ? " groups" : "");
+}
 
 class HeadImportance : public ::testing::TestWithParam<Case> {};
 
