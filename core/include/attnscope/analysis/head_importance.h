@@ -36,12 +36,16 @@ enum class ImportanceObjective : std::uint8_t { MaskedLm, CausalLm };
 struct ImportanceOptions {
     double maskFraction = 0.15;
     std::uint64_t seed = 0;
-    forward::AblationKind kind = forward::AblationKind::Zero;  // Mean: means of this corpus
+    // Mean: forward::computeHeadMeans over the items' inputs (masked ids for a masked LM).
+    forward::AblationKind kind = forward::AblationKind::Zero;
     bool kvGroups = false;
     std::vector<double> pruningFractions = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
-    std::size_t shares = 1;  // parallel shares of the work (threads the executor offers)
-    CancelToken cancel;
-    // Fraction done, from whichever thread advanced it: must be thread-safe.
+    // Parallel shares of the work (threads the executor offers): items i, i + shares, … go to
+    // share i, which runs each one's clean pass and then every unit's (or pruning point's) pass
+    // from it. Losses are summed in item order, so the result does not depend on the shares.
+    std::size_t shares = 1;
+    CancelToken cancel;  // checked before every pass and between layers
+    // Fraction of the passes done, from whichever thread ran one: must be thread-safe.
     ProgressFn progress;
 };
 
@@ -109,8 +113,8 @@ struct ImportanceResult {
 };
 
 // Throws Cancelled when cancelled, InvalidArgument for a model without a prediction head, an
-// empty corpus (no item) or a bad option (fraction outside (0, 1], pruning fraction outside
-// [0, 1]).
+// empty corpus (no item), an item without targets or with one outside its tokens or the
+// vocabulary, or a bad option (fraction outside (0, 1], pruning fraction outside [0, 1]).
 ImportanceResult headImportance(const model::Model& model, const std::vector<ImportanceItem>& items,
                                 const ImportanceOptions& options, const ShareExecutor& run);
 
