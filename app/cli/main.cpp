@@ -8,6 +8,7 @@
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
+#include "ablate_command.h"
 #include "commands.h"
 #include "coref_command.h"
 #include "deps_command.h"
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
     auto* positions = cli::addPositionsCommand(app, positionsArgs);
     cli::PredictArgs predictArgs;
     auto* predict = cli::addPredictCommand(app, predictArgs);
+    cli::AblateArgs ablateArgs;
+    auto* ablate = cli::addAblateCommand(app, ablateArgs);
     cli::ImportanceArgs importanceArgs;
     auto* importance = cli::addImportanceCommand(app, importanceArgs);
 
@@ -87,6 +90,9 @@ int main(int argc, char** argv) {
         }
         if (predict->parsed()) {
             return cli::runPredict(predictArgs);
+        }
+        if (ablate->parsed()) {
+            return cli::runAblate(ablateArgs);
         }
         if (importance->parsed()) {
             return cli::runImportance(importanceArgs);
