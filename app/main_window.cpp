@@ -5,7 +5,6 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
-#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -24,8 +23,6 @@
 #include <QVBoxLayout>
 
 #include "attnscope/base/error.h"
-#include "attnscope/export/csv_writer.h"
-#include "attnscope/export/hdf5_writer.h"
 #include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
 #include "dialogs/file_dialogs.h"
@@ -45,6 +42,7 @@
 #include "session/analysis_session.h"
 #include "session/default_model.h"
 #include "settings/app_settings.h"
+#include "views/ablation_menu.h"
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
@@ -344,6 +342,9 @@ void MainWindow::buildMenus() {
         applyTheme(on);
         AppSettings().setDarkPalette(on);
     });
+    QMenu* heads = menuBar()->addMenu(tr("H&eads"));
+    heads->setObjectName(QStringLiteral("headsMenu"));
+    heads->addAction(makeClearAblationsAction(m_session, this));
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, [this] {
         m_messages->showMessage(
@@ -370,12 +371,15 @@ void MainWindow::wireSession() {
             m_sentenceEdit->setText(text);
         }
     });
-    connect(m_session, &AnalysisSession::resultChanged, this, [this] {
-        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle());
+    const auto showGrid = [this] {
+        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle(),
+                               m_session->ablationEffects());
+    };
+    connect(m_session, &AnalysisSession::resultChanged, this, [this, showGrid] {
+        showGrid();
         updateStatus();
     });
-    connect(m_session, &AnalysisSession::heatmapStyleChanged, this,
-            [this] { m_gridModel->setResult(m_session->result(), m_session->heatmapStyle()); });
+    connect(m_session, &AnalysisSession::heatmapStyleChanged, this, showGrid);
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
         m_pages->setCurrentWidget(m_tabs);
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
@@ -438,6 +442,13 @@ void MainWindow::updateStatus() {
     if (m_session->resultIsTruncated()) {
         computed.prepend(tr("truncated to the model's limit · "));
     }
+    if (result && m_session->cleanResult() != result) {
+        computed +=
+            tr(" · %n head(s) ablated", nullptr, static_cast<int>(m_session->ablations().size()));
+        if (!m_session->meanSource().isEmpty()) {
+            computed += tr(" (means over %1)").arg(m_session->meanSource());
+        }
+    }
     m_statusCompute->setText(computed);
 }
 
@@ -482,69 +493,6 @@ void MainWindow::askForModelFolder() {
     dialog->setOption(QFileDialog::ShowDirsOnly, true);
     connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openModel);
     dialog->open();
-}
-
-bool MainWindow::exportHdf5(const QString& path) {
-    const auto result = m_session->result();
-    if (!result) {
-        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
-        return false;
-    }
-    const exporting::ExportMetadata source{m_session->modelPath().toStdString(),
-                                           m_session->model()->spec.modelType, result->text};
-    m_service->exportFile(path, [result, source](const std::string& file) {
-        exporting::ExportTokens tokens;
-        for (const auto& t : result->tokens) {
-            tokens.text.push_back(t.text);
-            tokens.offsets.emplace_back(t.charBegin, t.charEnd);
-        }
-        exporting::writeInterchangeFile(file, result->forward, tokens, source);
-    });
-    return true;
-}
-
-bool MainWindow::exportStatsCsv(const QString& path) {
-    const auto result = m_session->result();
-    if (!result) {
-        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
-        return false;
-    }
-    m_service->exportFile(
-        path, [result](const std::string& file) { exporting::writeHeadStatsCsv(file, *result); });
-    return true;
-}
-
-bool MainWindow::exportCharts(const QString& path) {
-    if (!m_charts->hasResult()) {
-        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
-        return false;
-    }
-    // One file per chart: name.png -> name-head-entropy.png, name-query-entropy.png, ...
-    const QFileInfo info(path);
-    const QString suffix = info.suffix().isEmpty() ? QStringLiteral("png") : info.suffix();
-    const std::pair<EntropyChartsView::Chart, const char*> charts[] = {
-        {EntropyChartsView::Chart::HeadEntropy, "head-entropy"},
-        {EntropyChartsView::Chart::QueryEntropy, "query-entropy"},
-        {EntropyChartsView::Chart::MaxLogit, "max-logit"},
-    };
-    for (const auto& [chart, name] : charts) {
-        const QString file = info.dir().filePath(
-            QStringLiteral("%1-%2.%3").arg(info.completeBaseName(), QLatin1String(name), suffix));
-        QString error;
-        if (!m_charts->saveChart(chart, file, &error)) {
-            m_session->reportError(tr("Export failed: %1").arg(error));
-            return false;
-        }
-    }
-    statusBar()->showMessage(tr("Wrote three charts beside %1").arg(path), 5000);
-    return true;
-}
-
-ExportDialog* MainWindow::exportDialog() {
-    if (m_exportDialog == nullptr) {
-        m_exportDialog = new ExportDialog(m_session, this);
-    }
-    return m_exportDialog;
 }
 
 void MainWindow::rememberModel(const QString& path) {

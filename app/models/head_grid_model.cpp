@@ -1,6 +1,7 @@
 #include "models/head_grid_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "models/kv_groups.h"
@@ -11,9 +12,14 @@ namespace attnscope::app {
 HeadGridModel::HeadGridModel(QObject* parent) : QAbstractTableModel(parent) {}
 
 void HeadGridModel::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result,
-                              const render::HeatmapStyle& style) {
+                              const render::HeatmapStyle& style,
+                              std::shared_ptr<const analysis::AblationEffects> effects) {
     beginResetModel();
     m_result = std::move(result);
+    m_effects = m_result && effects && effects->nLayers == m_result->forward.nLayers &&
+                        effects->nHeads == m_result->forward.nHeads
+                    ? std::move(effects)
+                    : nullptr;
     m_thumbnails.clear();
     if (m_result) {
         const auto& f = m_result->forward;
@@ -116,6 +122,7 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             if (!kv.isEmpty()) {
                 tip += "\n" + kv;
             }
+            tip += ablationTip(h);
             return tip + tr("\nClick: select · double-click: open · Ctrl+click or middle-click: "
                             "compare with this head (B)");
         }
@@ -135,9 +142,43 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             return static_cast<double>(s.maxAbsLogit);
         case NormalizedEntropyRole:
             return static_cast<double>(s.meanNormalizedEntropy);
+        case AblationKindRole: {
+            const auto kind = m_result->forward.ablationOf(h);
+            return kind ? QString::fromStdString(forward::ablationKindName(*kind)) : QString();
+        }
+        case JsChangeRole:
+            return std::isnan(jsOf(h)) ? QVariant() : QVariant(jsOf(h));
+        case JsMarkRole: {
+            // Log scale: 1e-4 nats is the faintest mark, 0.1 nats and more the strongest.
+            const double js = jsOf(h);
+            if (std::isnan(js) || js < kJsMarkThreshold) {
+                return 0.0;
+            }
+            return std::clamp(0.15 + 0.85 * std::log10(js / kJsMarkThreshold) / 3.0, 0.15, 1.0);
+        }
         default:
             return {};
     }
+}
+
+double HeadGridModel::jsOf(HeadId h) const {
+    return m_effects ? m_effects->jsOf(h) : std::nan("");
+}
+
+QString HeadGridModel::ablationTip(HeadId h) const {
+    QString tip;
+    if (const auto kind = m_result->forward.ablationOf(h)) {
+        tip += tr("\nAblated (%1)").arg(QString::fromStdString(forward::ablationKindName(*kind)));
+    }
+    const double js = jsOf(h);
+    if (!std::isnan(js) && js >= kJsMarkThreshold) {
+        tip += tr("\nJS change %1 nats").arg(js, 0, 'f', 4);
+    } else if (js == 0.0) {
+        tip += tr("\nUnchanged by the ablation");
+    } else if (!std::isnan(js)) {
+        tip += tr("\nJS change below %1 nats").arg(kJsMarkThreshold);
+    }
+    return tip;
 }
 
 QVariant HeadGridModel::headerData(int section, Qt::Orientation orientation, int role) const {

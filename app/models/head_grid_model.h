@@ -1,7 +1,9 @@
 // The model grid as a table: rows are layers, columns are heads. Each cell offers the head's
 // thumbnail (DecorationRole, a one-pixel-per-cell heatmap), a tooltip with its statistics,
-// and its HeadId and statistics under custom roles. Heads within a layer can be shown in model
-// order or sorted by a statistic; the cell then still carries the real HeadId.
+// and its HeadId and statistics under custom roles. With ablations, each cell also says how its
+// head was ablated and how much its map changed (AblationKindRole, JsChangeRole). Heads within a
+// layer can be shown in model order or sorted by a statistic; the cell then still carries the real
+// HeadId.
 #pragma once
 
 #include <memory>
@@ -10,6 +12,7 @@
 #include <QAbstractTableModel>
 #include <QImage>
 
+#include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
 
@@ -28,14 +31,22 @@ public:
         NormalizedEntropyRole,             // double in [0, 1]
         KvHeadRole,                        // int: the key/value head the query head reads
         KvGroupStartRole,                  // bool: first head of a GQA group (model order)
+        AblationKindRole,  // QString "zero" / "mean" / "sink"; empty when not ablated
+        JsChangeRole,      // double, nats: JS change of the map; invalid without ablation
+        JsMarkRole,        // double in [0, 1]: how strongly to mark the change; 0 below 1e-4
     };
+
+    // Changes below this many nats get no mark: float noise of a restarted pass.
+    static constexpr double kJsMarkThreshold = 1e-4;
 
     enum class Order { Model, ByEntropy, ByMaxLogit };
 
     explicit HeadGridModel(QObject* parent = nullptr);
 
+    // `effects` (of an ablated result) gives the JS roles; null for a clean result.
     void setResult(std::shared_ptr<const analysis::SentenceAnalysis> result,
-                   const render::HeatmapStyle& style);
+                   const render::HeatmapStyle& style,
+                   std::shared_ptr<const analysis::AblationEffects> effects = nullptr);
     void setOrder(Order order);
 
     Order order() const { return m_order; }
@@ -53,7 +64,11 @@ private:
     void rebuildOrder();
     const analysis::HeadStats& statsOf(HeadId head) const;
 
+    QString ablationTip(HeadId h) const;
+    double jsOf(HeadId h) const;  // NaN without effects
+
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
+    std::shared_ptr<const analysis::AblationEffects> m_effects;
     std::vector<QImage> m_thumbnails;            // [headIndex(head, nHeads)]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;

@@ -1,6 +1,7 @@
 #include "panels/prediction_panel.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QComboBox>
 #include <QLabel>
@@ -31,20 +32,43 @@ struct BarColumns {
     int text;
     int bar;
     int percent;
+    int note;  // 0 without notes
 };
 
 int minTextWidth(const QFontMetrics& fm) {
     return fm.horizontalAdvance(QStringLiteral("5. ")) + 8 * fm.averageCharWidth();
 }
 
-BarColumns barColumns(const QFontMetrics& fm, int width) {
+BarColumns barColumns(const QFontMetrics& fm, int width, int note) {
     const int percent = fm.horizontalAdvance(QStringLiteral("100.0%"));
-    const int fixed = 2 * kMargin + 2 * kGap + percent;
+    const int fixed = 2 * kMargin + 2 * kGap + percent + (note > 0 ? kGap + note : 0);
     const int minText = minTextWidth(fm);
     const int maxText = std::max(minText, fm.horizontalAdvance(QLatin1Char('M')) * 12);
     int text = std::clamp(width / 2, minText, maxText);
     text = std::max(minText, std::min(text, width - fixed - kMinBar));
-    return {text, std::max(kMinBar, width - fixed - text), percent};
+    return {text, std::max(kMinBar, width - fixed - text), percent, note};
+}
+
+QColor changeColor(double change, const QPalette& pal) {
+    if (std::abs(change) < 0.0005) {  // under 0.05 pp: shown as no change
+        return pal.color(QPalette::PlaceholderText);
+    }
+    return change < 0 ? QColor(210, 50, 50) : QColor(40, 150, 70);
+}
+
+// "−12.3 pp · #4": the change of probability in percentage points and the rank elsewhere.
+PredictionBars::Note shiftNote(float here, const AnalysisSession::PredictionShift& other,
+                               bool hereIsAblated) {
+    const double delta = hereIsAblated ? static_cast<double>(here) - other.otherProbability
+                                       : static_cast<double>(other.otherProbability) - here;
+    const QString sign = delta > 0   ? QStringLiteral("+")
+                         : delta < 0 ? QStringLiteral("−")
+                                     : QString();
+    return {QStringLiteral("%1%2 pp · #%3")
+                .arg(sign)
+                .arg(std::abs(100.0 * delta), 0, 'f', 1)
+                .arg(other.otherRank),
+            delta};
 }
 
 }  // namespace
@@ -55,10 +79,20 @@ PredictionBars::PredictionBars(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(sizeHint().height());  // a squeezed dock must not cut off the fifth row
 }
 
-void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predictions) {
+void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predictions,
+                                    std::vector<Note> notes) {
     m_predictions = std::move(predictions);
+    m_notes = std::move(notes);
     updateGeometry();
     update();
+}
+
+int PredictionBars::noteWidth() const {
+    int w = 0;
+    for (const Note& n : m_notes) {
+        w = std::max(w, fontMetrics().horizontalAdvance(n.text));
+    }
+    return w;
 }
 
 QSize PredictionBars::sizeHint() const {
@@ -66,8 +100,9 @@ QSize PredictionBars::sizeHint() const {
 }
 
 QSize PredictionBars::minimumSizeHint() const {
-    const BarColumns c = barColumns(fontMetrics(), 0);
-    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent, kTop * kRowHeight + 4};
+    const BarColumns c = barColumns(fontMetrics(), 0, noteWidth());
+    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent + (c.note > 0 ? kGap + c.note : 0),
+            kTop * kRowHeight + 4};
 }
 
 void PredictionBars::paintEvent(QPaintEvent*) {
@@ -75,7 +110,7 @@ void PredictionBars::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette& pal = palette();
     const QFontMetrics fm(font());
-    const BarColumns c = barColumns(fm, width());
+    const BarColumns c = barColumns(fm, width(), noteWidth());
     for (std::size_t i = 0; i < m_predictions.size(); ++i) {
         const forward::TokenPrediction& pr = m_predictions[i];
         const int y = static_cast<int>(i) * kRowHeight + 2;
@@ -99,6 +134,11 @@ void PredictionBars::paintEvent(QPaintEvent*) {
         p.drawText(QRect(barLeft + barMax + kGap, y, c.percent, kRowHeight - 4),
                    Qt::AlignVCenter | Qt::AlignRight,
                    QString::number(100.0 * pr.probability, 'f', 1) + QLatin1Char('%'));
+        if (i < m_notes.size()) {
+            p.setPen(changeColor(m_notes[i].change, pal));
+            p.drawText(QRect(barLeft + barMax + 2 * kGap + c.percent, y, c.note, kRowHeight - 4),
+                       Qt::AlignVCenter | Qt::AlignRight, m_notes[i].text);
+        }
     }
 }
 
@@ -107,7 +147,12 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
       m_session(session),
       m_heading(new QLabel(this)),
       m_positions(new QComboBox(this)),
-      m_bars(new PredictionBars(this)),
+      m_columns(new QWidget(this)),
+      m_columnLayout(new QBoxLayout(QBoxLayout::LeftToRight, m_columns)),
+      m_cleanTitle(new QLabel(m_columns)),
+      m_ablatedTitle(new QLabel(m_columns)),
+      m_cleanBars(new PredictionBars(m_columns)),
+      m_bars(new PredictionBars(m_columns)),
       m_note(new QLabel(this)) {
     setObjectName(QStringLiteral("predictionPanel"));
     m_heading->setObjectName(QStringLiteral("predictionHeading"));
@@ -117,10 +162,25 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
     m_note->setForegroundRole(QPalette::PlaceholderText);
     m_note->setText(tr("Click a row of the head view to predict at that token."));
     m_positions->setToolTip(tr("Token position to predict at"));
+    m_cleanBars->setObjectName(QStringLiteral("cleanPredictionBars"));
+    m_cleanTitle->setObjectName(QStringLiteral("cleanPredictionTitle"));
+    m_ablatedTitle->setObjectName(QStringLiteral("ablatedPredictionTitle"));
+    m_cleanTitle->setText(tr("<b>Clean</b> · Δp and rank after the ablation"));
+    m_cleanTitle->setWordWrap(true);
+    m_ablatedTitle->setWordWrap(true);
+    m_columnLayout->setContentsMargins(0, 0, 0, 0);
+    auto* cleanColumn = new QVBoxLayout;
+    cleanColumn->addWidget(m_cleanTitle);
+    cleanColumn->addWidget(m_cleanBars);
+    auto* ablatedColumn = new QVBoxLayout;
+    ablatedColumn->addWidget(m_ablatedTitle);
+    ablatedColumn->addWidget(m_bars);
+    m_columnLayout->addLayout(cleanColumn, 1);
+    m_columnLayout->addLayout(ablatedColumn, 1);
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_heading);
     layout->addWidget(m_positions);
-    layout->addWidget(m_bars);
+    layout->addWidget(m_columns);
     layout->addWidget(m_note);
     layout->addStretch(1);
     connect(m_positions, &QComboBox::activated, this,
@@ -148,6 +208,11 @@ void PredictionPanel::refresh() {
     m_position = m_session->predictionPosition();
     fillPositions();
     m_bars->setPredictions({});
+    m_cleanBars->setPredictions({});
+    const bool compare = result && m_session->cleanResult() != result;
+    m_cleanTitle->setVisible(compare);
+    m_ablatedTitle->setVisible(compare);
+    m_cleanBars->setVisible(compare);
     if (!model || !result) {
         m_heading->setText(tr("Open a model and type a sentence to see its predictions."));
         return;
@@ -180,8 +245,48 @@ void PredictionPanel::showPredictions() {
     if (!p.result || p.position != m_position) {
         return;  // still on their way
     }
-    m_bars->setPredictions(p.top);
+    const bool compare = !p.cleanTop.empty();
+    m_cleanTitle->setVisible(compare);
+    m_ablatedTitle->setVisible(compare);
+    m_cleanBars->setVisible(compare);
+    if (!compare) {
+        m_cleanBars->setPredictions({});
+        m_bars->setPredictions(p.top);
+        emit predictionsShown();
+        return;
+    }
+    std::vector<PredictionBars::Note> cleanNotes;
+    for (std::size_t i = 0; i < p.cleanTop.size() && i < p.cleanTopInAblated.size(); ++i) {
+        cleanNotes.push_back(shiftNote(p.cleanTop[i].probability, p.cleanTopInAblated[i], false));
+    }
+    std::vector<PredictionBars::Note> ablatedNotes;
+    for (std::size_t i = 0; i < p.top.size() && i < p.topInClean.size(); ++i) {
+        ablatedNotes.push_back(shiftNote(p.top[i].probability, p.topInClean[i], true));
+    }
+    const std::size_t n = m_session->ablations().size();
+    m_ablatedTitle->setText(
+        tr("<b>Ablated</b> (%n head(s)) · Δp and rank before", nullptr, static_cast<int>(n)));
+    m_cleanBars->setPredictions(p.cleanTop, std::move(cleanNotes));
+    m_bars->setPredictions(p.top, std::move(ablatedNotes));
+    fitColumns();
     emit predictionsShown();
+}
+
+bool PredictionPanel::comparing() const {
+    return !m_cleanBars->isHidden() && !m_cleanBars->predictions().empty();
+}
+
+void PredictionPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+// Side by side when both lists fit at their minimum width, else one above the other.
+void PredictionPanel::fitColumns() {
+    const int need = m_cleanBars->minimumSizeHint().width() + m_bars->minimumSizeHint().width() +
+                     m_columnLayout->spacing();
+    const bool wide = width() - 20 >= need;
+    m_columnLayout->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
 }
 
 }  // namespace attnscope::app

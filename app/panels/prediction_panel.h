@@ -3,6 +3,10 @@
 // as a ranked list with probability bars. The position is the query row clicked in the head
 // view (or chosen in the panel's list); by default the last token (causal) or the first mask
 // token (masked LM). The ComputeService computes them; the panel shows the session's.
+//
+// With ablations set, the clean and the ablated predictions stand side by side (above each
+// other in a narrow dock) at the same position: each clean token with its Δp and its rank
+// after the ablation, each ablated token with its Δp and its rank before.
 #pragma once
 
 #include <vector>
@@ -11,6 +15,7 @@
 
 #include "attnscope/forward/prediction.h"
 
+class QBoxLayout;
 class QComboBox;
 class QLabel;
 
@@ -18,16 +23,25 @@ namespace attnscope::app {
 
 class AnalysisSession;
 
-// Ranked candidates drawn as labelled bars; empty shows nothing.
+// Ranked candidates drawn as labelled bars; empty shows nothing. A row may carry a note after
+// its percentage ("−12.3 pp · #4"), tinted by the sign of its change.
 class PredictionBars : public QWidget {
     Q_OBJECT
 
 public:
+    struct Note {
+        QString text;
+        double change = 0;  // < 0 red, > 0 green
+    };
+
     explicit PredictionBars(QWidget* parent = nullptr);
 
-    void setPredictions(std::vector<forward::TokenPrediction> predictions);
+    void setPredictions(std::vector<forward::TokenPrediction> predictions,
+                        std::vector<Note> notes = {});
 
     const std::vector<forward::TokenPrediction>& predictions() const { return m_predictions; }
+
+    const std::vector<Note>& notes() const { return m_notes; }
 
     QSize sizeHint() const override;
     // Room for a short token, a bar and the widest percentage ("100.0%") side by side.
@@ -37,7 +51,10 @@ protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
+    int noteWidth() const;
+
     std::vector<forward::TokenPrediction> m_predictions;
+    std::vector<Note> m_notes;
 };
 
 class PredictionPanel : public QWidget {
@@ -49,7 +66,17 @@ public:
     // The position shown, -1 for none (tests).
     int position() const { return m_position; }
 
+    // The shown result's predictions (ablated when ablations are set) and, with ablations,
+    // the clean ones beside them.
     const PredictionBars* bars() const { return m_bars; }
+
+    const PredictionBars* cleanBars() const { return m_cleanBars; }
+
+    // True while the clean column is shown (ablations set).
+    bool comparing() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 signals:
     void predictionsShown();  // after the bars changed (tests wait for it)
@@ -58,10 +85,16 @@ private:
     void refresh();
     void fillPositions();
     void showPredictions();
+    void fitColumns();
 
     AnalysisSession* m_session;
     QLabel* m_heading;
     QComboBox* m_positions;
+    QWidget* m_columns;
+    QBoxLayout* m_columnLayout;
+    QLabel* m_cleanTitle;
+    QLabel* m_ablatedTitle;
+    PredictionBars* m_cleanBars;
     PredictionBars* m_bars;
     QLabel* m_note;
     int m_position = -1;

@@ -11,6 +11,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
 #include "attnscope/forward/prediction.h"
+#include "service/ablation_job.h"
 
 namespace attnscope::app {
 
@@ -48,9 +49,18 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
         pool->setExpiryTimeout(-1);  // keep the threads: a sentence is typed a key at a time
     }
     connect(&m_jobs, &JobRunner::progress, this, &ComputeService::onProgress);
-    connect(session, &AnalysisSession::textChanged, this, &ComputeService::scheduleCompute);
-    connect(session, &AnalysisSession::computeSettingsChanged, this,
-            &ComputeService::scheduleCompute);
+    connect(session, &AnalysisSession::textChanged, this, &ComputeService::invalidateCleanPass);
+    connect(session, &AnalysisSession::computeSettingsChanged, this, [this] {
+        ++m_settingsGeneration;  // means of other settings no longer fit
+        invalidateCleanPass();
+    });
+    connect(session, &AnalysisSession::ablationsChanged, this, &ComputeService::scheduleCompute);
+    // Means over the treebank follow the treebank loaded.
+    connect(session, &AnalysisSession::treebankChanged, this, [this] {
+        if (ablationPlan().needsMeans()) {
+            scheduleCompute();
+        }
+    });
     connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
     connect(session, &AnalysisSession::resultChanged, this, [this] {
         cancelStaleHeadRecords();
@@ -113,6 +123,11 @@ void ComputeService::cancelLoad() {
     m_jobs.cancelKind(JobKind::Load);
 }
 
+void ComputeService::invalidateCleanPass() {
+    m_cleanPass.reset();
+    scheduleCompute();
+}
+
 void ComputeService::scheduleCompute() {
     if (m_shutDown) {
         return;
@@ -136,15 +151,23 @@ void ComputeService::scheduleCompute() {
     options.mask = m_session->mask();
     options.scale = m_session->scale();
     options.mapBudgetBytes = m_session->mapBudgetBytes();
+    options.keepLayerStates = true;  // so that an ablation restarts from its first layer
     const std::string text = m_session->text().toStdString();
     const bool truncate = m_session->truncateLongInput();
+    const ResultPtr cached = m_cleanPass;
+    const AblationPlan plan = ablationPlan();
     emit computeStarted();
     m_jobs.run(
         JobKind::Forward, &m_interactivePool,
-        [this, model, text, options, truncate](const CancelToken& cancel,
-                                               JobProgress&) -> JobRunner::ApplyStep {
+        [this, model, text, options, truncate, cached, plan](const CancelToken& cancel,
+                                                             JobProgress&) -> JobRunner::ApplyStep {
             QElapsedTimer timer;
             timer.start();
+            forward::ForwardOptions withCancel = options;
+            withCancel.cancel = cancel;
+            if (cached) {
+                return applyAblated(*model, cached, false, withCancel, plan, timer);
+            }
             std::string input = text;
             std::vector<tokenize::Token> tokens = model->tokenizer->encode(text);
             const auto limit = static_cast<std::size_t>(model->spec.maxTokens());
@@ -157,17 +180,9 @@ void ComputeService::scheduleCompute() {
                 input = analysis::fittingPrefix(*model->tokenizer, text, tokens, limit);
                 tokens = model->tokenizer->encode(input);
             }
-            forward::ForwardOptions withCancel = options;
-            withCancel.cancel = cancel;
-            ResultPtr result = std::make_shared<const analysis::SentenceAnalysis>(
+            ResultPtr clean = std::make_shared<const analysis::SentenceAnalysis>(
                 analysis::analyzeTokens(*model, std::move(input), std::move(tokens), withCancel));
-            const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-            // Runs on the GUI thread, only while this is the newest pass.
-            return [this, result, ms] {
-                m_lastMs = ms;
-                m_session->setResult(result);
-                emit computeFinished(ms);
-            };
+            return applyAblated(*model, clean, true, withCancel, plan, timer);
         },
         [this](const JobEnd& end) {
             if (end.status == JobEnd::Failed) {
@@ -182,6 +197,7 @@ void ComputeService::scheduleCompute() {
 void ComputeService::schedulePredictions() {
     const ModelPtr model = m_session->model();
     const ResultPtr result = m_session->result();
+    const ResultPtr clean = m_session->cleanResult();
     const int position = m_session->predictionPosition();
     if (m_shutDown || !model || !result || position < 0 || !forward::hasPredictionHead(*model)) {
         m_jobs.dropKind(JobKind::Predictions);
@@ -191,11 +207,17 @@ void ComputeService::schedulePredictions() {
     // models, so it runs off the GUI thread like every other core computation.
     m_jobs.run(
         JobKind::Predictions, &m_interactivePool,
-        [this, model, result, position](const CancelToken&, JobProgress&) -> JobRunner::ApplyStep {
-            auto top = forward::topPredictions(*model, result->forward, position, kTopPredictions);
-            return [this, result, position, top = std::move(top)] {
-                m_session->setPredictions({result, position, top});
-            };
+        [this, model, result, clean, position](const CancelToken&,
+                                               JobProgress&) -> JobRunner::ApplyStep {
+            AnalysisSession::Predictions p;
+            if (clean && clean != result) {  // ablated: both passes side by side
+                p = comparePredictions(*model, clean, result, position, kTopPredictions);
+            } else {
+                p.result = result;
+                p.position = position;
+                p.top = forward::topPredictions(*model, result->forward, position, kTopPredictions);
+            }
+            return [this, p = std::move(p)] { m_session->setPredictions(p); };
         },
         [this](const JobEnd& end) {
             if (end.status == JobEnd::Failed) {

@@ -9,9 +9,14 @@
 //   share pool (2 threads): the shares of a scoring job (analysis::scoreTreebank, scoreCoref).
 //
 // It watches the session: a new text, setting or model schedules a forward pass; a new result
-// or selected token, the predictions; a missed head record, its recomputation. Answers go into
-// the session, which keeps only those about what it still shows. Errors go to the message bar
-// (AnalysisSession::reportError); the previous results stay.
+// or selected token, the predictions; a missed head record, its recomputation.
+//
+// Ablations (AnalysisSession::ablations): the clean pass keeps its layer states and is cached
+// until the text, a setting or the model changes, so a changed ablation only runs
+// forward::runForwardFrom from the first ablated layer, the statistics and the effect measures
+// (service/ablation_job.h). Mean ablation's means are cached per model, settings and source.
+// Answers go into the session, which keeps only those about what it still shows. Errors go to the
+// message bar (AnalysisSession::reportError); the previous results stay.
 //
 // Head records: jobs of an earlier result are skipped; jobs of an older request round (the views
 // moved on) are dropped before they start; a running job is cancelled as soon as the session
@@ -27,6 +32,7 @@
 #include <optional>
 #include <string>
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QThreadPool>
 
@@ -36,6 +42,9 @@
 #include "session/analysis_session.h"
 
 namespace attnscope::app {
+
+struct AblationPlan;
+struct CachedMeans;
 
 class ComputeService : public QObject {
     Q_OBJECT
@@ -58,6 +67,9 @@ public:
 
     // Median-worthy timing of the last finished forward pass, in milliseconds.
     double lastComputeMilliseconds() const { return m_lastMs; }
+
+    // Clean passes run so far (an ablation toggled on a cached clean pass runs none).
+    int cleanPassCount() const { return m_cleanPasses; }
 
     // True while a head record is being recomputed or waits to be.
     bool isComputingHeadRecords() const { return m_runningHead || !m_headQueue.empty(); }
@@ -89,7 +101,6 @@ public:
     void cancelImportance();
 
     bool isComputingImportance() const { return m_jobs.isRunning(JobKind::Importance); }
-
 
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
@@ -124,6 +135,14 @@ signals:
 
 private:
     void scheduleCompute();
+    void invalidateCleanPass();
+    AblationPlan ablationPlan() const;  // ablation_job.cpp
+    // On the worker, after the clean pass (`fresh`: run by this job, not the cache): the
+    // ablated pass when the plan has ablations, then the step handing both to the session.
+    JobRunner::ApplyStep applyAblated(const model::Model& model,
+                                      std::shared_ptr<const analysis::SentenceAnalysis> clean,
+                                      bool fresh, const forward::ForwardOptions& options,
+                                      const AblationPlan& plan, const QElapsedTimer& timer);
     void schedulePredictions();
     void onProgress(JobKind kind, int done, int total);
 
@@ -149,6 +168,12 @@ private:
     QThreadPool m_sharePool;
     JobRunner m_jobs;
     double m_lastMs = 0;
+    // The clean pass of the current text, settings and model (with layer states); null once
+    // any of them changes.
+    std::shared_ptr<const analysis::SentenceAnalysis> m_cleanPass;
+    std::shared_ptr<const CachedMeans> m_means;
+    quint64 m_settingsGeneration = 0;
+    int m_cleanPasses = 0;
     std::deque<HeadJob> m_headQueue;  // oldest first
     std::optional<HeadJob> m_runningHead;
     bool m_headStartPosted = false;

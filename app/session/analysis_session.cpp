@@ -14,6 +14,11 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_model = std::move(model);
     m_modelPath = path;
     m_result.reset();
+    m_clean.reset();
+    m_effects.reset();
+    m_meanSource.clear();
+    const bool hadAblations = !m_ablations.empty();
+    m_ablations.clear();  // heads of another model
     m_records.clear();
     m_failures.clear();
     startRound();
@@ -42,6 +47,10 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     }
     if (hadImportance) {
         emit importanceChanged();
+    }
+    if (hadAblations) {
+        emit ablationsChanged();
+        reportError(tr("Ablations cleared: they were heads of the previous model."));
     }
     if (m_model && !m_model->warnings.empty()) {
         reportWarnings(m_model->warnings);
@@ -85,6 +94,13 @@ void AnalysisSession::reportInputTooLong(int tokens, int limit) {
 }
 
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
+    m_clean = result;
+    m_effects.reset();
+    m_meanSource.clear();
+    applyResult(std::move(result));
+}
+
+void AnalysisSession::applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
     m_result = std::move(result);
     m_records.clear();
     m_failures.clear();

@@ -16,6 +16,7 @@
 #include <QObject>
 #include <QString>
 
+#include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_pass.h"
@@ -41,7 +42,7 @@ public:
 
     // A new model resets the mask to the model's default and keeps the text, the treebank and
     // the coreference corpus; the old model's result, predictions, dependency and coreference
-    // scores are dropped.
+    // scores and the ablations are dropped (the message bar says so when there were any).
     void setModel(std::shared_ptr<const model::Model> model, const QString& path);
 
     QString text() const { return m_text; }
@@ -69,10 +70,46 @@ public:
     // From the ComputeService: text() has `tokens` tokens and the model reads at most `limit`.
     void reportInputTooLong(int tokens, int limit);
 
-    // The result for the current model, text and settings; null until one is computed.
+    // The result for the current model, text and settings; null until one is computed. With
+    // ablations set it is the ablated pass (every view shows how downstream heads change);
+    // cleanResult() is then the clean pass over the same input, else the same as result().
     std::shared_ptr<const analysis::SentenceAnalysis> result() const { return m_result; }
 
+    std::shared_ptr<const analysis::SentenceAnalysis> cleanResult() const { return m_clean; }
+
+    // A clean result: no ablation effects.
     void setResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
+
+    // The heads ablated in every pass (forward/interventions.h), in canonical order (layer,
+    // group before query head, target). Ablating a head replaces whatever ablation covered it
+    // (its own, or its key/value group's); a group replaces the ablations of its query heads.
+    const std::vector<forward::HeadAblation>& ablations() const { return m_ablations; }
+
+    void setAblations(std::vector<forward::HeadAblation> ablations);
+    void ablateHead(HeadId head, forward::AblationKind kind, bool kvGroup = false);
+    void clearAblation(HeadId head);  // the ablation covering `head`, if any
+    void clearAblations();
+    // The ablation in the list that covers `head` (its own or its group's).
+    std::optional<forward::HeadAblation> ablationCovering(HeadId head) const;
+
+    // True when the model shares key/value heads (grouped-query attention), so a group can be
+    // ablated apart from one query head.
+    bool hasKvGroups() const;
+
+    // What an ablated result changed (null for a clean one), and where the means of Mean
+    // ablations came from ("12 treebank sentences", "the current sentence"; empty without).
+    std::shared_ptr<const analysis::AblationEffects> ablationEffects() const { return m_effects; }
+
+    QString meanSource() const { return m_meanSource; }
+
+    struct AblatedResult {
+        std::shared_ptr<const analysis::SentenceAnalysis> clean;
+        std::shared_ptr<const analysis::SentenceAnalysis> ablated;
+        std::shared_ptr<const analysis::AblationEffects> effects;
+        QString meanSource;
+    };
+
+    void setAblatedResult(AblatedResult result);
 
     // One head's maps for display. With recorded maps they are copied out at once. When the
     // sentence's maps did not fit the memory budget, the last kCachedHeads heads recomputed
@@ -127,10 +164,21 @@ public:
     // LM) or the first mask token (masked LM); -1 for none.
     int predictionPosition() const;
 
+    // One token's standing in the other pass of an ablation: its probability and rank there.
+    struct PredictionShift {
+        float otherProbability = 0;
+        int otherRank = 0;  // 1-based over the whole vocabulary
+    };
+
     struct Predictions {
         std::shared_ptr<const analysis::SentenceAnalysis> result;  // null: none yet
         int position = -1;
-        std::vector<forward::TokenPrediction> top;
+        std::vector<forward::TokenPrediction> top;  // of result(): ablated when ablations are set
+        // With ablations only (else empty): the clean pass's top tokens, where each of them
+        // went in the ablated pass, and where each of `top` stood in the clean pass.
+        std::vector<forward::TokenPrediction> cleanTop;
+        std::vector<PredictionShift> cleanTopInAblated;  // [cleanTop]
+        std::vector<PredictionShift> topInClean;         // [top]
     };
 
     // The predictions at predictionPosition() for the current result, once computed.
@@ -194,6 +242,7 @@ signals:
     void selectedTokenChanged(int index);
     void heatmapStyleChanged();
     void predictionsChanged();
+    void ablationsChanged();
     void treebankChanged();
     void dependencyScoresChanged();
     // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
@@ -211,6 +260,7 @@ signals:
 
 private:
     HeadId clamp(HeadId head) const;
+    void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
     void startRound();
     void refreshGold();
 
@@ -221,6 +271,10 @@ private:
     std::optional<float> m_scale;
     bool m_truncate = false;
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
+    std::shared_ptr<const analysis::SentenceAnalysis> m_clean;
+    std::shared_ptr<const analysis::AblationEffects> m_effects;
+    QString m_meanSource;
+    std::vector<forward::HeadAblation> m_ablations;
     std::size_t m_mapBudget = std::size_t{1} << 30;  // 1 GiB
     // Recomputed heads of m_result, most recent first; emptied with every new result.
     std::deque<std::pair<HeadId, std::shared_ptr<const forward::HeadRecord>>> m_records;

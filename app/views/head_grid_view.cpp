@@ -11,8 +11,59 @@
 #include "models/head_grid_model.h"
 #include "render/colormap.h"
 #include "session/analysis_session.h"
+#include "views/ablation_menu.h"
 
 namespace attnscope::app {
+
+namespace {
+
+const QColor kAblatedColor(220, 38, 38);
+const QColor kChangedColor(255, 140, 0);
+
+// An ablated head: its thumbnail dimmed and crossed out, with the kind written across the
+// bottom when the cell has room for it.
+void paintAblated(QPainter* p, const QRect& r, const QString& kind) {
+    p->fillRect(r, QColor(0, 0, 0, 120));
+    p->setRenderHint(QPainter::Antialiasing);
+    QPen pen(kAblatedColor, std::max(2.0, r.width() / 12.0));
+    pen.setCapStyle(Qt::RoundCap);
+    p->setPen(pen);
+    const int inset = std::max(2, r.width() / 10);
+    const QRect x = r.adjusted(inset, inset, -inset, -inset);
+    p->drawLine(x.topLeft(), x.bottomRight());
+    p->drawLine(x.topRight(), x.bottomLeft());
+    if (r.width() < 30) {
+        return;  // the tool tip names the kind
+    }
+    QFont font = p->font();
+    font.setPixelSize(std::clamp(r.height() / 5, 8, 13));
+    font.setBold(true);
+    p->setFont(font);
+    const int h = QFontMetrics(font).height();
+    const QRect label(r.left(), r.bottom() - h + 1, r.width(), h);
+    p->fillRect(label, QColor(0, 0, 0, 190));
+    p->setPen(Qt::white);
+    p->drawText(label, Qt::AlignCenter, kind);
+}
+
+// A head whose map changed downstream of an ablation: an orange frame and corner whose size
+// and opacity grow with the JS change (`mark` in (0, 1], log scale, HeadGridModel::JsMarkRole).
+void paintChanged(QPainter* p, const QRect& r, double mark) {
+    QColor c = kChangedColor;
+    c.setAlphaF(static_cast<float>(0.45 + 0.55 * mark));
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(QPen(c, 1.0 + 2.0 * mark));
+    p->setBrush(Qt::NoBrush);
+    p->drawRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5));
+    const double side = std::max(5.0, r.width() * (0.18 + 0.27 * mark));
+    const QPointF corner = QRectF(r).topRight();
+    const QPointF triangle[] = {corner, corner - QPointF(side, 0), corner + QPointF(0, side)};
+    p->setPen(Qt::NoPen);
+    p->setBrush(c);
+    p->drawPolygon(triangle, 3);
+}
+
+}  // namespace
 
 void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
                                   const QModelIndex& index) const {
@@ -33,6 +84,13 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
         selected ? option.palette.color(QPalette::Highlight) : option.palette.color(QPalette::Mid),
         selected ? 3 : 1));
     p->drawRect(option.rect.adjusted(1, 1, -2, -2));
+    if (const double mark = index.data(HeadGridModel::JsMarkRole).toDouble(); mark > 0) {
+        paintChanged(p, imageRect, mark);
+    }
+    if (const QString kind = index.data(HeadGridModel::AblationKindRole).toString();
+        !kind.isEmpty()) {
+        paintAblated(p, imageRect, kind);
+    }
     if (index.data(HeadGridModel::KvGroupStartRole).toBool()) {
         // Grouped-query attention: a bar on the left edge where a new key/value head begins.
         p->fillRect(QRect(option.rect.left(), option.rect.top(), 2, option.rect.height()),
@@ -57,7 +115,8 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
     verticalHeader()->setMinimumSectionSize(12);
     setToolTip(
         tr("Click a head to select it, double-click to open it; Ctrl+click, middle-click "
-           "or right-click ▸ Compare with this head makes it head B of the Compare tab"));
+           "or right-click ▸ Compare with this head makes it head B of the Compare tab; "
+           "right-click ▸ Ablate removes it from the model"));
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         fitCells();
         syncSelection();
@@ -104,13 +163,18 @@ void HeadGridView::contextMenuEvent(QContextMenuEvent* event) {
     if (!index.isValid()) {
         return;
     }
-    const HeadId head = m_model->headAt(index);
-    QMenu menu(this);
-    menu.addAction(tr("Select (head A)"), this, [this, head] { m_session->selectHead(head); });
-    menu.addAction(tr("Compare with this head (head B)"), this,
-                   [this, head] { m_session->setCompareHead(head); });
-    menu.addAction(tr("Open"), this, [this, head] { emit headActivated(head); });
-    menu.exec(event->globalPos());
+    contextMenuFor(m_model->headAt(index))->exec(event->globalPos());
+}
+
+std::unique_ptr<QMenu> HeadGridView::contextMenuFor(HeadId head) {
+    auto menu = std::make_unique<QMenu>(this);
+    menu->addAction(tr("Select (head A)"), this, [this, head] { m_session->selectHead(head); });
+    menu->addAction(tr("Compare with this head (head B)"), this,
+                    [this, head] { m_session->setCompareHead(head); });
+    menu->addAction(tr("Open"), this, [this, head] { emit headActivated(head); });
+    menu->addSeparator();
+    addAblationActions(menu.get(), m_session, head);
+    return menu;
 }
 
 void HeadGridView::resizeEvent(QResizeEvent* event) {

@@ -1,14 +1,21 @@
 // The whole model at once: a table of small heatmaps, one per layer × head, with layer and
 // head labels. Hover shows the head's statistics, a click selects the head (head A) and a
 // double-click (or Enter) opens it. Ctrl+click, a middle-click or the context menu's "Compare
-// with this head" makes a head the Compare tab's head B without changing the selection. The
+// with this head" makes a head the Compare tab's head B without changing the selection; it also
+// ablates the head or its key/value group. Ablated heads are crossed out with their kind, and
+// heads whose map the ablation changed get an orange frame and corner that grow with the JS
+// change. The
 // thumbnails come from HeadGridModel; this view only paints them.
 #pragma once
+
+#include <memory>
 
 #include <QStyledItemDelegate>
 #include <QTableView>
 
 #include "attnscope/base/head_id.h"
+
+class QMenu;
 
 namespace attnscope::app {
 
@@ -34,6 +41,10 @@ public:
 
     // The on-screen rectangle of a head's cell (for tests).
     QRect headRect(HeadId head) const;
+
+    // The right-click menu of a head: select, compare, open, and the ablation entries
+    // (views/ablation_menu.h).
+    std::unique_ptr<QMenu> contextMenuFor(HeadId head);
 
 signals:
     void headActivated(attnscope::HeadId head);  // double-click or Enter: open the head view

@@ -1,9 +1,13 @@
 #include "views/head_view.h"
 
+#include <cmath>
+
 #include <QCheckBox>
+#include <QContextMenuEvent>
 #include <QHBoxLayout>
 #include <QKeyEvent>
 #include <QLabel>
+#include <QMenu>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -12,6 +16,7 @@
 #include "session/analysis_session.h"
 #include "session/coref.h"
 #include "session/head_record_watch.h"
+#include "views/ablation_menu.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -53,6 +58,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
       m_layer(new QSpinBox(this)),
       m_head(new QSpinBox(this)),
       m_info(new QLabel(this)),
+      m_ablation(new QLabel(this)),
       m_heatmap(new HeatmapWidget(this)),
       m_words(new QCheckBox(tr("Words"), this)),
       m_records(new HeadRecordWatch(
@@ -79,6 +85,11 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     bar->addWidget(m_words);
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
+    m_ablation->setObjectName(QStringLiteral("headViewAblation"));
+    m_ablation->setWordWrap(true);
+    m_ablation->setContentsMargins(8, 3, 8, 3);
+    m_ablation->hide();
+    layout->addWidget(m_ablation);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int v) {
@@ -110,6 +121,7 @@ void HeadView::refresh() {
     m_record.reset();
     m_wordMap.reset();
     m_records->forget();
+    refreshAblationBanner();
     if (!result) {
         m_info->clear();
         m_heatmap->clear(m_session->model() ? tr("Type a sentence to see this head's attention.")
@@ -327,6 +339,79 @@ void HeadView::step(int dLayer, int dHead) {
     }
     h.layer += dLayer;
     m_session->selectHead(h);
+}
+
+namespace {
+
+// "3-7 (zero), 5-g1 (mean)", at most three named.
+QString describeAblations(const std::vector<forward::HeadAblation>& list) {
+    QStringList names;
+    for (std::size_t i = 0; i < list.size() && i < 3; ++i) {
+        names << QString::fromStdString(forward::describe(list[i]));
+    }
+    if (list.size() > 3) {
+        names << QObject::tr("%1 more").arg(list.size() - 3);
+    }
+    return names.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+void HeadView::refreshAblationBanner() {
+    const auto result = m_session->result();
+    const auto effects = m_session->ablationEffects();
+    const HeadId h = m_session->selectedHead();
+    QString text;
+    QString tint;
+    if (result && effects && h.layer < result->forward.nLayers && h.head < result->forward.nHeads) {
+        const auto kind = result->forward.ablationOf(h);
+        const double js = effects->jsOf(h);
+        const auto covering = m_session->ablationCovering(h);
+        if (kind) {
+            const QString group = covering && covering->kvGroup
+                                      ? tr(" with its key/value group %1").arg(covering->target)
+                                      : QString();
+            text = tr("<b>Ablated%1 (%2)</b>: %3. Right-click ▸ Clear ablation of this head.")
+                       .arg(group, QString::fromStdString(forward::ablationKindName(*kind)),
+                            ablationEffectText(*kind));
+            tint = QStringLiteral("rgba(220, 38, 38, 0.22)");
+        } else if (!std::isnan(js) && js >= 1e-4) {
+            text = tr("<b>Changed by the ablation</b> of %1: JS change %2 nats (mean over query "
+                      "rows)")
+                       .arg(describeAblations(m_session->ablations()).toHtmlEscaped())
+                       .arg(js, 0, 'f', 4);
+            tint = QStringLiteral("rgba(255, 140, 0, 0.25)");
+        } else {
+            text = tr("Unchanged by the ablation of %1")
+                       .arg(describeAblations(m_session->ablations()).toHtmlEscaped());
+            tint = QStringLiteral("rgba(128, 128, 128, 0.15)");
+        }
+    }
+    m_ablation->setText(text);
+    m_ablation->setStyleSheet(
+        tint.isEmpty()
+            ? QString()
+            : QStringLiteral("QLabel { background: %1; border-radius: 3px; }").arg(tint));
+    m_ablation->setVisible(!text.isEmpty());
+}
+
+QString HeadView::ablationBanner() const {
+    return m_ablation->isHidden() ? QString() : m_ablation->text();
+}
+
+std::unique_ptr<QMenu> HeadView::contextMenu() {
+    auto menu = std::make_unique<QMenu>(this);
+    if (m_session->model()) {
+        addAblationActions(menu.get(), m_session, m_session->selectedHead());
+    }
+    return menu;
+}
+
+void HeadView::contextMenuEvent(QContextMenuEvent* event) {
+    if (!m_session->result()) {
+        return;
+    }
+    contextMenu()->exec(event->globalPos());
 }
 
 void HeadView::keyPressEvent(QKeyEvent* event) {

@@ -18,6 +18,10 @@
 // At word level they outline the unit cells; a window that is no treebank sentence shows its
 // own words there (the window's words, with mean over a word's tokens).
 //
+// Ablation: right-click ablates the head or its key/value group (views/ablation_menu.h). A
+// banner says when the shown head is ablated, or how much an ablation elsewhere changed its
+// map (the JS change); the maps shown are the ablated pass's.
+//
 // When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
 // the view says "Computing head L·H…" until the session has it (head_record_watch.h).
 #pragma once
@@ -38,6 +42,7 @@
 
 class QCheckBox;
 class QLabel;
+class QMenu;
 class QSpinBox;
 
 namespace attnscope::app {
@@ -73,8 +78,15 @@ public:
 
     static QColor corefColor();
 
+    // The banner's text; empty while hidden (tests).
+    QString ablationBanner() const;
+
+    // The right-click menu for the shown head (views/ablation_menu.h).
+    std::unique_ptr<QMenu> contextMenu();
+
 protected:
     void keyPressEvent(QKeyEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
     // The words the "Words" mode shows: the sentence's dependency gold when there is one, else
@@ -87,6 +99,7 @@ private:
     WordSource wordSource() const;  // only while m_gold or m_coref is set
 
     void refresh();
+    void refreshAblationBanner();
     void step(int dLayer, int dHead);
     // A click selects the query token (for predictions) or, with a custom mask, toggles the
     // cell in the mask.
@@ -103,6 +116,7 @@ private:
     QSpinBox* m_layer;
     QSpinBox* m_head;
     QLabel* m_info;
+    QLabel* m_ablation;
     HeatmapWidget* m_heatmap;
     QCheckBox* m_words;
     HeadRecordWatch* m_records;

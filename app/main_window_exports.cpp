@@ -1,0 +1,79 @@
+// MainWindow's File ▸ Export actions, kept apart from the window's layout and wiring.
+#include <QDir>
+#include <QFileInfo>
+#include <QStatusBar>
+
+#include "attnscope/export/csv_writer.h"
+#include "attnscope/export/hdf5_writer.h"
+#include "dialogs/export_dialog.h"
+#include "main_window.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/entropy_charts.h"
+
+namespace attnscope::app {
+
+bool MainWindow::exportHdf5(const QString& path) {
+    const auto result = m_session->result();
+    if (!result) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    const exporting::ExportMetadata source{m_session->modelPath().toStdString(),
+                                           m_session->model()->spec.modelType, result->text};
+    m_service->exportFile(path, [result, source](const std::string& file) {
+        exporting::ExportTokens tokens;
+        for (const auto& t : result->tokens) {
+            tokens.text.push_back(t.text);
+            tokens.offsets.emplace_back(t.charBegin, t.charEnd);
+        }
+        exporting::writeInterchangeFile(file, result->forward, tokens, source);
+    });
+    return true;
+}
+
+bool MainWindow::exportStatsCsv(const QString& path) {
+    const auto result = m_session->result();
+    if (!result) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    m_service->exportFile(
+        path, [result](const std::string& file) { exporting::writeHeadStatsCsv(file, *result); });
+    return true;
+}
+
+bool MainWindow::exportCharts(const QString& path) {
+    if (!m_charts->hasResult()) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    // One file per chart: name.png -> name-head-entropy.png, name-query-entropy.png, ...
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().isEmpty() ? QStringLiteral("png") : info.suffix();
+    const std::pair<EntropyChartsView::Chart, const char*> charts[] = {
+        {EntropyChartsView::Chart::HeadEntropy, "head-entropy"},
+        {EntropyChartsView::Chart::QueryEntropy, "query-entropy"},
+        {EntropyChartsView::Chart::MaxLogit, "max-logit"},
+    };
+    for (const auto& [chart, name] : charts) {
+        const QString file = info.dir().filePath(
+            QStringLiteral("%1-%2.%3").arg(info.completeBaseName(), QLatin1String(name), suffix));
+        QString error;
+        if (!m_charts->saveChart(chart, file, &error)) {
+            m_session->reportError(tr("Export failed: %1").arg(error));
+            return false;
+        }
+    }
+    statusBar()->showMessage(tr("Wrote three charts beside %1").arg(path), 5000);
+    return true;
+}
+
+ExportDialog* MainWindow::exportDialog() {
+    if (m_exportDialog == nullptr) {
+        m_exportDialog = new ExportDialog(m_session, this);
+    }
+    return m_exportDialog;
+}
+
+}  // namespace attnscope::app
