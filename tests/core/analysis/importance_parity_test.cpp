@@ -241,6 +241,11 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
     ASSERT_EQ(r.targets, targets);
     EXPECT_EQ(r.kvGroups, c.kvGroups);
     EXPECT_EQ(r.kind, c.kind);
+    EXPECT_EQ(r.objective == analysis::ImportanceObjective::MaskedLm, maskedLm);
+    if (maskedLm) {  // what a causal LM's result says of masking, the header leaves open
+        EXPECT_EQ(r.maskFraction, c.fraction);
+        EXPECT_EQ(r.seed, c.seed);
+    }
     EXPECT_EQ(std::to_string(r.nLayers) + "x" + std::to_string(r.nUnits), f.metadata().at("units"));
     EXPECT_PRED2(closeRel, r.cleanLoss, f64(f, "clean_loss")[0]);
     EXPECT_EQ(count(r.cleanAccuracy, targets), count(f64(f, "clean_accuracy")[0], targets));
