@@ -23,7 +23,7 @@ namespace {
 
 using analysis::ImportanceResult;
 
-constexpr int kListed = 10;  // most and least important units printed
+constexpr int kListed = 10;  // most and least important units printed, at most
 
 forward::AblationKind kindOf(const std::string& name) {
     return name == "mean"   ? forward::AblationKind::Mean
@@ -60,7 +60,8 @@ void printSummary(const ImportanceResult& r, const analysis::ImportanceCorpus& c
                   100.0 * r.cleanAccuracy);
     std::cout << line;
     const int n = static_cast<int>(r.order.size());
-    const int listed = std::min(kListed, n);
+    // Two lists that overlap say nothing more: a small model gets half its units in each.
+    const int listed = std::min(kListed, std::max(1, n / 2));
     std::cout << "most important " << units << " (delta loss when ablated alone):\n";
     for (int k = 0; k < listed; ++k) {
         printUnit(r, r.order[static_cast<std::size_t>(n - 1 - k)]);
