@@ -15,7 +15,8 @@ using analysis::ImportanceResult;
 
 namespace {
 
-// A result built by hand could disagree with itself; a file must not.
+// A result built by hand could disagree with itself; a file must not. The order must be a
+// permutation of the units (rank reads it as one).
 void checkShape(const fs::path& path, const ImportanceResult& r) {
     const auto units = static_cast<std::size_t>(r.nLayers) * static_cast<std::size_t>(r.nUnits);
     if (r.nLayers <= 0 || r.nUnits <= 0 || r.deltaLoss.size() != units ||
@@ -24,6 +25,14 @@ void checkShape(const fs::path& path, const ImportanceResult& r) {
         throw InvalidArgument(path.string() + ": importance result of " +
                               std::to_string(r.nLayers) + " x " + std::to_string(r.nUnits) +
                               " units holds arrays of another size");
+    }
+    std::vector<bool> seen(units, false);
+    for (const int u : r.order) {
+        if (u < 0 || static_cast<std::size_t>(u) >= units || seen[static_cast<std::size_t>(u)]) {
+            throw InvalidArgument(path.string() + ": importance order: unit " + std::to_string(u) +
+                                  " is outside [0, " + std::to_string(units) + ") or repeated");
+        }
+        seen[static_cast<std::size_t>(u)] = true;
     }
 }
 

@@ -72,6 +72,13 @@ TEST(ImportanceCsv, RefusesAResultOfInconsistentShape) {
     EXPECT_THROW(exporting::writeImportanceCsv(path, r), InvalidArgument);
     EXPECT_THROW(exporting::writeImportanceH5(tmp.path() / "bad.h5", r, {}), InvalidArgument);
     EXPECT_FALSE(fs::exists(path));
+    for (const std::vector<int>& order :
+         {std::vector<int>{1, 0, 3, 4}, std::vector<int>{1, 1, 3, 2},
+          std::vector<int>{-1, 0, 3, 2}}) {
+        r.order = order;
+        EXPECT_THROW(exporting::writeImportanceCsv(path, r), InvalidArgument);
+    }
+    EXPECT_FALSE(fs::exists(path));
     try {
         exporting::writeImportanceCsv(tmp.path() / "missing" / "x.csv", smallResult());
         ADD_FAILURE() << "wrote into a missing folder";
