@@ -54,7 +54,7 @@ ImportanceFigure importanceFigure(const ImportanceRun& run) {
     const analysis::ImportanceResult& r = run.result;
     ImportanceFigure figure;
     figure.delta = deltaLossMatrix(r);
-    figure.title = QObject::tr("Δ loss when the head is ablated alone (%1)").arg(ablationText(run));
+    figure.title = QObject::tr("Δ loss when the head is ablated alone");
     figure.subtitle = importanceSummary(run) + QObject::tr(" · layers and heads 0-based");
     figure.unitAxis = r.kvGroups ? QObject::tr("key/value group") : QObject::tr("head");
     figure.best = r.order.empty() ? -1 : r.order.back();

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
@@ -186,18 +187,20 @@ QWidget* ImportancePanel::buildResults() {
     auto* box = new QWidget(this);
     m_summary = new QLabel(box);
     m_summary->setObjectName(QStringLiteral("importanceSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // One line, elided, the whole text in its tool tip: a wrapped label gives the panel a
+    // height-for-width, and the dock's scroll area then lays it out at its preferred height,
+    // taller than a short dock, instead of fitting it in.
+    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
+    m_summary->installEventFilter(this);
     auto* split = new QSplitter(Qt::Horizontal, box);
     split->setObjectName(QStringLiteral("importanceSplitter"));
-    split->addWidget(buildHeatmapSide(split));
+    split->addWidget(buildHeatmap(split));
     split->addWidget(buildTable(split));
     m_chart = new PruningChart(split);
     m_chart->setObjectName(QStringLiteral("importanceChart"));
     split->addWidget(m_chart);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 3);
-    split->setStretchFactor(2, 4);
+    // In proportion: room for the heatmap's one-line legend at 1024 pixels, the rest shared.
+    split->setSizes({300, 400, 400});
     split->setChildrenCollapsible(false);
     auto* layout = new QVBoxLayout(box);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -206,22 +209,20 @@ QWidget* ImportancePanel::buildResults() {
     return box;
 }
 
-QWidget* ImportancePanel::buildHeatmapSide(QWidget* parent) {
-    auto* side = new QWidget(parent);
-    m_legend = new QLabel(tr("Δ loss when the head is ablated alone"), side);
-    m_legend->setObjectName(QStringLiteral("importanceLegend"));
-    m_legend->setWordWrap(true);
-    m_legend->setToolTip(tr("Red: the loss rose without the head (it helped); blue: it fell"));
-    m_heatmap = new HeatmapWidget(side);
+QWidget* ImportancePanel::buildHeatmap(QWidget* parent) {
+    m_heatmap = new HeatmapWidget(parent);
     m_heatmap->setObjectName(QStringLiteral("importanceHeatmap"));
+    // The legend is the map's title: one line, where a label above it would wrap to two in a
+    // narrow pane of a short dock.
+    m_heatmap->setTitle(legendText());
     m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
-    m_heatmap->setMinimumSize(200, 140);
-    auto* layout = new QVBoxLayout(side);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_legend);
-    layout->addWidget(m_heatmap, 1);
+    m_heatmap->setMinimumSize(160, 110);
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, &ImportancePanel::activateUnit);
-    return side;
+    return m_heatmap;
+}
+
+QString ImportancePanel::legendText() {
+    return tr("Δ loss when the head is ablated alone");
 }
 
 QWidget* ImportancePanel::buildTable(QWidget* parent) {
@@ -370,29 +371,42 @@ void ImportancePanel::showRun() {
     refreshHeatmap();
     m_table->setVisible(run != nullptr);
     m_chart->setVisible(run != nullptr);
+    m_summary->setVisible(run != nullptr);
+    m_summaryText = run ? importanceSummary(*run) : QString();
+    m_summary->setToolTip(m_summaryText);
+    elideSummary();
     if (!run) {
-        m_summary->setText(
-            tr("Compute head importance on a sentence file or treebank to see which heads the "
-               "model needs (Michel et al. 2019): each head is ablated alone and the loss on "
-               "the sentences measured; the pruning curve removes the least important first."));
         return;
     }
-    m_summary->setText(importanceSummary(*run));
     m_path->setText(run->corpusPath);
-    m_legend->setText(tr("Δ loss when the head is ablated alone (%1)").arg(ablationText(*run)));
     refreshSelection();
     emit importanceShown(run->corpusPath);
 }
 
 QString ImportancePanel::summaryText() const {
-    return m_summary->text();
+    return m_summaryText;
+}
+
+void ImportancePanel::elideSummary() {
+    m_summary->setText(
+        m_summary->fontMetrics().elidedText(m_summaryText, Qt::ElideRight, m_summary->width()));
+}
+
+bool ImportancePanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == m_summary && event->type() == QEvent::Resize) {
+        elideSummary();
+    }
+    return QWidget::eventFilter(watched, event);
 }
 
 void ImportancePanel::refreshHeatmap() {
     const auto run = m_session->importance();
     if (!run) {
-        m_legend->setText(tr("Δ loss when the head is ablated alone"));
-        m_heatmap->clear(tr("The loss change of every head appears here."));
+        // The whole pane is the map's when there is no table and chart: room for what it is.
+        m_heatmap->clear(
+            tr("Compute head importance on a sentence file or treebank to see which heads the "
+               "model needs (Michel et al. 2019): each head is ablated alone and the loss on "
+               "the sentences measured; the pruning curve removes the least important first."));
         return;
     }
     const analysis::ImportanceResult& r = run->result;

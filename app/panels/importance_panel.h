@@ -76,6 +76,9 @@ public:
 
     QString summaryText() const;
 
+    // The heatmap's title: "Δ loss when the head is ablated alone".
+    static QString legendText();
+
     const render::ColorRange& heatmapRange() const { return m_range; }
 
     // Written in the background (ComputeService::exportFile, which reports the end); the
@@ -86,6 +89,9 @@ public:
     bool exportHeatmapFigure(const QString& path);
     bool exportChart(const QString& path);
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 signals:
     void computingFinished(bool ok);  // ok false: failed, cancelled or replaced
     void importanceShown(const QString& path);
@@ -94,7 +100,7 @@ signals:
 private:
     QWidget* buildOptions();
     QWidget* buildResults();
-    QWidget* buildHeatmapSide(QWidget* parent);
+    QWidget* buildHeatmap(QWidget* parent);
     QWidget* buildTable(QWidget* parent);
     QToolButton* buildExportButton(QWidget* parent);
     void connectService();
@@ -103,6 +109,7 @@ private:
     void refreshHeatmap();
     void refreshSelection();
     void setBusy(bool busy);
+    void elideSummary();
     void activateUnit(int layer, int unit);
     QString heatmapTooltip(int row, int col) const;
 
@@ -122,7 +129,7 @@ private:
     QPushButton* m_cancel = nullptr;
     QToolButton* m_export = nullptr;
     QLabel* m_summary = nullptr;
-    QLabel* m_legend = nullptr;
+    QString m_summaryText;  // m_summary shows it elided
     HeatmapWidget* m_heatmap = nullptr;
     QTableView* m_table = nullptr;
     PruningChart* m_chart = nullptr;

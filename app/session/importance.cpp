@@ -100,8 +100,8 @@ QString importanceSummary(const ImportanceRun& run) {
     if (run.truncated > 0) {
         sentences += QObject::tr(", %1 cut to the model's positions").arg(run.truncated);
     }
-    return QObject::tr("%1 · %2 · %3 · %4 targets · clean loss %5, accuracy %6 %")
-        .arg(QString::fromStdString(analysis::describeObjective(r)),
+    return QObject::tr("%1 · %2 · %3: %4 · %5 targets · clean loss %6, accuracy %7 %")
+        .arg(ablationText(run), QString::fromStdString(analysis::describeObjective(r)),
              QFileInfo(run.corpusPath).fileName(), sentences)
         .arg(r.targets)
         .arg(r.cleanLoss, 0, 'f', 3)

@@ -75,7 +75,7 @@ HeadId headOfUnit(const analysis::ImportanceResult& result, int nHeads, int laye
 // "zero", "mean", "sink" ablation, with what the run is over, for the summary and the figures.
 QString ablationText(const ImportanceRun& run);
 
-// One line: objective, sentences, targets, clean loss and accuracy.
+// One line: ablation, objective, file and sentences, targets, clean loss and accuracy.
 QString importanceSummary(const ImportanceRun& run);
 
 }  // namespace attnscope::app

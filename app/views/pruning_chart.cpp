@@ -6,6 +6,7 @@
 #include <QCursor>
 #include <QEvent>
 #include <QLineSeries>
+#include <QResizeEvent>
 #include <QToolTip>
 #include <QValueAxis>
 
@@ -16,6 +17,8 @@ namespace attnscope::app {
 
 namespace {
 
+constexpr int kLegendMinHeight = 230;
+
 // Loss axis from a little below the lowest to a little above the highest point: a pruning
 // curve's interest is its knee, which a zero-based axis would flatten.
 void setLossRange(QValueAxis* axis, double lo, double hi) {
@@ -25,7 +28,7 @@ void setLossRange(QValueAxis* axis, double lo, double hi) {
     }
     const double span = std::max(hi - lo, 1e-3 * std::max(1.0, std::abs(hi)));
     axis->setTickType(QValueAxis::TicksDynamic);
-    axis->setTickInterval(niceTickInterval(span, 4));
+    axis->setTickInterval(niceTickInterval(span, 5));
     axis->setTickAnchor(0.0);
     axis->setRange(lo - 0.06 * span, hi + 0.06 * span);
 }
@@ -53,7 +56,6 @@ PruningChart::PruningChart(QWidget* parent)
     m_accuracy->setPointsVisible(true);
     c->addSeries(m_loss);
     c->addSeries(m_accuracy);
-    m_xAxis->setTitleText(tr("heads removed (%), least important first"));
     m_xAxis->setRange(0, 100);
     m_xAxis->setTickType(QValueAxis::TicksDynamic);
     m_xAxis->setTickAnchor(0);
@@ -62,12 +64,12 @@ PruningChart::PruningChart(QWidget* parent)
     m_xAxis->setLabelFormat(QStringLiteral("%d"));
     m_lossAxis->setTitleText(tr("loss"));
     m_lossAxis->setLabelFormat(QStringLiteral("%.3g"));
-    m_accuracyAxis->setTitleText(tr("accuracy (%)"));
+    m_accuracyAxis->setTitleText(tr("accuracy"));
     m_accuracyAxis->setRange(0, 100);
     m_accuracyAxis->setTickType(QValueAxis::TicksDynamic);
     m_accuracyAxis->setTickAnchor(0);
     m_accuracyAxis->setTickInterval(25);
-    m_accuracyAxis->setLabelFormat(QStringLiteral("%d"));
+    m_accuracyAxis->setLabelFormat(QStringLiteral("%d %%"));
     c->addAxis(m_xAxis, Qt::AlignBottom);
     c->addAxis(m_lossAxis, Qt::AlignLeft);
     c->addAxis(m_accuracyAxis, Qt::AlignRight);
@@ -75,6 +77,10 @@ PruningChart::PruningChart(QWidget* parent)
     m_loss->attachAxis(m_lossAxis);
     m_accuracy->attachAxis(m_xAxis);
     m_accuracy->attachAxis(m_accuracyAxis);
+    setToolTip(
+        tr("Loss and accuracy with the least important heads removed together: each "
+           "point ablates the first heads of the order by Δ loss, least important first "
+           "(Michel et al. 2019)"));
     connect(m_loss, &QXYSeries::hovered, this, &PruningChart::showTooltip);
     connect(m_accuracy, &QXYSeries::hovered, this, &PruningChart::showTooltip);
     applyTheme();
@@ -101,8 +107,8 @@ void PruningChart::setRun(std::shared_ptr<const ImportanceRun> run) {
     m_accuracy->replace(accuracy);
     setLossRange(m_lossAxis, lo, hi);
     const bool groups = m_run && m_run->result.kvGroups;
-    m_xAxis->setTitleText(groups ? tr("key/value groups removed (%), least important first")
-                                 : tr("heads removed (%), least important first"));
+    // Short: the title must fit a pane a third of a 1024-pixel dock wide.
+    m_xAxis->setTitleText(groups ? tr("key/value groups removed (%)") : tr("heads removed (%)"));
     const bool masked = m_run && m_run->result.objective == analysis::ImportanceObjective::MaskedLm;
     m_accuracy->setName(masked ? tr("masked-token accuracy") : tr("next-token accuracy"));
     m_loss->setName(tr("loss"));
@@ -138,6 +144,17 @@ void PruningChart::applyTheme() {
     m_loss->setColor(primary);
     m_accuracy->setPen(QPen(selectionColor(), 2, Qt::DashLine));
     m_accuracy->setColor(selectionColor());
+    // Each axis in its series' colour, so the chart reads without its legend in a short dock.
+    m_lossAxis->setTitleBrush(primary);
+    m_lossAxis->setLabelsColor(primary);
+    m_accuracyAxis->setTitleBrush(selectionColor());
+    m_accuracyAxis->setLabelsColor(selectionColor());
+}
+
+void PruningChart::resizeEvent(QResizeEvent* event) {
+    // The legend takes a row the plot needs when the dock is short (1024 × 700 screens).
+    chart()->legend()->setVisible(event->size().height() >= kLegendMinHeight);
+    QChartView::resizeEvent(event);
 }
 
 void PruningChart::changeEvent(QEvent* event) {

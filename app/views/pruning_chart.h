@@ -32,10 +32,11 @@ public:
 
     QValueAxis* lossAxis() const { return m_lossAxis; }
 
-    QSize minimumSizeHint() const override { return {220, 150}; }
+    QSize minimumSizeHint() const override { return {220, 120}; }
 
 protected:
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void applyTheme();

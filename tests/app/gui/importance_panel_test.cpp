@@ -11,9 +11,11 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QLineSeries>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
@@ -98,6 +100,7 @@ private slots:
     void anotherModelDropsTheResult();
     void keyValueGroupsOfAGroupedModel();
     void menuEntryAndCommandLine();
+    void fitsA1024x700Window();
 
 private:
     void compute(const QString& path, const ImportanceRequest& request = {});
@@ -199,10 +202,9 @@ void ImportancePanelTest::resultMatchesTheCore() {
     QCOMPARE(m_panel->heatmap()->image().size(), QSize(4, 2));
     QCOMPARE(m_panel->heatmapRange().lo, -m_panel->heatmapRange().hi);
     QVERIFY(m_panel->heatmap()->cellToolTip(1, 2).contains(QStringLiteral("head 1-2 · Δ loss")));
-    QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("importanceLegend"))
-                ->property("text")
-                .toString()
-                .contains(QStringLiteral("Δ loss when the head is ablated alone")));
+    QCOMPARE(m_panel->heatmapRange().caption, QStringLiteral("Δ loss"));
+    QCOMPARE(ImportancePanel::legendText(),
+             QStringLiteral("Δ loss when the head is ablated alone"));
     // The table: every head, Δ loss as the core has it.
     ImportanceTableModel* table = m_panel->tableModel();
     QCOMPARE(table->rowCount(), 8);
@@ -221,7 +223,8 @@ void ImportancePanelTest::resultMatchesTheCore() {
     QCOMPARE(m_panel->chart()->accuracySeries()->name(), QStringLiteral("masked-token accuracy"));
     const QString summary = m_panel->summaryText();
     for (const QString& part :
-         {QStringLiteral("masked LM, 15 % masked (seed 3)"), QStringLiteral("tiny-sentences.txt"),
+         {QStringLiteral("zero ablation of heads"),
+          QStringLiteral("masked LM, 15 % masked (seed 3)"), QStringLiteral("tiny-sentences.txt"),
           QStringLiteral("6 of 6 sentences"), QStringLiteral("%1 targets").arg(expected.targets),
           QStringLiteral("clean loss %1").arg(expected.cleanLoss, 0, 'f', 3)}) {
         QVERIFY2(summary.contains(part), qPrintable(summary));
@@ -403,6 +406,7 @@ void ImportancePanelTest::keyValueGroupsOfAGroupedModel() {
              QVariant(QStringLiteral("Group")));
     QCOMPARE(m_panel->chart()->accuracySeries()->name(), QStringLiteral("next-token accuracy"));
     QVERIFY(m_panel->summaryText().contains(QStringLiteral("causal LM, next token")));
+    QVERIFY(m_panel->summaryText().contains(QStringLiteral("sink ablation of key/value groups")));
     const analysis::ImportanceResult expected = coreResult(m_small, request);
     QCOMPARE(run->result.deltaLoss, expected.deltaLoss);
     // Group 1 of layer 1 opens its first query head, 1-4.
@@ -442,6 +446,28 @@ void ImportancePanelTest::menuEntryAndCommandLine() {
                               *line->importance);
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QVERIFY(m_window->session()->importance());
+}
+
+// A wrapped summary gave the panel a height-for-width: the dock's scroll area then laid it out
+// at its preferred height, and heatmap, table and chart were cut off below the dock's edge.
+void ImportancePanelTest::fitsA1024x700Window() {
+    m_window->resize(1024, 700);
+    compute(m_small);
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    QTRY_VERIFY(dock->isVisible());
+    QTest::qWait(200);  // the dock's first-open resize is queued
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    QVERIFY(scroll);
+    QVERIFY2(m_panel->height() <= scroll->viewport()->height(),
+             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
+                            .arg(m_panel->height())
+                            .arg(scroll->viewport()->height())));
+    QVERIFY(m_panel->heatmap()->height() >= 100);
+    QVERIFY(m_panel->chart()->height() >= 100);
+    // The summary is one line, elided, with the whole of it in its tool tip.
+    auto* summary = m_window->findChild<QLabel*>(QStringLiteral("importanceSummary"));
+    QCOMPARE(summary->toolTip(), m_panel->summaryText());
+    QVERIFY(summary->height() < 2 * summary->fontMetrics().height());
 }
 
 QTEST_MAIN(ImportancePanelTest)
