@@ -46,6 +46,11 @@ double rowJs(const ConstMatrixMap& clean, const ConstMatrixMap& ablated, Eigen::
     for (Eigen::Index k = 0; k < clean.cols(); ++k) {
         const double p = clean(q, k);
         const double r = ablated(q, k);
+        if (p == r) {
+            // Then m == p exactly and both terms are 0: skipping the logs changes no bit, and
+            // unchanged heads (most of the ablated layer) cost no log at all.
+            continue;
+        }
         const double m = 0.5 * (p + r);
         const double logM = std::log(m);
         sumP += plogq(p, std::log(p), logM);
