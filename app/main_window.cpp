@@ -443,8 +443,10 @@ void MainWindow::updateStatus() {
         computed.prepend(tr("truncated to the model's limit · "));
     }
     if (result && m_session->cleanResult() != result) {
-        computed +=
-            tr(" · %n head(s) ablated", nullptr, static_cast<int>(m_session->ablations().size()));
+        const auto& ablated = result->forward.ablated;
+        const auto n = std::count_if(ablated.begin(), ablated.end(),
+                                     [](const auto& kind) { return kind.has_value(); });
+        computed += n == 1 ? tr(" · 1 head ablated") : tr(" · %1 heads ablated").arg(n);
         if (!m_session->meanSource().isEmpty()) {
             computed += tr(" (means over %1)").arg(m_session->meanSource());
         }

@@ -32,21 +32,20 @@ struct BarColumns {
     int text;
     int bar;
     int percent;
-    int note;  // 0 without notes
 };
 
 int minTextWidth(const QFontMetrics& fm) {
     return fm.horizontalAdvance(QStringLiteral("5. ")) + 8 * fm.averageCharWidth();
 }
 
-BarColumns barColumns(const QFontMetrics& fm, int width, int note) {
+BarColumns barColumns(const QFontMetrics& fm, int width) {
     const int percent = fm.horizontalAdvance(QStringLiteral("100.0%"));
-    const int fixed = 2 * kMargin + 2 * kGap + percent + (note > 0 ? kGap + note : 0);
+    const int fixed = 2 * kMargin + 2 * kGap + percent;
     const int minText = minTextWidth(fm);
     const int maxText = std::max(minText, fm.horizontalAdvance(QLatin1Char('M')) * 12);
     int text = std::clamp(width / 2, minText, maxText);
     text = std::max(minText, std::min(text, width - fixed - kMinBar));
-    return {text, std::max(kMinBar, width - fixed - text), percent, note};
+    return {text, std::max(kMinBar, width - fixed - text), percent};
 }
 
 QColor changeColor(double change, const QPalette& pal) {
@@ -61,9 +60,10 @@ PredictionBars::Note shiftNote(float here, const AnalysisSession::PredictionShif
                                bool hereIsAblated) {
     const double delta = hereIsAblated ? static_cast<double>(here) - other.otherProbability
                                        : static_cast<double>(other.otherProbability) - here;
-    const QString sign = delta > 0   ? QStringLiteral("+")
-                         : delta < 0 ? QStringLiteral("−")
-                                     : QString();
+    const bool withSign = std::abs(100.0 * delta) >= 0.05;  // else "0.0 pp", without a sign
+    const QString sign = !withSign   ? QString()
+                         : delta > 0 ? QStringLiteral("+")
+                                     : QStringLiteral("−");
     return {QStringLiteral("%1%2 pp · #%3")
                 .arg(sign)
                 .arg(std::abs(100.0 * delta), 0, 'f', 1)
@@ -83,26 +83,24 @@ void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predic
                                     std::vector<Note> notes) {
     m_predictions = std::move(predictions);
     m_notes = std::move(notes);
+    setMinimumHeight(sizeHint().height());
     updateGeometry();
     update();
 }
 
-int PredictionBars::noteWidth() const {
-    int w = 0;
-    for (const Note& n : m_notes) {
-        w = std::max(w, fontMetrics().horizontalAdvance(n.text));
-    }
-    return w;
+// A row with a note has a second line for it under the bar, so that the list keeps the width
+// of a plain one in a narrow dock.
+int PredictionBars::rowHeight() const {
+    return m_notes.empty() ? kRowHeight : kRowHeight + fontMetrics().height() - 4;
 }
 
 QSize PredictionBars::sizeHint() const {
-    return {std::max(260, minimumSizeHint().width()), kTop * kRowHeight + 4};
+    return {std::max(260, minimumSizeHint().width()), kTop * rowHeight() + 4};
 }
 
 QSize PredictionBars::minimumSizeHint() const {
-    const BarColumns c = barColumns(fontMetrics(), 0, noteWidth());
-    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent + (c.note > 0 ? kGap + c.note : 0),
-            kTop * kRowHeight + 4};
+    const BarColumns c = barColumns(fontMetrics(), 0);
+    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent, kTop * rowHeight() + 4};
 }
 
 void PredictionBars::paintEvent(QPaintEvent*) {
@@ -110,10 +108,10 @@ void PredictionBars::paintEvent(QPaintEvent*) {
     p.setRenderHint(QPainter::Antialiasing);
     const QPalette& pal = palette();
     const QFontMetrics fm(font());
-    const BarColumns c = barColumns(fm, width(), noteWidth());
+    const BarColumns c = barColumns(fm, width());
     for (std::size_t i = 0; i < m_predictions.size(); ++i) {
         const forward::TokenPrediction& pr = m_predictions[i];
-        const int y = static_cast<int>(i) * kRowHeight + 2;
+        const int y = static_cast<int>(i) * rowHeight() + 2;
         const QRect textRect(kMargin, y, c.text, kRowHeight - 4);
         p.setPen(pal.color(QPalette::Text));
         p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
@@ -136,7 +134,7 @@ void PredictionBars::paintEvent(QPaintEvent*) {
                    QString::number(100.0 * pr.probability, 'f', 1) + QLatin1Char('%'));
         if (i < m_notes.size()) {
             p.setPen(changeColor(m_notes[i].change, pal));
-            p.drawText(QRect(barLeft + barMax + 2 * kGap + c.percent, y, c.note, kRowHeight - 4),
+            p.drawText(QRect(barLeft, y + kRowHeight - 6, barMax + kGap + c.percent, fm.height()),
                        Qt::AlignVCenter | Qt::AlignRight, m_notes[i].text);
         }
     }
@@ -263,9 +261,11 @@ void PredictionPanel::showPredictions() {
     for (std::size_t i = 0; i < p.top.size() && i < p.topInClean.size(); ++i) {
         ablatedNotes.push_back(shiftNote(p.top[i].probability, p.topInClean[i], true));
     }
-    const std::size_t n = m_session->ablations().size();
-    m_ablatedTitle->setText(
-        tr("<b>Ablated</b> (%n head(s)) · Δp and rank before", nullptr, static_cast<int>(n)));
+    const auto& ablated = p.result->forward.ablated;
+    const auto n = std::count_if(ablated.begin(), ablated.end(),
+                                 [](const auto& kind) { return kind.has_value(); });
+    m_ablatedTitle->setText(n == 1 ? tr("<b>Ablated</b> (1 head) · Δp and rank before")
+                                   : tr("<b>Ablated</b> (%1 heads) · Δp and rank before").arg(n));
     m_cleanBars->setPredictions(p.cleanTop, std::move(cleanNotes));
     m_bars->setPredictions(p.top, std::move(ablatedNotes));
     fitColumns();

@@ -23,8 +23,8 @@ namespace attnscope::app {
 
 class AnalysisSession;
 
-// Ranked candidates drawn as labelled bars; empty shows nothing. A row may carry a note after
-// its percentage ("−12.3 pp · #4"), tinted by the sign of its change.
+// Ranked candidates drawn as labelled bars; empty shows nothing. A row may carry a note under
+// its bar ("−12.3 pp · #4"), tinted by the sign of its change.
 class PredictionBars : public QWidget {
     Q_OBJECT
 
@@ -51,7 +51,7 @@ protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
-    int noteWidth() const;
+    int rowHeight() const;
 
     std::vector<forward::TokenPrediction> m_predictions;
     std::vector<Note> m_notes;

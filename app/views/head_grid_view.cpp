@@ -50,12 +50,12 @@ void paintAblated(QPainter* p, const QRect& r, const QString& kind) {
 // and opacity grow with the JS change (`mark` in (0, 1], log scale, HeadGridModel::JsMarkRole).
 void paintChanged(QPainter* p, const QRect& r, double mark) {
     QColor c = kChangedColor;
-    c.setAlphaF(static_cast<float>(0.45 + 0.55 * mark));
+    c.setAlphaF(static_cast<float>(0.3 + 0.7 * mark));
     p->setRenderHint(QPainter::Antialiasing);
     p->setPen(QPen(c, 1.0 + 2.0 * mark));
     p->setBrush(Qt::NoBrush);
     p->drawRect(QRectF(r).adjusted(0.5, 0.5, -0.5, -0.5));
-    const double side = std::max(5.0, r.width() * (0.18 + 0.27 * mark));
+    const double side = std::max(5.0, r.width() * (0.1 + 0.35 * mark));
     const QPointF corner = QRectF(r).topRight();
     const QPointF triangle[] = {corner, corner - QPointF(side, 0), corner + QPointF(0, side)};
     p->setPen(Qt::NoPen);
