@@ -91,6 +91,26 @@ QWidget* ImportancePanel::buildOptions() {
     m_progress->setObjectName(QStringLiteral("importanceProgress"));
     m_cancel = new QPushButton(tr("Cancel"), box);
     m_cancel->setObjectName(QStringLiteral("importanceCancel"));
+    auto* first = new QHBoxLayout;
+    first->addWidget(new QLabel(tr("Corpus:"), box));
+    first->addWidget(m_path, 1);
+    first->addWidget(m_browse);
+    first->addWidget(m_compute);
+    first->addWidget(m_progress, 1);
+    first->addWidget(m_cancel);
+    auto* rows = new QVBoxLayout(box);
+    rows->setContentsMargins(0, 0, 0, 0);
+    rows->setSpacing(2);
+    rows->addLayout(first);
+    rows->addLayout(buildRunOptions(box));
+    connect(m_browse, &QPushButton::clicked, this, &ImportancePanel::askForCorpus);
+    connect(m_path, &QLineEdit::returnPressed, this, &ImportancePanel::computeChosenFile);
+    connect(m_compute, &QPushButton::clicked, this, &ImportancePanel::computeChosenFile);
+    connect(m_cancel, &QPushButton::clicked, this, &ImportancePanel::cancelComputing);
+    return box;
+}
+
+QHBoxLayout* ImportancePanel::buildRunOptions(QWidget* box) {
     m_kind = new QComboBox(box);
     m_kind->setObjectName(QStringLiteral("importanceKind"));
     m_kind->addItem(tr("zero"), static_cast<int>(forward::AblationKind::Zero));
@@ -120,14 +140,6 @@ QWidget* ImportancePanel::buildOptions() {
     m_maskPercent->setValue(kDefaultMaskPercent);
     m_maskPercent->setToolTip(tr("Masked LMs: the share of each sentence's tokens masked"));
     m_export = buildExportButton(box);
-
-    auto* first = new QHBoxLayout;
-    first->addWidget(new QLabel(tr("Corpus:"), box));
-    first->addWidget(m_path, 1);
-    first->addWidget(m_browse);
-    first->addWidget(m_compute);
-    first->addWidget(m_progress, 1);
-    first->addWidget(m_cancel);
     auto* second = new QHBoxLayout;
     const auto add = [&](const QString& label, QWidget* w) {
         auto* l = new QLabel(label, box);
@@ -143,16 +155,7 @@ QWidget* ImportancePanel::buildOptions() {
     add(tr("Masked:"), m_maskPercent);
     second->addStretch(1);
     second->addWidget(m_export);
-    auto* rows = new QVBoxLayout(box);
-    rows->setContentsMargins(0, 0, 0, 0);
-    rows->setSpacing(2);
-    rows->addLayout(first);
-    rows->addLayout(second);
-    connect(m_browse, &QPushButton::clicked, this, &ImportancePanel::askForCorpus);
-    connect(m_path, &QLineEdit::returnPressed, this, &ImportancePanel::computeChosenFile);
-    connect(m_compute, &QPushButton::clicked, this, &ImportancePanel::computeChosenFile);
-    connect(m_cancel, &QPushButton::clicked, this, &ImportancePanel::cancelComputing);
-    return box;
+    return second;
 }
 
 QToolButton* ImportancePanel::buildExportButton(QWidget* parent) {

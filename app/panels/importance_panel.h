@@ -25,6 +25,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QHBoxLayout;
 class QLabel;
 class QLineEdit;
 class QProgressBar;
@@ -99,6 +100,7 @@ signals:
 
 private:
     QWidget* buildOptions();
+    QHBoxLayout* buildRunOptions(QWidget* box);  // ablation, units, sentences, seed, mask
     QWidget* buildResults();
     QWidget* buildHeatmap(QWidget* parent);
     QWidget* buildTable(QWidget* parent);
