@@ -1,7 +1,8 @@
 // The document every view observes and the one holder of results: the open model, the sentence,
 // the compute settings, the latest result, the recomputed heads of an over-budget sentence, the
 // predictions, the treebank with its gold trees and dependency scores, the coreference corpus
-// with its scores and the gold arcs of the window on screen, and the selected heads.
+// with its scores and the gold arcs of the window on screen, the selected heads, and the heads
+// ablated with the ablated and clean results and their effects (session_ablations.cpp).
 // Lives in the GUI thread; holds no logic beyond keeping its fields consistent (clamping the
 // selected head to the model's size, dropping what belongs to an older model or result). The
 // ComputeService fills it; views read it and call its setters for user choices.
