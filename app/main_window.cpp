@@ -25,7 +25,6 @@
 #include "attnscope/base/error.h"
 #include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
-#include "dialogs/file_dialogs.h"
 #include "models/head_grid_model.h"
 #include "panels/coref_dock.h"
 #include "panels/coref_panel.h"
@@ -299,26 +298,7 @@ void MainWindow::buildMenus() {
         m_coref->scoreChosenFile();
     });
     file->addSeparator();
-    QMenu* exportMenu = file->addMenu(tr("&Export"));
-    exportMenu->setObjectName(QStringLiteral("exportMenu"));
-    exportMenu->addAction(tr("&Figure of heads (PNG, SVG, PDF)…"),
-                          QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
-                              exportDialog()->show();
-                              exportDialog()->raise();
-                          });
-    exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
-        askForSaveFile(this, tr("Export all heads"), tr("HDF5 files (*.h5)"),
-                       [this](const QString& p) { return exportHdf5(p); });
-    });
-    exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
-        askForSaveFile(this, tr("Export the entropy charts"),
-                       tr("PNG image (*.png);;SVG image (*.svg)"),
-                       [this](const QString& p) { return exportCharts(p); });
-    });
-    exportMenu->addAction(tr("Head &statistics to CSV…"), this, [this] {
-        askForSaveFile(this, tr("Export per-head statistics"), tr("CSV files (*.csv)"),
-                       [this](const QString& p) { return exportStatsCsv(p); });
-    });
+    addExportMenu(file);
     file->addSeparator();
     file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 

@@ -77,6 +77,7 @@ private:
     QDockWidget* addDock(const QString& title, const char* name, QWidget* content,
                          Qt::DockWidgetArea area);
     void buildMenus();
+    void addExportMenu(QMenu* file);  // File ▸ Export (main_window_exports.cpp)
     void buildToolBar();
     void wireDependencies();
     void wireSession();

@@ -1,17 +1,43 @@
 // MainWindow's File ▸ Export actions, kept apart from the window's layout and wiring.
 #include <QDir>
 #include <QFileInfo>
+#include <QKeySequence>
+#include <QMenu>
 #include <QStatusBar>
 
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/export/hdf5_writer.h"
 #include "dialogs/export_dialog.h"
+#include "dialogs/file_dialogs.h"
 #include "main_window.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/entropy_charts.h"
 
 namespace attnscope::app {
+
+void MainWindow::addExportMenu(QMenu* file) {
+    QMenu* exportMenu = file->addMenu(tr("&Export"));
+    exportMenu->setObjectName(QStringLiteral("exportMenu"));
+    exportMenu->addAction(tr("&Figure of heads (PNG, SVG, PDF)…"),
+                          QKeySequence(Qt::CTRL | Qt::Key_E), this, [this] {
+                              exportDialog()->show();
+                              exportDialog()->raise();
+                          });
+    exportMenu->addAction(tr("All heads to &HDF5…"), this, [this] {
+        askForSaveFile(this, tr("Export all heads"), tr("HDF5 files (*.h5)"),
+                       [this](const QString& p) { return exportHdf5(p); });
+    });
+    exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
+        askForSaveFile(this, tr("Export the entropy charts"),
+                       tr("PNG image (*.png);;SVG image (*.svg)"),
+                       [this](const QString& p) { return exportCharts(p); });
+    });
+    exportMenu->addAction(tr("Head &statistics to CSV…"), this, [this] {
+        askForSaveFile(this, tr("Export per-head statistics"), tr("CSV files (*.csv)"),
+                       [this](const QString& p) { return exportStatsCsv(p); });
+    });
+}
 
 bool MainWindow::exportHdf5(const QString& path) {
     const auto result = m_session->result();

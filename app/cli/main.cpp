@@ -1,14 +1,17 @@
 // attnscope-cli: the core from the command line. Exit codes: 0 success, 1 data error (one line
 // on stderr), 2 usage error.
+#include <functional>
 #include <iostream>
 #include <new>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "ablate_command.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
-#include "ablate_command.h"
 #include "commands.h"
 #include "coref_command.h"
 #include "deps_command.h"
@@ -18,86 +21,14 @@
 #include "render_command.h"
 #include "stats_command.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+// Runs the chosen command; the project's errors, interrupts and anything else that escapes
+// become one line on stderr and an exit code, never an abort.
+int runGuarded(const std::function<int()>& command) {
     using namespace attnscope;
-    CLI::App app{"AttnScope command-line tool: inspect models and export every attention head"};
-    app.set_version_flag("--version", std::string(version()));
-    app.require_subcommand(1);
-    std::string modelDir;
-    std::string text;
-    bool noSpecial = false;
-
-    auto* info =
-        app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
-    info->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
-
-    auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");
-    tok->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
-    tok->add_option("TEXT", text, "Text to tokenize")->required();
-    tok->add_flag("--no-special", noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
-
-    cli::AttentionArgs att;
-    cli::addAttentionCommand(app, att);
-
-    cli::RenderArgs renderArgs;
-    auto* render = cli::addRenderCommand(app, renderArgs);
-    cli::StatsArgs statsArgs;
-    auto* stats = cli::addStatsCommand(app, statsArgs);
-    cli::DepsArgs depsArgs;
-    auto* deps = cli::addDepsCommand(app, depsArgs);
-    cli::CorefArgs corefArgs;
-    auto* coref = cli::addCorefCommand(app, corefArgs);
-    cli::PositionsArgs positionsArgs;
-    auto* positions = cli::addPositionsCommand(app, positionsArgs);
-    cli::PredictArgs predictArgs;
-    auto* predict = cli::addPredictCommand(app, predictArgs);
-    cli::AblateArgs ablateArgs;
-    auto* ablate = cli::addAblateCommand(app, ablateArgs);
-    cli::ImportanceArgs importanceArgs;
-    auto* importance = cli::addImportanceCommand(app, importanceArgs);
-
     try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return 2;
-    }
-    try {
-        if (info->parsed()) {
-            return cli::runInfo(modelDir);
-        }
-        if (tok->parsed()) {
-            return cli::runTokenize(modelDir, text, !noSpecial);
-        }
-        if (render->parsed()) {
-            return cli::runRender(renderArgs);
-        }
-        if (stats->parsed()) {
-            return cli::runStats(statsArgs);
-        }
-        if (deps->parsed()) {
-            return cli::runDeps(depsArgs);
-        }
-        if (coref->parsed()) {
-            return cli::runCoref(corefArgs);
-        }
-        if (positions->parsed()) {
-            return cli::runPositions(positionsArgs);
-        }
-        if (predict->parsed()) {
-            return cli::runPredict(predictArgs);
-        }
-        if (ablate->parsed()) {
-            return cli::runAblate(ablateArgs);
-        }
-        if (importance->parsed()) {
-            return cli::runImportance(importanceArgs);
-        }
-        return cli::runAttention(att);
+        return command();
     } catch (const Cancelled&) {
         std::cerr << "attnscope-cli: interrupted; nothing written\n";
         return 130;  // the shell's code for a run ended by Ctrl+C
@@ -115,4 +46,74 @@ int main(int argc, char** argv) {
         std::cerr << "attnscope-cli: internal error: " << e.what() << "\n";
         return 1;
     }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace attnscope;
+    CLI::App app{"AttnScope command-line tool: inspect models and export every attention head"};
+    app.set_version_flag("--version", std::string(version()));
+    app.require_subcommand(1);
+    // Each subcommand with what runs when it was the one parsed.
+    std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
+    std::string modelDir;
+    std::string text;
+    bool noSpecial = false;
+
+    auto* info =
+        app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
+    info->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+    commands.emplace_back(info, [&] { return cli::runInfo(modelDir); });
+
+    auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");
+    tok->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+    tok->add_option("TEXT", text, "Text to tokenize")->required();
+    tok->add_flag("--no-special", noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
+    commands.emplace_back(tok, [&] { return cli::runTokenize(modelDir, text, !noSpecial); });
+
+    cli::AttentionArgs att;
+    commands.emplace_back(cli::addAttentionCommand(app, att),
+                          [&] { return cli::runAttention(att); });
+    cli::RenderArgs renderArgs;
+    commands.emplace_back(cli::addRenderCommand(app, renderArgs),
+                          [&] { return cli::runRender(renderArgs); });
+    cli::StatsArgs statsArgs;
+    commands.emplace_back(cli::addStatsCommand(app, statsArgs),
+                          [&] { return cli::runStats(statsArgs); });
+    cli::DepsArgs depsArgs;
+    commands.emplace_back(cli::addDepsCommand(app, depsArgs),
+                          [&] { return cli::runDeps(depsArgs); });
+    cli::CorefArgs corefArgs;
+    commands.emplace_back(cli::addCorefCommand(app, corefArgs),
+                          [&] { return cli::runCoref(corefArgs); });
+    cli::PositionsArgs positionsArgs;
+    commands.emplace_back(cli::addPositionsCommand(app, positionsArgs),
+                          [&] { return cli::runPositions(positionsArgs); });
+    cli::PredictArgs predictArgs;
+    commands.emplace_back(cli::addPredictCommand(app, predictArgs),
+                          [&] { return cli::runPredict(predictArgs); });
+    cli::AblateArgs ablateArgs;
+    commands.emplace_back(cli::addAblateCommand(app, ablateArgs),
+                          [&] { return cli::runAblate(ablateArgs); });
+    cli::ImportanceArgs importanceArgs;
+    commands.emplace_back(cli::addImportanceCommand(app, importanceArgs),
+                          [&] { return cli::runImportance(importanceArgs); });
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return 2;
+    }
+    for (const auto& [command, run] : commands) {
+        if (command->parsed()) {
+            return runGuarded(run);
+        }
+    }
+    return 2;  // unreachable: require_subcommand(1)
 }
