@@ -49,6 +49,12 @@ void writeFile(hid_t file, const fs::path& target, const forward::ForwardResult&
     w.stringAttribute("model", meta.model);
     w.stringAttribute("model_type", meta.modelType);
     w.stringAttribute("mask_kind", result.maskKind);
+    // An ablated pass's maps look like any other's: the file must say what was ablated.
+    std::string ablations;
+    for (const forward::HeadAblation& a : result.interventions.ablations) {
+        ablations += (ablations.empty() ? "" : ", ") + forward::describe(a);
+    }
+    w.stringAttribute("ablations", ablations);
     w.stringAttribute("text", meta.text);
     w.stringAttribute("attnscope_version", std::string(version()));
     w.numberAttribute<std::int64_t>("num_layers", H5T_NATIVE_INT64, {result.nLayers});

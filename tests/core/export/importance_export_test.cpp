@@ -1,5 +1,5 @@
 // Head-importance files (issue 17): the CSV's two kinds of rows under one header, and the HDF5
-// arrays and attributes, read back with the HDF5 C API.
+// arrays and attributes, read back with the HDF5 C API; and the interchange file's "ablations".
 #include "attnscope/export/importance_export.h"
 
 #include <cstdint>
@@ -12,6 +12,7 @@
 
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
+#include "attnscope/export/hdf5_writer.h"
 
 namespace attnscope {
 namespace {
@@ -197,6 +198,38 @@ TEST(ImportanceH5, NamesCausalObjectivesAndGroups) {
     ASSERT_TRUE(h5.ok());
     EXPECT_EQ(h5.text("objective"), "causal LM");
     EXPECT_EQ(h5.text("units"), "kv group");
+}
+
+// The interchange file of an ablated pass names its ablations (its maps alone cannot tell a
+// zero-ablated head from one that attends nowhere); a clean pass writes an empty attribute.
+forward::ForwardResult tinyResult() {
+    forward::ForwardResult r;
+    r.nLayers = 1;
+    r.nHeads = 2;
+    r.nTokens = 1;
+    r.headDimV = 1;
+    r.tokenIds = {5};
+    r.probs.assign(2, 1.0f);
+    r.logits.assign(2, 0.0f);
+    r.context.assign(2, 0.0f);
+    r.entropy.assign(2, 0.0f);
+    r.allowed = BoolMatrix::Ones(1, 1);
+    r.hidden = Matrix::Zero(1, 3);
+    r.scales = {1.0f};
+    r.maskKind = "none";
+    return r;
+}
+
+TEST(InterchangeH5, SaysWhichHeadsWereAblated) {
+    testing::ScratchDir tmp;
+    forward::ForwardResult r = tinyResult();
+    const exporting::ExportTokens tokens{{"x"}, {{0, 1}}};
+    exporting::writeInterchangeFile(tmp.path() / "clean.h5", r, tokens, {"m", "bert", "x"});
+    r.interventions.ablations = {{0, 1, false, forward::AblationKind::Zero},
+                                 {0, 0, true, forward::AblationKind::Sink}};
+    exporting::writeInterchangeFile(tmp.path() / "ablated.h5", r, tokens, {"m", "bert", "x"});
+    EXPECT_EQ(H5Reader(tmp.path() / "clean.h5").text("ablations"), "");
+    EXPECT_EQ(H5Reader(tmp.path() / "ablated.h5").text("ablations"), "0-1 (zero), 0-g0 (sink)");
 }
 
 }  // namespace
