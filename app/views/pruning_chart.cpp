@@ -69,7 +69,7 @@ PruningChart::PruningChart(QWidget* parent)
     m_accuracyAxis->setTickType(QValueAxis::TicksDynamic);
     m_accuracyAxis->setTickAnchor(0);
     m_accuracyAxis->setTickInterval(25);
-    m_accuracyAxis->setLabelFormat(QStringLiteral("%d %%"));
+    m_accuracyAxis->setLabelFormat(QStringLiteral("%g %%"));
     c->addAxis(m_xAxis, Qt::AlignBottom);
     c->addAxis(m_lossAxis, Qt::AlignLeft);
     c->addAxis(m_accuracyAxis, Qt::AlignRight);
@@ -106,6 +106,15 @@ void PruningChart::setRun(std::shared_ptr<const ImportanceRun> run) {
     m_loss->replace(loss);
     m_accuracy->replace(accuracy);
     setLossRange(m_lossAxis, lo, hi);
+    // From 0 to a little above the best step, not to 100 %: a small model's accuracy (15–30 %)
+    // would otherwise run flat along the bottom and hide what pruning costs.
+    double top = 0;
+    for (const QPointF& p : accuracy) {
+        top = std::max(top, std::isfinite(p.y()) ? p.y() : 0.0);
+    }
+    top = std::min(100.0, std::max(5.0, std::ceil(top * 1.15 / 5.0) * 5.0));
+    m_accuracyAxis->setTickInterval(niceTickInterval(top, 4));
+    m_accuracyAxis->setRange(0, top);
     const bool groups = m_run && m_run->result.kvGroups;
     // Short: the title must fit a pane a third of a 1024-pixel dock wide.
     m_xAxis->setTitleText(groups ? tr("key/value groups removed (%)") : tr("heads removed (%)"));

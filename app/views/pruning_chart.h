@@ -30,6 +30,8 @@ public:
 
     QLineSeries* accuracySeries() const { return m_accuracy; }
 
+    QValueAxis* accuracyAxis() const { return m_accuracyAxis; }
+
     QValueAxis* lossAxis() const { return m_lossAxis; }
 
     QSize minimumSizeHint() const override { return {220, 120}; }

@@ -6,6 +6,8 @@
 // of a grouped-query model; the File menu entry and --importance.
 #include "panels/importance_panel.h"
 
+#include <algorithm>
+
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
@@ -25,6 +27,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextStream>
+#include <QValueAxis>
 
 #include "attnscope/analysis/head_importance.h"
 #include "command_line.h"
@@ -220,6 +223,13 @@ void ImportancePanelTest::resultMatchesTheCore() {
     QCOMPARE(loss->at(0), QPointF(0, expected.cleanLoss));
     QCOMPARE(loss->at(loss->count() - 1).x(), 100.0);
     QCOMPARE(m_panel->chart()->accuracySeries()->at(5).y(), 100.0 * expected.pruning[5].accuracy);
+    // The accuracy axis ends a little above the best step, not at 100 %.
+    double best = 0;
+    for (const analysis::PruningPoint& p : expected.pruning) {
+        best = std::max(best, 100.0 * p.accuracy);
+    }
+    QVERIFY(m_panel->chart()->accuracyAxis()->max() >= best);
+    QVERIFY(m_panel->chart()->accuracyAxis()->max() <= std::max(5.0, best * 1.15 + 5.0));
     QCOMPARE(m_panel->chart()->accuracySeries()->name(), QStringLiteral("masked-token accuracy"));
     const QString summary = m_panel->summaryText();
     for (const QString& part :
