@@ -1,10 +1,11 @@
 // Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
 // README's screenshots.
 //   readme_screenshots MODEL_DIR OUT_DIR ["sentence" [TREEBANK.conllu [COREF.conllu]]]
-// With a treebank, it is scored in the Dependencies dock for "dependencies.png" and
-// "dependencies-words.png" (word-level head view with gold arcs); with a CorefUD treebank too,
-// in the Coreference dock for "coreference.png" (a short window with several gold arcs, its best
-// head at word level).
+// It also ablates a head for "ablation.png". With a treebank, it is scored in the Dependencies
+// dock for "dependencies.png" and "dependencies-words.png" (word-level head view with gold arcs)
+// and its first 100 sentences give "importance.png"; with a CorefUD treebank too, in the
+// Coreference dock for "coreference.png" (a short window with several gold arcs, its best head
+// at word level).
 #include <cstdio>
 
 #include <QAction>
@@ -21,6 +22,7 @@
 #include "main_window.h"
 #include "panels/coref_panel.h"
 #include "panels/dependency_panel.h"
+#include "panels/importance_dock.h"
 #include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -50,6 +52,37 @@ void shot(MainWindow& w, const QString& dir, const char* name) {
     const QString path = QDir(dir).filePath(QLatin1String(name));
     w.grab().save(path);
     std::printf("wrote %s\n", qPrintable(path));
+}
+
+// "ablation.png": the sentence with a [MASK] at its end, head 1-0 zero-ablated, a head of the
+// layer above on screen (changed downstream) and the clean and ablated predictions side by side.
+void ablationShot(MainWindow& w, const QString& text, const QString& out) {
+    QString masked = text;
+    const qsizetype lastWord = masked.lastIndexOf(QLatin1Char(' '));
+    masked = masked.left(lastWord + 1) + QStringLiteral("[MASK].");
+    w.session()->setText(masked);
+    waitFor(w.service(), &ComputeService::computeFinished);
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    tabs->setCurrentIndex(0);  // the head view
+    w.findChild<QDockWidget*>(QStringLiteral("predictionDock"))->raise();
+    w.session()->ablateHead({1, 0}, attnscope::forward::AblationKind::Zero);
+    waitFor(w.service(), &ComputeService::computeFinished);
+    w.session()->selectHead({2, 0});
+    shot(w, out, "ablation.png");
+    w.session()->setAblations({});
+    w.session()->setText(text);
+    waitFor(w.service(), &ComputeService::computeFinished);
+}
+
+// "importance.png": every head ablated alone on the treebank's first 100 sentences.
+void importanceShot(MainWindow& w, const QString& treebank, const QString& out) {
+    computeImportanceWhenOpen(&w, w.session(), w.service(), treebank);
+    waitFor(w.service(), &ComputeService::importanceFinished);
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    dock->show();
+    dock->raise();
+    w.session()->selectHead({1, 0});
+    shot(w, out, "importance.png");
 }
 
 // Scores `treebank`, shows "nsubj" and its best head with the treebank's first sentence.
@@ -173,8 +206,10 @@ int main(int argc, char** argv) {
     dark->setChecked(!dark->isChecked());
     shot(w, QString::fromLocal8Bit(argv[2]), "offsets-dark.png");
     dark->setChecked(!dark->isChecked());
+    ablationShot(w, text, QString::fromLocal8Bit(argv[2]));
     if (argc > 4) {
         dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
+        importanceShot(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
     }
     if (argc > 5) {
         corefShots(w, QString::fromLocal8Bit(argv[5]), QString::fromLocal8Bit(argv[2]));
