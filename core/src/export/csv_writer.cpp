@@ -104,7 +104,22 @@ CsvWriter headStatsTable(const std::vector<analysis::HeadStats>& stats) {
 }
 
 void writeHeadStatsCsv(const fs::path& path, const analysis::SentenceAnalysis& analysis) {
-    headStatsTable(analysis.stats).writeFile(path);
+    const forward::ForwardResult& r = analysis.forward;
+    if (r.interventions.empty()) {
+        headStatsTable(analysis.stats).writeFile(path);
+        return;
+    }
+    // An ablated pass: a zero-ablated head's entropy 0 means "no output", not "focused"
+    // (methods.md §3.1), so each row says how its head was ablated.
+    CsvWriter table({"layer", "head", "mean_entropy_nats", "mean_normalized_entropy", "max_weight",
+                     "mean_max_weight", "max_abs_logit", "ablation"});
+    for (const analysis::HeadStats& s : analysis.stats) {
+        const auto kind = r.ablationOf(s.head);
+        table.addRow({std::int64_t{s.head.layer}, std::int64_t{s.head.head}, s.meanEntropy,
+                      s.meanNormalizedEntropy, s.maxWeight, s.meanMaxWeight, s.maxAbsLogit,
+                      kind ? forward::ablationKindName(*kind) : std::string()});
+    }
+    table.writeFile(path);
 }
 
 }  // namespace attnscope::exporting

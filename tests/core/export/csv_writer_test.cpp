@@ -137,6 +137,23 @@ TEST(HeadStatsTable, OneRowPerHeadWithTheDocumentedHeader) {
               "0,1,0,nan,0.875,0.625,12\n");
 }
 
+TEST(HeadStatsCsv, AnAblatedPassSaysWhichHeadsWereAblated) {
+    const auto m = model::loadModel(kCheckpoints / "gpt2_f32");
+    forward::ForwardOptions o;
+    o.interventions.ablations = {{1, 0, false, forward::AblationKind::Zero}};
+    const auto a = analysis::analyzeIds(*m, {1, 5, 9, 14}, o);
+    testing::ScratchDir tmp;
+    writeHeadStatsCsv(tmp.path() / "stats.csv", a);
+    const auto rows = lines(testing::readFile(tmp.path() / "stats.csv"));
+    ASSERT_EQ(rows.size(), a.stats.size() + 1);
+    EXPECT_EQ(rows[0].substr(rows[0].rfind(',') + 1), "ablation");
+    const auto ablated = static_cast<std::size_t>(headIndex({1, 0}, a.forward.nHeads));
+    for (std::size_t i = 0; i < a.stats.size(); ++i) {
+        const std::string last = rows[i + 1].substr(rows[i + 1].rfind(',') + 1);
+        EXPECT_EQ(last, i == ablated ? "zero" : "") << rows[i + 1];
+    }
+}
+
 TEST(HeadStatsCsv, GeneratedCheckpointValuesReadBack) {
     const auto m = model::loadModel(kCheckpoints / "gpt2_f32");
     const auto a = analysis::analyzeIds(*m, {1, 5, 9, 14, 3, 7}, {});

@@ -69,6 +69,8 @@ private:
 // mean_max_weight, max_abs_logit; one row per head in [layer][head] order (0-based).
 CsvWriter headStatsTable(const std::vector<analysis::HeadStats>& stats);
 
+// headStatsTable of the analysis; for an ablated pass with an eighth column, `ablation`: the
+// head's ablation kind ("zero", "mean", "sink"), empty for heads not ablated.
 void writeHeadStatsCsv(const std::filesystem::path& path,
                        const analysis::SentenceAnalysis& analysis);
 
