@@ -146,7 +146,7 @@ AblationOutcome runAblation(const model::Model& model, const ResultPtr& clean,
         forward::runForwardFrom(model, clean->forward, {clean->forward.tokenIds, {}}, ablate);
     ablated->stats = analysis::headStats(ablated->forward);
     out.effects = std::make_shared<const analysis::AblationEffects>(analysis::measureAblation(
-        model, clean->forward, ablated->forward, effectRequest(model, clean)));
+        model, clean->forward, ablated->forward, effectRequest(model, clean), options.cancel));
     out.ablated = std::move(ablated);
     return out;
 }

@@ -2,8 +2,6 @@
 
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QFuture>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/treebank_scoring.h"
@@ -12,6 +10,7 @@
 #include "attnscope/forward/head_record.h"
 #include "attnscope/forward/prediction.h"
 #include "service/ablation_job.h"
+#include "service/share_executor.h"
 
 namespace attnscope::app {
 
@@ -23,19 +22,6 @@ using ResultPtr = std::shared_ptr<const analysis::SentenceAnalysis>;
 constexpr int kLoadSteps = 1000;
 constexpr int kScoringShares = 2;  // the machines AttnScope targets have two cores or more
 constexpr int kTopPredictions = 5;
-
-// Runs a scoring job's shares on `pool` and waits for them.
-analysis::ShareExecutor onSharePool(QThreadPool* pool) {
-    return [pool](std::size_t n, const std::function<void(std::size_t)>& task) {
-        std::vector<QFuture<void>> running;
-        for (std::size_t i = 0; i < n; ++i) {
-            running.push_back(QtConcurrent::run(pool, [&task, i] { task(i); }));
-        }
-        for (QFuture<void>& f : running) {
-            f.waitForFinished();  // tasks never throw (the core's scoring catches)
-        }
-    };
-}
 
 }  // namespace
 

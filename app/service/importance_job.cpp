@@ -4,10 +4,9 @@
 #include <algorithm>
 
 #include <QFileInfo>
-#include <QFuture>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include "service/compute_service.h"
+#include "service/share_executor.h"
 
 namespace attnscope::app {
 
@@ -18,20 +17,6 @@ constexpr std::size_t kImportanceShares = 2;  // the share pool's threads
 // heads, so every head advances together and "head 37 of 144" would be untrue: the panel shows
 // a percentage.
 constexpr int kProgressSteps = 1000;
-
-// Runs the job's shares on `pool` and waits for them (as the scoring jobs do).
-analysis::ShareExecutor sharesOn(QThreadPool* pool) {
-    return [pool](std::size_t n, const std::function<void(std::size_t)>& task) {
-        std::vector<QFuture<void>> running;
-        running.reserve(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            running.push_back(QtConcurrent::run(pool, [&task, i] { task(i); }));
-        }
-        for (QFuture<void>& f : running) {
-            f.waitForFinished();  // shares never throw (analysis::runShares catches)
-        }
-    };
-}
 
 }  // namespace
 
@@ -61,7 +46,7 @@ void ComputeService::computeImportance(const QString& path, const ImportanceRequ
             };
             auto run = std::make_shared<const ImportanceRun>(
                 computeImportanceRun(model, path, std::move(sentences), inFile, request, cancel,
-                                     onProgress, kImportanceShares, sharesOn(shares)));
+                                     onProgress, kImportanceShares, onSharePool(shares)));
             return [this, run] { m_session->setImportance(run); };
         },
         [this, path](const JobEnd& end) {

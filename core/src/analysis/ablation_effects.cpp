@@ -278,12 +278,13 @@ CausalEffects causalEffects(const model::Model& model, const forward::ForwardRes
 }  // namespace
 
 std::vector<double> headJsChange(const model::Model& model, const forward::ForwardResult& clean,
-                                 const forward::ForwardResult& ablated) {
+                                 const forward::ForwardResult& ablated, const CancelToken& cancel) {
     requireSamePasses(clean, ablated);
     std::vector<double> js(static_cast<std::size_t>(clean.nLayers * clean.nHeads), 0.0);
     // Below the first ablated layer both passes computed the same maps: exactly 0.
     for (int layer = firstAblated(ablated); layer < clean.nLayers; ++layer) {
         for (int head = 0; head < clean.nHeads; ++head) {
+            cancel.throwIfCancelled();
             const HeadId h{layer, head};
             // One head of each pass at a time: without recorded maps only these two exist.
             const HeadRows c(model, clean, h);
@@ -295,14 +296,14 @@ std::vector<double> headJsChange(const model::Model& model, const forward::Forwa
 }
 
 AblationEffects measureAblation(const model::Model& model, const forward::ForwardResult& clean,
-                                const forward::ForwardResult& ablated,
-                                const EffectRequest& request) {
+                                const forward::ForwardResult& ablated, const EffectRequest& request,
+                                const CancelToken& cancel) {
     requireSamePasses(clean, ablated);
     checkRequest(model, clean, request);
     AblationEffects out;
     out.nLayers = clean.nLayers;
     out.nHeads = clean.nHeads;
-    out.js = headJsChange(model, clean, ablated);
+    out.js = headJsChange(model, clean, ablated, cancel);
     out.masked = maskedEffects(model, clean, ablated, request.targets);
     if (model.spec.prediction == model::PredictionKind::CausalLm) {
         out.causal = causalEffects(model, clean, ablated, request.logitDiff);

@@ -20,6 +20,7 @@
 namespace attnscope {
 namespace {
 
+using analysis::headJsChange;
 using analysis::measureAblation;
 using forward::AblationKind;
 using forward::ForwardResult;
@@ -171,6 +172,17 @@ TEST(AblationEffects, LastLayerAblationChangesOnlyThatHead) {
 }
 
 // Without recorded maps both passes' heads are recomputed one at a time: the same numbers.
+TEST(AblationEffects, ACancelledRequestStopsWithCancelled) {
+    const auto m = fixture("gpt2_f32");
+    const ForwardResult clean = forward::runForward(*m, {kIds, {}});
+    const ForwardResult ablated =
+        forward::runForward(*m, {kIds, {}}, ablating("0-1", AblationKind::Zero));
+    CancelToken cancel;
+    cancel.cancel();
+    EXPECT_THROW(measureAblation(*m, clean, ablated, {}, cancel), Cancelled);
+    EXPECT_THROW(headJsChange(*m, clean, ablated, cancel), Cancelled);
+}
+
 TEST(AblationEffects, WithoutMapsEqualsRecordedMaps) {
     const auto m = fixture("llama3_gqa4_f32");
     forward::ForwardOptions cleanOptions;

@@ -20,6 +20,7 @@
 #include <optional>
 #include <vector>
 
+#include "attnscope/base/cancel.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/model/model.h"
 
@@ -78,17 +79,20 @@ struct AblationEffects {
 };
 
 // The per-head JS change alone. Works with or without recorded maps (a head without maps is
-// recomputed with forward::recomputeHead). Throws InvalidArgument when the two passes differ
-// in shape or tokens.
+// recomputed with forward::recomputeHead, two full-size heads per head: slow for a long input,
+// so `cancel` is checked before every head; Cancelled when set). Throws InvalidArgument when the
+// two passes differ in shape or tokens.
 std::vector<double> headJsChange(const model::Model& model, const forward::ForwardResult& clean,
-                                 const forward::ForwardResult& ablated);
+                                 const forward::ForwardResult& ablated,
+                                 const CancelToken& cancel = {});
 
-// Every measure the model supports. Throws InvalidArgument naming the problem: targets for a
+// Every measure the model supports; Cancelled when `cancel` is set (checked per head). Throws
+// InvalidArgument naming the problem: targets for a
 // causal LM or a logit difference for a masked LM, a request without a prediction head, a
 // position outside the input, a target position not holding the mask token, an id outside
 // the vocabulary, passes of different inputs.
 AblationEffects measureAblation(const model::Model& model, const forward::ForwardResult& clean,
                                 const forward::ForwardResult& ablated,
-                                const EffectRequest& request = {});
+                                const EffectRequest& request = {}, const CancelToken& cancel = {});
 
 }  // namespace attnscope::analysis
