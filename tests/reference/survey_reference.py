@@ -73,6 +73,10 @@ S12 MDS: classical (Torgerson) on the dissimilarities D of S11: B = -1/2 J (D*D)
     11^T/N; eigenvalues descending; coordinate c = v_c sqrt(lambda_c) (0 when lambda_c <= 0);
     the sign of each eigenvector is fixed so that its entry of largest |value| is positive
     (first such entry on ties). Unique up to that unless two eigenvalues tie. Needs a finite D.
+Parity note (not a rule): on the fixture checkpoints every continuous score of the float32
+passes is within 1e-7 of the float64 passes' (survey_selftest.py checks < 1e-6). The counted or
+thresholded ones (positional_*, sink_rate, rare_top*, *_abs_tl) can flip where a float32 tie or
+threshold crossing is that close, so a C++ parity test should say so when one differs.
 
 CLI:
   survey_reference.py --model DIR --corpus FILE --special-ids 101,102 [--punct-ids ..]
@@ -406,17 +410,18 @@ def probe_stripe(a, length):
 
 
 class Model:
-    """A checkpoint folder and its plain float32 passes as [L*H,n,n] float64 maps."""
+    """A checkpoint folder and its plain passes as [L*H,n,n] float64 maps; dtype is the pass's
+    (float32 as in S1; float64 only to measure how far float32 rounding moves a score)."""
 
-    def __init__(self, folder):
-        self.folder = folder
+    def __init__(self, folder, dtype=torch.float32):
+        self.folder, self.dtype = folder, dtype
         self.cfg = ar.load_config(folder)
         self.layers, self.heads, _ = ar.head_counts(self.cfg)
         self.loaded = st_io.load_checkpoint(folder)
         self.causal = self.cfg["model_type"] not in ar.MASKED_LM
 
     def maps(self, ids):
-        probs = ar.run_pass(self.folder, ids, torch.float32, self.loaded).probs
+        probs = ar.run_pass(self.folder, ids, self.dtype, self.loaded).probs
         return probs.double().numpy().reshape(self.layers * self.heads, len(ids), len(ids))
 
 
