@@ -8,28 +8,11 @@
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/analysis/truncation.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/splitmix64.h"
 
 namespace attnscope::analysis {
 
 namespace {
-
-// SplitMix64 (Steele, Lea, Flood 2014), as java.util.SplittableRandom and NumPy's seeding use
-// it: a tiny generator every language can reproduce with 64-bit unsigned arithmetic.
-class SplitMix64 {
-public:
-    explicit SplitMix64(std::uint64_t state) : m_state(state) {}
-
-    std::uint64_t next() {
-        m_state += 0x9E3779B97F4A7C15ULL;
-        std::uint64_t z = m_state;
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-        return z ^ (z >> 31);
-    }
-
-private:
-    std::uint64_t m_state;
-};
 
 void checkFraction(double fraction) {
     // Written so that NaN fails too.

@@ -1,0 +1,155 @@
+// surveyCorpus: the plain passes of a corpus on the caller's shares, folded in sentence order
+// (so the result does not depend on the number of shares), and S7's repeated-token probe.
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <string>
+
+#include "attnscope/analysis/head_survey.h"
+#include "attnscope/base/error.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/head_record.h"
+
+namespace attnscope::analysis {
+
+namespace {
+
+void checkInputs(const model::Model& model, const std::vector<std::vector<std::int32_t>>& sentences,
+                 const SurveyOptions& options) {
+    if (sentences.empty()) {
+        throw InvalidArgument("head survey: the corpus has no sentence");
+    }
+    const int vocab = model.spec.vocabSize;
+    const int maxTokens = model.spec.maxTokens();
+    for (std::size_t s = 0; s < sentences.size(); ++s) {
+        const auto& ids = sentences[s];
+        if (static_cast<int>(ids.size()) > maxTokens) {
+            throw InvalidArgument("head survey: sentence " + std::to_string(s + 1) + " has " +
+                                  std::to_string(ids.size()) + " tokens, more than the model's " +
+                                  std::to_string(maxTokens));
+        }
+        for (std::size_t j = 0; j < ids.size(); ++j) {
+            if (ids[j] < 0 || ids[j] >= vocab) {
+                throw InvalidArgument("head survey: sentence " + std::to_string(s + 1) +
+                                      ", token " + std::to_string(j + 1) + ": id " +
+                                      std::to_string(ids[j]) + " is outside the vocabulary (" +
+                                      std::to_string(vocab) + " ids)");
+            }
+        }
+    }
+    if (options.probeRepeats < 0 || (options.probeRepeats > 0 && options.probeLength < 2)) {
+        throw InvalidArgument(
+            "head survey: the probe needs repeats >= 0 and a length of at "
+            "least 2 tokens (got " +
+            std::to_string(options.probeRepeats) + " repeats of " +
+            std::to_string(options.probeLength) + ")");
+    }
+}
+
+// S7 score of one repeated sequence: mean over i = N+1..2N of A[i][i-N+1], per head.
+std::vector<double> probeStripe(const model::Model& model, const std::vector<std::int32_t>& seq,
+                                int length, const CancelToken& cancel) {
+    const forward::ForwardResult r = forward::runForward(model, {seq, {}});
+    const int k = r.nLayers * r.nHeads;
+    std::vector<double> out(static_cast<std::size_t>(k), 0.0);
+    for (int h = 0; h < k; ++h) {
+        const HeadId id{h / r.nHeads, h % r.nHeads};
+        const forward::HeadRecord rec = forward::headRecord(model, r, id, cancel);
+        double sum = 0;
+        for (int i = length + 1; i <= 2 * length; ++i) {
+            sum += rec.probs(i, i - length + 1);
+        }
+        out[static_cast<std::size_t>(h)] = sum / length;
+    }
+    return out;
+}
+
+std::vector<double> probe(const model::Model& model, const std::vector<std::int32_t>& firstIds,
+                          const SurveyOptions& options, const ShareExecutor& run,
+                          const std::function<void()>& passDone) {
+    const std::int32_t bos = options.bosId.value_or(firstIds.empty() ? 0 : firstIds.front());
+    if (bos < 0 || bos >= model.spec.vocabSize) {
+        throw InvalidArgument("head survey: probe BOS id " + std::to_string(bos) +
+                              " is outside the vocabulary");
+    }
+    if (2 * options.probeLength + 1 > model.spec.maxTokens()) {
+        throw InvalidArgument("head survey: a probe of length " +
+                              std::to_string(options.probeLength) +
+                              " does not fit the model's positions");
+    }
+    const auto repeats = static_cast<std::size_t>(options.probeRepeats);
+    std::vector<std::vector<double>> stripes(repeats);
+    const std::size_t n = std::max<std::size_t>(options.shares, 1);
+    runShares(n, options.cancel, run, [&](std::size_t share) {
+        for (std::size_t r = share; r < repeats; r += n) {
+            options.cancel.throwIfCancelled();
+            const auto seq =
+                probeTokens(model.spec.vocabSize, options.specialIds, options.probeSeed,
+                            static_cast<int>(r), options.probeLength, bos);
+            stripes[r] = probeStripe(model, seq, options.probeLength, options.cancel);
+            passDone();
+        }
+    });
+    std::vector<double> total(stripes.front().size(), 0.0);
+    for (const auto& s : stripes) {  // repeat order
+        for (std::size_t h = 0; h < total.size(); ++h) {
+            total[h] += s[h];
+        }
+    }
+    for (double& v : total) {
+        v /= static_cast<double>(repeats);
+    }
+    return total;
+}
+
+}  // namespace
+
+HeadSurvey surveyCorpus(const model::Model& model,
+                        const std::vector<std::vector<std::int32_t>>& sentences,
+                        const SurveyOptions& options, const ShareExecutor& run) {
+    checkInputs(model, sentences, options);
+    const bool causal = model.spec.defaultMask == model::DefaultMask::Causal;
+    const std::size_t probePasses = causal ? static_cast<std::size_t>(options.probeRepeats) : 0;
+    const std::size_t totalPasses = sentences.size() + probePasses;
+    std::atomic<std::size_t> done{0};
+    const auto passDone = [&] {
+        const std::size_t d = ++done;
+        if (options.progress) {
+            options.progress(static_cast<double>(d) / static_cast<double>(totalPasses));
+        }
+    };
+    SurveyAccumulator acc(model.spec.nLayers, model.spec.nHeads, options);
+    std::size_t skipped = 0;
+    const std::size_t n = std::max<std::size_t>(options.shares, 1);
+    // Blocks of a few sentences per share bound the memory of results waiting to be folded.
+    const std::size_t block = 4 * n;
+    for (std::size_t first = 0; first < sentences.size(); first += block) {
+        const std::size_t end = std::min(sentences.size(), first + block);
+        std::vector<std::optional<SentenceSurvey>> slots(end - first);
+        runShares(n, options.cancel, run, [&](std::size_t share) {
+            for (std::size_t i = first + share; i < end; i += n) {
+                options.cancel.throwIfCancelled();
+                if (!sentences[i].empty()) {
+                    const auto result = forward::runForward(model, {sentences[i], {}});
+                    slots[i - first] = surveySentence(model, result, options);
+                }
+                passDone();
+            }
+        });
+        for (auto& slot : slots) {  // sentence order
+            if (slot) {
+                acc.add(*slot);
+            } else {
+                ++skipped;
+            }
+        }
+    }
+    HeadSurvey out = acc.finish();
+    out.skipped = skipped;
+    if (probePasses > 0) {
+        out.scores["probe_induction"] = probe(model, sentences.front(), options, run, passDone);
+    }
+    return out;
+}
+
+}  // namespace attnscope::analysis
