@@ -67,9 +67,16 @@ std::vector<double> probeStripe(const model::Model& model, const std::vector<std
 std::vector<double> probe(const model::Model& model, const std::vector<std::int32_t>& firstIds,
                           const SurveyOptions& options, const ShareExecutor& run,
                           const std::function<void()>& passDone) {
-    const std::int32_t bos = options.bosId.value_or(firstIds.empty() ? 0 : firstIds.front());
-    if (bos < 0 || bos >= model.spec.vocabSize) {
-        throw InvalidArgument("head survey: probe BOS id " + std::to_string(bos) +
+    // S7's order: the option, the model's BOS, the corpus's first id. The model's BOS is the
+    // tokenizer's bos role, since the loader keeps no config bos_token_id; where the two could
+    // differ, the CLI/app pass bosId explicitly.
+    std::optional<std::int32_t> bos = options.bosId;
+    if (!bos && model.vocabulary() != nullptr) {
+        bos = model.vocabulary()->specialId(tokenize::SpecialRole::Bos);
+    }
+    const std::int32_t bosId = bos.value_or(firstIds.empty() ? 0 : firstIds.front());
+    if (bosId < 0 || bosId >= model.spec.vocabSize) {
+        throw InvalidArgument("head survey: probe BOS id " + std::to_string(bosId) +
                               " is outside the vocabulary");
     }
     if (2 * options.probeLength + 1 > model.spec.maxTokens()) {
@@ -85,7 +92,7 @@ std::vector<double> probe(const model::Model& model, const std::vector<std::int3
             options.cancel.throwIfCancelled();
             const auto seq =
                 probeTokens(model.spec.vocabSize, options.specialIds, options.probeSeed,
-                            static_cast<int>(r), options.probeLength, bos);
+                            static_cast<int>(r), options.probeLength, bosId);
             stripes[r] = probeStripe(model, seq, options.probeLength, options.cancel);
             passDone();
         }

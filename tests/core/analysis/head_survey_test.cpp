@@ -416,6 +416,17 @@ TEST(HeadSurveyModel, ProbeOnlyForCausalModels) {
     for (double v : gpt2.score("next")) {
         EXPECT_EQ(v, 0.0);  // causal: no weight on the next token
     }
+    // Without bosId the probe starts with the tokenizer's BOS (<|endoftext|> = 556 here), not
+    // the corpus's first id (5).
+    SurveyOptions explicitBos = modelOptions();
+    explicitBos.bosId = 556;
+    EXPECT_EQ(analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, explicitBos, inline_)
+                  .score("probe_induction"),
+              gpt2.score("probe_induction"));
+    explicitBos.bosId = 5;
+    EXPECT_NE(analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, explicitBos, inline_)
+                  .score("probe_induction"),
+              gpt2.score("probe_induction"));
 }
 
 TEST(HeadSurveyModel, RecomputedMapsGiveTheSameSentence) {

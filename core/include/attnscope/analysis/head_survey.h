@@ -40,8 +40,7 @@ struct SurveyOptions {
     int probeRepeats = 4;                                    // S7 (0: no probe)
     int probeLength = 10;                                    // S7 N, >= 2
     std::uint64_t probeSeed = 0;
-    // S7 BOS of the probe; without it the corpus's first id. (The CLI/app may resolve the
-    // config's bos_token_id into this.)
+    // S7 BOS of the probe; without it the tokenizer's BOS, else the corpus's first id.
     std::optional<std::int32_t> bosId;
     std::size_t shares = 1;  // parallel shares of surveyCorpus: sentences i, i + shares, ...
     CancelToken cancel;      // checked before every pass
