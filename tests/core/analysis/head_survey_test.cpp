@@ -3,6 +3,7 @@
 // survey of fixture checkpoints: shares, recomputed maps, the probe, cancel and bad input.
 #include "attnscope/analysis/head_survey.h"
 
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -399,6 +400,51 @@ TEST(HeadSurveyModel, SharesDoNotChangeAnyBit) {
         ASSERT_EQ(one.mds.size(),
                   one.distance.size() / static_cast<std::size_t>(one.nLayers * one.nHeads) * 2);
     }
+}
+
+TEST(HeadSurveyModel, MergedAccumulatorsEqualOnePass) {
+    const auto m = fixture("llama_f32");
+    const SurveyOptions o = modelOptions();
+    analysis::SurveyAccumulator all(m->spec.nLayers, m->spec.nHeads, o);
+    analysis::SurveyAccumulator first(m->spec.nLayers, m->spec.nHeads, o);
+    analysis::SurveyAccumulator second(m->spec.nLayers, m->spec.nHeads, o);
+    for (std::size_t i = 0; i < kCorpus.size(); ++i) {
+        if (kCorpus[i].empty()) {
+            continue;
+        }
+        const auto s = analysis::surveySentence(*m, forward::runForward(*m, {kCorpus[i], {}}), o);
+        all.add(s);
+        (i < 2 ? first : second).add(s);
+    }
+    first.merge(second);
+    const HeadSurvey a = all.finish();
+    const HeadSurvey b = first.finish();
+    EXPECT_EQ(b.sentences, a.sentences);
+    for (const auto& name : analysis::surveyScoreNames()) {
+        for (std::size_t h = 0; h < a.score(name).size(); ++h) {
+            const double x = a.score(name)[h];
+            const double y = b.score(name)[h];
+            EXPECT_TRUE(std::abs(x - y) <= 1e-15 || (std::isnan(x) && std::isnan(y)))
+                << name << "[" << h << "]";
+        }
+    }
+    analysis::SurveyAccumulator other(1, 1, o);
+    EXPECT_THROW(first.merge(other), InvalidArgument);
+}
+
+TEST(HeadSurveyModel, ProgressReachesOne) {
+    std::atomic<int> calls{0};
+    std::atomic<double> last{0.0};
+    SurveyOptions o = modelOptions();
+    o.progress = [&](double f) {
+        ++calls;
+        double prev = last.load();
+        while (f > prev && !last.compare_exchange_weak(prev, f)) {
+        }
+    };
+    analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, o, inline_);
+    EXPECT_EQ(calls.load(), 7);  // 5 sentences (one empty) and 2 probe repeats
+    EXPECT_DOUBLE_EQ(last.load(), 1.0);
 }
 
 TEST(HeadSurveyModel, ProbeOnlyForCausalModels) {
