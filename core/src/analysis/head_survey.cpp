@@ -65,6 +65,63 @@ void rareSentence(const std::vector<std::int32_t>& ids, const std::vector<int>& 
     }
 }
 
+// S9's verdict of every head (token-weighted counts summed over the corpus).
+void positionalScores(const std::vector<RelativePositionAccumulator>& positions, double threshold,
+                      std::map<std::string, std::vector<double>>& scores) {
+    const std::size_t k = positions.size();
+    for (const char* name :
+         {"positional_offset", "positional_frequency", "positional", "confidence"}) {
+        scores[name].assign(k, kNaN);
+    }
+    for (std::size_t h = 0; h < k; ++h) {
+        const PositionalVerdict v = positions[h].verdict(threshold);
+        scores["positional_offset"][h] = v.queries > 0 ? v.bestOffset : 0;  // S9: 0 w/o rows
+        if (v.queries > 0) {
+            scores["positional_frequency"][h] = v.frequency;
+            scores["positional"][h] = v.positional ? 1.0 : 0.0;
+            scores["confidence"][h] = v.confidence;
+        }
+    }
+}
+
+// S10 over every sentence: frequencies and top-K ids are the whole corpus's, so this runs at
+// the end, from each sentence's ids and each head's key there.
+void rareScores(const std::vector<std::vector<std::int32_t>>& ids,
+                const std::vector<std::vector<int>>& keys,
+                const std::map<std::int32_t, std::int64_t>& frequency, const SurveyOptions& options,
+                std::size_t k, std::map<std::string, std::vector<double>>& scores) {
+    // Top-K ids by (frequency descending, id ascending).
+    std::vector<std::pair<std::int64_t, std::int32_t>> byFreq;
+    for (const auto& [id, f] : frequency) {
+        byFreq.emplace_back(-f, id);
+    }
+    std::sort(byFreq.begin(), byFreq.end());
+    std::set<std::int32_t> top;
+    const auto topK = static_cast<std::size_t>(std::max(0, options.rareTop));
+    for (std::size_t i = 0; i < byFreq.size() && i < topK; ++i) {
+        top.insert(byFreq[i].second);
+    }
+    const std::set<std::int32_t> specialSet(options.specialIds.begin(), options.specialIds.end());
+    std::vector<double> eligible(k, 0.0), top1(k, 0.0), top2(k, 0.0);
+    for (std::size_t s = 0; s < ids.size(); ++s) {
+        std::vector<std::uint8_t> special(ids[s].size());
+        for (std::size_t j = 0; j < special.size(); ++j) {
+            special[j] = specialSet.count(ids[s][j]) ? 1 : 0;
+        }
+        rareSentence(ids[s], keys[s], special, frequency, top, eligible, top1, top2);
+    }
+    auto& r1 = scores["rare_top1"];
+    auto& r2 = scores["rare_top2"];
+    r1.assign(k, kNaN);
+    r2.assign(k, kNaN);
+    for (std::size_t h = 0; h < k; ++h) {
+        if (eligible[h] > 0) {
+            r1[h] = top1[h] / eligible[h];
+            r2[h] = top2[h] / eligible[h];
+        }
+    }
+}
+
 }  // namespace
 
 const std::vector<std::string>& surveyMeanScoreNames() {
@@ -174,50 +231,8 @@ HeadSurvey SurveyAccumulator::finish() const {
         }
     }
     out.scores["probe_induction"].assign(k, kNaN);
-    for (const char* name :
-         {"positional_offset", "positional_frequency", "positional", "confidence"}) {
-        out.scores[name].assign(k, kNaN);
-    }
-    for (std::size_t h = 0; h < k; ++h) {
-        const PositionalVerdict v = m_positions[h].verdict(m_options.positionalThreshold);
-        out.scores["positional_offset"][h] = v.queries > 0 ? v.bestOffset : 0;  // S9: 0 w/o rows
-        if (v.queries > 0) {
-            out.scores["positional_frequency"][h] = v.frequency;
-            out.scores["positional"][h] = v.positional ? 1.0 : 0.0;
-            out.scores["confidence"][h] = v.confidence;
-        }
-    }
-    // S10: top-K ids by (frequency descending, id ascending).
-    std::vector<std::pair<std::int64_t, std::int32_t>> byFreq;
-    for (const auto& [id, f] : m_frequency) {
-        byFreq.emplace_back(-f, id);
-    }
-    std::sort(byFreq.begin(), byFreq.end());
-    std::set<std::int32_t> top;
-    for (std::size_t i = 0;
-         i < byFreq.size() && i < static_cast<std::size_t>(std::max(0, m_options.rareTop)); ++i) {
-        top.insert(byFreq[i].second);
-    }
-    const std::set<std::int32_t> specialSet(m_options.specialIds.begin(),
-                                            m_options.specialIds.end());
-    std::vector<double> eligible(k, 0.0), top1(k, 0.0), top2(k, 0.0);
-    for (std::size_t s = 0; s < m_ids.size(); ++s) {
-        std::vector<std::uint8_t> special(m_ids[s].size());
-        for (std::size_t j = 0; j < special.size(); ++j) {
-            special[j] = specialSet.count(m_ids[s][j]) ? 1 : 0;
-        }
-        rareSentence(m_ids[s], m_rareKeys[s], special, m_frequency, top, eligible, top1, top2);
-    }
-    auto& r1 = out.scores["rare_top1"];
-    auto& r2 = out.scores["rare_top2"];
-    r1.assign(k, kNaN);
-    r2.assign(k, kNaN);
-    for (std::size_t h = 0; h < k; ++h) {
-        if (eligible[h] > 0) {
-            r1[h] = top1[h] / eligible[h];
-            r2[h] = top2[h] / eligible[h];
-        }
-    }
+    positionalScores(m_positions, m_options.positionalThreshold, out.scores);
+    rareScores(m_ids, m_rareKeys, m_frequency, m_options, k, out.scores);
     out.distance.resize(k * k);
     for (std::size_t c = 0; c < k * k; ++c) {
         out.distance[c] =

@@ -322,6 +322,18 @@ TEST(HeadSurveyGolden, UndefinedDistanceLeavesMdsEmptyWithReason) {
     EXPECT_NE(s.mdsError.find("undefined"), std::string::npos);
 }
 
+TEST(HeadSurveyGolden, EmptyAccumulatorGivesNaNOfTheRightShape) {
+    const HeadSurvey s = analysis::SurveyAccumulator(2, 3, {}).finish();
+    for (const auto& name : analysis::surveyScoreNames()) {
+        ASSERT_EQ(s.score(name).size(), 6u) << name;
+        if (name != "positional_offset") {
+            EXPECT_TRUE(std::isnan(s.score(name)[0])) << name;
+        }
+    }
+    EXPECT_TRUE(s.mds.empty());  // no distance is defined
+    EXPECT_THROW(s.score("no such score"), InvalidArgument);
+}
+
 TEST(HeadSurveyGolden, ProbeSequence) {
     EXPECT_EQ(SplitMix64(0).next(), 0xE220A8397B1DCDAFULL);
     const auto seq = analysis::probeTokens(50, {0, 1}, 7, 2, 6, 1);
