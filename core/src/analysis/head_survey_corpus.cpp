@@ -37,7 +37,10 @@ void checkInputs(const model::Model& model, const std::vector<std::vector<std::i
             }
         }
     }
-    if (options.probeRepeats < 0 || (options.probeRepeats > 0 && options.probeLength < 2)) {
+    // As the reference: the length matters only where the probe runs (causal models, S7).
+    const bool causal = model.spec.defaultMask == model::DefaultMask::Causal;
+    if (options.probeRepeats < 0 ||
+        (causal && options.probeRepeats > 0 && options.probeLength < 2)) {
         throw InvalidArgument(
             "head survey: the probe needs repeats >= 0 and a length of at "
             "least 2 tokens (got " +

@@ -513,6 +513,8 @@ TEST(HeadSurveyModel, BadInputAndCancel) {
     SurveyOptions shortProbe = modelOptions();
     shortProbe.probeLength = 1;
     EXPECT_THROW(analysis::surveyCorpus(*m, kCorpus, shortProbe, inline_), InvalidArgument);
+    // A bidirectional model runs no probe, so its length does not matter (as the reference).
+    EXPECT_NO_THROW(analysis::surveyCorpus(*fixture("bert_f32"), kCorpus, shortProbe, inline_));
     SurveyOptions cancelled = modelOptions();
     cancelled.cancel.cancel();
     EXPECT_THROW(analysis::surveyCorpus(*m, kCorpus, cancelled, inline_), Cancelled);
