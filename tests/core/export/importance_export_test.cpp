@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "../support/h5_reader.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/hdf5_writer.h"
@@ -19,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using analysis::ImportanceResult;
+using testing::H5Reader;
 
 // 2 layers x 2 heads; unit 2 (1-0) matters most, unit 1 (0-1) least.
 ImportanceResult smallResult() {
@@ -87,71 +89,6 @@ TEST(ImportanceCsv, RefusesAResultOfInconsistentShape) {
         EXPECT_NE(std::string(e.what()).find("x.csv"), std::string::npos) << e.what();
     }
 }
-
-// Reading back with the C API, as h5py would see it.
-class H5Reader {
-public:
-    explicit H5Reader(const fs::path& path)
-        : m_file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT)) {}
-
-    ~H5Reader() {
-        if (m_file >= 0) {
-            H5Fclose(m_file);
-        }
-    }
-
-    H5Reader(const H5Reader&) = delete;
-    H5Reader& operator=(const H5Reader&) = delete;
-
-    bool ok() const { return m_file >= 0; }
-
-    std::vector<hsize_t> dims(const char* name) const {
-        const hid_t set = H5Dopen2(m_file, name, H5P_DEFAULT);
-        const hid_t space = H5Dget_space(set);
-        std::vector<hsize_t> out(static_cast<std::size_t>(H5Sget_simple_extent_ndims(space)));
-        H5Sget_simple_extent_dims(space, out.data(), nullptr);
-        H5Sclose(space);
-        H5Dclose(set);
-        return out;
-    }
-
-    template <class T>
-    std::vector<T> values(const char* name, hid_t type) const {
-        std::size_t n = 1;
-        for (const hsize_t d : dims(name)) {
-            n *= d;
-        }
-        std::vector<T> out(n);
-        const hid_t set = H5Dopen2(m_file, name, H5P_DEFAULT);
-        H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out.data());
-        H5Dclose(set);
-        return out;
-    }
-
-    template <class T>
-    T number(const char* name, hid_t type) const {
-        T value{};
-        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
-        H5Aread(attr, type, &value);
-        H5Aclose(attr);
-        return value;
-    }
-
-    std::string text(const char* name) const {
-        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
-        const hid_t type = H5Aget_type(attr);
-        char* value = nullptr;
-        H5Aread(attr, type, &value);
-        std::string out = value != nullptr ? value : "";
-        H5free_memory(value);
-        H5Tclose(type);
-        H5Aclose(attr);
-        return out;
-    }
-
-private:
-    hid_t m_file;
-};
 
 TEST(ImportanceH5, WritesArraysAndRunAttributes) {
     testing::ScratchDir tmp;

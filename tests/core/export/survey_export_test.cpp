@@ -1,0 +1,167 @@
+// Head-survey files (issue 18): the CSV's one row per head under every score's name, and the
+// HDF5 scores, distances, MDS map, options and run attributes, read back with the HDF5 C API.
+#include "attnscope/export/survey_export.h"
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "../support/h5_reader.h"
+#include "../support/test_files.h"
+#include "attnscope/base/error.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+using analysis::HeadSurvey;
+using testing::H5Reader;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// 1 layer x 2 heads; score number i of head h is i + h / 4, except a NaN for head 1 of the
+// first score.
+HeadSurvey smallSurvey() {
+    HeadSurvey s;
+    s.nLayers = 1;
+    s.nHeads = 2;
+    const std::vector<std::string>& names = analysis::surveyScoreNames();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        const auto base = static_cast<double>(i);
+        s.scores[names[i]] = {base, i == 0 ? kNaN : base + 0.25};
+    }
+    s.distance = {0.0, 0.5, 0.5, 0.0};
+    s.mds = {-0.25, 0.0, 0.25, 0.0};
+    s.mdsEigenvalues = {0.125, 0.0};
+    s.sentences = 7;
+    s.skipped = 1;
+    return s;
+}
+
+analysis::SurveyOptions someOptions() {
+    analysis::SurveyOptions o;
+    o.specialIds = {101, 102};
+    o.periodIds = {1012};
+    o.sinkEps = 0.25;
+    o.positionalThreshold = 0.75;
+    o.rareTop = 50;
+    o.probeRepeats = 3;
+    o.probeLength = 6;
+    o.probeSeed = 11;
+    o.bosId = 5;
+    return o;
+}
+
+TEST(SurveyCsv, WritesOneRowPerHeadUnderEveryScoreName) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.csv";
+    exporting::writeSurveyCsv(path, smallSurvey());
+    const std::vector<std::string>& names = analysis::surveyScoreNames();
+    std::string header = "layer,head";
+    std::string head0 = "0,0";
+    std::string head1 = "0,1";
+    for (std::size_t i = 0; i < names.size(); ++i) {
+        header.append(",").append(names[i]);
+        head0.append(",").append(std::to_string(i));
+        head1.append(",").append(i == 0 ? std::string("nan") : std::to_string(i) + ".25");
+    }
+    EXPECT_EQ(testing::readFile(path), header + "\n" + head0 + "\n" + head1 + "\n");
+}
+
+TEST(SurveyH5, WritesScoresDistancesMapAndOptions) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.h5";
+    const HeadSurvey s = smallSurvey();
+    exporting::writeSurveyH5(path, s, someOptions(), {"models/bert", "ewt.conllu", 3});
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    for (const std::string& name : analysis::surveyScoreNames()) {
+        const std::string set = "scores/" + name;
+        EXPECT_EQ(h5.dims(set.c_str()), (std::vector<hsize_t>{1, 2})) << name;
+        const std::vector<double> values = h5.values<double>(set.c_str(), H5T_NATIVE_DOUBLE);
+        ASSERT_EQ(values.size(), 2u) << name;
+        const std::vector<double>& expected = s.score(name);
+        for (std::size_t k = 0; k < 2; ++k) {
+            EXPECT_TRUE(values[k] == expected[k] ||
+                        (std::isnan(values[k]) && std::isnan(expected[k])))
+                << name << " " << k;
+        }
+    }
+    EXPECT_EQ(h5.dims("distance"), (std::vector<hsize_t>{2, 2}));
+    EXPECT_EQ(h5.values<double>("distance", H5T_NATIVE_DOUBLE), s.distance);
+    EXPECT_EQ(h5.dims("mds"), (std::vector<hsize_t>{2, 2}));
+    EXPECT_EQ(h5.values<double>("mds", H5T_NATIVE_DOUBLE), s.mds);
+    EXPECT_EQ(h5.values<double>("mds_eigenvalues", H5T_NATIVE_DOUBLE), s.mdsEigenvalues);
+    EXPECT_FALSE(h5.hasAttribute("mds_error"));
+    EXPECT_EQ(h5.values<std::int64_t>("options/special_ids", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{101, 102}));
+    EXPECT_TRUE(h5.exists("options/punct_ids"));
+    EXPECT_TRUE(h5.values<std::int64_t>("options/punct_ids", H5T_NATIVE_INT64).empty());
+    EXPECT_EQ(h5.values<std::int64_t>("options/period_ids", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{1012}));
+    EXPECT_EQ(h5.text("model"), "models/bert");
+    EXPECT_EQ(h5.text("corpus"), "ewt.conllu");
+    EXPECT_FALSE(h5.text("attnscope_version").empty());
+    EXPECT_EQ(h5.number<std::int64_t>("sentences", H5T_NATIVE_INT64), 7);
+    EXPECT_EQ(h5.number<std::int64_t>("skipped", H5T_NATIVE_INT64), 1);
+    EXPECT_EQ(h5.number<std::int64_t>("too_long", H5T_NATIVE_INT64), 3);
+    EXPECT_EQ(h5.number<double>("sink_eps", H5T_NATIVE_DOUBLE), 0.25);
+    EXPECT_EQ(h5.number<double>("positional_threshold", H5T_NATIVE_DOUBLE), 0.75);
+    EXPECT_EQ(h5.number<std::int64_t>("rare_top", H5T_NATIVE_INT64), 50);
+    EXPECT_EQ(h5.number<std::int64_t>("probe_repeats", H5T_NATIVE_INT64), 3);
+    EXPECT_EQ(h5.number<std::int64_t>("probe_length", H5T_NATIVE_INT64), 6);
+    EXPECT_EQ(h5.number<std::uint64_t>("probe_seed", H5T_NATIVE_UINT64), 11u);
+    EXPECT_EQ(h5.number<std::int64_t>("probe_bos", H5T_NATIVE_INT64), 5);
+}
+
+TEST(SurveyH5, LeavesTheMapOutAndSaysWhyWhenItFailed) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "nomap.h5";
+    HeadSurvey s = smallSurvey();
+    s.mds.clear();
+    s.mdsEigenvalues.clear();
+    s.distance[1] = kNaN;
+    s.mdsError = "heads 0-0 and 0-1 share no row";
+    analysis::SurveyOptions options = someOptions();
+    options.bosId.reset();
+    exporting::writeSurveyH5(path, s, options, {});
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    EXPECT_FALSE(h5.exists("mds"));
+    EXPECT_FALSE(h5.exists("mds_eigenvalues"));
+    EXPECT_EQ(h5.text("mds_error"), "heads 0-0 and 0-1 share no row");
+    EXPECT_FALSE(h5.hasAttribute("probe_bos"));
+    EXPECT_TRUE(std::isnan(h5.values<double>("distance", H5T_NATIVE_DOUBLE)[1]));
+}
+
+TEST(SurveyExport, RefusesASurveyOfInconsistentShape) {
+    testing::ScratchDir tmp;
+    const fs::path csv = tmp.path() / "bad.csv";
+    const fs::path h5 = tmp.path() / "bad.h5";
+    std::vector<HeadSurvey> bad(4, smallSurvey());
+    bad[0].scores.erase(analysis::surveyScoreNames().back());
+    bad[1].scores.begin()->second.pop_back();
+    bad[2].distance.pop_back();
+    bad[3].mds.pop_back();
+    for (const HeadSurvey& s : bad) {
+        try {
+            exporting::writeSurveyCsv(csv, s);
+            ADD_FAILURE() << "wrote an inconsistent survey";
+        } catch (const InvalidArgument& e) {
+            EXPECT_NE(std::string(e.what()).find("bad.csv"), std::string::npos) << e.what();
+        }
+        EXPECT_THROW(exporting::writeSurveyH5(h5, s, {}, {}), InvalidArgument);
+    }
+    EXPECT_FALSE(fs::exists(csv));
+    EXPECT_FALSE(fs::exists(h5));
+    EXPECT_THROW(exporting::writeSurveyCsv(tmp.path() / "missing" / "x.csv", smallSurvey()), Error);
+}
+
+}  // namespace
+}  // namespace attnscope
