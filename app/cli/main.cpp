@@ -20,6 +20,7 @@
 #include "predict_command.h"
 #include "render_command.h"
 #include "stats_command.h"
+#include "survey_command.h"
 
 namespace {
 
@@ -99,6 +100,9 @@ int main(int argc, char** argv) {
     cli::ImportanceArgs importanceArgs;
     commands.emplace_back(cli::addImportanceCommand(app, importanceArgs),
                           [&] { return cli::runImportance(importanceArgs); });
+    cli::SurveyArgs surveyArgs;
+    commands.emplace_back(cli::addSurveyCommand(app, surveyArgs),
+                          [&] { return cli::runSurvey(surveyArgs); });
 
     try {
         app.parse(argc, argv);

@@ -1,0 +1,226 @@
+// attnscope-cli survey end to end (issue 18): the CSV and the summary on BERT, the HDF5 file on
+// GPT-2 holding exactly what surveyCorpus computes for the same ids and options, sentences too
+// long for the model's positions, usage and data errors, and Ctrl+C.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include "../support/h5_reader.h"
+#include "../support/run_command.h"
+#include "../support/test_files.h"
+#include "attnscope/analysis/head_survey.h"
+#include "attnscope/model/model.h"
+#include "attnscope/text/sentence_file.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::H5Reader;
+
+const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+const fs::path kEwtDev =
+    fs::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+
+constexpr const char* kSentences =
+    "the cat sat on the mat, and looked at the door.\n"
+    "\n"
+    "a dog ran to the park.\n"
+    "she said that it was late!\n";
+
+std::string cli(const std::string& args) {
+    std::string out = "'";
+    out.append(ATTNSCOPE_CLI).append("' ").append(args);
+    return out;
+}
+
+std::string quoted(const fs::path& p) {
+    return testing::shellQuoted(p);
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::vector<std::int32_t> ids(const H5Reader& h5, const char* name) {
+    const std::vector<std::int64_t> v = h5.values<std::int64_t>(name, H5T_NATIVE_INT64);
+    return {v.begin(), v.end()};
+}
+
+TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const fs::path csv = tmp.path() / "survey.csv";
+    const testing::CommandRun run =
+        testing::runCommand(cli("survey " + quoted(kCheckpoints / "bert_f32") + " " +
+                                quoted(corpus) + " --out " + quoted(csv)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
+        << run.out;
+    EXPECT_TRUE(has(run.out, "ids: 2 special, ")) << run.out;  // [CLS] and [SEP]
+    EXPECT_TRUE(has(run.out, "per layer, mean over heads:")) << run.out;
+    EXPECT_TRUE(has(run.out, "  induction (tl_induction_mul):")) << run.out;  // no probe on BERT
+    EXPECT_TRUE(has(run.out, "  sink (sink_rate):")) << run.out;
+    EXPECT_TRUE(has(run.out, "  positional (positional_frequency):")) << run.out;
+    const std::string table = testing::readFile(csv);
+    EXPECT_EQ(table.rfind("layer,head,first,last,self,prev,", 0), 0u) << table;
+    EXPECT_TRUE(has(table, ",positional,confidence,rare_top1,rare_top2\n")) << table;
+    // bert_f32 has 2 layers x 3 heads; the probe is NaN on a bidirectional model.
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 6) << table;
+    EXPECT_TRUE(has(table, "\n1,2,")) << table;
+    EXPECT_TRUE(has(table, ",nan,")) << table;
+    EXPECT_TRUE(has(run.err, "wrote")) << run.err;
+}
+
+// The file holds surveyCorpus's own result for the same sentences and the options it records.
+TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const fs::path h5path = tmp.path() / "survey.h5";
+    const fs::path dir = kCheckpoints / "gpt2_f32";
+    const testing::CommandRun run = testing::runCommand(
+        cli("survey " + quoted(dir) + " " + quoted(corpus) +
+            " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9 --sink-eps 0.25 "
+            "--rare-top 3 --positional-threshold 0.5 --out " +
+            quoted(h5path)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, "  induction (probe_induction):")) << run.out;
+    const H5Reader h5(h5path);
+    ASSERT_TRUE(h5.ok());
+    const auto model = model::loadModel(dir);
+    analysis::SurveyOptions options;
+    options.specialIds = ids(h5, "options/special_ids");
+    options.punctIds = ids(h5, "options/punct_ids");
+    options.periodIds = ids(h5, "options/period_ids");
+    // The vocabulary rule: "," is punctuation, "." the period, "the" neither.
+    const auto idOf = [&model](const char* piece) { return *model->tokenizer->tokenToId(piece); };
+    EXPECT_NE(std::find(options.punctIds.begin(), options.punctIds.end(), idOf(",")),
+              options.punctIds.end());
+    EXPECT_EQ(options.periodIds, std::vector<std::int32_t>{idOf(".")});
+    EXPECT_EQ(std::find(options.punctIds.begin(), options.punctIds.end(), idOf("the")),
+              options.punctIds.end());
+    options.sinkEps = 0.25;
+    options.rareTop = 3;
+    options.positionalThreshold = 0.5;
+    options.probeRepeats = 2;
+    options.probeLength = 4;
+    options.probeSeed = 9;
+    std::vector<std::vector<std::int32_t>> sentences;
+    for (const std::string& line : text::readSentences(corpus)) {
+        sentences.push_back(tokenize::ids(model->tokenizer->encode(line)));
+    }
+    const analysis::HeadSurvey expected =
+        analysis::surveyCorpus(*model, sentences, options,
+                               [](std::size_t n, const std::function<void(std::size_t)>& task) {
+                                   for (std::size_t i = 0; i < n; ++i) {
+                                       task(i);
+                                   }
+                               });
+    for (const std::string& name : analysis::surveyScoreNames()) {
+        const std::vector<double> got =
+            h5.values<double>(("scores/" + name).c_str(), H5T_NATIVE_DOUBLE);
+        const std::vector<double>& want = expected.score(name);
+        ASSERT_EQ(got.size(), want.size()) << name;
+        for (std::size_t k = 0; k < got.size(); ++k) {
+            EXPECT_TRUE(got[k] == want[k] || (std::isnan(got[k]) && std::isnan(want[k])))
+                << name << " head " << k << ": " << got[k] << " vs " << want[k];
+        }
+    }
+    EXPECT_EQ(h5.values<double>("distance", H5T_NATIVE_DOUBLE), expected.distance);
+    EXPECT_EQ(h5.values<double>("mds", H5T_NATIVE_DOUBLE), expected.mds);
+    EXPECT_EQ(h5.number<std::int64_t>("sentences", H5T_NATIVE_INT64), 3);
+    EXPECT_EQ(h5.number<std::int64_t>("too_long", H5T_NATIVE_INT64), 0);
+    EXPECT_EQ(h5.number<std::int64_t>("probe_length", H5T_NATIVE_INT64), 4);
+    EXPECT_EQ(h5.text("model"), dir.string());
+}
+
+// gpt2_f32 has 21 positions: a longer sentence is left out and counted; none left is an error.
+TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
+    testing::ScratchDir tmp;
+    std::string longLine;
+    for (int k = 0; k < 30; ++k) {
+        longLine.append("the cat ");
+    }
+    longLine.append("\n");
+    const fs::path corpus = tmp.path() / "long.txt";
+    testing::writeFile(corpus, longLine + kSentences);
+    const fs::path csv = tmp.path() / "survey.csv";
+    const std::string model = quoted(kCheckpoints / "gpt2_f32");
+    const testing::CommandRun run = testing::runCommand(
+        cli("survey " + model + " " + quoted(corpus) + " --out " + quoted(csv)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, ": 4 sentences, 3 surveyed, 1 longer than the model's positions"))
+        << run.out;
+    EXPECT_TRUE(has(run.err, "1 longer than the model's 21 positions left out")) << run.err;
+    const fs::path onlyLong = tmp.path() / "only_long.txt";
+    testing::writeFile(onlyLong, longLine);
+    const fs::path out = tmp.path() / "never.csv";
+    const testing::CommandRun none = testing::runCommand(
+        cli("survey " + model + " " + quoted(onlyLong) + " --out " + quoted(out)));
+    EXPECT_EQ(none.exitCode, 1);
+    EXPECT_TRUE(has(none.err, onlyLong.string() + ": no sentence to survey (1 read, 1 longer"))
+        << none.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+TEST(SurveyCli, UsageAndDataErrors) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const std::string base = "survey " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
+    EXPECT_EQ(testing::runCommand(cli("survey --help")).exitCode, 0);
+    for (const std::string& bad :
+         {std::string(""), std::string(" --out x.txt"), std::string(" --threads 0 --out x.csv"),
+          std::string(" --max-sentences 0 --out x.csv"),
+          std::string(" --probe-length 1 --out x.csv"),
+          std::string(" --probe-repeats -1 --out x.csv"), std::string(" --sink-eps 2 --out x.csv"),
+          std::string(" --rare-top -1 --out x.csv"),
+          std::string(" --positional-threshold 1.5 --out x.csv")}) {
+        EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
+    }
+    const fs::path out = tmp.path() / "never.csv";
+    const testing::CommandRun missing =
+        testing::runCommand(cli("survey " + quoted(kCheckpoints / "bert_f32") + " " +
+                                quoted(tmp.path() / "absent.txt") + " --out " + quoted(out)));
+    EXPECT_EQ(missing.exitCode, 1);
+    EXPECT_TRUE(has(missing.err, "absent.txt")) << missing.err;
+    const testing::CommandRun noModel =
+        testing::runCommand(cli("survey " + quoted(tmp.path() / "nomodel") + " " + quoted(corpus) +
+                                " --out " + quoted(out)));
+    EXPECT_EQ(noModel.exitCode, 1);
+    EXPECT_TRUE(has(noModel.err, "nomodel")) << noModel.err;
+    EXPECT_FALSE(fs::exists(out));
+}
+
+// Ctrl+C stops a run between passes: exit code 130, one line, no output file.
+TEST(SurveyCli, InterruptWritesNothing) {
+    if (!fs::is_regular_file(kEwtDev)) {
+        GTEST_SKIP() << kEwtDev << " not found (the shared data folder is absent)";
+    }
+    testing::ScratchDir tmp;
+    const fs::path out = tmp.path() / "ewt.h5";
+    const fs::path err = tmp.path() / "err";
+    std::string script = cli("survey " + quoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
+                             quoted(kEwtDev) + " --threads 2 --out " + quoted(out));
+    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q 'Ctrl+C stops' ");
+    script.append(quoted(err))
+        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
+    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
+    testing::writeFile(tmp.path() / "interrupt.sh", script);
+    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
+    EXPECT_TRUE(has(r.out, "rc=130")) << r.out << testing::readFile(err);
+    EXPECT_TRUE(has(testing::readFile(err), "interrupted; nothing written"));
+    EXPECT_FALSE(fs::exists(out));
+}
+
+}  // namespace
+}  // namespace attnscope
