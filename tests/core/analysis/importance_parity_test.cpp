@@ -23,6 +23,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/reference_file.h"
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/io/safetensors.h"
 #include "attnscope/model/model.h"
@@ -41,45 +42,6 @@ const std::set<std::int32_t> kSpecial = {101, 102};
 constexpr std::int32_t kMaskId = 103;
 constexpr double kRel = 1e-5;
 constexpr double kTie = 1e-6;
-
-template <class T>
-std::vector<T> tensor(const io::SafetensorsFile& f, const std::string& name, io::DType dtype) {
-    const io::TensorInfo* t = f.find(name);
-    if (t == nullptr || t->dtype != dtype) {
-        throw std::runtime_error(f.path().string() + ": no tensor " + name + " of that type");
-    }
-    std::vector<T> out(static_cast<std::size_t>(t->numel()));
-    std::memcpy(out.data(), t->bytes.data(), out.size() * sizeof(T));
-    return out;
-}
-
-std::vector<double> f64(const io::SafetensorsFile& f, const std::string& name) {
-    return tensor<double>(f, name, io::DType::F64);
-}
-
-std::vector<std::int64_t> i64(const io::SafetensorsFile& f, const std::string& name) {
-    return tensor<std::int64_t>(f, name, io::DType::I64);
-}
-
-std::vector<std::vector<std::int32_t>> readCorpus(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) {
-        throw std::runtime_error(path.string() + ": cannot be read");
-    }
-    std::vector<std::vector<std::int32_t>> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::vector<std::int32_t> ids;
-        std::stringstream s(line);
-        for (std::string item; std::getline(s, item, ',');) {
-            ids.push_back(std::stoi(item));
-        }
-        if (!ids.empty()) {  // the reference skips blank lines too
-            out.push_back(std::move(ids));
-        }
-    }
-    return out;
-}
 
 // The objective's rule for each sentence (head_importance.h), from the sentence's ids.
 std::vector<ImportanceItem> buildItems(const std::vector<std::vector<std::int32_t>>& corpus,
@@ -112,11 +74,11 @@ std::vector<ImportanceItem> buildItems(const std::vector<std::vector<std::int32_
 }
 
 void expectSameItems(const std::vector<ImportanceItem>& items, const io::SafetensorsFile& f) {
-    const auto ids = i64(f, "masked_ids");
-    const auto offsets = i64(f, "item_offsets");
-    const auto positions = i64(f, "target_positions");
-    const auto targets = i64(f, "target_ids");
-    const auto targetOffsets = i64(f, "target_offsets");
+    const auto ids = testing::int64s(f, "masked_ids");
+    const auto offsets = testing::int64s(f, "item_offsets");
+    const auto positions = testing::int64s(f, "target_positions");
+    const auto targets = testing::int64s(f, "target_ids");
+    const auto targetOffsets = testing::int64s(f, "target_offsets");
     ASSERT_EQ(items.size() + 1, offsets.size());
     for (std::size_t i = 0; i < items.size(); ++i) {
         const auto off = static_cast<std::size_t>(offsets[i]);
@@ -167,11 +129,11 @@ std::set<int> prefix(const std::vector<int>& order, int n) {
 }
 
 void expectSamePruning(const analysis::ImportanceResult& r, const io::SafetensorsFile& f) {
-    const auto fraction = f64(f, "pruning_fraction");
-    const auto removed = i64(f, "pruning_removed");
-    const auto loss = f64(f, "pruning_loss");
-    const auto accuracy = f64(f, "pruning_accuracy");
-    const auto refOrder = i64(f, "order");
+    const auto fraction = testing::doubles(f, "pruning_fraction");
+    const auto removed = testing::int64s(f, "pruning_removed");
+    const auto loss = testing::doubles(f, "pruning_loss");
+    const auto accuracy = testing::doubles(f, "pruning_accuracy");
+    const auto refOrder = testing::int64s(f, "order");
     const std::vector<int> want(refOrder.begin(), refOrder.end());
     ASSERT_EQ(r.pruning.size(), fraction.size());
     for (std::size_t i = 0; i < fraction.size(); ++i) {
@@ -221,7 +183,8 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
     const bool maskedLm =
         analysis::importanceObjective(*model) == analysis::ImportanceObjective::MaskedLm;
     EXPECT_EQ(maskedLm, f.metadata().at("objective") == "masked LM");
-    const auto items = buildItems(readCorpus(kDir / "corpus.txt"), maskedLm, c.fraction, c.seed);
+    const auto items =
+        buildItems(testing::readIdLists(kDir / "corpus.txt"), maskedLm, c.fraction, c.seed);
     expectSameItems(items, f);
 
     analysis::ImportanceOptions options;
@@ -233,9 +196,9 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
     const analysis::ImportanceResult r =
         analysis::headImportance(*model, items, options, onThreads);
 
-    const auto ablated = f64(f, "ablated_loss");
-    const auto delta = f64(f, "delta_loss");
-    const auto accuracy = f64(f, "ablated_accuracy");
+    const auto ablated = testing::doubles(f, "ablated_loss");
+    const auto delta = testing::doubles(f, "delta_loss");
+    const auto accuracy = testing::doubles(f, "ablated_accuracy");
     const std::int64_t targets = std::stoll(f.metadata().at("targets"));
     EXPECT_EQ(r.items, items.size());
     ASSERT_EQ(r.targets, targets);
@@ -247,8 +210,9 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
         EXPECT_EQ(r.seed, c.seed);
     }
     EXPECT_EQ(std::to_string(r.nLayers) + "x" + std::to_string(r.nUnits), f.metadata().at("units"));
-    EXPECT_PRED2(closeRel, r.cleanLoss, f64(f, "clean_loss")[0]);
-    EXPECT_EQ(count(r.cleanAccuracy, targets), count(f64(f, "clean_accuracy")[0], targets));
+    EXPECT_PRED2(closeRel, r.cleanLoss, testing::doubles(f, "clean_loss")[0]);
+    EXPECT_EQ(count(r.cleanAccuracy, targets),
+              count(testing::doubles(f, "clean_accuracy")[0], targets));
     ASSERT_EQ(r.ablatedLoss.size(), ablated.size());
     ASSERT_EQ(r.deltaLoss.size(), delta.size());
     ASSERT_EQ(r.ablatedAccuracy.size(), accuracy.size());
@@ -263,7 +227,7 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
         worst = std::max(worst, std::abs(r.ablatedLoss[u] - ablated[u]) / std::abs(ablated[u]));
     }
     std::cout << "  " << c.name << ": worst relative gap of the ablated losses " << worst << "\n";
-    expectSameOrder(r.order, i64(f, "order"), delta);
+    expectSameOrder(r.order, testing::int64s(f, "order"), delta);
     expectSamePruning(r, f);
 }
 

@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/reference_file.h"
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/io/safetensors.h"
 #include "attnscope/model/model.h"
@@ -32,37 +33,6 @@ const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 const fs::path kDir = kFixtures / "survey";
 constexpr double kScoreTol = 1e-6;
 constexpr double kMdsTol = 1e-5;
-
-template <class T>
-std::vector<T> tensor(const io::SafetensorsFile& f, const std::string& name, io::DType dtype) {
-    const io::TensorInfo* t = f.find(name);
-    if (t == nullptr || t->dtype != dtype) {
-        throw std::runtime_error(f.path().string() + ": no tensor " + name + " of that type");
-    }
-    std::vector<T> out(static_cast<std::size_t>(t->numel()));
-    std::memcpy(out.data(), t->bytes.data(), out.size() * sizeof(T));
-    return out;
-}
-
-std::vector<std::vector<std::int32_t>> readCorpus(const fs::path& path) {
-    std::ifstream in(path);
-    if (!in) {
-        throw std::runtime_error(path.string() + ": cannot be read");
-    }
-    std::vector<std::vector<std::int32_t>> out;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::vector<std::int32_t> ids;
-        std::stringstream s(line);
-        for (std::string item; std::getline(s, item, ',');) {
-            ids.push_back(std::stoi(item));
-        }
-        if (!ids.empty()) {
-            out.push_back(std::move(ids));
-        }
-    }
-    return out;
-}
 
 bool discrete(const std::string& name) {
     return name.starts_with("positional") || name == "sink_rate" || name.starts_with("rare_top") ||
@@ -105,10 +75,10 @@ void expectScores(const analysis::HeadSurvey& s, const io::SafetensorsFile& f) {
         const std::vector<double> want =
             name == "positional_offset"
                 ? [&] {
-                      const auto v = tensor<std::int64_t>(f, name, io::DType::I64);
+                      const auto v = testing::int64s(f, name);
                       return std::vector<double>(v.begin(), v.end());
                   }()
-                : tensor<double>(f, name, io::DType::F64);
+                : testing::doubles(f, name);
         const std::vector<double>& got = s.score(name);
         ASSERT_EQ(got.size(), want.size()) << name;
         for (std::size_t h = 0; h < got.size(); ++h) {
@@ -129,17 +99,17 @@ void expectScores(const analysis::HeadSurvey& s, const io::SafetensorsFile& f) {
 }
 
 void expectDistanceAndMds(const analysis::HeadSurvey& s, const io::SafetensorsFile& f) {
-    const auto dist = tensor<double>(f, "distance", io::DType::F64);
+    const auto dist = testing::doubles(f, "distance");
     ASSERT_EQ(s.distance.size(), dist.size());
     for (std::size_t c = 0; c < dist.size(); ++c) {
         EXPECT_NEAR(s.distance[c], dist[c], kScoreTol) << "distance cell " << c;
     }
-    const auto mds = tensor<double>(f, "mds", io::DType::F64);
+    const auto mds = testing::doubles(f, "mds");
     ASSERT_EQ(s.mds.size(), mds.size()) << s.mdsError;
     for (std::size_t c = 0; c < mds.size(); ++c) {
         EXPECT_NEAR(s.mds[c], mds[c], kMdsTol) << "mds row " << c / 2 << ", column " << c % 2;
     }
-    const auto lam = tensor<double>(f, "mds_eigenvalues", io::DType::F64);
+    const auto lam = testing::doubles(f, "mds_eigenvalues");
     for (std::size_t c = 0; c < lam.size(); ++c) {
         EXPECT_NEAR(s.mdsEigenvalues[c], lam[c], kMdsTol) << "eigenvalue " << c;
     }
@@ -151,7 +121,7 @@ TEST_P(SurveyParity, MatchesTheReference) {
     const Case& c = GetParam();
     const io::SafetensorsFile f(kDir / (c.model + ".safetensors"));
     const auto model = model::loadModel(kFixtures / "checkpoints" / c.model);
-    const auto corpus = readCorpus(kDir / c.corpus);
+    const auto corpus = testing::readIdLists(kDir / c.corpus);
     ASSERT_EQ(std::to_string(corpus.size()), f.metadata().at("sentences"));
     const analysis::HeadSurvey s = analysis::surveyCorpus(*model, corpus, optionsOf(c), inline_);
     EXPECT_EQ(s.sentences, corpus.size());

@@ -75,26 +75,6 @@ analysis::EffectRequest requestFor(const model::Model& model) {
     return request;
 }
 
-std::vector<double> doubles(const io::SafetensorsFile& f, const std::string& name) {
-    const io::TensorInfo* t = f.find(name);
-    if (t == nullptr || t->dtype != io::DType::F64) {
-        throw std::runtime_error(f.path().string() + ": no F64 tensor " + name);
-    }
-    std::vector<double> out(static_cast<std::size_t>(t->numel()));
-    std::memcpy(out.data(), t->bytes.data(), out.size() * sizeof(double));
-    return out;
-}
-
-std::vector<std::int64_t> int64s(const io::SafetensorsFile& f, const std::string& name) {
-    const io::TensorInfo* t = f.find(name);
-    if (t == nullptr || t->dtype != io::DType::I64) {
-        throw std::runtime_error(f.path().string() + ": no I64 tensor " + name);
-    }
-    std::vector<std::int64_t> out(static_cast<std::size_t>(t->numel()));
-    std::memcpy(out.data(), t->bytes.data(), out.size() * sizeof(std::int64_t));
-    return out;
-}
-
 // Every value within `tolerance` (times max(1, |expected|) when `relative`), NaN where the
 // reference has NaN.
 void expectClose(const std::vector<double>& actual, const std::vector<double>& expected,
@@ -112,8 +92,8 @@ void expectClose(const std::vector<double>& actual, const std::vector<double>& e
 
 void expectMaskedEffects(const analysis::AblationEffects& e, const io::SafetensorsFile& f,
                          const std::string& what) {
-    const auto positions = int64s(f, "target_positions");
-    const auto ids = int64s(f, "target_ids");
+    const auto positions = testing::int64s(f, "target_positions");
+    const auto ids = testing::int64s(f, "target_ids");
     ASSERT_EQ(e.masked.size(), positions.size()) << what;
     std::vector<double> delta;
     for (std::size_t i = 0; i < e.masked.size(); ++i) {
@@ -121,22 +101,25 @@ void expectMaskedEffects(const analysis::AblationEffects& e, const io::Safetenso
         EXPECT_EQ(e.masked[i].target.originalId, ids[i]) << what;
         delta.push_back(e.masked[i].deltaLogp);
     }
-    expectClose(delta, doubles(f, "delta_logp"), kLogTolerance, true, what + ": delta_logp");
+    expectClose(delta, testing::doubles(f, "delta_logp"), kLogTolerance, true,
+                what + ": delta_logp");
 }
 
 void expectCausalEffects(const analysis::CausalEffects& c, const io::SafetensorsFile& f,
                          const std::string& what) {
-    expectClose({c.nllClean}, doubles(f, "nll_clean"), kLogTolerance, true, what + ": nll_clean");
-    expectClose({c.nllAblated}, doubles(f, "nll_ablated"), kLogTolerance, true,
+    expectClose({c.nllClean}, testing::doubles(f, "nll_clean"), kLogTolerance, true,
+                what + ": nll_clean");
+    expectClose({c.nllAblated}, testing::doubles(f, "nll_ablated"), kLogTolerance, true,
                 what + ": nll_ablated");
-    expectClose({c.deltaNll}, doubles(f, "delta_nll"), kLogTolerance, true, what + ": delta_nll");
-    expectClose(c.kl, doubles(f, "kl"), kKlTolerance, true, what + ": kl");
-    expectClose(c.deltaPTop, doubles(f, "delta_p_top"), kProbabilityTolerance, false,
+    expectClose({c.deltaNll}, testing::doubles(f, "delta_nll"), kLogTolerance, true,
+                what + ": delta_nll");
+    expectClose(c.kl, testing::doubles(f, "kl"), kKlTolerance, true, what + ": kl");
+    expectClose(c.deltaPTop, testing::doubles(f, "delta_p_top"), kProbabilityTolerance, false,
                 what + ": delta_p_top");
-    const auto top = int64s(f, "top_ids");
+    const auto top = testing::int64s(f, "top_ids");
     EXPECT_EQ(std::vector<std::int64_t>(c.topIds.begin(), c.topIds.end()), top) << what;
     ASSERT_TRUE(c.logitDiff) << what;
-    expectClose({c.logitDiff->delta}, doubles(f, "logit_diff"), kLogTolerance, true,
+    expectClose({c.logitDiff->delta}, testing::doubles(f, "logit_diff"), kLogTolerance, true,
                 what + ": logit_diff");
 }
 
@@ -146,7 +129,7 @@ void expectEffectsMatch(const model::Model& model, const forward::ForwardResult&
                         const std::string& what) {
     const analysis::AblationEffects e =
         analysis::measureAblation(model, clean, ablated, requestFor(model));
-    expectClose(e.js, doubles(f, "js"), kJsTolerance, false, what + ": js");
+    expectClose(e.js, testing::doubles(f, "js"), kJsTolerance, false, what + ": js");
     if (model.spec.prediction == model::PredictionKind::MaskedLm) {
         expectMaskedEffects(e, f, what);
     } else {
@@ -189,7 +172,7 @@ void expectMatches(const model::Model& model, const forward::ForwardOptions& opt
     const io::SafetensorsFile f(file);
     const std::string what = file.filename().string();
     const std::vector<std::int32_t> ids = idsFor(model);
-    const auto stored = int64s(f, "input_ids");
+    const auto stored = testing::int64s(f, "input_ids");
     ASSERT_EQ(std::vector<std::int64_t>(ids.begin(), ids.end()), stored) << what;
     const auto r = forward::runForward(model, {ids, {}}, options);
     const std::vector<float> attention = testing::floats(f, "ablated_attention");

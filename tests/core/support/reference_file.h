@@ -1,9 +1,13 @@
-// Test helper: reads a reference_<k>.safetensors written by tests/reference/torch_reference.py.
+// Test helpers: read a reference_<k>.safetensors written by tests/reference/torch_reference.py,
+// typed tensors of the other references' outputs, and their corpus files of id lists.
 #pragma once
 
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -27,6 +31,48 @@ inline std::vector<float> floats(const io::SafetensorsFile& f, const std::string
     }
     std::vector<float> out(static_cast<std::size_t>(t->numel()));
     io::widenToFloat(*t, out, f.path().string());
+    return out;
+}
+
+// Tensor `name` of exactly `dtype`, its bytes copied out as T (of the dtype's width).
+template <class T>
+std::vector<T> typedTensor(const io::SafetensorsFile& f, const std::string& name, io::DType dtype) {
+    const io::TensorInfo* t = f.find(name);
+    if (t == nullptr || t->dtype != dtype) {
+        throw std::runtime_error(f.path().string() + ": no tensor " + name + " of that type");
+    }
+    std::vector<T> out(static_cast<std::size_t>(t->numel()));
+    std::memcpy(out.data(), t->bytes.data(), out.size() * sizeof(T));
+    return out;
+}
+
+inline std::vector<double> doubles(const io::SafetensorsFile& f, const std::string& name) {
+    return typedTensor<double>(f, name, io::DType::F64);
+}
+
+inline std::vector<std::int64_t> int64s(const io::SafetensorsFile& f, const std::string& name) {
+    return typedTensor<std::int64_t>(f, name, io::DType::I64);
+}
+
+// A corpus file of the references: one comma-separated id list per line; blank lines are
+// skipped, as the references skip them.
+inline std::vector<std::vector<std::int32_t>> readIdLists(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    if (!in) {
+        throw std::runtime_error(path.string() + ": cannot be read");
+    }
+    std::vector<std::vector<std::int32_t>> out;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::int32_t> ids;
+        std::stringstream s(line);
+        for (std::string item; std::getline(s, item, ',');) {
+            ids.push_back(std::stoi(item));
+        }
+        if (!ids.empty()) {
+            out.push_back(std::move(ids));
+        }
+    }
     return out;
 }
 
