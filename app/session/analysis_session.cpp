@@ -33,6 +33,10 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_corefScores.reset();  // and its windows: another tokenizer cuts others
     const bool hadImportance = m_importance != nullptr;
     m_importance.reset();  // another model's heads
+    const bool hadSurvey = m_survey != nullptr;
+    m_survey.reset();
+    const bool hadFilter = !m_labelFilter.isEmpty();
+    m_labelFilter.clear();
     refreshGold();
     emit modelChanged();
     emit computeSettingsChanged();
@@ -47,6 +51,12 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     }
     if (hadImportance) {
         emit importanceChanged();
+    }
+    if (hadSurvey) {
+        emit surveyChanged();
+    }
+    if (hadFilter) {
+        emit labelFilterChanged(m_labelFilter);
     }
     if (hadAblations) {
         emit ablationsChanged();
@@ -242,6 +252,22 @@ void AnalysisSession::setImportance(std::shared_ptr<const ImportanceRun> run) {
     }
     m_importance = std::move(run);
     emit importanceChanged();
+}
+
+void AnalysisSession::setSurvey(std::shared_ptr<const SurveyRun> run) {
+    if (run && run->model != m_model) {
+        return;  // computed with a model that is no longer open
+    }
+    m_survey = std::move(run);
+    emit surveyChanged();
+}
+
+void AnalysisSession::setLabelFilter(const QString& tag) {
+    if (tag == m_labelFilter) {
+        return;
+    }
+    m_labelFilter = tag;
+    emit labelFilterChanged(m_labelFilter);
 }
 
 void AnalysisSession::setCorefScores(std::shared_ptr<const CorefScores> scores) {

@@ -27,6 +27,7 @@
 #include "render/heatmap_image.h"
 #include "session/coref.h"
 #include "session/importance.h"
+#include "session/survey.h"
 #include "session/treebank.h"
 
 namespace attnscope::app {
@@ -221,6 +222,19 @@ public:
 
     void setImportance(std::shared_ptr<const ImportanceRun> run);
 
+    // Every head's corpus survey and labels for the current model; null when there is none.
+    // Dropped when computed with another model than the current one.
+    std::shared_ptr<const SurveyRun> survey() const { return m_survey; }
+
+    void setSurvey(std::shared_ptr<const SurveyRun> run);
+
+    // The label the user asked to see ("induct", or a family: "pos", "syn"; empty: none): views
+    // that show heads highlight those carrying it (analysis::headsWithLabel). Kept across
+    // surveys; cleared with the model.
+    QString labelFilter() const { return m_labelFilter; }
+
+    void setLabelFilter(const QString& tag);
+
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
     void setHeatmapStyle(const render::HeatmapStyle& style);
@@ -252,6 +266,8 @@ signals:
     // New coreference scores changed windowGold(); a new result changes it under resultChanged.
     void windowGoldChanged();
     void importanceChanged();
+    void surveyChanged();
+    void labelFilterChanged(const QString& tag);
     void errorReported(const QString& message);
     void inputTooLong(int tokens, int limit);
     // For the ComputeService: recompute `head` of the current result (headRecord missed).
@@ -294,6 +310,8 @@ private:
     std::shared_ptr<const CorefScores> m_corefScores;
     std::shared_ptr<const WindowGold> m_windowGold;
     std::shared_ptr<const ImportanceRun> m_importance;
+    std::shared_ptr<const SurveyRun> m_survey;
+    QString m_labelFilter;
 };
 
 }  // namespace attnscope::app

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
 
 #include "attnscope/base/error.h"
 
@@ -137,30 +138,20 @@ void induction(double detector, double probe, const LabelRules& rules,
                    evidence, probeRan ? probe : detector});
 }
 
-// L10: the relation that beats its baseline by the most; the first given one on ties.
-void syntactic(const DependencyLabels& deps, std::size_t k, const LabelRules& rules,
-               std::vector<HeadLabel>& out) {
-    const DependencyRelationResult* best = nullptr;
-    for (const auto& r : deps.relations) {
-        const double acc = r.accuracy[k];
-        if (std::isfinite(acc) && std::isfinite(r.baseline) &&
-            (best == nullptr || acc - r.baseline > best->accuracy[k] - best->baseline)) {
-            best = &r;
-        }
-    }
+// L10 on the head's best relation (bestRelations).
+void syntactic(const BestRelation& best, const LabelRules& rules, std::vector<HeadLabel>& out) {
     const double m = rules.syntacticMargin;
-    if (best == nullptr || !(best->accuracy[k] >= best->baseline + m)) {
+    if (best.relation.empty() || !(best.accuracy >= best.baseline + m)) {
         return;
     }
-    const double acc = best->accuracy[k];
-    out.push_back({"syn:" + best->relation, "syntactic: " + best->relation,
+    out.push_back({"syn:" + best.relation, "syntactic: " + best.relation,
                    "L10 the best relation's accuracy beats its best fixed-offset baseline "
                    "(Voita): accuracy ≥ baseline + " +
                        threshold(m),
-                   best->relation + " accuracy = " + value(acc) + " ≥ baseline " +
-                       value(best->baseline) + " (offset " + std::to_string(best->baselineOffset) +
+                   best.relation + " accuracy = " + value(best.accuracy) + " ≥ baseline " +
+                       value(best.baseline) + " (offset " + std::to_string(best.baselineOffset) +
                        ") + " + threshold(m),
-                   acc});
+                   best.accuracy});
 }
 
 void checkDependencies(const DependencyLabels& deps, const HeadSurvey& survey, std::size_t heads) {
@@ -181,12 +172,35 @@ void checkDependencies(const DependencyLabels& deps, const HeadSurvey& survey, s
 
 }  // namespace
 
+std::vector<BestRelation> bestRelations(const DependencyLabels& labels) {
+    const auto heads = static_cast<std::size_t>(labels.nLayers) *
+                       static_cast<std::size_t>(std::max(labels.nHeads, 0));
+    std::vector<BestRelation> best(heads);
+    for (std::size_t k = 0; k < heads; ++k) {
+        const DependencyRelationResult* pick = nullptr;
+        for (const auto& r : labels.relations) {
+            const double acc =
+                k < r.accuracy.size() ? r.accuracy[k] : std::numeric_limits<double>::quiet_NaN();
+            if (std::isfinite(acc) && std::isfinite(r.baseline) &&
+                (pick == nullptr || acc - r.baseline > pick->accuracy[k] - pick->baseline)) {
+                pick = &r;
+            }
+        }
+        if (pick != nullptr) {
+            best[k] = {pick->relation, pick->accuracy[k], pick->baseline, pick->baselineOffset};
+        }
+    }
+    return best;
+}
+
 std::vector<std::vector<HeadLabel>> labelHeads(const HeadSurvey& survey, const LabelRules& rules,
                                                const DependencyLabels* dependencies) {
     const Scores scores(survey);
     const std::size_t heads = scores.heads();
+    std::vector<BestRelation> best;
     if (dependencies != nullptr) {
         checkDependencies(*dependencies, survey, heads);
+        best = bestRelations(*dependencies);
     }
     std::vector<const std::vector<double>*> simpleScores;
     for (const auto& r : kSimpleRules) {
@@ -215,8 +229,8 @@ std::vector<std::vector<HeadLabel>> labelHeads(const HeadSurvey& survey, const L
         simpleRule(4);
         induction(detector[k], probe[k], rules, out);
         simpleRule(5);
-        if (dependencies != nullptr) {
-            syntactic(*dependencies, k, rules, out);
+        if (!best.empty()) {
+            syntactic(best[k], rules, out);
         }
         std::stable_sort(out.begin(), out.end(), [](const HeadLabel& a, const HeadLabel& b) {
             return a.strength > b.strength;

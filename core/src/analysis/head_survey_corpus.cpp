@@ -142,6 +142,9 @@ HeadSurvey surveyCorpus(const model::Model& model,
                 if (!sentences[i].empty()) {
                     const auto result = forward::runForward(model, {sentences[i], {}});
                     slots[i - first] = surveySentence(model, result, options);
+                    if (options.passed) {
+                        options.passed(share, i, result);
+                    }
                 }
                 passDone();
             }

@@ -61,13 +61,67 @@ void writeOptions(const Writer& w, const analysis::SurveyOptions& o) {
     }
 }
 
+void checkExtras(const fs::path& path, const HeadSurvey& s, const SurveyExtras& extras) {
+    const auto n = static_cast<std::size_t>(s.nLayers) * static_cast<std::size_t>(s.nHeads);
+    if ((!extras.labels.empty() && extras.labels.size() != n) ||
+        (!extras.bestRelations.empty() && extras.bestRelations.size() != n)) {
+        throw InvalidArgument(path.string() + ": head survey of " + std::to_string(n) +
+                              " heads: the labels or best relations are for another number");
+    }
+}
+
+std::string tags(const std::vector<analysis::HeadLabel>& labels) {
+    std::string out;
+    for (const auto& l : labels) {
+        out += (out.empty() ? "" : " ") + l.tag;
+    }
+    return out;
+}
+
+void writeExtras(const Writer& w, const HeadSurvey& s, const SurveyExtras& extras) {
+    if (!extras.labels.empty()) {
+        std::vector<std::string> values;
+        for (const auto& l : extras.labels) {
+            values.push_back(tags(l));
+        }
+        w.strings("labels/tags", values);
+    }
+    if (extras.bestRelations.empty()) {
+        return;
+    }
+    std::vector<std::string> relation;
+    std::vector<double> accuracy;
+    std::vector<double> baseline;
+    std::vector<std::int64_t> offset;
+    for (const auto& b : extras.bestRelations) {
+        relation.push_back(b.relation);
+        accuracy.push_back(b.accuracy);
+        baseline.push_back(b.baseline);
+        offset.push_back(b.baselineOffset);
+    }
+    const std::vector<hsize_t> heads = {static_cast<hsize_t>(s.nLayers),
+                                        static_cast<hsize_t>(s.nHeads)};
+    w.strings("dependency/relation", relation);
+    w.dataset("dependency/accuracy", H5T_NATIVE_DOUBLE, heads, accuracy.data());
+    w.dataset("dependency/baseline", H5T_NATIVE_DOUBLE, heads, baseline.data());
+    w.dataset("dependency/baseline_offset", H5T_NATIVE_INT64, heads, offset.data());
+}
+
 }  // namespace
 
-void writeSurveyCsv(const fs::path& path, const HeadSurvey& s) {
+void writeSurveyCsv(const fs::path& path, const HeadSurvey& s, const SurveyExtras& extras) {
     checkShape(path, s);
+    checkExtras(path, s, extras);
     const std::vector<std::string>& names = analysis::surveyScoreNames();
     std::vector<std::string> header = {"layer", "head"};
     header.insert(header.end(), names.begin(), names.end());
+    if (!extras.labels.empty()) {
+        header.emplace_back("labels");
+    }
+    if (!extras.bestRelations.empty()) {
+        header.insert(header.end(),
+                      {"dep_relation", "dep_accuracy", "dep_baseline", "dep_baseline_offset"});
+    }
     CsvWriter csv(header);
     std::vector<const std::vector<double>*> columns;
     for (const std::string& name : names) {
@@ -80,6 +134,16 @@ void writeSurveyCsv(const fs::path& path, const HeadSurvey& s) {
             for (const std::vector<double>* column : columns) {
                 row.emplace_back((*column)[k]);
             }
+            if (!extras.labels.empty()) {
+                row.emplace_back(tags(extras.labels[k]));
+            }
+            if (!extras.bestRelations.empty()) {
+                const auto& b = extras.bestRelations[k];
+                row.emplace_back(b.relation);
+                row.emplace_back(b.accuracy);
+                row.emplace_back(b.baseline);
+                row.emplace_back(std::int64_t{b.baselineOffset});
+            }
             csv.addRow(row);
         }
     }
@@ -87,8 +151,10 @@ void writeSurveyCsv(const fs::path& path, const HeadSurvey& s) {
 }
 
 void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
-                   const analysis::SurveyOptions& options, const SurveyRunInfo& info) {
+                   const analysis::SurveyOptions& options, const SurveyRunInfo& info,
+                   const SurveyExtras& extras) {
     checkShape(path, s);
+    checkExtras(path, s, extras);
     writeHdf5Atomically(path, [&](hid_t file) {
         const Writer w(file, path.string());
         const std::vector<hsize_t> heads = {static_cast<hsize_t>(s.nLayers),
@@ -115,6 +181,7 @@ void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
         w.numberAttribute<std::int64_t>("too_long", H5T_NATIVE_INT64,
                                         {static_cast<std::int64_t>(info.tooLong)});
         writeOptions(w, options);
+        writeExtras(w, s, extras);
     });
 }
 

@@ -23,6 +23,7 @@
 // No Qt.
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -83,6 +84,19 @@ struct DependencyLabels {
     int nHeads = 0;
     std::vector<DependencyRelationResult> relations;
 };
+
+// Each head's best relation: the one with the largest accuracy − baseline (the first on ties,
+// as L10 picks it). Empty relation when no relation has a finite accuracy for the head.
+struct BestRelation {
+    std::string relation;
+    double accuracy = std::numeric_limits<double>::quiet_NaN();
+    double baseline = std::numeric_limits<double>::quiet_NaN();
+    int baselineOffset = 0;
+
+    double margin() const { return accuracy - baseline; }
+};
+
+std::vector<BestRelation> bestRelations(const DependencyLabels& labels);
 
 // Per head (headIndex order) its labels, strongest first. InvalidArgument when a score the rules
 // need is missing or has the wrong size, or the dependency results are for another head shape.

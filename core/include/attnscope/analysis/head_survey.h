@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -45,6 +46,10 @@ struct SurveyOptions {
     std::size_t shares = 1;  // parallel shares of surveyCorpus: sentences i, i + shares, ...
     CancelToken cancel;      // checked before every pass
     ProgressFn progress;     // fraction of passes done, from any thread: must be thread-safe
+    // After each corpus sentence's pass (not the probe's), on its share's thread: one caller
+    // per share at a time, so per-share state needs no lock. May be empty.
+    std::function<void(std::size_t share, std::size_t sentence, const forward::ForwardResult&)>
+        passed;
 };
 
 // Score names, exactly survey_reference.SCORES, in its order.

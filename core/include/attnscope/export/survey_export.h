@@ -12,6 +12,12 @@
 //    longer than the model's positions, left out before the survey), rare_top, probe_repeats,
 //    probe_length (int64), probe_seed (uint64), sink_eps, positional_threshold (float64), and
 //    probe_bos (int64) when a BOS was chosen.
+// With SurveyExtras: the CSV gains, after the scores, `labels` (the head's tags, strongest first,
+// separated by spaces) and for a treebank `dep_relation`, `dep_accuracy`, `dep_baseline`,
+// `dep_baseline_offset` (the head's best relation, head_labels.h's bestRelations); the .h5 gains
+// string /labels/tags [N] (space-separated, as in the CSV) and for a treebank /dependency/relation
+// (strings [N], "" for none), float64 /dependency/accuracy, /dependency/baseline and int64
+// /dependency/baseline_offset [layers, heads].
 // Written by output_file.h's rules (temporary file renamed into place); a survey whose arrays
 // disagree with its shape throws InvalidArgument naming the file, write failures Error.
 #pragma once
@@ -19,7 +25,9 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <vector>
 
+#include "attnscope/analysis/head_labels.h"
 #include "attnscope/analysis/head_survey.h"
 
 namespace attnscope::exporting {
@@ -30,9 +38,17 @@ struct SurveyRunInfo {
     std::size_t tooLong = 0;  // sentences left out for the model's positions
 };
 
-void writeSurveyCsv(const std::filesystem::path& path, const analysis::HeadSurvey& survey);
+// What a survey file holds beyond the scores; each part is left out when empty.
+struct SurveyExtras {
+    std::vector<std::vector<analysis::HeadLabel>> labels;  // [N] per head, strongest first
+    std::vector<analysis::BestRelation> bestRelations;     // [N] treebank corpora only
+};
+
+void writeSurveyCsv(const std::filesystem::path& path, const analysis::HeadSurvey& survey,
+                    const SurveyExtras& extras = {});
 
 void writeSurveyH5(const std::filesystem::path& path, const analysis::HeadSurvey& survey,
-                   const analysis::SurveyOptions& options, const SurveyRunInfo& info);
+                   const analysis::SurveyOptions& options, const SurveyRunInfo& info,
+                   const SurveyExtras& extras = {});
 
 }  // namespace attnscope::exporting

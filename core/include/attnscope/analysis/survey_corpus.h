@@ -1,0 +1,81 @@
+// A corpus ready for the head survey (head_survey.h), shared by the CLI and the app: sentences
+// tokenized with the model's tokenizer (those longer than its positions left out and counted),
+// the special, punctuation and period ids of S1/S4, and — when the corpus is a treebank — the
+// gold trees, so one forward pass per sentence feeds both the survey and the dependency scoring
+// (treebank_scoring.h's rules) whose per-head accuracies give the survey its "best relation" and
+// the labels their L10 (head_labels.h).
+//
+// Usage:
+//   SurveyCorpus corpus = surveyCorpusFromTreebank(model, treebank.sentences, cancel);
+//   SurveyOptions options;  addCorpusIds(model, corpus, options);
+//   SurveyRun run = runSurvey(model, corpus, options, {}, executor);
+//   DependencyLabels deps = dependencyLabels(*run.dependencies);
+//   labelHeads(run.survey, {}, &deps);
+// No Qt.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "attnscope/analysis/dependency_accumulator.h"
+#include "attnscope/analysis/head_labels.h"
+#include "attnscope/analysis/head_survey.h"
+#include "attnscope/text/conllu.h"
+
+namespace attnscope::analysis {
+
+struct SurveyCorpus {
+    std::vector<std::vector<std::int32_t>> ids;  // one per surveyed sentence
+    std::vector<std::int32_t> specialIds;        // ids the tokenizer marked special here, sorted
+    std::size_t read = 0;                        // sentences given
+    std::size_t tooLong = 0;                     // left out: longer than the model's positions
+    // Treebank only, parallel to ids: the gold tree (empty words when the sentence has none,
+    // "HEAD is _") and the tokens its ids came from, for DependencyAccumulator::addSentence.
+    std::vector<GoldSentence> gold;
+    std::vector<std::vector<tokenize::Token>> tokens;
+
+    bool hasTrees() const { return !gold.empty(); }
+};
+
+// Sentences as text (text::readSentences). InvalidArgument when the model has no tokenizer;
+// Cancelled between sentences.
+SurveyCorpus surveyCorpusFromLines(const model::Model& model, std::span<const std::string> lines,
+                                   const CancelToken& cancel = {});
+
+// Treebank sentences, their text built as treebank_scoring.h's goldSentence builds it, so the
+// dependency counts equal scoreTreebank's on the same sentences (too-long ones are skipped there
+// with the same reason).
+SurveyCorpus surveyCorpusFromTreebank(const model::Model& model,
+                                      std::span<const text::Sentence> sentences,
+                                      const CancelToken& cancel = {});
+
+// S1/S4's ids: the corpus's special ids, the vocabulary's punctuation pieces (after removing the
+// word-boundary mark — WordPiece "##", byte-level BPE's "Ġ" via its byte table, SentencePiece
+// "▁" — non-empty and made only of BERT's punctuation, special tokens excluded) and of those the
+// pieces that are exactly "."; and the tokenizer's BOS for the probe (S7) when it has one.
+void addCorpusIds(const model::Model& model, const SurveyCorpus& corpus, SurveyOptions& options);
+
+struct SurveyRun {
+    HeadSurvey survey;
+    // Present for a treebank: the dependency counts of the same passes (sentences without a
+    // tree and too-long ones counted as skipped, by reason).
+    std::optional<DependencyAccumulator> dependencies;
+};
+
+// surveyCorpus on corpus.ids, and for a treebank the dependency counts from the same forward
+// passes (one accumulator per share, merged in share order: counts are integers, so the result
+// does not depend on the shares either).
+SurveyRun runSurvey(const model::Model& model, const SurveyCorpus& corpus,
+                    const SurveyOptions& options, const ScoreOptions& scoring,
+                    const ShareExecutor& run);
+
+// L10's input from dependency counts: every relation of relationTable(minCount)'s rows but
+// "all" (root and punct are left out there), each head's accuracy the better of its two
+// directions (NaN when neither predicted), the baseline the relation's best fixed offset.
+DependencyLabels dependencyLabels(const DependencyAccumulator& counts, std::int64_t minCount = 100);
+
+}  // namespace attnscope::analysis
