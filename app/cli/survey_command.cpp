@@ -5,20 +5,22 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <numeric>
-#include <set>
+#include <optional>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "attnscope/analysis/head_labels.h"
 #include "attnscope/analysis/head_survey.h"
+#include "attnscope/analysis/survey_corpus.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/export/survey_export.h"
 #include "attnscope/model/model.h"
+#include "attnscope/text/conllu.h"
 #include "attnscope/text/sentence_file.h"
-#include "attnscope/tokenize/pre_tokenizer.h"
-#include "attnscope/tokenize/unicode.h"
 #include "scoring_support.h"
 
 namespace attnscope::cli {
@@ -29,88 +31,28 @@ using analysis::HeadSurvey;
 
 constexpr int kTop = 5;  // heads listed per kind
 
-// The corpus as the model's ids, without the sentences its positions cannot hold.
-struct SurveyCorpus {
-    std::vector<std::vector<std::int32_t>> sentences;
-    std::set<std::int32_t> specialIds;  // ids the tokenizer marked special in these sentences
-    std::size_t read = 0;
-    std::size_t tooLong = 0;
-};
+bool isTreebank(const std::string& path) {
+    return std::filesystem::path(path).extension() == ".conllu";
+}
 
-SurveyCorpus tokenizeCorpus(const model::Model& model, const SurveyArgs& args) {
+// The corpus as the model's ids (and, for a treebank, its trees), cut to --max-sentences.
+analysis::SurveyCorpus readCorpus(const model::Model& model, const SurveyArgs& args,
+                                  std::size_t* malformed) {
+    const auto cut = [&args](auto& all) {
+        if (args.maxSentences && all.size() > static_cast<std::size_t>(*args.maxSentences)) {
+            all.resize(static_cast<std::size_t>(*args.maxSentences));
+        }
+    };
+    if (isTreebank(args.corpus)) {
+        text::ConlluResult treebank = text::readConllu(args.corpus);
+        text::requireSentences(treebank, args.corpus);
+        *malformed = static_cast<std::size_t>(treebank.skipped);
+        cut(treebank.sentences);
+        return analysis::surveyCorpusFromTreebank(model, treebank.sentences);
+    }
     std::vector<std::string> lines = text::readSentences(args.corpus);
-    if (args.maxSentences && lines.size() > static_cast<std::size_t>(*args.maxSentences)) {
-        lines.resize(static_cast<std::size_t>(*args.maxSentences));
-    }
-    SurveyCorpus corpus;
-    corpus.read = lines.size();
-    const auto positions = static_cast<std::size_t>(model.spec.maxPositions);
-    for (const std::string& line : lines) {
-        throwIfInterrupted();
-        const std::vector<tokenize::Token> tokens = model.tokenizer->encode(line);
-        if (positions > 0 && tokens.size() > positions) {
-            ++corpus.tooLong;
-            continue;
-        }
-        for (const tokenize::Token& t : tokens) {
-            if (t.special) {
-                corpus.specialIds.insert(t.id);
-            }
-        }
-        corpus.sentences.push_back(tokenize::ids(tokens));
-    }
-    return corpus;
-}
-
-// A piece as text, without its word-boundary mark: WordPiece's "##", byte-level BPE's stand-in
-// characters turned back into bytes (so "Ġ" is a space, and "âĢĶ" is "—"), SentencePiece's "▁".
-// Empty when the piece is not valid UTF-8 (a lone byte of a longer character).
-std::u32string pieceText(const tokenize::Tokenizer& tokenizer, const std::string& piece) {
-    std::string text = piece;
-    if (tokenizer.kind() == tokenize::TokenizerKind::ByteLevelBpe) {
-        const auto& table = tokenize::byteToUnicode();
-        text.clear();
-        for (const char32_t cp : tokenize::decodeUtf8(piece, "piece").chars) {
-            const auto it = std::find(table.begin(), table.end(), cp);
-            if (it == table.end()) {
-                return {};  // an added token spelled outside the byte table
-            }
-            text.push_back(static_cast<char>(it - table.begin()));
-        }
-    }
-    if (tokenize::findInvalidUtf8(text)) {
-        return {};
-    }
-    std::u32string chars = tokenize::decodeUtf8(text, "piece").chars;
-    if (tokenizer.kind() == tokenize::TokenizerKind::WordPiece && chars.rfind(U"##", 0) == 0) {
-        chars.erase(0, 2);
-    } else if (!chars.empty() && (chars.front() == U' ' || chars.front() == U'\u2581')) {
-        chars.erase(0, 1);
-    }
-    return chars;
-}
-
-// S4's punct and period ids. A piece is punctuation when, after pieceText, it is non-empty and
-// made only of BERT's punctuation (Unicode P* categories plus ASCII symbols such as '$'); a
-// period when it is exactly ".". Special tokens are neither.
-void vocabularyIds(const tokenize::Tokenizer& tokenizer, analysis::SurveyOptions& options) {
-    const std::set<std::int32_t> special(options.specialIds.begin(), options.specialIds.end());
-    const auto size = static_cast<std::int32_t>(tokenizer.vocabSize());
-    for (std::int32_t id = 0; id < size; ++id) {
-        const std::string piece = tokenizer.idToToken(id);
-        if (piece.empty() || special.count(id) > 0) {
-            continue;
-        }
-        const std::u32string chars = pieceText(tokenizer, piece);
-        if (chars.empty() ||
-            !std::all_of(chars.begin(), chars.end(), tokenize::isBertPunctuation)) {
-            continue;
-        }
-        options.punctIds.push_back(id);
-        if (chars == U".") {
-            options.periodIds.push_back(id);
-        }
-    }
+    cut(lines);
+    return analysis::surveyCorpusFromLines(model, lines);
 }
 
 // Mean over heads of a layer, NaN left out ("-" in the table when none is defined).
@@ -184,7 +126,7 @@ void printTop(const HeadSurvey& s, const std::string& title, const std::string& 
     std::cout << "\n";
 }
 
-void printSummary(const HeadSurvey& s, const SurveyCorpus& corpus,
+void printSummary(const HeadSurvey& s, const analysis::SurveyCorpus& corpus,
                   const analysis::SurveyOptions& options, const SurveyArgs& args) {
     std::cout << "corpus: " << args.corpus << ": " << corpus.read << " sentences, " << s.sentences
               << " surveyed, " << corpus.tooLong
@@ -203,6 +145,58 @@ void printSummary(const HeadSurvey& s, const SurveyCorpus& corpus,
     printTop(s, "positional", "positional_frequency");
     if (!s.mdsError.empty()) {
         std::cout << "no MDS map: " << s.mdsError << "\n";
+    }
+}
+
+struct Labelled {
+    std::optional<analysis::DependencyLabels> dependencies;
+    exporting::SurveyExtras extras;
+};
+
+Labelled labelSurvey(const analysis::SurveyRun& run) {
+    Labelled out;
+    if (run.dependencies) {
+        out.dependencies = analysis::dependencyLabels(*run.dependencies);
+        out.extras.bestRelations = analysis::bestRelations(*out.dependencies);
+    }
+    out.extras.labels =
+        analysis::labelHeads(run.survey, {}, out.dependencies ? &*out.dependencies : nullptr);
+    return out;
+}
+
+std::string headName(std::size_t k, int nHeads) {
+    const auto h = static_cast<std::size_t>(nHeads);
+    return std::to_string(k / h) + "-" + std::to_string(k % h);
+}
+
+// Which heads got which label (rules L1-L10), and for a treebank the dependency counts used.
+void printLabels(const Labelled& labelled, const analysis::SurveyRun& run) {
+    const analysis::HeadSurvey& s = run.survey;
+    if (run.dependencies) {
+        const auto& d = *run.dependencies;
+        std::cout << "dependency relations: " << d.sentencesScored() << " sentences scored, "
+                  << d.sentencesSkipped() << " skipped; " << labelled.dependencies->relations.size()
+                  << " relations with at least 100 words\n";
+    }
+    std::map<std::string, std::vector<std::string>> byTag;
+    std::size_t none = 0;
+    for (std::size_t k = 0; k < labelled.extras.labels.size(); ++k) {
+        none += labelled.extras.labels[k].empty() ? 1 : 0;
+        for (const auto& l : labelled.extras.labels[k]) {
+            byTag[l.tag].push_back(headName(k, s.nHeads));
+        }
+    }
+    std::cout << "labels (rules L1-L10; " << labelled.extras.labels.size() - none << " of "
+              << labelled.extras.labels.size() << " heads labelled):\n";
+    if (byTag.empty()) {
+        std::cout << "  none: no head met a rule's threshold\n";
+    }
+    for (const auto& [tag, heads] : byTag) {
+        std::cout << "  " << tag << " (" << heads.size() << "):";
+        for (const std::string& h : heads) {
+            std::cout << " " << h;
+        }
+        std::cout << "\n";
     }
 }
 
@@ -272,21 +266,24 @@ int runSurvey(const SurveyArgs& args) {
     if (!model->tokenizer) {
         throw Error(args.modelDir + ": no tokenizer to read the corpus with");
     }
-    const SurveyCorpus corpus = tokenizeCorpus(*model, args);
-    if (corpus.sentences.empty()) {
+    std::size_t malformed = 0;
+    const analysis::SurveyCorpus corpus = readCorpus(*model, args, &malformed);
+    throwIfInterrupted();
+    if (corpus.ids.empty()) {
         throw Error(args.corpus + ": no sentence to survey (" + std::to_string(corpus.read) +
                     " read, " + std::to_string(corpus.tooLong) +
                     " longer than the model's positions); nothing written");
     }
     analysis::SurveyOptions options = surveyOptions(args);
-    options.specialIds.assign(corpus.specialIds.begin(), corpus.specialIds.end());
-    vocabularyIds(*model->tokenizer, options);
-    options.bosId = model->tokenizer->specialId(tokenize::SpecialRole::Bos);
+    analysis::addCorpusIds(*model, corpus, options);
     std::cerr << "attnscope-cli: survey of " << model->spec.nLayers << " x " << model->spec.nHeads
-              << " heads on " << corpus.sentences.size() << " sentences";
+              << " heads on " << corpus.ids.size() << " sentences";
     if (corpus.tooLong > 0) {
         std::cerr << " (" << corpus.tooLong << " longer than the model's "
-                  << model->spec.maxPositions << " positions left out)";
+                  << model->spec.maxTokens() << " positions left out)";
+    }
+    if (malformed > 0) {
+        std::cerr << " (" << malformed << " malformed in the treebank left out)";
     }
     std::cerr << "; Ctrl+C stops it\n";
     ScoringProgress progress;
@@ -298,16 +295,18 @@ int runSurvey(const SurveyArgs& args) {
     if (options.shares > 1) {
         setComputeThreads(1);  // parallel over sentences, not inside products
     }
-    const HeadSurvey survey = analysis::surveyCorpus(*model, corpus.sentences, options,
-                                                     threadsWithProgress(progress, options.cancel));
+    const analysis::SurveyRun run = analysis::runSurvey(
+        *model, corpus, options, {}, threadsWithProgress(progress, options.cancel));
     throwIfInterrupted();
+    Labelled labelled = labelSurvey(run);
     if (std::filesystem::path(args.out).extension() == ".h5") {
-        exporting::writeSurveyH5(args.out, survey, options,
-                                 {args.modelDir, args.corpus, corpus.tooLong});
+        exporting::writeSurveyH5(args.out, run.survey, options,
+                                 {args.modelDir, args.corpus, corpus.tooLong}, labelled.extras);
     } else {
-        exporting::writeSurveyCsv(args.out, survey);
+        exporting::writeSurveyCsv(args.out, run.survey, labelled.extras);
     }
-    printSummary(survey, corpus, options, args);
+    printSummary(run.survey, corpus, options, args);
+    printLabels(labelled, run);
     std::cerr << "attnscope-cli: wrote " << args.out << "\n";
     return 0;
 }

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,7 +73,9 @@ TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
     EXPECT_TRUE(has(run.out, "  positional (positional_frequency):")) << run.out;
     const std::string table = testing::readFile(csv);
     EXPECT_EQ(table.rfind("layer,head,first,last,self,prev,", 0), 0u) << table;
-    EXPECT_TRUE(has(table, ",positional,confidence,rare_top1,rare_top2\n")) << table;
+    EXPECT_TRUE(has(table, ",positional,confidence,rare_top1,rare_top2,labels\n")) << table;
+    EXPECT_TRUE(has(run.out, "labels (rules L1-L10; ")) << run.out;
+    EXPECT_FALSE(has(table, "dep_relation")) << table;  // sentences, not a treebank
     // bert_f32 has 2 layers x 3 heads; the probe is NaN on a bidirectional model.
     EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 6) << table;
     EXPECT_TRUE(has(table, "\n1,2,")) << table;
@@ -141,6 +144,68 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     EXPECT_EQ(h5.number<std::int64_t>("too_long", H5T_NATIVE_INT64), 0);
     EXPECT_EQ(h5.number<std::int64_t>("probe_length", H5T_NATIVE_INT64), 4);
     EXPECT_EQ(h5.text("model"), dir.string());
+}
+
+// A treebank corpus: the same passes give each head its best dependency relation, equal to the
+// dependency scoring of those sentences, and the labels and relations go into the file.
+TEST(SurveyCli, TreebankCorpusAddsTheBestDependencyRelation) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "tiny.conllu";
+    std::string conllu;
+    for (int copy = 0; copy < 60; ++copy) {  // 120 det and nsubj words: over the 100-word bar
+        conllu +=
+            "# text = the cat sat\n"
+            "1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n"
+            "2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+            "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_\n\n"
+            "# text = a dog ran\n"
+            "1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n"
+            "2\tdog\tdog\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+            "3\tran\trun\tVERB\t_\t_\t0\troot\t_\t_\n\n";
+    }
+    testing::writeFile(corpus, conllu);
+    const fs::path csv = tmp.path() / "survey.csv";
+    const fs::path h5path = tmp.path() / "survey.h5";
+    const std::string base = "survey " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
+    const testing::CommandRun run =
+        testing::runCommand(cli(base + " --threads 2 --out " + quoted(csv)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, "dependency relations: 120 sentences scored, 0 skipped; 2 relations"))
+        << run.out;
+    const std::string table = testing::readFile(csv);
+    EXPECT_TRUE(has(table, ",labels,dep_relation,dep_accuracy,dep_baseline,dep_baseline_offset\n"))
+        << table;
+    // Each row names its best relation, whose baseline is perfect: det heads are one word to the
+    // right (offset 1); nsubj heads are the last word, which offset 2 reaches too once clamped to
+    // the sentence, and equal accuracies go to the larger offset.
+    std::istringstream lines(table);
+    std::string line;
+    std::getline(lines, line);  // header
+    int rows = 0;
+    while (std::getline(lines, line)) {
+        ++rows;
+        std::vector<std::string> cells;
+        std::istringstream fields(line);
+        for (std::string cell; std::getline(fields, cell, ',');) {
+            cells.push_back(cell);
+        }
+        ASSERT_GE(cells.size(), 4u);
+        const std::string& relation = cells[cells.size() - 4];
+        EXPECT_TRUE(relation == "det" || relation == "nsubj") << line;
+        EXPECT_EQ(cells[cells.size() - 2], "1") << line;
+        EXPECT_EQ(cells.back(), relation == "det" ? "1" : "2") << line;
+    }
+    EXPECT_EQ(rows, 6);
+    ASSERT_EQ(testing::runCommand(cli(base + " --threads 1 --out " + quoted(h5path))).exitCode, 0);
+    const H5Reader h5(h5path);
+    ASSERT_TRUE(h5.ok());
+    const auto accuracy = h5.values<double>("dependency/accuracy", H5T_NATIVE_DOUBLE);
+    ASSERT_EQ(accuracy.size(), 6u);
+    for (const double a : accuracy) {
+        EXPECT_TRUE(a >= 0.0 && a <= 1.0) << a;
+    }
+    EXPECT_EQ(h5.values<double>("dependency/baseline", H5T_NATIVE_DOUBLE),
+              std::vector<double>(6, 1.0));
 }
 
 // gpt2_f32 has 21 positions: a longer sentence is left out and counted; none left is an error.

@@ -140,6 +140,63 @@ TEST(SurveyH5, LeavesTheMapOutAndSaysWhyWhenItFailed) {
     EXPECT_TRUE(std::isnan(h5.values<double>("distance", H5T_NATIVE_DOUBLE)[1]));
 }
 
+exporting::SurveyExtras someExtras() {
+    exporting::SurveyExtras e;
+    e.labels = {{{"prev", "previous token", "L1", "prev = 0.9", 0.9},
+                 {"pos-1", "positional -1", "L4", "0.95", 0.95}},
+                {}};
+    e.bestRelations = {{"det", 0.75, 0.5, 1}, {}};
+    return e;
+}
+
+TEST(SurveyCsv, LabelsAndBestRelationsFollowTheScores) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.csv";
+    exporting::writeSurveyCsv(path, smallSurvey(), someExtras());
+    const std::string csv = testing::readFile(path);
+    const std::string header = csv.substr(0, csv.find('\n'));
+    EXPECT_NE(header.find(",rare_top2,labels,dep_relation,dep_accuracy,dep_baseline,"
+                          "dep_baseline_offset"),
+              std::string::npos)
+        << header;
+    EXPECT_NE(csv.find(",prev pos-1,det,0.75,0.5,1\n"), std::string::npos) << csv;
+    EXPECT_NE(csv.find(",,,nan,nan,0\n"), std::string::npos) << csv;  // no label, no relation
+}
+
+TEST(SurveyH5, LabelsAndBestRelationsAreDatasets) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.h5";
+    exporting::writeSurveyH5(path, smallSurvey(), someOptions(), {}, someExtras());
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    EXPECT_EQ(h5.strings("labels/tags"), (std::vector<std::string>{"prev pos-1", ""}));
+    EXPECT_EQ(h5.strings("dependency/relation"), (std::vector<std::string>{"det", ""}));
+    EXPECT_EQ(h5.dims("dependency/accuracy"), (std::vector<hsize_t>{1, 2}));
+    const auto accuracy = h5.values<double>("dependency/accuracy", H5T_NATIVE_DOUBLE);
+    EXPECT_EQ(accuracy[0], 0.75);
+    EXPECT_TRUE(std::isnan(accuracy[1]));
+    EXPECT_EQ(h5.values<std::int64_t>("dependency/baseline_offset", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{1, 0}));
+    const fs::path plain = tmp.path() / "plain.h5";
+    exporting::writeSurveyH5(plain, smallSurvey(), someOptions(), {});
+    EXPECT_FALSE(H5Reader(plain).exists("labels"));
+    EXPECT_FALSE(H5Reader(plain).exists("dependency"));
+}
+
+TEST(SurveyExport, RefusesExtrasForAnotherNumberOfHeads) {
+    testing::ScratchDir tmp;
+    exporting::SurveyExtras e = someExtras();
+    e.labels.pop_back();
+    EXPECT_THROW(exporting::writeSurveyCsv(tmp.path() / "a.csv", smallSurvey(), e),
+                 InvalidArgument);
+    e = someExtras();
+    e.bestRelations.emplace_back();
+    EXPECT_THROW(exporting::writeSurveyH5(tmp.path() / "a.h5", smallSurvey(), {}, {}, e),
+                 InvalidArgument);
+    EXPECT_FALSE(fs::exists(tmp.path() / "a.csv"));
+    EXPECT_FALSE(fs::exists(tmp.path() / "a.h5"));
+}
+
 TEST(SurveyExport, RefusesASurveyOfInconsistentShape) {
     testing::ScratchDir tmp;
     const fs::path csv = tmp.path() / "bad.csv";

@@ -94,6 +94,26 @@ public:
         return out;
     }
 
+    // A 1-D dataset of variable-length strings (as the exports' Writer::strings writes them).
+    std::vector<std::string> strings(const char* name) const {
+        std::vector<std::string> out;
+        const std::vector<hsize_t> shape = exists(name) ? dims(name) : std::vector<hsize_t>{};
+        if (shape.size() != 1 || shape[0] == 0) {
+            return out;
+        }
+        std::vector<char*> raw(shape[0], nullptr);
+        const hid_t set = H5Dopen2(m_file, name, H5P_DEFAULT);
+        const hid_t type = H5Dget_type(set);
+        H5Dread(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, raw.data());
+        for (char* v : raw) {
+            out.emplace_back(v != nullptr ? v : "");
+            H5free_memory(v);
+        }
+        H5Tclose(type);
+        H5Dclose(set);
+        return out;
+    }
+
 private:
     hid_t m_file;
 };
