@@ -109,23 +109,8 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1-%2").arg(h.layer).arg(h.head);
         case Qt::DecorationRole:
             return m_thumbnails[static_cast<std::size_t>(headIndex(h, m_result->forward.nHeads))];
-        case Qt::ToolTipRole: {
-            QString tip = tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
-                             "max weight %5, max |logit| %6")
-                              .arg(h.layer)
-                              .arg(h.head)
-                              .arg(s.meanEntropy, 0, 'f', 3)
-                              .arg(QString::number(100.0 * s.meanNormalizedEntropy, 'f', 0) + "%")
-                              .arg(s.maxWeight, 0, 'f', 3)
-                              .arg(s.maxAbsLogit, 0, 'f', 2);
-            const QString kv = kvSharingText(m_result->forward, h.head);
-            if (!kv.isEmpty()) {
-                tip += "\n" + kv;
-            }
-            tip += ablationTip(h);
-            return tip + tr("\nClick: select · double-click: open · Ctrl+click or middle-click: "
-                            "compare with this head (B)");
-        }
+        case Qt::ToolTipRole:
+            return toolTip(h);
         case KvHeadRole:
             return m_result->forward.kvHeadOf(h.head);
         case KvGroupStartRole:
@@ -156,8 +141,104 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             }
             return std::clamp(0.15 + 0.85 * std::log10(js / kJsMarkThreshold) / 3.0, 0.15, 1.0);
         }
+        case LabelTagRole: {
+            const auto& labels = labelsOf(h);
+            return labels.empty() ? QString() : QString::fromStdString(labels.front().tag);
+        }
+        case LabelsRole:
+            return labelTags(labelsOf(h));
+        case LabelHighlightRole:
+            return highlightOf(h);
         default:
             return {};
+    }
+}
+
+QString HeadGridModel::toolTip(HeadId h) const {
+    const auto& s = statsOf(h);
+    QString tip = tr("Layer %1, head %2\nmean entropy %3 nats (%4 of uniform)\n"
+                     "max weight %5, max |logit| %6")
+                      .arg(h.layer)
+                      .arg(h.head)
+                      .arg(s.meanEntropy, 0, 'f', 3)
+                      .arg(QString::number(100.0 * s.meanNormalizedEntropy, 'f', 0) + "%")
+                      .arg(s.maxWeight, 0, 'f', 3)
+                      .arg(s.maxAbsLogit, 0, 'f', 2);
+    const QString kv = kvSharingText(m_result->forward, h.head);
+    if (!kv.isEmpty()) {
+        tip += "\n" + kv;
+    }
+    tip += ablationTip(h);
+    const QString hint = tr(
+        "Click: select · double-click: open · Ctrl+click or middle-click: compare with this head "
+        "(B)");
+    if (!m_survey) {
+        return tip + "\n" + hint;
+    }
+    // labelTooltip is rich text, so the whole tip becomes rich text (<qt> makes Qt read it so
+    // whatever the first line holds).
+    const auto& labels = labelsOf(h);
+    const QString section =
+        labels.empty() ? tr("none: no rule L1–L10 fits this head") : labelTooltip(labels);
+    return QStringLiteral("<qt>%1<br><br><b>%2</b><br>%3<br><br>%4</qt>")
+        .arg(tip.toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")),
+             tr("Labels (corpus survey)"), section, hint.toHtmlEscaped());
+}
+
+const std::vector<analysis::HeadLabel>& HeadGridModel::labelsOf(HeadId h) const {
+    static const std::vector<analysis::HeadLabel> none;
+    return m_survey ? m_survey->labelsOf(h) : none;
+}
+
+int HeadGridModel::highlightOf(HeadId h) const {
+    if (m_inFilter.empty()) {
+        return -1;
+    }
+    if (h.layer < 0 || h.layer >= m_survey->nLayers() || h.head < 0 ||
+        h.head >= m_survey->nHeads()) {
+        return 0;
+    }
+    return m_inFilter[static_cast<std::size_t>(headIndex(h, m_survey->nHeads()))];
+}
+
+void HeadGridModel::setLabels(std::shared_ptr<const SurveyRun> survey) {
+    if (survey == m_survey) {
+        return;
+    }
+    m_survey = std::move(survey);
+    rebuildFilter();
+    emitForAllCells({LabelTagRole, LabelsRole, LabelHighlightRole, Qt::ToolTipRole});
+}
+
+void HeadGridModel::setLabelFilter(const QString& tag) {
+    if (tag == m_labelFilter) {
+        return;
+    }
+    m_labelFilter = tag;
+    rebuildFilter();
+    emitForAllCells({LabelHighlightRole});
+}
+
+// The filter is only active while there are labels to filter: without a survey no head is
+// dimmed for a label nobody computed.
+void HeadGridModel::rebuildFilter() {
+    m_inFilter.clear();
+    if (!m_survey || m_labelFilter.isEmpty() || m_survey->nLayers() < 1 || m_survey->nHeads() < 1) {
+        return;
+    }
+    m_inFilter.assign(static_cast<std::size_t>(m_survey->nLayers() * m_survey->nHeads()), 0);
+    for (const HeadId h : analysis::headsWithLabel(m_survey->labels, m_labelFilter.toStdString(),
+                                                   m_survey->nHeads())) {
+        const auto k = static_cast<std::size_t>(headIndex(h, m_survey->nHeads()));
+        if (k < m_inFilter.size()) {
+            m_inFilter[k] = 1;
+        }
+    }
+}
+
+void HeadGridModel::emitForAllCells(const QList<int>& roles) {
+    if (rowCount() > 0 && columnCount() > 0) {
+        emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1), roles);
     }
 }
 

@@ -4,6 +4,11 @@
 // head was ablated and how much its map changed (AblationKindRole, JsChangeRole). Heads within a
 // layer can be shown in model order or sorted by a statistic; the cell then still carries the real
 // HeadId.
+//
+// Corpus survey labels (issue 18) are per head, not per sentence: setLabels keeps the session's
+// SurveyRun across results and orders, and the label roles and tooltip read it by the cell's real
+// HeadId. A label filter ("induct", or a family: "pos", "syn") marks the heads
+// analysis::headsWithLabel finds; it is only active while there are labels to filter.
 #pragma once
 
 #include <memory>
@@ -11,10 +16,12 @@
 
 #include <QAbstractTableModel>
 #include <QImage>
+#include <QString>
 
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
+#include "session/survey.h"
 
 namespace attnscope::app {
 
@@ -31,9 +38,12 @@ public:
         NormalizedEntropyRole,             // double in [0, 1]
         KvHeadRole,                        // int: the key/value head the query head reads
         KvGroupStartRole,                  // bool: first head of a GQA group (model order)
-        AblationKindRole,  // QString "zero" / "mean" / "sink"; empty when not ablated
-        JsChangeRole,      // double, nats: JS change of the map; invalid without ablation
-        JsMarkRole,        // double in [0, 1]: how strongly to mark the change; 0 below 1e-4
+        AblationKindRole,    // QString "zero" / "mean" / "sink"; empty when not ablated
+        JsChangeRole,        // double, nats: JS change of the map; invalid without ablation
+        JsMarkRole,          // double in [0, 1]: how strongly to mark the change; 0 below 1e-4
+        LabelTagRole,        // QString: the strongest survey label's tag; empty when none
+        LabelsRole,          // QString: every tag, strongest first: "prev, pos+1"
+        LabelHighlightRole,  // int: 1 carries the filtered label, 0 not, -1 no filter active
     };
 
     // Changes below this many nats get no mark: float noise of a restarted pass.
@@ -48,6 +58,12 @@ public:
                    const render::HeatmapStyle& style,
                    std::shared_ptr<const analysis::AblationEffects> effects = nullptr);
     void setOrder(Order order);
+    // The corpus survey whose labels the cells show; null clears them.
+    void setLabels(std::shared_ptr<const SurveyRun> survey);
+    // The tag or family to highlight (AnalysisSession::labelFilter); empty: none.
+    void setLabelFilter(const QString& tag);
+
+    QString labelFilter() const { return m_labelFilter; }
 
     Order order() const { return m_order; }
 
@@ -66,12 +82,20 @@ private:
 
     QString ablationTip(HeadId h) const;
     double jsOf(HeadId h) const;  // NaN without effects
+    QString toolTip(HeadId h) const;
+    const std::vector<analysis::HeadLabel>& labelsOf(HeadId h) const;
+    int highlightOf(HeadId h) const;
+    void rebuildFilter();
+    void emitForAllCells(const QList<int>& roles);
 
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     std::shared_ptr<const analysis::AblationEffects> m_effects;
     std::vector<QImage> m_thumbnails;            // [headIndex(head, nHeads)]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;
+    std::shared_ptr<const SurveyRun> m_survey;
+    QString m_labelFilter;
+    std::vector<char> m_inFilter;  // [headIndex(head, survey nHeads)]; empty: no filter active
 };
 
 }  // namespace attnscope::app

@@ -7,6 +7,7 @@
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QRegularExpression>
 
 #include "models/head_grid_model.h"
 #include "render/colormap.h"
@@ -19,6 +20,7 @@ namespace {
 
 const QColor kAblatedColor(220, 38, 38);
 const QColor kChangedColor(255, 140, 0);
+const QColor kMatchColor(0, 132, 199);
 
 // An ablated head: its thumbnail dimmed and crossed out, with the kind written across the
 // bottom when the cell has room for it.
@@ -63,6 +65,34 @@ void paintChanged(QPainter* p, const QRect& r, double mark) {
     p->drawPolygon(triangle, 3);
 }
 
+// The survey label's tag in the top-left corner: light text on a dark, rounded, semi-opaque chip
+// reads on every heatmap colour. A head in the label filter gets an accent chip. Elided to the
+// cell; a dot where not even one letter fits.
+void paintTag(QPainter* p, const QRect& r, const QString& tag, bool matched) {
+    const QColor chip = matched ? kMatchColor : QColor(15, 15, 15, 185);
+    p->setRenderHint(QPainter::Antialiasing);
+    if (r.width() < 18) {
+        p->setPen(QPen(QColor(15, 15, 15, 200), 1.0));
+        p->setBrush(matched ? kMatchColor : QColor(Qt::white));
+        p->drawEllipse(QRectF(r.left() + 1.5, r.top() + 1.5, 5, 5));
+        return;
+    }
+    QFont font = p->font();
+    font.setPixelSize(std::clamp(r.height() / 6, 8, 12));
+    font.setBold(matched);
+    p->setFont(font);
+    const QFontMetrics fm(font);
+    const int pad = 2;
+    const QString text = fm.elidedText(tag, Qt::ElideRight, r.width() - 2 * pad - 2);
+    const QRect chipRect(r.left() + 1, r.top() + 1, fm.horizontalAdvance(text) + 2 * pad,
+                         fm.height());
+    p->setPen(Qt::NoPen);
+    p->setBrush(chip);
+    p->drawRoundedRect(chipRect, 3, 3);
+    p->setPen(Qt::white);
+    p->drawText(chipRect, Qt::AlignCenter, text);
+}
+
 }  // namespace
 
 void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
@@ -95,6 +125,22 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
         // Grouped-query attention: a bar on the left edge where a new key/value head begins.
         p->fillRect(QRect(option.rect.left(), option.rect.top(), 2, option.rect.height()),
                     option.palette.color(QPalette::Text));
+    }
+    const int highlight = index.data(HeadGridModel::LabelHighlightRole).toInt();
+    if (const QString tag = index.data(HeadGridModel::LabelTagRole).toString(); !tag.isEmpty()) {
+        paintTag(p, imageRect, tag, highlight == 1);
+    }
+    if (highlight == 0) {
+        // Outside the label filter: washed towards the background over every mark, so the
+        // heads in it stand out and nothing drawn here is lost.
+        QColor wash = option.palette.color(QPalette::Base);
+        wash.setAlpha(190);
+        p->fillRect(cell, wash);
+    } else if (highlight == 1) {
+        p->setRenderHint(QPainter::Antialiasing, false);
+        p->setPen(QPen(kMatchColor, 2));
+        p->setBrush(Qt::NoBrush);
+        p->drawRect(cell.adjusted(0, 0, -1, -1));
     }
     p->restore();
 }
@@ -130,6 +176,12 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
     connect(this, &QAbstractItemView::activated, this,
             [this](const QModelIndex& index) { emit headActivated(m_model->headAt(index)); });
     connect(session, &AnalysisSession::selectedHeadChanged, this, [this] { syncSelection(); });
+    // Labels belong to the model's heads, not to a sentence: they outlive results and orders.
+    model->setLabels(session->survey());
+    model->setLabelFilter(session->labelFilter());
+    connect(session, &AnalysisSession::surveyChanged, this,
+            [this] { m_model->setLabels(m_session->survey()); });
+    connect(session, &AnalysisSession::labelFilterChanged, model, &HeadGridModel::setLabelFilter);
 }
 
 QRect HeadGridView::headRect(HeadId head) const {
@@ -174,7 +226,48 @@ std::unique_ptr<QMenu> HeadGridView::contextMenuFor(HeadId head) {
     menu->addAction(tr("Open"), this, [this, head] { emit headActivated(head); });
     menu->addSeparator();
     addAblationActions(menu.get(), m_session, head);
+    addLabelActions(menu.get(), head);
     return menu;
+}
+
+void HeadGridView::addLabelActions(QMenu* menu, HeadId head) {
+    const auto survey = m_session->survey();
+    const QString current = m_session->labelFilter();
+    if (!survey && current.isEmpty()) {
+        return;
+    }
+    menu->addSeparator();
+    // The head's tags, then the families they belong to ("pos+1" -> every "pos±k").
+    QStringList tags;
+    QStringList families;
+    for (const auto& label : survey ? survey->labelsOf(head) : std::vector<analysis::HeadLabel>{}) {
+        const QString tag = QString::fromStdString(label.tag);
+        tags << tag;
+        const qsizetype cut = tag.indexOf(QRegularExpression(QStringLiteral("[+\\-:]")));
+        if (cut > 0 && !families.contains(tag.left(cut))) {
+            families << tag.left(cut);
+        }
+    }
+    const auto add = [&](const QString& tag, const QString& text) {
+        QAction* action =
+            menu->addAction(text, this, [this, tag] { m_session->setLabelFilter(tag); });
+        action->setObjectName(QStringLiteral("showLabel:") + tag);
+        action->setCheckable(true);
+        action->setChecked(tag == current);
+    };
+    for (const QString& tag : tags) {
+        add(tag, tr("Show heads labelled %1").arg(QString(tag).replace('&', "&&")));
+    }
+    for (const QString& family : families) {
+        add(family,
+            tr("Show heads labelled %1 (any %2)")
+                .arg(family, family == QLatin1String("pos") ? tr("offset") : tr("relation")));
+    }
+    QAction* clear = menu->addAction(
+        current.isEmpty() ? tr("Clear label filter") : tr("Clear label filter (%1)").arg(current),
+        this, [this] { m_session->setLabelFilter({}); });
+    clear->setObjectName(QStringLiteral("clearLabelFilter"));
+    clear->setEnabled(!current.isEmpty());
 }
 
 void HeadGridView::resizeEvent(QResizeEvent* event) {

@@ -4,8 +4,9 @@
 // with this head" makes a head the Compare tab's head B without changing the selection; it also
 // ablates the head or its key/value group. Ablated heads are crossed out with their kind, and
 // heads whose map the ablation changed get an orange frame and corner that grow with the JS
-// change. The
-// thumbnails come from HeadGridModel; this view only paints them.
+// change. With a corpus survey, each cell shows its strongest label's tag in a corner; with a
+// label filter (the session's, also set from the context menu), the heads outside it are dimmed.
+// The thumbnails come from HeadGridModel; this view only paints them.
 #pragma once
 
 #include <memory>
@@ -23,7 +24,8 @@ class AnalysisSession;
 class HeadGridModel;
 
 // Paints a thumbnail with a frame, a highlight for the selected head and a thin strip whose
-// colour encodes the head's normalised entropy (dark = focused, bright = broad).
+// colour encodes the head's normalised entropy (dark = focused, bright = broad), then the
+// ablation marks, the survey label's tag and the label filter's dimming.
 class HeadThumbnailDelegate : public QStyledItemDelegate {
     Q_OBJECT
 
@@ -42,8 +44,9 @@ public:
     // The on-screen rectangle of a head's cell (for tests).
     QRect headRect(HeadId head) const;
 
-    // The right-click menu of a head: select, compare, open, and the ablation entries
-    // (views/ablation_menu.h).
+    // The right-click menu of a head: select, compare, open, the ablation entries
+    // (views/ablation_menu.h) and, with a survey, "Show heads labelled <tag>" for the head's
+    // tags (actions named "showLabel:<tag>") and "Clear label filter" ("clearLabelFilter").
     std::unique_ptr<QMenu> contextMenuFor(HeadId head);
 
 signals:
@@ -57,6 +60,7 @@ protected:
 private:
     void fitCells();
     void syncSelection();
+    void addLabelActions(QMenu* menu, HeadId head);
 
     AnalysisSession* m_session;
     HeadGridModel* m_model;

@@ -59,6 +59,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
       m_head(new QSpinBox(this)),
       m_info(new QLabel(this)),
       m_ablation(new QLabel(this)),
+      m_labels(new QLabel(this)),
       m_heatmap(new HeatmapWidget(this)),
       m_words(new QCheckBox(tr("Words"), this)),
       m_records(new HeadRecordWatch(
@@ -90,6 +91,13 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_ablation->setContentsMargins(8, 3, 8, 3);
     m_ablation->hide();
     layout->addWidget(m_ablation);
+    m_labels->setObjectName(QStringLiteral("headViewLabels"));
+    m_labels->setWordWrap(true);
+    m_labels->setContentsMargins(8, 3, 8, 3);
+    m_labels->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(0, 132, 199, 0.15); border-radius: 3px; }"));
+    m_labels->hide();
+    layout->addWidget(m_labels);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int v) {
@@ -107,6 +115,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
+    connect(session, &AnalysisSession::surveyChanged, this, &HeadView::refreshLabelBanner);
     refreshGold();
 }
 
@@ -122,6 +131,7 @@ void HeadView::refresh() {
     m_wordMap.reset();
     m_records->forget();
     refreshAblationBanner();
+    refreshLabelBanner();
     if (!result) {
         m_info->clear();
         m_heatmap->clear(m_session->model() ? tr("Type a sentence to see this head's attention.")
@@ -393,6 +403,27 @@ void HeadView::refreshAblationBanner() {
             ? QString()
             : QStringLiteral("QLabel { background: %1; border-radius: 3px; }").arg(tint));
     m_ablation->setVisible(!text.isEmpty());
+}
+
+// Labels belong to the head over a corpus, so the line shows with or without a result.
+void HeadView::refreshLabelBanner() {
+    const auto survey = m_session->survey();
+    const auto& labels =
+        survey ? survey->labelsOf(m_session->selectedHead()) : std::vector<analysis::HeadLabel>{};
+    QStringList parts;
+    for (const auto& l : labels) {
+        parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(l.tag).toHtmlEscaped(),
+                                               QString::fromStdString(l.evidence).toHtmlEscaped());
+    }
+    m_labels->setText(parts.isEmpty()
+                          ? QString()
+                          : tr("<b>Survey labels</b>: %1").arg(parts.join(QStringLiteral(", "))));
+    m_labels->setToolTip(labelTooltip(labels));
+    m_labels->setVisible(!parts.isEmpty());
+}
+
+QString HeadView::labelBanner() const {
+    return m_labels->isHidden() ? QString() : m_labels->text();
 }
 
 QString HeadView::ablationBanner() const {

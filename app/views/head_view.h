@@ -22,6 +22,9 @@
 // banner says when the shown head is ablated, or how much an ablation elsewhere changed its
 // map (the JS change); the maps shown are the ablated pass's.
 //
+// Survey labels: when the session's corpus survey labelled the shown head, a line names its tags
+// with their evidence; its tool tip gives the rules (issue 18).
+//
 // When the sentence's maps did not fit the memory budget, the head is recomputed on a worker:
 // the view says "Computing head L·H…" until the session has it (head_record_watch.h).
 #pragma once
@@ -80,6 +83,8 @@ public:
 
     // The banner's text; empty while hidden (tests).
     QString ablationBanner() const;
+    // The survey labels line; empty while hidden (tests).
+    QString labelBanner() const;
 
     // The right-click menu for the shown head (views/ablation_menu.h).
     std::unique_ptr<QMenu> contextMenu();
@@ -100,6 +105,7 @@ private:
 
     void refresh();
     void refreshAblationBanner();
+    void refreshLabelBanner();
     void step(int dLayer, int dHead);
     // A click selects the query token (for predictions) or, with a custom mask, toggles the
     // cell in the mask.
@@ -117,6 +123,7 @@ private:
     QSpinBox* m_head;
     QLabel* m_info;
     QLabel* m_ablation;
+    QLabel* m_labels;
     HeatmapWidget* m_heatmap;
     QCheckBox* m_words;
     HeadRecordWatch* m_records;
