@@ -1,0 +1,490 @@
+// The survey's head map and score histograms (issue 18): one series per layer or per label
+// family holding every point, faint points outside the label filter, the selected head ringed,
+// hover and click naming the head, the empty map's message; histogram bins (1.0 in the last
+// bin, NaN left out and counted), the selected head's bin accented, PNG/SVG figures and errors
+// that name the path. With ATTNSCOPE_SHOT_DIR set, also writes a picture of each widget there.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QBarSet>
+#include <QChartView>
+#include <QFile>
+#include <QGraphicsTextItem>
+#include <QImage>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QScatterSeries>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolTip>
+#include <QValueAxis>
+
+#include "session/analysis_session.h"  // HeadId as a QVariant (the signal spy)
+#include "views/chart_palette.h"
+#include "views/mds_scatter.h"
+#include "views/score_histograms.h"
+
+using attnscope::HeadId;
+using attnscope::app::MdsColouring;
+using attnscope::app::MdsPoint;
+using attnscope::app::MdsScatter;
+using attnscope::app::ScoreColumn;
+using attnscope::app::ScoreHistograms;
+
+namespace {
+
+constexpr int kLayers = 12;
+constexpr int kHeads = 12;
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// A plausible map of a 12 × 12 model: layers drift along MDS 1, a deterministic wobble spreads
+// the heads, and some heads carry tags from every family (offsets and relations included).
+std::vector<MdsPoint> plausiblePoints() {
+    const QStringList tags = {"prev",  "next",   "self", "pos+2",   "sink",  "broad",
+                              "punct", "induct", "dup",  "syn:det", "pos-1", "syn:nsubj"};
+    std::vector<MdsPoint> points;
+    for (int l = 0; l < kLayers; ++l) {
+        for (int h = 0; h < kHeads; ++h) {
+            MdsPoint p;
+            p.head = HeadId{l, h};
+            const double phase = 2.399 * (l * kHeads + h);  // golden angle: no two coincide
+            p.x = 0.06 * (l - kLayers / 2.0) + 0.18 * std::cos(phase) * (1 + 0.1 * h);
+            p.y = 0.2 * std::sin(phase) * (1 + 0.05 * l);
+            if ((l * 7 + h * 5) % 3 != 0) {
+                p.tag = tags[(l + h * 3) % tags.size()];
+                p.tooltip = QStringLiteral("<b>%1</b>: evidence %2").arg(p.tag).arg(0.5 + h / 30.0);
+            }
+            points.push_back(p);
+        }
+    }
+    return points;
+}
+
+QList<QPointF> allPoints(const QList<QScatterSeries*>& series) {
+    QList<QPointF> out;
+    for (const QScatterSeries* s : series) {
+        out.append(s->points());
+    }
+    std::sort(out.begin(), out.end(), [](const QPointF& a, const QPointF& b) {
+        return a.x() != b.x() ? a.x() < b.x() : a.y() < b.y();
+    });
+    return out;
+}
+
+// Where a head's point is: its series and its index there.
+std::pair<QScatterSeries*, int> locate(const MdsScatter& map, HeadId head) {
+    const auto& pts = map.points();
+    const auto it =
+        std::find_if(pts.begin(), pts.end(), [&](const MdsPoint& p) { return p.head == head; });
+    const QPointF target(it->x, it->y);
+    for (QScatterSeries* s : map.pointSeries()) {
+        const auto k = s->points().indexOf(target);
+        if (k >= 0) {
+            return {s, static_cast<int>(k)};
+        }
+    }
+    return {nullptr, -1};
+}
+
+std::vector<ScoreColumn> plausibleScores() {
+    std::vector<ScoreColumn> columns;
+    const QStringList names = {"prev",       "next",         "self",  "sink_rate",
+                               "first_mass", "entropy_norm", "punct", "induction"};
+    for (int c = 0; c < names.size(); ++c) {
+        ScoreColumn col;
+        col.name = names[c];
+        col.title = names[c];
+        col.title.replace('_', ' ');
+        for (int i = 0; i < kLayers * kHeads; ++i) {
+            const double u = std::fmod(0.6180339887 * (i + 1) * (c + 2), 1.0);
+            // Mostly low with a tail, the usual shape of a per-head share.
+            col.values.push_back(c == 7 && i % 9 == 0 ? kNaN : std::pow(u, 1.0 + c % 4));
+        }
+        columns.push_back(std::move(col));
+    }
+    return columns;
+}
+
+QPalette darkPalette() {
+    QPalette p;
+    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    return p;
+}
+
+}  // namespace
+
+class SurveyWidgetsTest : public QObject {
+    Q_OBJECT
+
+private slots:
+
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void seriesHoldEveryPoint();
+    void colouringSwitchKeepsThePoints();
+    void highlightedSetDimsTheOthers();
+    void selectedHeadIsRinged();
+    void clickingAPointEmitsItsHead();
+    void hoverNamesTheHead();
+    void emptyMapShowsTheMessage();
+    void binCountsOfKnownValues();
+    void binsFollowAScoreOutsideZeroOne();
+    void selectedHeadsBinIsAccented();
+    void gridColumnsFollowTheWidth();
+    void saveFigureWritesPngAndSvg();
+    void saveFigureErrorsNameThePath();
+    void screenshots();
+};
+
+void SurveyWidgetsTest::seriesHoldEveryPoint() {
+    MdsScatter map;
+    map.setPoints(plausiblePoints(), kLayers);
+    QCOMPARE(map.pointSeries().size(), kLayers);
+    for (int l = 0; l < kLayers; ++l) {
+        QCOMPARE(map.pointSeries()[l]->count(), kHeads);
+        QCOMPARE(map.pointSeries()[l]->name(), QStringLiteral("layer %1").arg(l));
+        QVERIFY(map.pointSeries()[l]->isVisible());
+    }
+    // The viridis samples differ layer to layer.
+    QVERIFY(map.pointSeries()[0]->color() != map.pointSeries()[kLayers - 1]->color());
+
+    map.setColouring(MdsColouring::Label);
+    const QList<QScatterSeries*> label = map.pointSeries();
+    QStringList names;
+    int total = 0;
+    for (const QScatterSeries* s : label) {
+        names << s->name();
+        total += static_cast<int>(s->count());
+        QVERIFY(s->isVisible());
+    }
+    // The unlabelled first (drawn under the rest), then the families in rule order with offsets
+    // and relations folded into "pos" and "syn".
+    QCOMPARE(names, (QStringList{"no label", "prev", "next", "self", "pos", "sink", "broad",
+                                 "punct", "induct", "dup", "syn"}));
+    QCOMPARE(total, kLayers * kHeads);
+    QCOMPARE(label.front()->color(), QColor(0xa0, 0xa0, 0xa0));  // unlabelled heads are grey
+    QCOMPARE(label[1]->color(), attnscope::app::okabeIto(0));
+    // Past the seven Okabe–Ito colours a family repeats a colour with another marker shape.
+    QCOMPARE(label[8]->color(), label[2]->color());
+    QVERIFY(label[8]->markerShape() != label[2]->markerShape());
+    QVERIFY(map.chart()->legend()->isVisible());
+}
+
+void SurveyWidgetsTest::colouringSwitchKeepsThePoints() {
+    MdsScatter map;
+    const std::vector<MdsPoint> input = plausiblePoints();
+    map.setPoints(input, kLayers);
+    const QList<QScatterSeries*> byLayer = map.pointSeries();
+    const QList<QPointF> before = allPoints(byLayer);
+    QCOMPARE(before.size(), static_cast<qsizetype>(input.size()));
+    map.setColouring(MdsColouring::Label);
+    QCOMPARE(allPoints(map.pointSeries()), before);
+    for (const QScatterSeries* s : byLayer) {
+        QVERIFY(!s->isVisible());  // hidden, not drawn twice
+    }
+    map.setColouring(MdsColouring::Layer);
+    // The same series objects come back: switching rebuilds nothing.
+    QCOMPARE(map.pointSeries(), byLayer);
+    QCOMPARE(allPoints(map.pointSeries()), before);
+}
+
+void SurveyWidgetsTest::highlightedSetDimsTheOthers() {
+    MdsScatter map;
+    map.setPoints(plausiblePoints(), kLayers);
+    const std::vector<HeadId> kept = {{0, 3}, {5, 5}, {11, 0}};
+    for (const MdsColouring colouring : {MdsColouring::Layer, MdsColouring::Label}) {
+        map.setColouring(colouring);
+        map.setHighlighted(kept);
+        int faint = 0;
+        for (const MdsPoint& p : map.points()) {
+            const auto [series, k] = locate(map, p.head);
+            QVERIFY(series != nullptr);
+            const auto config = series->pointConfiguration(k);
+            const bool isKept = std::find(kept.begin(), kept.end(), p.head) != kept.end();
+            if (isKept) {
+                QVERIFY(!config.contains(QXYSeries::PointConfiguration::Color));
+                QCOMPARE(series->color().alphaF(), 1.0f);
+            } else {
+                const auto color =
+                    config.value(QXYSeries::PointConfiguration::Color).value<QColor>();
+                QVERIFY2(std::abs(color.alphaF() - 0.2f) < 0.01f,
+                         qPrintable(QString::fromStdString(p.head.toString())));
+                QCOMPARE(color.rgb(), series->color().rgb());  // same hue, only fainter
+                ++faint;
+            }
+        }
+        QCOMPARE(faint, kLayers * kHeads - 3);
+    }
+    map.setHighlighted({});
+    for (const QScatterSeries* s : map.pointSeries()) {
+        QVERIFY(s->pointsConfiguration().isEmpty());
+    }
+}
+
+void SurveyWidgetsTest::selectedHeadIsRinged() {
+    MdsScatter map;
+    map.setPoints(plausiblePoints(), kLayers);
+    QCOMPARE(map.ringSeries()->count(), 0);
+    map.setSelected(HeadId{4, 7});
+    const MdsPoint& p = map.points()[4 * kHeads + 7];
+    QCOMPARE(map.ringSeries()->points(), (QList<QPointF>{{p.x, p.y}}));
+    QVERIFY(map.ringSeries()->markerSize() > map.pointSeries()[0]->markerSize());
+    QCOMPARE(map.ringSeries()->brush().style(), Qt::NoBrush);  // hollow: the point shows inside
+    map.setColouring(MdsColouring::Label);                     // the ring stays
+    QCOMPARE(map.ringSeries()->count(), 1);
+    map.setSelected(HeadId{-1, -1});
+    QCOMPARE(map.ringSeries()->count(), 0);
+}
+
+void SurveyWidgetsTest::clickingAPointEmitsItsHead() {
+    MdsScatter map;
+    map.resize(600, 450);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setPoints(plausiblePoints(), kLayers);
+    QSignalSpy spy(&map, &MdsScatter::headClicked);
+    QTRY_VERIFY(map.chart()->plotArea().width() > 200);
+
+    // A real mouse click on head 7-2's marker.
+    const HeadId target{7, 2};
+    const auto [series, k] = locate(map, target);
+    const QPointF value = series->at(k);
+    const QPoint pos = map.mapFromScene(map.chart()->mapToPosition(value, series));
+    QTest::mouseClick(map.viewport(), Qt::LeftButton, {}, pos);
+    QTRY_COMPARE(spy.count(), 1);
+    QCOMPARE(spy.first().first().value<HeadId>(), target);
+
+    // The series' clicked signal, by label colouring, picks the nearest point of that series.
+    map.setColouring(MdsColouring::Label);
+    const auto [labelSeries, j] = locate(map, HeadId{2, 9});
+    emit labelSeries->clicked(labelSeries->at(j) + QPointF(1e-4, -1e-4));
+    QCOMPARE(spy.count(), 2);
+    QCOMPARE(spy.at(1).first().value<HeadId>(), (HeadId{2, 9}));
+}
+
+void SurveyWidgetsTest::hoverNamesTheHead() {
+    MdsScatter map;
+    map.resize(600, 450);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setPoints(plausiblePoints(), kLayers);
+    const HeadId target{3, 4};
+    const MdsPoint& p = map.points()[3 * kHeads + 4];
+    QVERIFY(!p.tooltip.isEmpty());
+    const auto [series, k] = locate(map, target);
+    emit series->hovered(series->at(k), true);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("head 3-4")), qPrintable(QToolTip::text()));
+    QVERIFY(QToolTip::text().contains(p.tooltip));
+    emit series->hovered(series->at(k), false);
+    QTRY_VERIFY(!QToolTip::isVisible());
+}
+
+void SurveyWidgetsTest::emptyMapShowsTheMessage() {
+    MdsScatter map;
+    map.resize(500, 400);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setPoints(plausiblePoints(), kLayers);
+    map.setSelected(HeadId{0, 0});
+    const QString why = QStringLiteral("Run the survey to place the heads.");
+    map.setPoints({}, kLayers, why);
+    QCOMPARE(map.message(), why);
+    QVERIFY(map.pointSeries().isEmpty());
+    QCOMPARE(map.ringSeries()->count(), 0);
+    QCOMPARE(map.chart()->series().size(), 1);  // only the (empty) ring is left
+    for (QAbstractAxis* axis : map.chart()->axes()) {
+        QVERIFY(!axis->isVisible());
+    }
+    QVERIFY(!map.chart()->legend()->isVisible());
+    // Centred in the chart.
+    QGraphicsTextItem* text = nullptr;
+    for (QGraphicsItem* item : map.chart()->childItems()) {
+        auto* t = dynamic_cast<QGraphicsTextItem*>(item);
+        if (t && t->objectName() == "emptyMessage") {
+            text = t;
+        }
+    }
+    QVERIFY(text != nullptr);
+    const QPointF centre = text->mapToScene(text->boundingRect().center());
+    QVERIFY(std::abs(centre.x() - map.chart()->geometry().center().x()) < 2);
+    QVERIFY(std::abs(centre.y() - map.chart()->geometry().center().y()) < 2);
+    // Points again: the message goes, the axes come back.
+    map.setPoints(plausiblePoints(), kLayers);
+    QVERIFY(map.message().isEmpty());
+    QVERIFY(map.chart()->axes(Qt::Horizontal).front()->isVisible());
+}
+
+void SurveyWidgetsTest::binCountsOfKnownValues() {
+    ScoreHistograms h;
+    h.setScores({{"prev", "previous token", {0.0, 0.05, 0.1, 0.5, 0.99, 1.0, kNaN, kNaN}}}, 10);
+    QCOMPARE(h.chartCount(), 1);
+    // 0.1 opens bin 1; 1.0, the top edge, belongs to the last bin; the NaNs are in none.
+    QCOMPARE(h.binCounts(0), (std::vector<int>{2, 1, 0, 0, 0, 1, 0, 0, 0, 2}));
+    QCOMPARE(h.chartView(0)->chart()->title(), QStringLiteral("previous token (2 undefined)"));
+    QCOMPARE(h.barSet(0)->count(), 10);
+    QCOMPARE(h.barSet(0)->at(9), 2.0);
+
+    h.setScores({{"self", "self", {0.25, 0.75}}}, 2);
+    QCOMPARE(h.binCounts(0), (std::vector<int>{1, 1}));
+    QCOMPARE(h.chartView(0)->chart()->title(), QStringLiteral("self"));
+    QVERIFY(h.binCounts(1).empty());  // out of range: no chart
+    h.setScores({});
+    QCOMPARE(h.chartCount(), 0);
+}
+
+void SurveyWidgetsTest::binsFollowAScoreOutsideZeroOne() {
+    ScoreHistograms h;
+    // -1..3 in four bins of width 1: a score such as a signed margin is binned over its range.
+    h.setScores({{"margin", "margin", {-1.0, 0.0, 3.0, kNaN}},
+                 {"flat", "all equal", {2.0, 2.0}},
+                 {"none", "all undefined", {kNaN, kNaN, kNaN}}},
+                4);
+    QCOMPARE(h.binCounts(0), (std::vector<int>{1, 1, 0, 1}));
+    QCOMPARE(h.binCounts(1), (std::vector<int>{0, 0, 2, 0}));
+    QCOMPARE(h.binCounts(2), (std::vector<int>{0, 0, 0, 0}));
+    QCOMPARE(h.chartView(2)->chart()->title(), QStringLiteral("all undefined (3 undefined)"));
+}
+
+void SurveyWidgetsTest::selectedHeadsBinIsAccented() {
+    ScoreHistograms h;
+    h.setScores({{"prev", "previous token", {0.05, 0.95, 0.55, kNaN}},
+                 {"next", "next token", {0.15, 0.25, 1.0, 0.45}}},
+                10);
+    h.setSelectedHead(2);
+    QCOMPARE(h.selectedBin(0), 5);
+    QCOMPARE(h.selectedBin(1), 9);
+    for (int c = 0; c < 2; ++c) {
+        QCOMPARE(h.barSet(c)->selectedBars(), (QList<int>{h.selectedBin(c)}));
+        QCOMPARE(h.barSet(c)->selectedColor(), attnscope::app::selectionColor());
+        QVERIFY(h.barSet(c)->selectedColor() != h.barSet(c)->color());
+    }
+    h.setSelectedHead(3);  // undefined for prev: no bin of that chart is accented
+    QVERIFY(h.barSet(0)->selectedBars().isEmpty());
+    QCOMPARE(h.barSet(1)->selectedBars(), (QList<int>{4}));
+    // New scores keep the selection.
+    h.setScores({{"self", "self", {0.0, 0.0, 0.0, 0.3}}}, 10);
+    QCOMPARE(h.barSet(0)->selectedBars(), (QList<int>{3}));
+    h.setSelectedHead(-1);
+    QVERIFY(h.barSet(0)->selectedBars().isEmpty());
+}
+
+void SurveyWidgetsTest::gridColumnsFollowTheWidth() {
+    ScoreHistograms h;
+    h.setScores(plausibleScores());
+    h.resize(600, 400);
+    h.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&h));
+    QCOMPARE(h.columnCount(), 3);
+    // Eight charts fit 600 × 400 in three rows, none below its minimum, none outside.
+    for (int i = 0; i < h.chartCount(); ++i) {
+        QVERIFY(h.chartView(i)->width() >= 180);
+        QVERIFY(h.chartView(i)->height() >= 120);
+        QVERIFY(h.rect().contains(h.chartView(i)->geometry()));
+    }
+    h.resize(800, 400);
+    QTRY_COMPARE(h.columnCount(), 4);
+    // Narrowing is not blocked by the four columns' minimum width.
+    h.resize(320, 600);
+    QTRY_COMPARE(h.columnCount(), 2);
+    QCOMPARE(h.width(), 320);
+    QTRY_VERIFY(h.rect().contains(h.chartView(h.chartCount() - 1)->geometry()));
+}
+
+void SurveyWidgetsTest::saveFigureWritesPngAndSvg() {
+    QTemporaryDir dir;
+    ScoreHistograms h;
+    h.setScores(plausibleScores());
+    h.setSelectedHead(10);
+    // Never shown: the export still lays the charts out at a useful size.
+    const QString png = dir.filePath("hist.png");
+    QString error;
+    QVERIFY2(h.saveFigure(png, &error), qPrintable(error));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 320 && image.height() >= 200);
+    const QString svg = dir.filePath("hist.svg");
+    QVERIFY2(h.saveFigure(svg, &error), qPrintable(error));
+    QFile file(svg);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray text = file.readAll();
+    QVERIFY(text.contains("<svg"));
+    QVERIFY(text.contains("entropy norm"));  // a chart title, written as text
+}
+
+void SurveyWidgetsTest::saveFigureErrorsNameThePath() {
+    QTemporaryDir dir;
+    ScoreHistograms h;
+    QString error;
+    const QString early = dir.filePath("early.png");
+    QVERIFY(!h.saveFigure(early, &error));  // nothing to save yet
+    QVERIFY(error.startsWith(early));
+    h.setScores(plausibleScores());
+    const QString missing = dir.filePath("no/such/folder/hist.png");
+    QVERIFY(!h.saveFigure(missing, &error));
+    QVERIFY2(error.startsWith(missing + ": "), qPrintable(error));
+    const QString odd = dir.filePath("hist.xyz");
+    QVERIFY(!h.saveFigure(odd, &error));
+    QVERIFY2(error.startsWith(odd) && error.contains("xyz"), qPrintable(error));
+    QVERIFY(!QFile::exists(odd));
+}
+
+// Not a check: pictures for people (ATTNSCOPE_SHOT_DIR=<folder>).
+void SurveyWidgetsTest::screenshots() {
+    const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR");
+    if (dir.isEmpty()) {
+        QSKIP("set ATTNSCOPE_SHOT_DIR to write the pictures");
+    }
+    MdsScatter map;
+    map.resize(600, 450);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    map.setPoints(plausiblePoints(), kLayers);
+    map.setSelected(HeadId{5, 3});
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_layers.png"));
+    map.setColouring(MdsColouring::Label);
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_labels.png"));
+    std::vector<HeadId> prev;
+    for (const MdsPoint& p : map.points()) {
+        if (p.tag == "prev" || p.tag == "syn:det") {
+            prev.push_back(p.head);
+        }
+    }
+    map.setHighlighted(prev);
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_highlighted.png"));
+    map.setPalette(darkPalette());
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_highlighted_dark.png"));
+    map.setColouring(MdsColouring::Layer);
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_layers_dark.png"));
+    map.setPoints({}, kLayers,
+                  "No head map yet: run the survey (Survey ▸ Run) to place the heads.");
+    QTest::qWait(50);
+    QVERIFY(map.grab().save(dir + "/mds_empty.png"));
+
+    ScoreHistograms h;
+    h.resize(600, 450);
+    h.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&h));
+    h.setScores(plausibleScores());
+    h.setSelectedHead(10);
+    QTest::qWait(50);
+    QVERIFY(h.grab().save(dir + "/histograms.png"));
+    h.setPalette(darkPalette());
+    QTest::qWait(50);
+    QVERIFY(h.grab().save(dir + "/histograms_dark.png"));
+    QVERIFY(h.saveFigure(dir + "/histograms.svg"));
+}
+
+QTEST_MAIN(SurveyWidgetsTest)
+#include "survey_widgets_test.moc"
