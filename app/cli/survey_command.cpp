@@ -169,6 +169,29 @@ std::string headName(std::size_t k, int nHeads) {
     return std::to_string(k / h) + "-" + std::to_string(k % h);
 }
 
+// The kTop heads whose best relation beats its fixed-offset baseline by the most (L10's margin).
+void printBestRelations(const std::vector<analysis::BestRelation>& best, int nHeads) {
+    std::vector<std::size_t> heads;
+    for (std::size_t k = 0; k < best.size(); ++k) {
+        if (!best[k].relation.empty()) {
+            heads.push_back(k);
+        }
+    }
+    std::stable_sort(heads.begin(), heads.end(), [&best](std::size_t a, std::size_t b) {
+        return best[a].margin() > best[b].margin();
+    });
+    heads.resize(std::min(heads.size(), static_cast<std::size_t>(kTop)));
+    std::cout << "  best relation over its baseline:";
+    for (const std::size_t k : heads) {
+        char cell[96];
+        std::snprintf(cell, sizeof cell, "  %s %s %+.3f (%.3f vs %.3f)",
+                      headName(k, nHeads).c_str(), best[k].relation.c_str(), best[k].margin(),
+                      best[k].accuracy, best[k].baseline);
+        std::cout << cell;
+    }
+    std::cout << (heads.empty() ? " none\n" : "\n");
+}
+
 // Which heads got which label (rules L1-L10), and for a treebank the dependency counts used.
 void printLabels(const Labelled& labelled, const analysis::SurveyRun& run) {
     const analysis::HeadSurvey& s = run.survey;
@@ -177,6 +200,7 @@ void printLabels(const Labelled& labelled, const analysis::SurveyRun& run) {
         std::cout << "dependency relations: " << d.sentencesScored() << " sentences scored, "
                   << d.sentencesSkipped() << " skipped; " << labelled.dependencies->relations.size()
                   << " relations with at least 100 words\n";
+        printBestRelations(labelled.extras.bestRelations, s.nHeads);
     }
     std::map<std::string, std::vector<std::string>> byTag;
     std::size_t none = 0;
