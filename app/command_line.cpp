@@ -84,6 +84,12 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
                        "is open, and show the Importance dock"),
         QStringLiteral("FILE"));
     parser.addOption(importance);
+    const QCommandLineOption survey(
+        QStringLiteral("survey"),
+        QStringLiteral("Survey every head (scores, labels, head map) on a sentence file (.txt, "
+                       ".conllu) once the model is open, and show the Survey dock"),
+        QStringLiteral("FILE"));
+    parser.addOption(survey);
     const QStringList ours = withoutQtOptions(arguments);
     if (!parser.parse(ours)) {
         return usageError(parser.errorText());
@@ -105,6 +111,9 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
     }
     if (parser.isSet(importance)) {
         line.importance = parser.value(importance);
+    }
+    if (parser.isSet(survey)) {
+        line.survey = parser.value(survey);
     }
     return line;
 }

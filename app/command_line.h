@@ -1,8 +1,8 @@
 // The desktop app's command line: attnscope [MODEL_DIR] [--text TEXT] [--coref FILE]
-// [--importance FILE]. main.cpp parses it before any QApplication exists, so --help, --version
-// and usage errors work without a display (a QApplication aborts when it finds none). Call from
-// the GUI thread; needs no Qt application object, but --help prints the executable's name only
-// when a QCoreApplication exists.
+// [--importance FILE] [--survey FILE]. main.cpp parses it before any QApplication exists, so
+// --help, --version and usage errors work without a display (a QApplication aborts when it finds
+// none). Call from the GUI thread; needs no Qt application object, but --help prints the
+// executable's name only when a QCoreApplication exists.
 #pragma once
 
 #include <optional>
@@ -19,6 +19,8 @@ struct CommandLine {
     std::optional<QString> coref;  // --coref: a CorefUD file to score once the model is open
     // --importance: sentences (.txt or .conllu) to compute head importance on once it is open
     std::optional<QString> importance;
+    // --survey: sentences (.txt or .conllu) to survey the heads on once it is open
+    std::optional<QString> survey;
 };
 
 // Exit code of a usage error (an unknown option, a missing value, two model folders), as

@@ -10,6 +10,7 @@
 #include "command_line.h"
 #include "main_window.h"
 #include "panels/importance_dock.h"
+#include "panels/survey_dock.h"
 
 int main(int argc, char** argv) {
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));
@@ -37,6 +38,10 @@ int main(int argc, char** argv) {
     if (commandLine.importance) {
         attnscope::app::computeImportanceWhenOpen(&window, window.session(), window.service(),
                                                   *commandLine.importance);
+    }
+    if (commandLine.survey) {
+        attnscope::app::surveyWhenOpen(&window, window.session(), window.service(),
+                                       *commandLine.survey);
     }
     return QApplication::exec();
 }

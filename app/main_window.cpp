@@ -35,6 +35,7 @@
 #include "panels/panel_scroll_area.h"
 #include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
+#include "panels/survey_dock.h"
 #include "panels/theme.h"
 #include "panels/welcome_page.h"
 #include "service/compute_service.h"
@@ -187,6 +188,7 @@ void MainWindow::buildBottomDocks() {
     m_corefDock = coref.dock;
     addImportanceDock(this, m_session, m_service, m_corefDock,
                       [this] { m_tabs->setCurrentIndex(0); });
+    addSurveyDock(this, m_session, m_service, m_corefDock, [this] { m_tabs->setCurrentIndex(0); });
     connect(m_sentences->sentences(), &QAbstractItemModel::modelReset, sentenceDock,
             [this, sentenceDock] {
                 if (m_sentences->sentences()->rowCount() > 0) {

@@ -59,6 +59,7 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
         m_jobs.dropKind(JobKind::Scoring);
         m_jobs.dropKind(JobKind::CorefScoring);
         m_jobs.dropKind(JobKind::Importance);
+        m_jobs.dropKind(JobKind::Survey);
     });
 }
 
@@ -338,6 +339,8 @@ void ComputeService::onProgress(JobKind kind, int done, int total) {
         emit corefProgress(done, total);
     } else if (kind == JobKind::Importance) {
         emit importanceProgress(done, total);
+    } else if (kind == JobKind::Survey) {
+        emit surveyProgress(done, total);
     }
 }
 

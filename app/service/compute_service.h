@@ -102,6 +102,14 @@ public:
 
     bool isComputingImportance() const { return m_jobs.isRunning(JobKind::Importance); }
 
+    // Every head's survey scores, MDS map and labels for the session's model on a sentence file
+    // or treebank (computeSurveyRun; the session's treebank is reused when `path` is the one it
+    // holds), on the share pool. A newer survey replaces a running one. survey_job.cpp.
+    void computeSurvey(const QString& path, const SurveyRequest& request);
+    void cancelSurvey();
+
+    bool isSurveying() const { return m_jobs.isRunning(JobKind::Survey); }
+
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
     void exportFile(const QString& path, std::function<void(const std::string&)> write);
@@ -130,6 +138,10 @@ signals:
     // total 0 while the file is read.
     void importanceProgress(int done, int total);
     void importanceFinished(bool ok);  // ok false: failed, cancelled or replaced
+    void surveyStarted(const QString& path);
+    // Thousandths of the passes done; total 0 while the corpus is read and tokenized.
+    void surveyProgress(int done, int total);
+    void surveyFinished(bool ok);  // ok false: failed, cancelled or replaced
     void exportStarted(const QString& path);
     void exportFinished(const QString& path, bool ok);
 

@@ -23,7 +23,7 @@ class QTimer;
 namespace attnscope::app {
 
 // Scoring is dependency scoring, CorefScoring coreference scoring, Importance head importance
-// on a corpus: apart, so that none replaces another.
+// on a corpus, Survey the head survey: apart, so that none replaces another.
 enum class JobKind {
     Load,
     Forward,
@@ -32,6 +32,7 @@ enum class JobKind {
     Scoring,
     CorefScoring,
     Importance,
+    Survey,
     Export
 };
 

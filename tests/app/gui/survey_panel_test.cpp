@@ -1,0 +1,496 @@
+// Drives the Survey dock of the real main window offscreen (issue 18): survey a tiny sentence
+// file in the background with a small random BERT (real vocabulary) and find every head in the
+// table, the map and the histograms; sort the table (undefined values last either way); filter
+// by label (the session's label filter, the table's rows); click a row or a point to open the
+// head; cancel and fail keeping the previous result; export a CSV with the labels; a .conllu
+// corpus gives each head's best relation; a new model drops the result; the File menu entries
+// and --survey.
+#include "panels/survey_panel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <QAction>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextStream>
+
+#include "command_line.h"
+#include "main_window.h"
+#include "models/survey_table_model.h"
+#include "panels/survey_dock.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/mds_scatter.h"
+#include "views/score_histograms.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+namespace {
+
+const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const QString kCausalModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/llama3_gqa4_f32");
+constexpr int kHeads = 8;  // the BERT fixture: 2 layers × 4 heads
+
+const char* const kSentences[] = {
+    "The keys to the cabinet are on the table.", "She greeted him warmly at the door.",
+    "Paris is a big city with many museums.",    "The old dog slept near the fire all afternoon.",
+    "We will meet again when the rain stops.",   "A small bird sang in the garden this morning.",
+};
+
+// The first sentences of EWT dev: enough words for several relations to reach the 100 that
+// dependencyLabels asks before it compares a relation's heads (L10).
+const QString kEwt =
+    QStringLiteral(ATTNSCOPE_SHARED_DIR "/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu");
+constexpr int kTreebankSentences = 150;
+
+bool copyFirstSentences(const QString& from, const QString& to, int n) {
+    QFile in(from);
+    QFile out(to);
+    if (!in.open(QIODevice::ReadOnly | QIODevice::Text) ||
+        !out.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        return false;
+    }
+    int done = 0;
+    while (done < n && !in.atEnd()) {
+        const QByteArray line = in.readLine();
+        out.write(line);
+        done += line.trimmed().isEmpty() ? 1 : 0;
+    }
+    return done == n;
+}
+
+bool writeText(const QString& path, const QString& text) {
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
+        return false;
+    }
+    QTextStream(&file) << text;
+    return true;
+}
+
+QString sentences(int copies) {
+    QString text;
+    for (int i = 0; i < copies; ++i) {
+        for (const char* s : kSentences) {
+            text += QString::fromUtf8(s) + QLatin1Char('\n');
+        }
+    }
+    return text;
+}
+
+QAction* findAction(QMainWindow* window, const QString& objectName) {
+    for (QAction* menu : window->menuBar()->actions()) {
+        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
+            if (a->objectName() == objectName) {
+                return a;
+            }
+        }
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+class SurveyPanelTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void surveyShowsEveryHead();
+    void tableSortsUndefinedLast();
+    void labelFilterKeepsItsHeads();
+    void clickOpensTheHead();
+    void cancelKeepsPreviousResult();
+    void badFileReportsErrorAndKeepsResult();
+    void exportsCsvWithLabels();
+    void treebankGivesBestRelations();
+    void anotherModelDropsTheResult();
+    void menuEntriesAndCommandLine();
+    void fitsA1024x700Window();
+
+private:
+    void survey(const QString& path, const SurveyRequest& request = {});
+    void openModel(const QString& path);
+    // The current run relabelled so that the `count` broadest heads carry "broad".
+    void labelBroadest(int count);
+
+    QTemporaryDir m_dir;
+    QString m_small;     // kSentences once
+    QString m_large;     // many copies, for cancelling mid-run
+    QString m_treebank;  // the first sentences of EWT dev
+    std::unique_ptr<MainWindow> m_window;
+    SurveyPanel* m_panel = nullptr;
+};
+
+void SurveyPanelTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeSurveyTest"));
+    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
+        QSKIP(qPrintable(
+            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    }
+    QVERIFY(m_dir.isValid());
+    m_small = m_dir.filePath(QStringLiteral("tiny-sentences.txt"));
+    m_large = m_dir.filePath(QStringLiteral("many-sentences.txt"));
+    m_treebank = m_dir.filePath(QStringLiteral("tiny-treebank.conllu"));
+    QVERIFY(writeText(m_small, sentences(1)));
+    QVERIFY(writeText(m_large, sentences(3000)));
+    QVERIFY(!QFileInfo::exists(kEwt) || copyFirstSentences(kEwt, m_treebank, kTreebankSentences));
+}
+
+void SurveyPanelTest::init() {
+    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+    openModel(kModel);
+    m_panel = m_window->findChild<SurveyPanel*>(QStringLiteral("surveyPanel"));
+    QVERIFY(m_panel);
+}
+
+void SurveyPanelTest::cleanup() {
+    m_window.reset();
+}
+
+void SurveyPanelTest::openModel(const QString& path) {
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(path);
+    QVERIFY(loaded.wait(30000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+}
+
+void SurveyPanelTest::survey(const QString& path, const SurveyRequest& request) {
+    m_panel->setRequest(request);
+    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
+    m_panel->startSurvey(path);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
+    QVERIFY(!m_panel->isSurveying());
+}
+
+void SurveyPanelTest::labelBroadest(int count) {
+    auto run = std::make_shared<SurveyRun>(*m_window->session()->survey());
+    std::vector<double> entropy = run->survey.score("entropy_norm");
+    std::sort(entropy.begin(), entropy.end(), std::greater<>());
+    analysis::LabelRules rules;
+    rules.broad = entropy.at(static_cast<std::size_t>(count - 1));
+    QVERIFY(entropy.at(static_cast<std::size_t>(count)) < rules.broad);  // no tie at the bar
+    relabel(*run, rules);
+    m_window->session()->setSurvey(run);
+}
+
+void SurveyPanelTest::surveyShowsEveryHead() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    QVERIFY(dock);
+    QVERIFY(!dock->isVisible());  // closed until it has something to show
+    QSignalSpy started(m_window->service(), &ComputeService::surveyStarted);
+    survey(m_small);
+    QCOMPARE(started.count(), 1);
+    QTRY_VERIFY(dock->isVisible());
+    const auto run = m_window->session()->survey();
+    QVERIFY(run);
+    QCOMPARE(run->survey.sentences, std::size(kSentences));
+    QCOMPARE(run->corpusPath, m_small);
+    // Every head in the table, in head order, each score as the run has it.
+    SurveyTableModel* table = m_panel->tableModel();
+    QCOMPARE(table->rowCount(), kHeads);
+    const int prev = table->scoreColumn("prev");
+    QVERIFY(prev >= SurveyTableModel::FirstScore);
+    QCOMPARE(table->columnCount(),
+             SurveyTableModel::FirstScore + static_cast<int>(analysis::surveyScoreNames().size()));
+    for (int row = 0; row < kHeads; ++row) {
+        QCOMPARE(table->index(row, prev).data(SurveyTableModel::SortRole).toDouble(),
+                 run->survey.score("prev")[static_cast<std::size_t>(row)]);
+    }
+    QCOMPARE(table->headOf(5), (HeadId{1, 1}));
+    QCOMPARE(table->headerData(prev, Qt::Horizontal).toString(), QStringLiteral("prev"));
+    QVERIFY(table->headerData(prev, Qt::Horizontal, Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("previous token")));
+    // The probe runs on causal models only: "–" on this BERT.
+    QCOMPARE(table->index(0, table->scoreColumn("probe_induction")).data().toString(),
+             QStringLiteral("–"));
+    QVERIFY(!m_window->findChild<QSpinBox*>(QStringLiteral("surveyProbeRepeats"))->isEnabled());
+    // The map has every head; the histograms the nine headline scores.
+    QCOMPARE(m_panel->scatter()->points().size(), std::size_t{kHeads});
+    QCOMPARE(m_panel->histograms()->chartCount(), 9);
+    const std::vector<int> bins = m_panel->histograms()->binCounts(0);  // prev
+    int counted = 0;
+    for (int b : bins) {
+        counted += b;
+    }
+    QCOMPARE(counted, kHeads);
+    QVERIFY2(m_panel->summaryText().contains(QStringLiteral("tiny-sentences.txt: 6 sentences")),
+             qPrintable(m_panel->summaryText()));
+}
+
+// Undefined scores sort last whether ascending or descending (issue 18: "NaN shown as – and
+// sorted last").
+void SurveyPanelTest::tableSortsUndefinedLast() {
+    survey(m_small);
+    auto run = std::make_shared<SurveyRun>(*m_window->session()->survey());
+    std::vector<double>& first = run->survey.scores.at("first");
+    first = {0.5, std::nan(""), 0.1, 0.9, std::nan(""), 0.3, 0.7, 0.2};
+    m_window->session()->setSurvey(run);
+    QTableView* view = m_panel->table();
+    QSortFilterProxyModel* sorted = m_panel->sortedModel();
+    const int column = m_panel->tableModel()->scoreColumn("first");
+    const auto cell = [&](int row) { return sorted->index(row, column).data().toString(); };
+    view->sortByColumn(column, Qt::AscendingOrder);
+    QCOMPARE(cell(0), QStringLiteral("0.100"));
+    QCOMPARE(cell(5), QStringLiteral("0.900"));
+    QCOMPARE(cell(6), QStringLiteral("–"));
+    QCOMPARE(cell(7), QStringLiteral("–"));
+    view->sortByColumn(column, Qt::DescendingOrder);
+    QCOMPARE(cell(0), QStringLiteral("0.900"));
+    QCOMPARE(cell(5), QStringLiteral("0.100"));
+    QCOMPARE(cell(6), QStringLiteral("–"));
+    QCOMPARE(cell(7), QStringLiteral("–"));
+    // Layer descending: the last head of the last layer on top.
+    view->sortByColumn(SurveyTableModel::Layer, Qt::DescendingOrder);
+    QCOMPARE(sorted->index(0, SurveyTableModel::Layer).data().toString(), QStringLiteral("1"));
+    QCOMPARE(sorted->index(0, SurveyTableModel::Head).data().toString(), QStringLiteral("3"));
+}
+
+void SurveyPanelTest::labelFilterKeepsItsHeads() {
+    survey(m_small);
+    labelBroadest(3);
+    QComboBox* box = m_panel->labelFilterBox();
+    QCOMPARE(box->itemText(0), QStringLiteral("All heads"));
+    const int broad = box->findData(QStringLiteral("broad"));
+    QVERIFY(broad > 0);
+    QCOMPARE(box->itemText(broad), QStringLiteral("broad (3)"));
+    box->setCurrentIndex(broad);
+    emit box->activated(broad);  // as the user's choice
+    QCOMPARE(m_window->session()->labelFilter(), QStringLiteral("broad"));
+    QCOMPARE(m_panel->sortedModel()->rowCount(), 3);
+    for (int row = 0; row < 3; ++row) {
+        QCOMPARE(m_panel->sortedModel()->index(row, SurveyTableModel::Labels).data().toString(),
+                 QStringLiteral("broad"));
+    }
+    // Set elsewhere (the head grid): the box and the table follow.
+    m_window->session()->setLabelFilter({});
+    QCOMPARE(box->currentIndex(), 0);
+    QCOMPARE(m_panel->sortedModel()->rowCount(), kHeads);
+    // A filter no head here carries is listed with its count, 0, and keeps no row.
+    m_window->session()->setLabelFilter(QStringLiteral("induct"));
+    QCOMPARE(box->currentText(), QStringLiteral("induct (0)"));
+    QCOMPARE(m_panel->sortedModel()->rowCount(), 0);
+}
+
+void SurveyPanelTest::clickOpensTheHead() {
+    survey(m_small);
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    dock->raise();
+    QTableView* view = m_panel->table();
+    m_panel->table()->sortByColumn(SurveyTableModel::Layer, Qt::DescendingOrder);
+    QTRY_VERIFY(view->isVisible());
+    tabs->setCurrentIndex(2);
+    const QRect first = view->visualRect(m_panel->sortedModel()->index(0, 0));
+    QVERIFY(first.isValid());
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, first.center());
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 3}));
+    QCOMPARE(tabs->currentIndex(), 0);
+    // A point of the map: the same signal path.
+    tabs->setCurrentIndex(2);
+    emit m_panel->scatter()->headClicked(HeadId{0, 2});
+    QCOMPARE(m_window->session()->selectedHead(), (HeadId{0, 2}));
+    QCOMPARE(tabs->currentIndex(), 0);
+    // The table follows a head selected elsewhere.
+    m_window->session()->selectHead(HeadId{1, 0});
+    const QModelIndex current = m_panel->sortedModel()->mapToSource(view->currentIndex());
+    QCOMPARE(m_panel->tableModel()->headOf(current.row()), (HeadId{1, 0}));
+}
+
+void SurveyPanelTest::cancelKeepsPreviousResult() {
+    survey(m_small);
+    const auto before = m_window->session()->survey();
+    QSignalSpy progress(m_window->service(), &ComputeService::surveyProgress);
+    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    SurveyRequest all;
+    all.maxSentences = 0;
+    m_panel->setRequest(all);
+    m_panel->startSurvey(m_large);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    // In thousandths of the passes, once the corpus is read.
+    QCOMPARE(progress.last().at(1).toInt(), 1000);
+    QVERIFY(progress.last().at(0).toInt() < 1000);
+    QVERIFY(m_panel->isSurveying());
+    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("surveyCancel"));
+    QVERIFY(cancel->isVisible());
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    QCOMPARE(m_window->session()->survey(), before);
+    QCOMPARE(m_panel->tableModel()->rowCount(), kHeads);
+    QVERIFY(!cancel->isVisible());
+}
+
+void SurveyPanelTest::badFileReportsErrorAndKeepsResult() {
+    survey(m_small);
+    const auto before = m_window->session()->survey();
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
+    m_panel->startSurvey(m_dir.filePath(QStringLiteral("missing.txt")));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
+    QCOMPARE(errors.count(), 1);
+    const QString message = errors.first().at(0).toString();
+    QVERIFY2(message.contains(QStringLiteral("missing.txt")), qPrintable(message));
+    QCOMPARE(m_window->session()->survey(), before);
+}
+
+void SurveyPanelTest::exportsCsvWithLabels() {
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    QVERIFY(!m_panel->exportCsv(m_dir.filePath(QStringLiteral("nothing.csv"))));
+    QCOMPARE(errors.count(), 1);
+    survey(m_small);
+    labelBroadest(2);
+    const QString csv = m_dir.filePath(QStringLiteral("survey.csv"));
+    const QString h5 = m_dir.filePath(QStringLiteral("survey.h5"));
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_panel->exportCsv(csv));
+    QVERIFY(m_panel->exportResults(h5));
+    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
+    QCOMPARE(written.at(0).at(1).toBool(), true);
+    QCOMPARE(written.at(1).at(1).toBool(), true);
+    QFile table(csv);
+    QVERIFY(table.open(QIODevice::ReadOnly | QIODevice::Text));
+    const QStringList lines = QString::fromUtf8(table.readAll()).split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 1 + kHeads);
+    const QStringList header = lines.value(0).split(',');
+    const qsizetype labels = header.indexOf(QStringLiteral("labels"));
+    QVERIFY2(labels >= 0 && header.indexOf(QStringLiteral("prev")) >= 0, qPrintable(lines[0]));
+    int broad = 0;
+    for (const QString& line : lines.mid(1)) {
+        broad += line.split(',').value(labels) == QStringLiteral("broad") ? 1 : 0;
+    }
+    QCOMPARE(broad, 2);
+    QVERIFY(QFileInfo(h5).size() > 0);
+    // The figures are written at once.
+    const QString map = m_dir.filePath(QStringLiteral("map.png"));
+    const QString histograms = m_dir.filePath(QStringLiteral("histograms.png"));
+    QVERIFY(m_panel->exportMapFigure(map));
+    QVERIFY(m_panel->exportHistogramsFigure(histograms));
+    QVERIFY(QFileInfo(map).size() > 0);
+    QVERIFY(QFileInfo(histograms).size() > 0);
+}
+
+void SurveyPanelTest::treebankGivesBestRelations() {
+    if (!QFileInfo::exists(m_treebank)) {
+        QSKIP(qPrintable(QStringLiteral("no treebank at %1").arg(kEwt)));
+    }
+    survey(m_treebank);
+    const auto run = m_window->session()->survey();
+    QVERIFY(run->dependencies);
+    QCOMPARE(run->bestRelations.size(), std::size_t{kHeads});
+    SurveyTableModel* table = m_panel->tableModel();
+    const int relation = table->dependencyColumn(SurveyTableModel::Relation);
+    QVERIFY(relation > table->scoreColumn("rare_top2"));
+    QCOMPARE(table->columnCount(), relation + SurveyTableModel::DependencyColumns);
+    QCOMPARE(table->headerData(relation, Qt::Horizontal).toString(),
+             QStringLiteral("Best relation"));
+    for (int row = 0; row < kHeads; ++row) {
+        QCOMPARE(
+            table->index(row, relation).data().toString(),
+            QString::fromStdString(run->bestRelations[static_cast<std::size_t>(row)].relation));
+    }
+    QVERIFY(!table->index(0, relation).data().toString().isEmpty());
+    QVERIFY(m_panel->summaryText().contains(QStringLiteral("dependency relations scored")));
+    // Without trees, no relation columns.
+    survey(m_small);
+    QCOMPARE(table->dependencyColumn(SurveyTableModel::Relation), -1);
+}
+
+void SurveyPanelTest::anotherModelDropsTheResult() {
+    survey(m_small);
+    m_window->session()->setLabelFilter(QStringLiteral("broad"));
+    openModel(kCausalModel);
+    QVERIFY(!m_window->session()->survey());
+    QCOMPARE(m_panel->tableModel()->rowCount(), 0);
+    QVERIFY(m_panel->scatter()->points().empty());
+    QCOMPARE(m_panel->histograms()->chartCount(), 0);
+    QCOMPARE(m_panel->labelFilterBox()->currentIndex(), 0);  // the model's filter is cleared
+    // A causal model runs the induction probe: its options are enabled.
+    QVERIFY(m_window->findChild<QSpinBox*>(QStringLiteral("surveyProbeRepeats"))->isEnabled());
+}
+
+void SurveyPanelTest::menuEntriesAndCommandLine() {
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    QVERIFY(!dock->isVisible());
+    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("surveyAction")));
+    QAction* entry = findAction(m_window.get(), QStringLiteral("surveyAction"));
+    QAction* treebank = findAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
+    QVERIFY(treebank);
+    QVERIFY(!treebank->isEnabled());  // no treebank loaded
+    // In File, among the corpus entries: before the first separator.
+    const QList<QAction*> file = m_window->menuBar()->actions().front()->menu()->actions();
+    const auto at = file.indexOf(entry);
+    QVERIFY(at > 0);
+    for (qsizetype i = 0; i <= at + 1; ++i) {
+        QVERIFY(!file.at(i)->isSeparator());
+    }
+    QCOMPARE(file.at(at + 1), treebank);
+    QVERIFY(file.at(at + 2)->isSeparator());
+    // Without a treebank the panel's path says why nothing ran.
+    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    m_panel->surveyLoadedTreebank();
+    QCOMPARE(errors.count(), 1);
+    // --survey FILE, as the window surveys it once a model is open.
+    const auto parsed =
+        parseCommandLine({QStringLiteral("attnscope"), QStringLiteral("--survey"), m_small});
+    const auto* line = std::get_if<CommandLine>(&parsed);
+    QVERIFY(line && line->survey);
+    QCOMPARE(*line->survey, m_small);
+    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
+    surveyWhenOpen(m_window.get(), m_window->session(), m_window->service(), *line->survey);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QVERIFY(m_window->session()->survey());
+    QTRY_VERIFY(dock->isVisible());
+}
+
+void SurveyPanelTest::fitsA1024x700Window() {
+    m_window->resize(1024, 700);
+    survey(m_small);
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    QTRY_VERIFY(dock->isVisible());
+    QTest::qWait(200);  // the dock's first-open resize is queued
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    QVERIFY(scroll);
+    QVERIFY2(m_panel->height() <= scroll->viewport()->height(),
+             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
+                            .arg(m_panel->height())
+                            .arg(scroll->viewport()->height())));
+    QVERIFY(m_panel->table()->height() >= 100);
+    QVERIFY(m_panel->scatter()->height() >= 100);
+    auto* summary = m_window->findChild<QLabel*>(QStringLiteral("surveySummary"));
+    QCOMPARE(summary->toolTip(), m_panel->summaryText());
+    QVERIFY(summary->height() < 2 * summary->fontMetrics().height());
+}
+
+QTEST_MAIN(SurveyPanelTest)
+#include "survey_panel_test.moc"
