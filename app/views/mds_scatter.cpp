@@ -110,6 +110,8 @@ MdsScatter::MdsScatter(QWidget* parent)
     m_ring->attachAxis(m_yAxis);
     connect(m_ring, &QScatterSeries::clicked, this,
             [this](const QPointF&) { emit headClicked(m_selected); });
+    connect(m_ring, &QScatterSeries::hovered, this,
+            [this](const QPointF& value, bool state) { onHovered(m_ring, value, state); });
     m_message = new QGraphicsTextItem(c);
     m_message->setObjectName("emptyMessage");
     QTextOption centred;
@@ -488,12 +490,15 @@ const MdsScatter::Group* MdsScatter::groupOf(const QScatterSeries* series) const
 
 void MdsScatter::onHovered(const QScatterSeries* series, const QPointF& value, bool state) {
     const Group* group = groupOf(series);
-    if (!state || group == nullptr) {
-        QToolTip::hideText();
-        return;
+    int i = group && state ? nearestMember(*group, value) : -1;
+    if (series == m_ring && state) {
+        // The ring lies over the selected head's point and takes its hover.
+        const auto it = std::find_if(m_points.begin(), m_points.end(),
+                                     [this](const MdsPoint& p) { return p.head == m_selected; });
+        i = it == m_points.end() ? -1 : static_cast<int>(it - m_points.begin());
     }
-    const int i = nearestMember(*group, value);
     if (i < 0) {
+        QToolTip::hideText();
         return;
     }
     const MdsPoint& p = m_points[static_cast<std::size_t>(i)];

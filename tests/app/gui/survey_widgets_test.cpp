@@ -9,6 +9,7 @@
 
 #include <QBarSet>
 #include <QChartView>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QGraphicsTextItem>
 #include <QImage>
@@ -133,6 +134,7 @@ private slots:
     void clickingAPointEmitsItsHead();
     void hoverNamesTheHead();
     void emptyMapShowsTheMessage();
+    void fourHundredPointsStayResponsive();
     void binCountsOfKnownValues();
     void binsFollowAScoreOutsideZeroOne();
     void selectedHeadsBinIsAccented();
@@ -284,6 +286,11 @@ void SurveyWidgetsTest::hoverNamesTheHead() {
     QVERIFY(QToolTip::text().contains(p.tooltip));
     emit series->hovered(series->at(k), false);
     QTRY_VERIFY(!QToolTip::isVisible());
+    // The selected head's ring covers its point and names the same head.
+    map.setSelected(target);
+    emit map.ringSeries()->hovered(map.ringSeries()->at(0), true);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QVERIFY2(QToolTip::text().contains(QStringLiteral("head 3-4")), qPrintable(QToolTip::text()));
 }
 
 void SurveyWidgetsTest::emptyMapShowsTheMessage() {
@@ -319,6 +326,44 @@ void SurveyWidgetsTest::emptyMapShowsTheMessage() {
     map.setPoints(plausiblePoints(), kLayers);
     QVERIFY(map.message().isEmpty());
     QVERIFY(map.chart()->axes(Qt::Horizontal).front()->isVisible());
+}
+
+// 400 heads (a 24 × 16 model and more): re-highlighting and recolouring change colours and
+// visibility only, so each stays far below a frame budget even with a repaint.
+void SurveyWidgetsTest::fourHundredPointsStayResponsive() {
+    std::vector<MdsPoint> points;
+    for (int i = 0; i < 400; ++i) {
+        MdsPoint p;
+        p.head = HeadId{i / 16, i % 16};
+        p.x = std::cos(2.399 * i) * i;
+        p.y = std::sin(2.399 * i) * i;
+        p.tag = i % 3 == 0   ? QStringLiteral("prev")
+                : i % 3 == 1 ? QStringLiteral("pos+1")
+                             : QString();
+        points.push_back(p);
+    }
+    MdsScatter map;
+    map.resize(600, 450);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QElapsedTimer timer;
+    timer.start();
+    map.setPoints(points, 25);
+    map.grab();
+    const qint64 build = timer.restart();
+    std::vector<HeadId> half;
+    for (int i = 0; i < 400; i += 2) {
+        half.push_back(points[static_cast<std::size_t>(i)].head);
+    }
+    for (int round = 0; round < 5; ++round) {
+        map.setHighlighted(round % 2 == 0 ? half : std::vector<HeadId>{});
+        map.setColouring(round % 2 == 0 ? MdsColouring::Label : MdsColouring::Layer);
+        map.grab();
+    }
+    const qint64 perChange = timer.elapsed() / 5;
+    qInfo("400 points: build + paint %lld ms, highlight + recolour + paint %lld ms", build,
+          perChange);
+    QVERIFY2(perChange < 250, qPrintable(QString::number(perChange)));
 }
 
 void SurveyWidgetsTest::binCountsOfKnownValues() {
