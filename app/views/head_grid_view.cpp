@@ -67,28 +67,28 @@ void paintChanged(QPainter* p, const QRect& r, double mark) {
 
 // The survey label's tag in the top-left corner: light text on a dark, rounded, semi-opaque chip
 // reads on every heatmap colour. A head in the label filter gets an accent chip. Elided to the
-// cell; a dot where not even one letter fits.
+// cell; a dot where not even one letter and the ellipsis fit.
 void paintTag(QPainter* p, const QRect& r, const QString& tag, bool matched) {
-    const QColor chip = matched ? kMatchColor : QColor(15, 15, 15, 185);
     p->setRenderHint(QPainter::Antialiasing);
-    if (r.width() < 18) {
+    QFont font = p->font();
+    font.setPixelSize(std::clamp(r.height() / 6, 8, 12));
+    font.setBold(matched);
+    const QFontMetrics fm(font);
+    const int pad = 3;
+    const QString text = fm.elidedText(tag, Qt::ElideRight, r.width() - 2 * pad - 2);
+    if (text.size() < 2) {  // nothing or a lone "…": a dot says "labelled", the tip says how
         p->setPen(QPen(QColor(15, 15, 15, 200), 1.0));
         p->setBrush(matched ? kMatchColor : QColor(Qt::white));
         p->drawEllipse(QRectF(r.left() + 1.5, r.top() + 1.5, 5, 5));
         return;
     }
-    QFont font = p->font();
-    font.setPixelSize(std::clamp(r.height() / 6, 8, 12));
-    font.setBold(matched);
-    p->setFont(font);
-    const QFontMetrics fm(font);
-    const int pad = 2;
-    const QString text = fm.elidedText(tag, Qt::ElideRight, r.width() - 2 * pad - 2);
     const QRect chipRect(r.left() + 1, r.top() + 1, fm.horizontalAdvance(text) + 2 * pad,
                          fm.height());
-    p->setPen(Qt::NoPen);
-    p->setBrush(chip);
-    p->drawRoundedRect(chipRect, 3, 3);
+    p->setFont(font);
+    // A faint light rim sets the dark chip off the dark end of the colour maps too.
+    p->setPen(QPen(QColor(255, 255, 255, 110), 1.0));
+    p->setBrush(matched ? kMatchColor : QColor(15, 15, 15, 185));
+    p->drawRoundedRect(QRectF(chipRect).adjusted(0.5, 0.5, -0.5, -0.5), 3, 3);
     p->setPen(Qt::white);
     p->drawText(chipRect, Qt::AlignCenter, text);
 }

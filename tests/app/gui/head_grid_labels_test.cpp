@@ -338,22 +338,41 @@ void HeadGridLabelsTest::screenshots() {
             task(i);
         }
     };
-    s->setSurvey(std::make_shared<SurveyRun>(
-        computeSurveyRun(s->model(), ewt, nullptr, request, {}, {}, 1, serial)));
+    const auto run = std::make_shared<SurveyRun>(
+        computeSurveyRun(s->model(), ewt, nullptr, request, {}, {}, 1, serial));
+    s->setSurvey(run);
+    // Filter by the first tag the survey gave, so the picture shows heads in and out of it.
+    QString tag;
+    for (const auto& labels : run->labels) {
+        if (tag.isEmpty() && !labels.empty()) {
+            tag = QString::fromStdString(labels.front().tag);
+        }
+    }
     QDir().mkpath(dir);
     for (const QSize size : {QSize(1024, 700), QSize(1920, 1080)}) {
         m_window->resize(size);
-        for (const QString& filter : {QString(), QStringLiteral("pos")}) {
+        for (const QString& filter : {QString(), tag}) {
             s->setLabelFilter(filter);
             QTest::qWait(200);
             const QString name = QStringLiteral("%1/grid_labels_%2x%3%4")
                                      .arg(dir)
                                      .arg(size.width())
                                      .arg(size.height())
-                                     .arg(filter.isEmpty() ? QString() : "_" + filter);
+                                     .arg(filter.isEmpty() ? QString() : "_filtered");
             QVERIFY(m_window->grab().save(name + ".png"));
             QVERIFY(grid()->grab().save(name + "_grid.png"));
         }
+    }
+    // Small cells (a big model in a narrow dock): tags elide, then become dots.
+    HeadGridModel model;
+    model.setResult(s->result(), s->heatmapStyle());
+    HeadGridView small(s, &model);
+    for (const int side : {150, 110, 80}) {
+        small.resize(side, side);
+        small.show();
+        QTest::qWait(100);
+        QVERIFY(
+            small.grab().save(QStringLiteral("%1/grid_labels_small_%2.png").arg(dir).arg(side)));
     }
 }
 
