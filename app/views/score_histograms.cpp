@@ -211,8 +211,10 @@ ScoreHistograms::Histogram ScoreHistograms::makeHistogram(const ScoreColumn& col
     y->setLabelFormat("%d");
     y->setTickType(QValueAxis::TicksDynamic);
     y->setTickAnchor(0);
-    y->setTickInterval(std::max(1.0, std::ceil(niceTickInterval(top, 3))));
-    y->setRange(0, top);
+    const double step = std::max(1.0, std::ceil(niceTickInterval(top, 3)));
+    y->setTickInterval(step);
+    // Up to the next labelled tick, so the tallest bar's height can be read off the axis.
+    y->setRange(0, std::ceil(top / step) * step);
     y->setMinorTickCount(0);
     chart->addAxis(x, Qt::AlignBottom);
     chart->addAxis(y, Qt::AlignLeft);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <QBarSet>
+#include <QCategoryAxis>
 #include <QChartView>
 #include <QElapsedTimer>
 #include <QFile>
@@ -375,6 +376,12 @@ void SurveyWidgetsTest::binCountsOfKnownValues() {
     QCOMPARE(h.chartView(0)->chart()->title(), QStringLiteral("previous token (2 undefined)"));
     QCOMPARE(h.barSet(0)->count(), 10);
     QCOMPARE(h.barSet(0)->at(9), 2.0);
+    // The count axis ends on a labelled tick at or above the tallest bar: 13 heads, ticks of 5.
+    h.setScores({{"prev", "previous token", std::vector<double>(13, 0.05)}}, 10);
+    auto* heads = qobject_cast<QValueAxis*>(h.chartView(0)->chart()->axes(Qt::Vertical).front());
+    QCOMPARE(heads->titleText(), QStringLiteral("heads"));
+    QCOMPARE(heads->tickInterval(), 5.0);
+    QCOMPARE(heads->max(), 15.0);
 
     h.setScores({{"self", "self", {0.25, 0.75}}}, 2);
     QCOMPARE(h.binCounts(0), (std::vector<int>{1, 1}));
@@ -392,6 +399,8 @@ void SurveyWidgetsTest::binsFollowAScoreOutsideZeroOne() {
                  {"none", "all undefined", {kNaN, kNaN, kNaN}}},
                 4);
     QCOMPARE(h.binCounts(0), (std::vector<int>{1, 1, 0, 1}));
+    auto* x = qobject_cast<QCategoryAxis*>(h.chartView(0)->chart()->axes(Qt::Horizontal).front());
+    QCOMPARE(x->categoriesLabels(), (QStringList{"-1", "1", "3"}));  // the range's ends and middle
     QCOMPARE(h.binCounts(1), (std::vector<int>{0, 0, 2, 0}));
     QCOMPARE(h.binCounts(2), (std::vector<int>{0, 0, 0, 0}));
     QCOMPARE(h.chartView(2)->chart()->title(), QStringLiteral("all undefined (3 undefined)"));
