@@ -70,10 +70,12 @@ def window_of(cfg):
     return None
 
 
-def llama(cfg, w, ids, interventions=None):
+def llama(cfg, w, ids, interventions=None, observe=None):
     """Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions).
     interventions: see torch_reference.multi_head_attention; v is given per query head (after
-    repeat_interleave), so a key/value group is the query heads h with h // group == g."""
+    repeat_interleave), so a key/value group is the query heads h with h // group == g.
+    observe: see torch_reference.gpt2 (block_in, attn_out, block_out)."""
+    observe = observe or (lambda *_: None)
     heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads",
                                                           cfg["num_attention_heads"])
     hidden = cfg["hidden_size"]
@@ -98,6 +100,7 @@ def llama(cfg, w, ids, interventions=None):
     probs_all, logits_all = [], []
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        observe(layer, "block_in", x)
         h = rms_norm(x, w(p + "input_layernorm.weight"), eps)
         q = lin(p + "self_attn.q_proj", h).reshape(n, heads, d).transpose(0, 1)
         k = lin(p + "self_attn.k_proj", h).reshape(n, kv_heads, d).transpose(0, 1)
@@ -112,9 +115,11 @@ def llama(cfg, w, ids, interventions=None):
             probs, ctx = interventions(layer, probs, v)
         ctx = ctx.transpose(0, 1).reshape(n, heads * d)
         x = x + lin(p + "self_attn.o_proj", ctx)
+        observe(layer, "attn_out", x)
         h = rms_norm(x, w(p + "post_attention_layernorm.weight"), eps)
         x = x + lin(p + "mlp.down_proj",
                     F.silu(lin(p + "mlp.gate_proj", h)) * lin(p + "mlp.up_proj", h))
+        observe(layer, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)
     x = rms_norm(x, w("norm.weight"), eps)

@@ -106,9 +106,12 @@ DISTILBERT_LAYER = dict(q="attention.q_lin", k="attention.k_lin", v="attention.v
                         ff2="ffn.lin2", ln2="output_layer_norm")
 
 
-def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None):
+def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None, observe=None):
     """Post-norm layers x = LN(x + attn(x)); x = LN(x + ffn(x)), bidirectional, no mask.
-    layer_names: list of (layer prefix, role table); shape: (heads, hidden)."""
+    layer_names: list of (layer prefix, role table); shape: (heads, hidden).
+    observe: None, or attribution_reference's callable (layer, stage, tensor [n, hidden]) that
+    records block_in, attn_pre_norm (x + attn(x)), attn_out (after LN1) and block_out."""
+    observe = observe or (lambda *_: None)
     heads, hidden = shape
     probs_all, logits_all = [], []
     for layer, (p, names) in enumerate(layer_names):
@@ -120,10 +123,15 @@ def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None):
             return F.layer_norm(t, (hidden,), w(p + names[role] + ".weight"),
                                 w(p + names[role] + ".bias"), eps)
 
+        observe(layer, "block_in", x)
         ctx, probs, logits = multi_head_attention(lin("q", x), lin("k", x), lin("v", x), heads,
                                                   False, interventions, layer)
-        x = ln("ln1", x + lin("o", ctx))
+        x = x + lin("o", ctx)
+        observe(layer, "attn_pre_norm", x)
+        x = ln("ln1", x)
+        observe(layer, "attn_out", x)
         x = ln("ln2", x + lin("ff2", act(lin("ff1", x))))
+        observe(layer, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)
     return torch.stack(probs_all), torch.stack(logits_all), x
@@ -134,7 +142,7 @@ def embeddings_layer_norm(x, w, hidden, eps):
                         w("embeddings.LayerNorm.bias"), eps)
 
 
-def bert_family(cfg, w, ids, interventions=None):
+def bert_family(cfg, w, ids, interventions=None, observe=None):
     """BERT and RoBERTa: embeddings = word + token type 0 + position, then LayerNorm, then the
     post-norm encoder. RoBERTa differs only in its position ids."""
     eps, act = cfg["layer_norm_eps"], ACTIVATIONS[cfg["hidden_act"]]
@@ -150,10 +158,10 @@ def bert_family(cfg, w, ids, interventions=None):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"encoder.layer.{i}.", BERT_LAYER) for i in range(cfg["num_hidden_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe), pos)
 
 
-def distilbert(cfg, w, ids, interventions=None):
+def distilbert(cfg, w, ids, interventions=None, observe=None):
     """DistilBERT: word + position embeddings (no token types), LayerNorm with eps fixed at
     1e-12 (HF hard-codes it; there is no config key), then the post-norm encoder."""
     eps, act = 1e-12, ACTIVATIONS[cfg["activation"]]
@@ -165,12 +173,14 @@ def distilbert(cfg, w, ids, interventions=None):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"transformer.layer.{i}.", DISTILBERT_LAYER) for i in range(cfg["n_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe), pos)
 
 
-def gpt2(cfg, w, ids, interventions=None):
+def gpt2(cfg, w, ids, interventions=None, observe=None):
     """GPT-2: pre-norm blocks x += attn(LN1(x)); x += mlp(LN2(x)), causal, ln_f at the end.
-    Conv1D weights are [in, out], so y = x @ W + b; c_attn's output is q | k | v."""
+    Conv1D weights are [in, out], so y = x @ W + b; c_attn's output is q | k | v.
+    observe: see post_norm_encoder; attn_out is x + attn(LN1(x)) (there is no attn_pre_norm)."""
+    observe = observe or (lambda *_: None)
     if cfg.get("scale_attn_by_inverse_layer_idx") or cfg.get("reorder_and_upcast_attn"):
         raise NotImplementedError("scale_attn_by_inverse_layer_idx / reorder_and_upcast_attn")
     if not cfg.get("scale_attn_weights", True):
@@ -189,10 +199,13 @@ def gpt2(cfg, w, ids, interventions=None):
         def ln(name, t, p=p):
             return F.layer_norm(t, (hidden,), w(p + name + ".weight"), w(p + name + ".bias"), eps)
 
+        observe(i, "block_in", x)
         q, k, v = conv1d("attn.c_attn", ln("ln_1", x)).split(hidden, dim=1)
         ctx, probs, logits = multi_head_attention(q, k, v, heads, True, interventions, i)
         x = x + conv1d("attn.c_proj", ctx)
+        observe(i, "attn_out", x)
         x = x + conv1d("mlp.c_proj", act(conv1d("mlp.c_fc", ln("ln_2", x))))
+        observe(i, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)
     x = F.layer_norm(x, (hidden,), w("ln_f.weight"), w("ln_f.bias"), eps)
@@ -211,9 +224,9 @@ ARCHS = {
 }
 
 
-def forward(folder, ids, dtype, loaded=None, interventions=None):
+def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None):
     """Run one checkpoint folder on token ids in the given float dtype; interventions: see
-    multi_head_attention (None = the plain pass)."""
+    multi_head_attention (None = the plain pass); observe: see post_norm_encoder."""
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     tensors = loaded if loaded is not None else st_io.load_checkpoint(folder)
@@ -223,7 +236,7 @@ def forward(folder, ids, dtype, loaded=None, interventions=None):
     w = Weights(widened, dtype, detect_prefix(tensors, probe, prefixes))
     with torch.no_grad():
         probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64),
-                                        interventions=interventions)
+                                        interventions=interventions, observe=observe)
         return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 
