@@ -218,7 +218,7 @@ HeadId SurveyTableModel::headOf(int row) const {
 int SurveyTableModel::scoreColumn(const std::string& name) const {
     for (std::size_t i = 0; i < m_names->size(); ++i) {
         if ((*m_names)[i] == name) {
-            return FirstScore + static_cast<int>(i);
+            return firstScoreColumn() + static_cast<int>(i);
         }
     }
     return -1;
@@ -228,7 +228,12 @@ int SurveyTableModel::dependencyColumn(DependencyColumn which) const {
     if (!m_run || m_run->bestRelations.empty()) {
         return -1;
     }
-    return FirstScore + static_cast<int>(m_names->size()) + which;
+    return static_cast<int>(FixedColumns) + static_cast<int>(which);
+}
+
+int SurveyTableModel::firstScoreColumn() const {
+    const bool relations = m_run && !m_run->bestRelations.empty();
+    return FixedColumns + (relations ? DependencyColumns : 0);
 }
 
 int SurveyTableModel::rowCount(const QModelIndex& parent) const {
@@ -243,7 +248,7 @@ int SurveyTableModel::columnCount(const QModelIndex& parent) const {
         return 0;
     }
     const bool relations = m_run && !m_run->bestRelations.empty();
-    return FirstScore + static_cast<int>(m_names->size()) + (relations ? DependencyColumns : 0);
+    return FixedColumns + static_cast<int>(m_names->size()) + (relations ? DependencyColumns : 0);
 }
 
 const analysis::BestRelation* SurveyTableModel::relationOf(int row) const {
@@ -262,8 +267,8 @@ QVariant SurveyTableModel::sortValue(int row, int column) const {
         const auto& labels = m_run->labelsOf(headOf(row));
         return labels.empty() ? QVariant(kNaN) : QVariant(labelTags(labels));
     }
-    const int score = column - FirstScore;
-    if (score < static_cast<int>(m_names->size())) {
+    const int score = column - firstScoreColumn();
+    if (score >= 0) {
         const auto& values = m_run->survey.score((*m_names)[static_cast<std::size_t>(score)]);
         return i < values.size() ? values[i] : kNaN;
     }
@@ -353,7 +358,7 @@ QVariant SurveyTableModel::headerData(int section, Qt::Orientation orientation, 
                        : tr("The head's labels, strongest first (rules L1–L10; hover a row for "
                             "the evidence)");
     }
-    const int score = section - FirstScore;
+    const int score = section - firstScoreColumn();
     if (score >= 0 && score < static_cast<int>(m_names->size())) {
         const std::string& name = (*m_names)[static_cast<std::size_t>(score)];
         return display ? surveyScoreTitle(name) : surveyScoreDescription(name);

@@ -1,7 +1,7 @@
 // Every head of a survey run as a Qt table model (issue 18): layer, head, its labels (tags,
-// strongest first), every score of surveyScoreNames() under a short title (the full name and
-// rule in the header's tool tip), and for a treebank the head's best relation, its accuracy and
-// its margin over the relation's offset baseline. Display text in DisplayRole ("–" for an
+// strongest first), for a treebank the head's best relation, its accuracy and its margin over
+// the relation's offset baseline, then every score of surveyScoreNames() under a short title (the
+// full name and rule in the header's tool tip). Display text in DisplayRole ("–" for an
 // undefined value), the number in SortRole (NaN when undefined). SurveySortModel sorts those
 // numbers with NaN last in either order and keeps only the rows of a label filter. Keeps a shared
 // pointer to an immutable run; GUI thread only.
@@ -38,9 +38,10 @@ class SurveyTableModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum FixedColumn { Layer, Head, Labels, FirstScore };
+    enum FixedColumn { Layer, Head, Labels, FixedColumns };
 
-    // The treebank columns after the scores.
+    // For a treebank, after the labels (what the head is for, before how it scores): the best
+    // relation, its accuracy and margin.
     enum DependencyColumn { Relation, RelationAccuracy, RelationMargin, DependencyColumns };
 
     static constexpr int SortRole = Qt::UserRole;
@@ -56,8 +57,10 @@ public:
 
     // The column of a score name; -1 when there is none.
     int scoreColumn(const std::string& name) const;
-    // The first treebank column; -1 without dependency results.
+    // A treebank column; -1 without dependency results.
     int dependencyColumn(DependencyColumn which) const;
+    // The column of the first score (after the treebank's when there are some).
+    int firstScoreColumn() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

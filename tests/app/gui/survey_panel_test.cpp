@@ -215,9 +215,9 @@ void SurveyPanelTest::surveyShowsEveryHead() {
     SurveyTableModel* table = m_panel->tableModel();
     QCOMPARE(table->rowCount(), kHeads);
     const int prev = table->scoreColumn("prev");
-    QVERIFY(prev >= SurveyTableModel::FirstScore);
-    QCOMPARE(table->columnCount(),
-             SurveyTableModel::FirstScore + static_cast<int>(analysis::surveyScoreNames().size()));
+    QVERIFY(prev >= SurveyTableModel::FixedColumns);
+    QCOMPARE(table->columnCount(), SurveyTableModel::FixedColumns +
+                                       static_cast<int>(analysis::surveyScoreNames().size()));
     for (int row = 0; row < kHeads; ++row) {
         QCOMPARE(table->index(row, prev).data(SurveyTableModel::SortRole).toDouble(),
                  run->survey.score("prev")[static_cast<std::size_t>(row)]);
@@ -410,8 +410,11 @@ void SurveyPanelTest::treebankGivesBestRelations() {
     QCOMPARE(run->bestRelations.size(), std::size_t{kHeads});
     SurveyTableModel* table = m_panel->tableModel();
     const int relation = table->dependencyColumn(SurveyTableModel::Relation);
-    QVERIFY(relation > table->scoreColumn("rare_top2"));
-    QCOMPARE(table->columnCount(), relation + SurveyTableModel::DependencyColumns);
+    // Right after the labels, before the scores: what the head is for comes first.
+    QCOMPARE(relation, SurveyTableModel::Labels + 1);
+    QCOMPARE(table->scoreColumn("first"), relation + SurveyTableModel::DependencyColumns);
+    QCOMPARE(table->columnCount(),
+             table->scoreColumn("first") + static_cast<int>(analysis::surveyScoreNames().size()));
     QCOMPARE(table->headerData(relation, Qt::Horizontal).toString(),
              QStringLiteral("Best relation"));
     for (int row = 0; row < kHeads; ++row) {
