@@ -71,7 +71,7 @@ void paintChanged(QPainter* p, const QRect& r, double mark) {
 void paintTag(QPainter* p, const QRect& r, const QString& tag, bool matched) {
     p->setRenderHint(QPainter::Antialiasing);
     QFont font = p->font();
-    font.setPixelSize(std::clamp(r.height() / 6, 8, 12));
+    font.setPixelSize(std::clamp(r.height() / 5, 9, 12));
     font.setBold(matched);
     const QFontMetrics fm(font);
     const int pad = 3;
@@ -162,7 +162,8 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
     setToolTip(
         tr("Click a head to select it, double-click to open it; Ctrl+click, middle-click "
            "or right-click ▸ Compare with this head makes it head B of the Compare tab; "
-           "right-click ▸ Ablate removes it from the model"));
+           "right-click ▸ Ablate removes it from the model; after a survey, right-click ▸ Show "
+           "heads labelled … keeps the heads with that label bright"));
     connect(model, &QAbstractItemModel::modelReset, this, [this] {
         fitCells();
         syncSelection();
