@@ -109,7 +109,7 @@ MdsScatter::MdsScatter(QWidget* parent)
     m_ring->attachAxis(m_xAxis);
     m_ring->attachAxis(m_yAxis);
     connect(m_ring, &QScatterSeries::clicked, this,
-            [this](const QPointF&) { emit headClicked(m_selected); });
+            [this](const QPointF& value) { onClicked(m_ring, value); });
     connect(m_ring, &QScatterSeries::hovered, this,
             [this](const QPointF& value, bool state) { onHovered(m_ring, value, state); });
     m_message = new QGraphicsTextItem(c);
@@ -135,6 +135,8 @@ void MdsScatter::setPoints(std::vector<MdsPoint> points, int nLayers, const QStr
     m_faint.assign(m_points.size(), false);
     buildLayerGroups();
     buildLabelGroups();
+    addSeriesInDrawingOrder();
+    splitHighlighted();
     const bool empty = m_points.empty();
     m_message->setPlainText(empty ? message : QString());
     m_message->setVisible(empty);
@@ -161,7 +163,7 @@ void MdsScatter::setHighlighted(const std::vector<HeadId>& heads) {
         m_faint[i] = !heads.empty() &&
                      std::find(heads.begin(), heads.end(), m_points[i].head) == heads.end();
     }
-    applyColours();
+    splitHighlighted();
 }
 
 void MdsScatter::setSelected(HeadId head) {
@@ -173,6 +175,14 @@ QList<QScatterSeries*> MdsScatter::pointSeries() const {
     QList<QScatterSeries*> out;
     for (const Group& g : m_colouring == MdsColouring::Layer ? m_layerGroups : m_labelGroups) {
         out.append(g.series);
+    }
+    return out;
+}
+
+QList<QScatterSeries*> MdsScatter::faintSeries() const {
+    QList<QScatterSeries*> out;
+    for (const Group& g : m_colouring == MdsColouring::Layer ? m_layerGroups : m_labelGroups) {
+        out.append(g.faint);
     }
     return out;
 }
@@ -191,8 +201,10 @@ void MdsScatter::changeEvent(QEvent* event) {
 void MdsScatter::clearGroups() {
     for (std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
         for (Group& g : *groups) {
-            chart()->removeSeries(g.series);
-            delete g.series;
+            for (QScatterSeries* s : {g.series, g.faint}) {
+                chart()->removeSeries(s);
+                delete s;
+            }
         }
         groups->clear();
     }
@@ -201,31 +213,60 @@ void MdsScatter::clearGroups() {
 MdsScatter::Group MdsScatter::makeGroup(const QString& name, std::vector<int> members, int key) {
     Group g;
     g.series = new QScatterSeries;
-    g.series->setName(name);
-    g.series->setMarkerSize(kMarkerSize);
-    QList<QPointF> xy;
-    xy.reserve(static_cast<qsizetype>(members.size()));
-    for (const int i : members) {
-        const MdsPoint& p = m_points[static_cast<std::size_t>(i)];
-        xy.append(QPointF(p.x, p.y));
+    g.faint = new QScatterSeries;
+    for (QScatterSeries* s : {g.series, g.faint}) {
+        s->setName(name);
+        s->setMarkerSize(kMarkerSize);
+        connect(s, &QScatterSeries::hovered, this,
+                [this, s](const QPointF& value, bool state) { onHovered(s, value, state); });
+        connect(s, &QScatterSeries::clicked, this,
+                [this, s](const QPointF& value) { onClicked(s, value); });
     }
-    g.series->replace(xy);
     g.members = std::move(members);
     g.key = key;
-    // The ring goes last so it is drawn over the points it marks.
+    return g;
+}
+
+void MdsScatter::addSeriesInDrawingOrder() {
+    // The chart draws series in the order they were added: every faint point first, so none
+    // covers a highlighted one, then the full points, then the ring over the point it marks.
     chart()->removeSeries(m_ring);
-    chart()->addSeries(g.series);
+    for (const bool faint : {true, false}) {
+        for (const std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
+            for (const Group& g : *groups) {
+                QScatterSeries* s = faint ? g.faint : g.series;
+                chart()->addSeries(s);
+                s->attachAxis(m_xAxis);
+                s->attachAxis(m_yAxis);
+            }
+        }
+    }
     chart()->addSeries(m_ring);
     m_ring->attachAxis(m_xAxis);
     m_ring->attachAxis(m_yAxis);
-    g.series->attachAxis(m_xAxis);
-    g.series->attachAxis(m_yAxis);
-    QScatterSeries* s = g.series;
-    connect(s, &QScatterSeries::hovered, this,
-            [this, s](const QPointF& value, bool state) { onHovered(s, value, state); });
-    connect(s, &QScatterSeries::clicked, this,
-            [this, s](const QPointF& value) { onClicked(s, value); });
-    return g;
+}
+
+void MdsScatter::splitHighlighted() {
+    const auto xy = [this](const std::vector<int>& indices) {
+        QList<QPointF> out;
+        out.reserve(static_cast<qsizetype>(indices.size()));
+        for (const int i : indices) {
+            const MdsPoint& p = m_points[static_cast<std::size_t>(i)];
+            out.append(QPointF(p.x, p.y));
+        }
+        return out;
+    };
+    for (std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
+        for (Group& g : *groups) {
+            g.shown.clear();
+            g.dimmed.clear();
+            for (const int i : g.members) {
+                (m_faint[static_cast<std::size_t>(i)] ? g.dimmed : g.shown).push_back(i);
+            }
+            g.series->replace(xy(g.shown));
+            g.faint->replace(xy(g.dimmed));
+        }
+    }
 }
 
 void MdsScatter::buildLayerGroups() {
@@ -282,9 +323,11 @@ void MdsScatter::buildLabelGroups() {
         // Seven Okabe–Ito colours; families beyond them repeat a colour with another shape.
         Group g = makeGroup(families[static_cast<qsizetype>(k)], std::move(members[k]), slot);
         if (slot >= kMaxOverlaySlots) {
-            g.series->setMarkerShape(slot >= 2 * kMaxOverlaySlots
-                                         ? QScatterSeries::MarkerShapeTriangle
-                                         : QScatterSeries::MarkerShapeRectangle);
+            for (QScatterSeries* s : {g.series, g.faint}) {
+                s->setMarkerShape(slot >= 2 * kMaxOverlaySlots
+                                      ? QScatterSeries::MarkerShapeTriangle
+                                      : QScatterSeries::MarkerShapeRectangle);
+            }
         }
         m_labelGroups.push_back(std::move(g));
         ++slot;
@@ -327,18 +370,9 @@ void MdsScatter::applyColours() {
         for (Group& g : *groups) {
             g.color = groupColor(groups == &m_layerGroups, g.key);
             g.series->setColor(g.color);
+            g.faint->setColor(faded(g.color));
             g.series->setBorderColor(background);
-            g.series->clearPointsConfiguration();
-            QHash<int, QHash<QXYSeries::PointConfiguration, QVariant>> faint;
-            for (std::size_t k = 0; k < g.members.size(); ++k) {
-                if (m_faint[static_cast<std::size_t>(g.members[k])]) {
-                    faint[static_cast<int>(k)][QXYSeries::PointConfiguration::Color] =
-                        faded(g.color);
-                }
-            }
-            if (!faint.isEmpty()) {
-                g.series->setPointsConfiguration(faint);
-            }
+            g.faint->setBorderColor(background);
         }
     }
     QPen ring(selectionColor(), 2.5);
@@ -349,16 +383,18 @@ void MdsScatter::applyColours() {
 void MdsScatter::applyVisibility() {
     const bool byLayer = m_colouring == MdsColouring::Layer;
     const bool layerLegend = byLayer && m_layerGroups.size() <= kMaxLayerLegend;
-    for (const Group& g : m_layerGroups) {
-        g.series->setVisible(byLayer);
-        for (QLegendMarker* m : chart()->legend()->markers(g.series)) {
-            m->setVisible(layerLegend);
-        }
-    }
-    for (const Group& g : m_labelGroups) {
-        g.series->setVisible(!byLayer);
-        for (QLegendMarker* m : chart()->legend()->markers(g.series)) {
-            m->setVisible(!byLayer);
+    QLegend* legend = chart()->legend();
+    for (const std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
+        const bool shown = byLayer == (groups == &m_layerGroups);
+        for (const Group& g : *groups) {
+            g.series->setVisible(shown);
+            g.faint->setVisible(shown);
+            for (QLegendMarker* m : legend->markers(g.series)) {
+                m->setVisible(shown && (!byLayer || layerLegend));
+            }
+            for (QLegendMarker* m : legend->markers(g.faint)) {
+                m->setVisible(false);
+            }
         }
     }
     for (QLegendMarker* m : chart()->legend()->markers(m_ring)) {
@@ -463,10 +499,24 @@ void MdsScatter::placeMessage() {
     m_message->setPos(area.center().x() - box.width() / 2, area.center().y() - box.height() / 2);
 }
 
-int MdsScatter::nearestMember(const Group& group, const QPointF& value) const {
+int MdsScatter::nearestPoint(const QScatterSeries* series, const QPointF& value) const {
+    const std::vector<int>* indices = nullptr;
+    for (const std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
+        for (const Group& g : *groups) {
+            if (series == g.series || series == g.faint) {
+                indices = series == g.series ? &g.shown : &g.dimmed;
+            }
+        }
+    }
+    if (series == m_ring) {
+        // The ring lies over the selected head's point and takes its hover and click.
+        const auto it = std::find_if(m_points.begin(), m_points.end(),
+                                     [this](const MdsPoint& p) { return p.head == m_selected; });
+        return it == m_points.end() ? -1 : static_cast<int>(it - m_points.begin());
+    }
     int best = -1;
     double bestDistance = std::numeric_limits<double>::infinity();
-    for (const int i : group.members) {
+    for (const int i : indices ? *indices : std::vector<int>{}) {
         const MdsPoint& p = m_points[static_cast<std::size_t>(i)];
         const double d = std::hypot(p.x - value.x(), p.y - value.y());
         if (d < bestDistance) {
@@ -477,26 +527,8 @@ int MdsScatter::nearestMember(const Group& group, const QPointF& value) const {
     return best;
 }
 
-const MdsScatter::Group* MdsScatter::groupOf(const QScatterSeries* series) const {
-    for (const std::vector<Group>* groups : {&m_layerGroups, &m_labelGroups}) {
-        for (const Group& g : *groups) {
-            if (g.series == series) {
-                return &g;
-            }
-        }
-    }
-    return nullptr;
-}
-
 void MdsScatter::onHovered(const QScatterSeries* series, const QPointF& value, bool state) {
-    const Group* group = groupOf(series);
-    int i = group && state ? nearestMember(*group, value) : -1;
-    if (series == m_ring && state) {
-        // The ring lies over the selected head's point and takes its hover.
-        const auto it = std::find_if(m_points.begin(), m_points.end(),
-                                     [this](const MdsPoint& p) { return p.head == m_selected; });
-        i = it == m_points.end() ? -1 : static_cast<int>(it - m_points.begin());
-    }
+    const int i = state ? nearestPoint(series, value) : -1;
     if (i < 0) {
         QToolTip::hideText();
         return;
@@ -511,8 +543,7 @@ void MdsScatter::onHovered(const QScatterSeries* series, const QPointF& value, b
 }
 
 void MdsScatter::onClicked(const QScatterSeries* series, const QPointF& value) {
-    const Group* group = groupOf(series);
-    const int i = group ? nearestMember(*group, value) : -1;
+    const int i = nearestPoint(series, value);
     if (i >= 0) {
         emit headClicked(m_points[static_cast<std::size_t>(i)].head);
     }

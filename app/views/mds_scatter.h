@@ -60,17 +60,25 @@ public:
 
     QScatterSeries* ringSeries() const { return m_ring; }
 
+    // Tests: the faint series of the current colouring (heads outside the highlighted set).
+    QList<QScatterSeries*> faintSeries() const;
+
     QString message() const;
 
 signals:
     void headClicked(attnscope::HeadId head);
 
 private:
-    // One colour group: a series and which of m_points it draws, in its point order. Both
-    // colourings keep their groups, so switching or re-highlighting touches no series' points.
+    // One colour group: its heads in full colour and, drawn under every group's full points,
+    // those outside the highlighted set in a faint copy of the colour. Both colourings keep
+    // their groups, so switching or re-highlighting moves points between a group's two series
+    // and rebuilds nothing.
     struct Group {
         QScatterSeries* series = nullptr;
-        std::vector<int> members;
+        QScatterSeries* faint = nullptr;
+        std::vector<int> members;  // indices into m_points
+        std::vector<int> shown;    // series' points, in its order
+        std::vector<int> dimmed;   // faint's points, in its order
         int key = -1;  // layer, or Okabe–Ito slot of a label family; -1: unlabelled heads
         QColor color;
     };
@@ -89,8 +97,9 @@ private:
     void updateRanges();
     void placeMessage();
     void placeLayerKey();
-    int nearestMember(const Group& group, const QPointF& value) const;
-    const Group* groupOf(const QScatterSeries* series) const;
+    void addSeriesInDrawingOrder();
+    void splitHighlighted();
+    int nearestPoint(const QScatterSeries* series, const QPointF& value) const;
     void onHovered(const QScatterSeries* series, const QPointF& value, bool state);
     void onClicked(const QScatterSeries* series, const QPointF& value);
 

@@ -76,13 +76,13 @@ QList<QPointF> allPoints(const QList<QScatterSeries*>& series) {
     return out;
 }
 
-// Where a head's point is: its series and its index there.
+// Where a head's point is: its series (full or faint) and its index there.
 std::pair<QScatterSeries*, int> locate(const MdsScatter& map, HeadId head) {
     const auto& pts = map.points();
     const auto it =
         std::find_if(pts.begin(), pts.end(), [&](const MdsPoint& p) { return p.head == head; });
     const QPointF target(it->x, it->y);
-    for (QScatterSeries* s : map.pointSeries()) {
+    for (QScatterSeries* s : map.pointSeries() + map.faintSeries()) {
         const auto k = s->points().indexOf(target);
         if (k >= 0) {
             return {s, static_cast<int>(k)};
@@ -204,30 +204,48 @@ void SurveyWidgetsTest::highlightedSetDimsTheOthers() {
     for (const MdsColouring colouring : {MdsColouring::Layer, MdsColouring::Label}) {
         map.setColouring(colouring);
         map.setHighlighted(kept);
-        int faint = 0;
+        const QList<QScatterSeries*> full = map.pointSeries();
+        const QList<QScatterSeries*> faint = map.faintSeries();
+        QCOMPARE(faint.size(), full.size());
+        int faintCount = 0;
         for (const MdsPoint& p : map.points()) {
             const auto [series, k] = locate(map, p.head);
             QVERIFY(series != nullptr);
-            const auto config = series->pointConfiguration(k);
             const bool isKept = std::find(kept.begin(), kept.end(), p.head) != kept.end();
-            if (isKept) {
-                QVERIFY(!config.contains(QXYSeries::PointConfiguration::Color));
-                QCOMPARE(series->color().alphaF(), 1.0f);
-            } else {
-                const auto color =
-                    config.value(QXYSeries::PointConfiguration::Color).value<QColor>();
-                QVERIFY2(std::abs(color.alphaF() - 0.2f) < 0.01f,
-                         qPrintable(QString::fromStdString(p.head.toString())));
-                QCOMPARE(color.rgb(), series->color().rgb());  // same hue, only fainter
-                ++faint;
+            QCOMPARE(full.contains(series), isKept);
+            QCOMPARE(series->color().alphaF(), isKept ? 1.0f : 0.2f);
+            faintCount += isKept ? 0 : 1;
+        }
+        QCOMPARE(faintCount, kLayers * kHeads - 3);
+        for (qsizetype g = 0; g < full.size(); ++g) {
+            // Same hue as the group's full points, only fainter; no legend entry of its own.
+            QCOMPARE(faint[g]->color().rgb(), full[g]->color().rgb());
+            QCOMPARE(faint[g]->name(), full[g]->name());
+            QVERIFY(faint[g]->isVisible());
+            for (QLegendMarker* m : map.chart()->legend()->markers(faint[g])) {
+                QVERIFY(!m->isVisible());
             }
         }
-        QCOMPARE(faint, kLayers * kHeads - 3);
+        // Every faint series is drawn before (under) every full one.
+        const QList<QAbstractSeries*> order = map.chart()->series();
+        qsizetype lastFaint = -1;
+        qsizetype firstFull = order.size();
+        for (qsizetype i = 0; i < order.size(); ++i) {
+            auto* s = static_cast<QScatterSeries*>(order[i]);
+            if (s->isVisible() && s->count() > 0 && faint.contains(s)) {
+                lastFaint = std::max(lastFaint, i);
+            }
+            if (s->isVisible() && s->count() > 0 && full.contains(s)) {
+                firstFull = std::min(firstFull, i);
+            }
+        }
+        QVERIFY(lastFaint >= 0 && lastFaint < firstFull);
     }
     map.setHighlighted({});
-    for (const QScatterSeries* s : map.pointSeries()) {
-        QVERIFY(s->pointsConfiguration().isEmpty());
+    for (const QScatterSeries* s : map.faintSeries()) {
+        QCOMPARE(s->count(), 0);
     }
+    QCOMPARE(allPoints(map.pointSeries()).size(), kLayers * kHeads);
 }
 
 void SurveyWidgetsTest::selectedHeadIsRinged() {
