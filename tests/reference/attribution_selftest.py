@@ -158,12 +158,38 @@ def alti_golden(check):
     except ar.AttributionError as e:
         check("a 1e-6 reconstruction error is refused (A10)",
               "layer 0" in str(e) and "token 0" in str(e) and "element 1" in str(e), str(e))
+    alti_post_ln_golden(check)
     # Zero row (A11): T_00 = [-1,0], T_01 = 0, b = [2,0], so y_0 = [1,0]; ||y - T_00|| = 2 and
     # ||y - T_01|| = 1 are both >= ||y|| = 1: every c is 0 and the row becomes e_0.
     terms = torch.tensor([[[-1, 0], [0, 0]], [[0, 0], [1, 0]]], dtype=D)
     yhat = torch.tensor([[1, 0], [1, 0]], dtype=D)
     check.close("all-zero contributions -> e_i (A11)", ar.contributions(terms, yhat),
                 [[1, 0], [0, 1]])
+
+
+def alti_post_ln_golden(check):
+    """One post-LN layer (gamma = 1, beta = 0, eps = 0, no b_O), one head, two tokens, D = 3:
+    x = [[1,-1,0],[1,3,-1]], A = [[1,0],[.5,.5]], f(x_0) = [1,0,-1], f(x_1) = [2,-1,-1].
+    M[0,0] = f(x_0) + x_0 = [2,-1,-1], M[0,1] = 0; M[1,0] = [.5,0,-.5],
+    M[1,1] = [1,-.5,-.5] + x_1 = [2,2.5,-1.5]. Centring (A9) only moves x_1 (mean 1):
+    T[1,1] = [1,1.5,-2.5] / s_1. z_0 = [2,-1,-1] (s_0 = sqrt(2)), z_1 = [2.5,2.5,-2]
+    (centred [1.5,1.5,-3], s_1 = sqrt(4.5)); every T and yhat of row i share 1/s_i, so
+    c[0] ∝ [4 - 0, 4 - 4] -> [1, 0] and c[1] ∝ [6 - ||[1,1.5,-2.5]||, 6 - ||[.5,0,-.5]||] =
+    [1, 5] -> [1/6, 5/6]."""
+    x = torch.tensor([[1, -1, 0], [1, 3, -1]], dtype=D)
+    z = torch.tensor([[2, -1, -1], [2.5, 2.5, -2]], dtype=D)
+    centred = z - z.mean(dim=-1, keepdim=True)
+    y = centred / torch.tensor([[math.sqrt(2)], [math.sqrt(4.5)]], dtype=D)
+    layers = types.SimpleNamespace(
+        probs=torch.tensor([[[[1, 0], [0.5, 0.5]]]], dtype=D),
+        f=[torch.tensor([[[1, 0, -1], [2, -1, -1]]], dtype=D)], proj=[(None, None)],
+        ln1=[(torch.ones(3, dtype=D), torch.zeros(3, dtype=D), 0.0)], count=1, dtype=D,
+        model=types.SimpleNamespace(folder="hand"),
+        stages={(0, "block_in"): x, (0, "attn_pre_norm"): z, (0, "attn_out"): y})
+    out = ar.alti(layers)
+    check.close("post-LN alti_layer (centred, scaled by LN1's s)", out["alti_layer"][0],
+                [[1, 0], [1 / 6, 5 / 6]])
+    check("post-LN reconstruction error 0", out["alti_reconstruction_error"][0].item() <= TOL)
 
 
 def value_zeroing_golden(check):
