@@ -440,7 +440,8 @@ void ImportancePanelTest::menuEntryAndCommandLine() {
     for (qsizetype i = 0; i < at; ++i) {
         QVERIFY(!file.at(i)->isSeparator());
     }
-    QVERIFY(file.at(at + 1)->isSeparator());
+    QVERIFY(file.at(at + 1)->isSeparator() ||
+            file.at(at + 1)->objectName().startsWith(QStringLiteral("survey")));  // issue 18
     QAction* toggle = findAction(m_window.get(), {}, QStringLiteral("Importance"));
     QVERIFY(toggle);  // View ▸ Importance
     toggle->trigger();
