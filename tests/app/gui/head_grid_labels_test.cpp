@@ -153,6 +153,12 @@ void HeadGridLabelsTest::rolesAndToolTipCarryTheLabels() {
     QVERIFY(tip.indexOf("mean entropy") < tip.indexOf("Labels (corpus survey)"));
     const QString none = cell({0, 0}, Qt::ToolTipRole).toString();
     QVERIFY2(none.contains("no rule L1–L10 fits"), qPrintable(none));
+
+    // Labels are the head's over a corpus: another sentence's result keeps them.
+    const QString other = QStringLiteral("a dog ran .");
+    s->setText(other);
+    QTRY_VERIFY_WITH_TIMEOUT(s->result() && s->result()->text == other.toStdString(), 20000);
+    QCOMPARE(cell({0, 1}, HeadGridModel::LabelsRole).toString(), QStringLiteral("prev, pos-1"));
 }
 
 void HeadGridLabelsTest::filterHighlightsExactlyTheLabelledHeads() {
