@@ -119,9 +119,11 @@ QString surveySummary(const SurveyRun& run) {
     if (run.tooLong > 0) {
         text += QObject::tr(", %1 too long for the model left out").arg(run.tooLong);
     }
-    const bool probed = std::any_of(run.survey.score("probe_induction").begin(),
-                                    run.survey.score("probe_induction").end(),
-                                    [](double x) { return std::isfinite(x); });
+    // A run built by hand may lack scores: score() would throw inside a signal handler.
+    const auto probe = run.survey.scores.find("probe_induction");
+    const bool probed =
+        probe != run.survey.scores.end() && std::any_of(probe->second.begin(), probe->second.end(),
+                                                        [](double x) { return std::isfinite(x); });
     if (probed) {
         text += QObject::tr("; induction probe: %1 random sequences of %2 tokens")
                     .arg(run.options.probeRepeats)
