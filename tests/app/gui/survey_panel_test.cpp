@@ -123,6 +123,7 @@ private slots:
     void badFileReportsErrorAndKeepsResult();
     void exportsCsvWithLabels();
     void treebankGivesBestRelations();
+    void loadedTreebankIsNotReadAgain();
     void anotherModelDropsTheResult();
     void menuEntriesAndCommandLine();
     void fitsA1024x700Window();
@@ -427,6 +428,30 @@ void SurveyPanelTest::treebankGivesBestRelations() {
     // Without trees, no relation columns.
     survey(m_small);
     QCOMPARE(table->dependencyColumn(SurveyTableModel::Relation), -1);
+}
+
+// File ▸ Survey the loaded treebank surveys the session's sentences: the file is gone by then,
+// so the survey can only succeed on what the session already read.
+void SurveyPanelTest::loadedTreebankIsNotReadAgain() {
+    if (!QFileInfo::exists(m_treebank)) {
+        QSKIP(qPrintable(QStringLiteral("no treebank at %1").arg(kEwt)));
+    }
+    const QString copy = m_dir.filePath(QStringLiteral("loaded.conllu"));
+    QVERIFY(QFile::copy(m_treebank, copy));
+    m_window->session()->setTreebank(
+        std::make_shared<const Treebank>(Treebank::read(copy, CancelToken())));
+    QVERIFY(QFile::remove(copy));
+    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("surveyTreebankAction")));
+    QAction* entry = findAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
+    QVERIFY(entry->isEnabled());
+    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
+    entry->trigger();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    const auto run = m_window->session()->survey();
+    QCOMPARE(run->corpusPath, copy);
+    QCOMPARE(run->sentencesUsed, std::size_t{kTreebankSentences});
+    QCOMPARE(run->bestRelations.size(), std::size_t{kHeads});
 }
 
 void SurveyPanelTest::anotherModelDropsTheResult() {
