@@ -328,8 +328,12 @@ bool ScoreHistograms::saveFigure(const QString& path, QString* error) {
                     tr("unsupported image format \"%1\" (use .png or .svg)")
                         .arg(QString::fromLatin1(suffix)));
     }
-    if (!isVisible() && (width() < 320 || height() < 200)) {
-        resize(900, 600);  // never laid out (not shown yet): export at a useful size
+    if (!isVisible()) {
+        // Not on screen (a tab not opened yet, or never shown): its size means nothing, and a
+        // top-level grab would shrink it to its minimum. Export three columns of readable size.
+        const int rows = (chartCount() + 2) / 3;
+        resize(3 * kColumnWidth + 2 * kSpacing, rows * 160);
+        placeCharts(columnsFor(width()));
     }
     m_grid->activate();
     QSaveFile file(path);

@@ -480,7 +480,15 @@ void SurveyWidgetsTest::saveFigureWritesPngAndSvg() {
     QVERIFY2(h.saveFigure(png, &error), qPrintable(error));
     const QImage image(png);
     QVERIFY(!image.isNull());
-    QVERIFY(image.width() >= 320 && image.height() >= 200);
+    // Three columns of readable charts, each laid out in its own cell.
+    QCOMPARE(h.columnCount(), 3);
+    QVERIFY2(image.width() >= 3 * 180 && image.height() >= 3 * 120,
+             qPrintable(QStringLiteral("%1 x %2").arg(image.width()).arg(image.height())));
+    for (int i = 0; i < h.chartCount(); ++i) {
+        QVERIFY(h.chartView(i)->width() >= 180 && h.chartView(i)->height() >= 120);
+    }
+    QCOMPARE(h.chartView(4)->geometry().topLeft(),
+             QPoint(h.chartView(1)->x(), h.chartView(3)->y()));
     const QString svg = dir.filePath("hist.svg");
     QVERIFY2(h.saveFigure(svg, &error), qPrintable(error));
     QFile file(svg);
@@ -556,6 +564,11 @@ void SurveyWidgetsTest::screenshots() {
     QTest::qWait(50);
     QVERIFY(h.grab().save(dir + "/histograms_dark.png"));
     QVERIFY(h.saveFigure(dir + "/histograms.svg"));
+    // The export of a grid never shown (the Survey tab not opened yet).
+    ScoreHistograms hidden;
+    hidden.setScores(plausibleScores());
+    QVERIFY(hidden.saveFigure(dir + "/histograms_never_shown.png"));
+    QVERIFY(hidden.saveFigure(dir + "/histograms_never_shown.svg"));
 }
 
 QTEST_MAIN(SurveyWidgetsTest)
