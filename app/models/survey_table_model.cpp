@@ -1,5 +1,6 @@
 #include "models/survey_table_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -152,6 +153,24 @@ QString surveyScoreDescription(const std::string& name) {
     return tr("TransformerLens %1 detector, %2; first token %3 (S6) — %4")
         .arg(detector, measure, d.noBos ? tr("excluded") : tr("included"),
              QString::fromStdString(name));
+}
+
+std::vector<HeadlineScore> headlineScores(const SurveyRun& run) {
+    const auto& values = run.survey.score("probe_induction");
+    const bool probe =
+        std::any_of(values.begin(), values.end(), [](double x) { return std::isfinite(x); });
+    return {
+        {"prev", tr("previous token")},
+        {"next", tr("next token")},
+        {"self", tr("self")},
+        {"first_mass", tr("first-token mass")},
+        {"sink_rate", tr("sink rate (ε = %1)").arg(run.options.sinkEps)},
+        {"entropy_norm", tr("entropy ÷ ln m")},
+        {probe ? "probe_induction" : "tl_induction_mul_nobos",
+         probe ? tr("induction probe") : tr("induction (no BOS)")},
+        {"tl_dup_mul_nobos", tr("duplicate token (no BOS)")},
+        {"positional_frequency", tr("positional frequency")},
+    };
 }
 
 std::vector<LabelFilterEntry> labelFilterEntries(const SurveyRun* run) {

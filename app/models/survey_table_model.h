@@ -23,6 +23,17 @@ QString surveyScoreTitle(const std::string& name);
 // "Mean attention to the previous token (Clark et al.; S4)": the score in words, with its rule.
 QString surveyScoreDescription(const std::string& name);
 
+// A score the Survey dock charts, with the chart's title.
+struct HeadlineScore {
+    std::string name;  // "prev"
+    QString title;     // "previous token"
+};
+
+// The nine scores whose distributions the dock shows: prev, next, self, first_mass, sink_rate,
+// entropy_norm, the induction probe where it ran (causal models) else tl_induction_mul_nobos,
+// tl_dup_mul_nobos, positional_frequency.
+std::vector<HeadlineScore> headlineScores(const SurveyRun& run);
+
 // One entry of the label filter box: "pos (5)" -> "pos", "    pos+1 (3)" -> "pos+1".
 struct LabelFilterEntry {
     QString text;

@@ -1,7 +1,6 @@
 #include "panels/survey_panel.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -37,11 +36,6 @@ namespace {
 
 constexpr int kMaxSentences = 1000000;
 constexpr int kHistogramBins = 10;
-
-bool probeRan(const SurveyRun& run) {
-    const auto& probe = run.survey.score("probe_induction");
-    return std::any_of(probe.begin(), probe.end(), [](double x) { return std::isfinite(x); });
-}
 
 }  // namespace
 
@@ -501,26 +495,9 @@ void SurveyPanel::refreshMap() {
 
 void SurveyPanel::refreshHistograms() {
     const auto run = m_session->survey();
-    if (!run) {
-        m_histograms->setScores({});
-        return;
-    }
-    const bool probe = probeRan(*run);
-    const std::pair<const char*, QString> headline[] = {
-        {"prev", tr("previous token")},
-        {"next", tr("next token")},
-        {"self", tr("self")},
-        {"first_mass", tr("first-token mass")},
-        {"sink_rate", tr("sink rate (ε = %1)").arg(run->options.sinkEps)},
-        {"entropy_norm", tr("entropy ÷ ln m")},
-        {probe ? "probe_induction" : "tl_induction_mul_nobos",
-         probe ? tr("induction probe") : tr("induction (no BOS)")},
-        {"tl_dup_mul_nobos", tr("duplicate token (no BOS)")},
-        {"positional_frequency", tr("positional frequency")},
-    };
     std::vector<ScoreColumn> columns;
-    for (const auto& [name, title] : headline) {
-        columns.push_back({QString::fromLatin1(name), title, run->survey.score(name)});
+    for (const auto& [name, title] : run ? headlineScores(*run) : std::vector<HeadlineScore>{}) {
+        columns.push_back({QString::fromStdString(name), title, run->survey.score(name)});
     }
     m_histograms->setScores(std::move(columns), kHistogramBins);
 }

@@ -463,8 +463,17 @@ void SurveyPanelTest::anotherModelDropsTheResult() {
     QVERIFY(m_panel->scatter()->points().empty());
     QCOMPARE(m_panel->histograms()->chartCount(), 0);
     QCOMPARE(m_panel->labelFilterBox()->currentIndex(), 0);  // the model's filter is cleared
-    // A causal model runs the induction probe: its options are enabled.
+    // A causal model runs the induction probe: its options are enabled, its column filled and
+    // its histogram shown instead of the detector's.
     QVERIFY(m_window->findChild<QSpinBox*>(QStringLiteral("surveyProbeRepeats"))->isEnabled());
+    survey(m_small);
+    SurveyTableModel* table = m_panel->tableModel();
+    QVERIFY(table->index(0, table->scoreColumn("probe_induction")).data().toString() !=
+            QStringLiteral("–"));
+    const auto headline = headlineScores(*m_window->session()->survey());
+    QCOMPARE(headline.size(), std::size_t{9});
+    QCOMPARE(headline[6].name, std::string("probe_induction"));
+    QVERIFY(m_panel->summaryText().contains(QStringLiteral("induction probe: 4 random sequences")));
 }
 
 void SurveyPanelTest::menuEntriesAndCommandLine() {
