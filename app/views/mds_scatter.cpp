@@ -58,6 +58,11 @@ QColor layerColor(int layer, int nLayers, bool dark) {
     return QColor::fromRgb(render::colorAt(render::Colormap::Viridis, lo + t * (hi - lo)));
 }
 
+// A head the MDS could not place (NaN coordinates) is left off the map, not drawn at a corner.
+bool placed(const MdsPoint& p) {
+    return std::isfinite(p.x) && std::isfinite(p.y);
+}
+
 QColor unlabelledColor(bool dark) {
     return dark ? QColor(0x8c, 0x8c, 0x8c) : QColor(0xa0, 0xa0, 0xa0);
 }
@@ -272,6 +277,9 @@ void MdsScatter::splitHighlighted() {
 void MdsScatter::buildLayerGroups() {
     std::vector<std::vector<int>> byLayer(static_cast<std::size_t>(m_nLayers));
     for (std::size_t i = 0; i < m_points.size(); ++i) {
+        if (!placed(m_points[i])) {
+            continue;
+        }
         const int layer = std::max(0, m_points[i].head.layer);
         byLayer[static_cast<std::size_t>(layer)].push_back(static_cast<int>(i));
     }
@@ -291,6 +299,9 @@ void MdsScatter::buildLabelGroups() {
     std::vector<int> unlabelled;
     for (std::size_t i = 0; i < m_points.size(); ++i) {
         const QString family = tagFamily(m_points[i].tag);
+        if (!placed(m_points[i])) {
+            continue;
+        }
         if (family.isEmpty()) {
             unlabelled.push_back(static_cast<int>(i));
             continue;
@@ -460,7 +471,7 @@ void MdsScatter::placeLayerKey() {
 void MdsScatter::updateRing() {
     QList<QPointF> ring;
     for (const MdsPoint& p : m_points) {
-        if (p.head == m_selected) {
+        if (p.head == m_selected && placed(p)) {
             ring.append(QPointF(p.x, p.y));
         }
     }
@@ -477,8 +488,14 @@ void MdsScatter::updateRanges() {
         double lo = std::numeric_limits<double>::infinity();
         double hi = -lo;
         for (const MdsPoint& p : m_points) {
-            lo = std::min(lo, p.*coord);
-            hi = std::max(hi, p.*coord);
+            if (placed(p)) {
+                lo = std::min(lo, p.*coord);
+                hi = std::max(hi, p.*coord);
+            }
+        }
+        if (lo > hi) {  // none placed
+            lo = 0;
+            hi = 0;
         }
         // A margin so edge markers (and the ring) are not cut by the plot's border.
         const double pad = hi > lo ? 0.06 * (hi - lo) : 1.0;

@@ -134,6 +134,7 @@ private slots:
     void selectedHeadIsRinged();
     void clickingAPointEmitsItsHead();
     void hoverNamesTheHead();
+    void unplacedHeadsAreLeftOff();
     void emptyMapShowsTheMessage();
     void fourHundredPointsStayResponsive();
     void binCountsOfKnownValues();
@@ -310,6 +311,26 @@ void SurveyWidgetsTest::hoverNamesTheHead() {
     emit map.ringSeries()->hovered(map.ringSeries()->at(0), true);
     QTRY_VERIFY(QToolTip::isVisible());
     QVERIFY2(QToolTip::text().contains(QStringLiteral("head 3-4")), qPrintable(QToolTip::text()));
+}
+
+void SurveyWidgetsTest::unplacedHeadsAreLeftOff() {
+    std::vector<MdsPoint> points = plausiblePoints();
+    points[5].x = kNaN;
+    points[20].y = std::numeric_limits<double>::infinity();
+    MdsScatter map;
+    map.setPoints(points, kLayers);
+    QCOMPARE(map.points().size(), points.size());  // kept, for the caller
+    for (const MdsColouring colouring : {MdsColouring::Layer, MdsColouring::Label}) {
+        map.setColouring(colouring);
+        QCOMPARE(allPoints(map.pointSeries()).size(), kLayers * kHeads - 2);
+    }
+    for (QAbstractAxis* axis : map.chart()->axes()) {
+        const auto* value = qobject_cast<QValueAxis*>(axis);
+        QVERIFY(std::isfinite(value->min()) && std::isfinite(value->max()));
+        QVERIFY(value->max() - value->min() < 2);
+    }
+    map.setSelected(points[5].head);
+    QCOMPARE(map.ringSeries()->count(), 0);
 }
 
 void SurveyWidgetsTest::emptyMapShowsTheMessage() {
