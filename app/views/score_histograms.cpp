@@ -288,10 +288,14 @@ void ScoreHistograms::onBarHovered(int chart, bool state, int bin) {
     const double from = h.lo + bin * step;
     // Bins are half-open except the last, which holds its top edge.
     const QString close = bin + 1 == m_bins ? QStringLiteral("]") : QStringLiteral(")");
-    QString text = tr("[%1, %2%3: %n head(s)", nullptr, h.counts[static_cast<std::size_t>(bin)])
-                       .arg(number(from), number(from + step), close);
+    const int count = h.counts[static_cast<std::size_t>(bin)];
+    const QString heads = count == 1 ? tr("1 head") : tr("%1 heads").arg(count);
+    QString text = m_columns[static_cast<std::size_t>(chart)].title + QStringLiteral("\n") +
+                   tr("[%1, %2%3: %4").arg(number(from), number(from + step), close, heads);
     if (bin == selectedBin(chart)) {
-        text += QStringLiteral("\n") + tr("the selected head is here");
+        const double value =
+            m_columns[static_cast<std::size_t>(chart)].values[static_cast<std::size_t>(m_selected)];
+        text += QStringLiteral("\n") + tr("the selected head: %1").arg(number(value));
     }
     QToolTip::showText(QCursor::pos(), text, this);
 }

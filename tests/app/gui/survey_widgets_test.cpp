@@ -140,6 +140,7 @@ private slots:
     void binCountsOfKnownValues();
     void binsFollowAScoreOutsideZeroOne();
     void selectedHeadsBinIsAccented();
+    void hoverNamesTheBin();
     void gridColumnsFollowTheWidth();
     void saveFigureWritesPngAndSvg();
     void saveFigureErrorsNameThePath();
@@ -466,6 +467,23 @@ void SurveyWidgetsTest::selectedHeadsBinIsAccented() {
     QCOMPARE(h.barSet(0)->selectedBars(), (QList<int>{3}));
     h.setSelectedHead(-1);
     QVERIFY(h.barSet(0)->selectedBars().isEmpty());
+}
+
+void SurveyWidgetsTest::hoverNamesTheBin() {
+    ScoreHistograms h;
+    h.resize(600, 400);
+    h.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&h));
+    h.setScores({{"prev", "previous token", {0.05, 0.12, 0.15, 1.0}}}, 10);
+    h.setSelectedHead(1);
+    emit h.barSet(0)->hovered(true, 1);
+    QTRY_VERIFY(QToolTip::isVisible());
+    QCOMPARE(QToolTip::text(),
+             QStringLiteral("previous token\n[0.1, 0.2): 2 heads\nthe selected head: 0.12"));
+    emit h.barSet(0)->hovered(true, 9);  // the last bin is closed: it holds 1.0
+    QTRY_COMPARE(QToolTip::text(), QStringLiteral("previous token\n[0.9, 1]: 1 head"));
+    emit h.barSet(0)->hovered(false, 9);
+    QTRY_VERIFY(!QToolTip::isVisible());
 }
 
 void SurveyWidgetsTest::gridColumnsFollowTheWidth() {
