@@ -155,6 +155,30 @@ QString surveyScoreDescription(const std::string& name) {
              QString::fromStdString(name));
 }
 
+QString labelRulesTooltip(const analysis::LabelRules& r) {
+    return tr("<p>The head's labels, strongest first; hover a row for the evidence. A head gets "
+              "a label when its score passes the rule's bar:</p>"
+              "L1 prev ≥ %1 · L2 next ≥ %2 · L3 self ≥ %3<br>"
+              "L4 pos±k: positional frequency ≥ %4<br>"
+              "L5 sink: sink rate ≥ %5 and first mass ≥ %6<br>"
+              "L6 broad: entropy ÷ ln m ≥ %7 · L7 punct ≥ %8<br>"
+              "L8 induct: TL induction (no BOS) ≥ %9 and, where it ran, the probe ≥ %10<br>"
+              "L9 dup: TL duplicate (no BOS) ≥ %11<br>"
+              "L10 syn:REL: best relation's accuracy ≥ its offset baseline + %12")
+        .arg(r.previous)
+        .arg(r.next)
+        .arg(r.self)
+        .arg(r.positionalFrequency)
+        .arg(r.sinkRate)
+        .arg(r.sinkFirstMass)
+        .arg(r.broad)
+        .arg(r.punct)
+        .arg(r.induction)
+        .arg(r.inductionProbe)
+        .arg(r.duplicate)
+        .arg(r.syntacticMargin);
+}
+
 std::vector<HeadlineScore> headlineScores(const SurveyRun& run) {
     const auto& values = run.survey.score("probe_induction");
     const bool probe =
@@ -374,8 +398,7 @@ QVariant SurveyTableModel::headerData(int section, Qt::Orientation orientation, 
     }
     if (section == Labels) {
         return display ? tr("Labels")
-                       : tr("The head's labels, strongest first (rules L1–L10; hover a row for "
-                            "the evidence)");
+                       : labelRulesTooltip(m_run ? m_run->request.rules : analysis::LabelRules{});
     }
     const int score = section - firstScoreColumn();
     if (score >= 0 && score < static_cast<int>(m_names->size())) {

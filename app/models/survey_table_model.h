@@ -23,6 +23,9 @@ QString surveyScoreTitle(const std::string& name);
 // "Mean attention to the previous token (Clark et al.; S4)": the score in words, with its rule.
 QString surveyScoreDescription(const std::string& name);
 
+// Rich text: rules L1–L10 with the thresholds `rules` holds (the Labels column's tool tip).
+QString labelRulesTooltip(const analysis::LabelRules& rules);
+
 // A score the Survey dock charts, with the chart's title.
 struct HeadlineScore {
     std::string name;  // "prev"

@@ -281,6 +281,14 @@ void SurveyPanelTest::labelFilterKeepsItsHeads() {
     const int broad = box->findData(QStringLiteral("broad"));
     QVERIFY(broad > 0);
     QCOMPARE(box->itemText(broad), QStringLiteral("broad (3)"));
+    // The rules' thresholds as run, in the Labels column's tool tip.
+    const QString rules =
+        m_panel->tableModel()
+            ->headerData(SurveyTableModel::Labels, Qt::Horizontal, Qt::ToolTipRole)
+            .toString();
+    QVERIFY2(rules.contains(QStringLiteral("L6 broad: entropy ÷ ln m ≥ %1")
+                                .arg(m_window->session()->survey()->request.rules.broad)),
+             qPrintable(rules));
     box->setCurrentIndex(broad);
     emit box->activated(broad);  // as the user's choice
     QCOMPARE(m_window->session()->labelFilter(), QStringLiteral("broad"));
