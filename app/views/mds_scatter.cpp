@@ -137,7 +137,7 @@ void MdsScatter::setPoints(std::vector<MdsPoint> points, int nLayers, const QStr
     for (const MdsPoint& p : m_points) {
         m_nLayers = std::max(m_nLayers, p.head.layer + 1);
     }
-    m_faint.assign(m_points.size(), false);
+    markFaint();
     buildLayerGroups();
     buildLabelGroups();
     addSeriesInDrawingOrder();
@@ -164,11 +164,18 @@ void MdsScatter::setColouring(MdsColouring colouring) {
 }
 
 void MdsScatter::setHighlighted(const std::vector<HeadId>& heads) {
-    for (std::size_t i = 0; i < m_points.size(); ++i) {
-        m_faint[i] = !heads.empty() &&
-                     std::find(heads.begin(), heads.end(), m_points[i].head) == heads.end();
-    }
+    m_highlighted = heads;
+    markFaint();
     splitHighlighted();
+}
+
+void MdsScatter::markFaint() {
+    const auto& kept = m_highlighted;
+    m_faint.assign(m_points.size(), false);
+    for (std::size_t i = 0; i < m_points.size(); ++i) {
+        m_faint[i] =
+            !kept.empty() && std::find(kept.begin(), kept.end(), m_points[i].head) == kept.end();
+    }
 }
 
 void MdsScatter::setSelected(HeadId head) {

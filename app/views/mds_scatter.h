@@ -98,6 +98,7 @@ private:
     void placeMessage();
     void placeLayerKey();
     void addSeriesInDrawingOrder();
+    void markFaint();
     void splitHighlighted();
     int nearestPoint(const QScatterSeries* series, const QPointF& value) const;
     void onHovered(const QScatterSeries* series, const QPointF& value, bool state);
@@ -108,7 +109,8 @@ private:
     int m_nLayers = 0;
     std::vector<Group> m_layerGroups;
     std::vector<Group> m_labelGroups;
-    std::vector<bool> m_faint;  // per point: outside the highlighted set
+    std::vector<HeadId> m_highlighted;  // kept across setPoints, like the selection
+    std::vector<bool> m_faint;          // per point: outside the highlighted set
     HeadId m_selected{-1, -1};
     QScatterSeries* m_ring = nullptr;
     QValueAxis* m_xAxis = nullptr;

@@ -243,6 +243,13 @@ void SurveyWidgetsTest::highlightedSetDimsTheOthers() {
         }
         QVERIFY(lastFaint >= 0 && lastFaint < firstFull);
     }
+    // New points (another survey) keep the filter's highlighting.
+    map.setPoints(plausiblePoints(), kLayers);
+    int faintAfter = 0;
+    for (const QScatterSeries* s : map.faintSeries()) {
+        faintAfter += static_cast<int>(s->count());
+    }
+    QCOMPARE(faintAfter, kLayers * kHeads - 3);
     map.setHighlighted({});
     for (const QScatterSeries* s : map.faintSeries()) {
         QCOMPARE(s->count(), 0);
