@@ -390,7 +390,9 @@ void MdsScatter::applyColours() {
             g.series->setColor(g.color);
             g.faint->setColor(faded(g.color));
             g.series->setBorderColor(background);
-            g.faint->setBorderColor(background);
+            // No outline on faint points: on a dark plot even a background-coloured one shows
+            // as a ring darker than the faint fill.
+            g.faint->setPen(Qt::NoPen);
         }
     }
     QPen ring(selectionColor(), 2.5);
