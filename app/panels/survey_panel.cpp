@@ -454,7 +454,7 @@ void SurveyPanel::applyLabelFilter() {
     const QString tag = m_session->labelFilter();
     if (!run || tag.isEmpty()) {
         m_sorted->setKeptRows(std::nullopt);
-        m_scatter->setHighlighted({});
+        m_scatter->setHighlighted(std::nullopt);
         return;
     }
     const std::vector<HeadId> heads =

@@ -163,18 +163,20 @@ void MdsScatter::setColouring(MdsColouring colouring) {
     applyVisibility();
 }
 
-void MdsScatter::setHighlighted(const std::vector<HeadId>& heads) {
-    m_highlighted = heads;
+void MdsScatter::setHighlighted(std::optional<std::vector<HeadId>> heads) {
+    m_highlighted = std::move(heads);
     markFaint();
     splitHighlighted();
 }
 
 void MdsScatter::markFaint() {
-    const auto& kept = m_highlighted;
     m_faint.assign(m_points.size(), false);
+    if (!m_highlighted) {
+        return;
+    }
+    const auto& kept = *m_highlighted;
     for (std::size_t i = 0; i < m_points.size(); ++i) {
-        m_faint[i] =
-            !kept.empty() && std::find(kept.begin(), kept.end(), m_points[i].head) == kept.end();
+        m_faint[i] = std::find(kept.begin(), kept.end(), m_points[i].head) == kept.end();
     }
 }
 

@@ -6,6 +6,7 @@
 // ringed. QtCharts; GUI thread only.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <QChartView>
@@ -44,8 +45,9 @@ public:
 
     MdsColouring colouring() const { return m_colouring; }
 
-    // Heads the label filter keeps; the others are drawn faint. Empty: every head in full.
-    void setHighlighted(const std::vector<HeadId>& heads);
+    // Heads the label filter keeps; the others are drawn faint. nullopt: no filter, every head
+    // in full; an empty list: a filter no head passes, every head faint.
+    void setHighlighted(std::optional<std::vector<HeadId>> heads);
 
     // The head open in the head view, ringed; an invalid HeadId (-1) rings none.
     void setSelected(HeadId head);
@@ -109,8 +111,8 @@ private:
     int m_nLayers = 0;
     std::vector<Group> m_layerGroups;
     std::vector<Group> m_labelGroups;
-    std::vector<HeadId> m_highlighted;  // kept across setPoints, like the selection
-    std::vector<bool> m_faint;          // per point: outside the highlighted set
+    std::optional<std::vector<HeadId>> m_highlighted;  // kept across setPoints, like the selection
+    std::vector<bool> m_faint;                         // per point: outside the highlighted set
     HeadId m_selected{-1, -1};
     QScatterSeries* m_ring = nullptr;
     QValueAxis* m_xAxis = nullptr;

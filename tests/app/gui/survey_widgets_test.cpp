@@ -10,7 +10,6 @@
 #include <QBarSet>
 #include <QCategoryAxis>
 #include <QChartView>
-#include <QElapsedTimer>
 #include <QFile>
 #include <QGraphicsTextItem>
 #include <QImage>
@@ -136,7 +135,7 @@ private slots:
     void hoverNamesTheHead();
     void unplacedHeadsAreLeftOff();
     void emptyMapShowsTheMessage();
-    void fourHundredPointsStayResponsive();
+    void fourHundredPointsKeepTheirPlaces();
     void binCountsOfKnownValues();
     void binsFollowAScoreOutsideZeroOne();
     void selectedHeadsBinIsAccented();
@@ -250,7 +249,11 @@ void SurveyWidgetsTest::highlightedSetDimsTheOthers() {
         faintAfter += static_cast<int>(s->count());
     }
     QCOMPARE(faintAfter, kLayers * kHeads - 3);
-    map.setHighlighted({});
+    // A filter no head passes ("induct (0)") leaves every head faint; no filter, none.
+    map.setHighlighted(std::vector<HeadId>{});
+    QCOMPARE(allPoints(map.faintSeries()).size(), kLayers * kHeads);
+    QCOMPARE(allPoints(map.pointSeries()).size(), 0);
+    map.setHighlighted(std::nullopt);
     for (const QScatterSeries* s : map.faintSeries()) {
         QCOMPARE(s->count(), 0);
     }
@@ -376,9 +379,9 @@ void SurveyWidgetsTest::emptyMapShowsTheMessage() {
     QVERIFY(map.chart()->axes(Qt::Horizontal).front()->isVisible());
 }
 
-// 400 heads (a 24 × 16 model and more): re-highlighting and recolouring change colours and
-// visibility only, so each stays far below a frame budget even with a repaint.
-void SurveyWidgetsTest::fourHundredPointsStayResponsive() {
+// 400 heads (a 24 × 16 model and more): re-highlighting and recolouring move points between a
+// group's full and faint series and switch visibility, never losing one.
+void SurveyWidgetsTest::fourHundredPointsKeepTheirPlaces() {
     std::vector<MdsPoint> points;
     for (int i = 0; i < 400; ++i) {
         MdsPoint p;
@@ -394,24 +397,30 @@ void SurveyWidgetsTest::fourHundredPointsStayResponsive() {
     map.resize(600, 450);
     map.show();
     QVERIFY(QTest::qWaitForWindowExposed(&map));
-    QElapsedTimer timer;
-    timer.start();
     map.setPoints(points, 25);
     map.grab();
-    const qint64 build = timer.restart();
     std::vector<HeadId> half;
     for (int i = 0; i < 400; i += 2) {
         half.push_back(points[static_cast<std::size_t>(i)].head);
     }
+    // Speed is the benchmarks' business; here every change must keep all 400 points placed,
+    // the kept half in full and the rest faint.
     for (int round = 0; round < 5; ++round) {
-        map.setHighlighted(round % 2 == 0 ? half : std::vector<HeadId>{});
-        map.setColouring(round % 2 == 0 ? MdsColouring::Label : MdsColouring::Layer);
+        const bool filtering = round % 2 == 0;
+        map.setHighlighted(filtering ? std::optional(half) : std::nullopt);
+        map.setColouring(filtering ? MdsColouring::Label : MdsColouring::Layer);
         map.grab();
+        int full = 0;
+        int faint = 0;
+        for (QScatterSeries* s : map.pointSeries()) {
+            full += s->count();
+        }
+        for (QScatterSeries* s : map.faintSeries()) {
+            faint += s->count();
+        }
+        QCOMPARE(full + faint, 400);
+        QCOMPARE(faint, filtering ? 200 : 0);
     }
-    const qint64 perChange = timer.elapsed() / 5;
-    qInfo("400 points: build + paint %lld ms, highlight + recolour + paint %lld ms", build,
-          perChange);
-    QVERIFY2(perChange < 250, qPrintable(QString::number(perChange)));
 }
 
 void SurveyWidgetsTest::binCountsOfKnownValues() {
