@@ -226,6 +226,9 @@ QWidget* SurveyPanel::buildResults() {
     m_scatter->setObjectName(QStringLiteral("surveyScatter"));
     m_scatter->setMinimumSize(200, 120);  // below its own minimum, for the short dock
     m_charts->addTab(m_scatter, tr("Head map (MDS)"));
+    m_charts->setTabToolTip(m_charts->count() - 1,
+                            tr("Every head placed by classical MDS of the head-to-head "
+                               "Jensen–Shannon distances: close points attend alike"));
     // The charts keep a readable size and scroll in a short dock.
     auto* histogramScroll = new QScrollArea(m_charts);
     histogramScroll->setWidgetResizable(true);

@@ -147,7 +147,7 @@ void MdsScatter::setPoints(std::vector<MdsPoint> points, int nLayers, const QStr
     m_message->setVisible(empty);
     m_xAxis->setVisible(!empty);
     m_yAxis->setVisible(!empty);
-    chart()->setTitle(empty ? QString() : tr("Heads placed by MDS: close points attend alike"));
+    updateTitle();
     updateRanges();
     applyColours();
     applyVisibility();
@@ -203,6 +203,20 @@ QList<QScatterSeries*> MdsScatter::faintSeries() const {
 
 QString MdsScatter::message() const {
     return m_message->isVisible() ? m_message->toPlainText() : QString();
+}
+
+// A short map (a 1024 x 700 window's Survey dock) gives its title's rows to the points; the
+// Survey panel's tab says the same in its tool tip.
+void MdsScatter::updateTitle() {
+    constexpr int kTitleMinHeight = 260;
+    chart()->setTitle(m_points.empty() || height() < kTitleMinHeight
+                          ? QString()
+                          : tr("Heads placed by MDS: close points attend alike"));
+}
+
+void MdsScatter::resizeEvent(QResizeEvent* event) {
+    QChartView::resizeEvent(event);
+    updateTitle();
 }
 
 void MdsScatter::changeEvent(QEvent* event) {

@@ -86,6 +86,7 @@ private:
     };
 
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
     void clearGroups();
     void buildLayerGroups();
     void buildLabelGroups();
@@ -98,6 +99,7 @@ private:
     void updateRing();
     void updateRanges();
     void placeMessage();
+    void updateTitle();
     void placeLayerKey();
     void addSeriesInDrawingOrder();
     void markFaint();
