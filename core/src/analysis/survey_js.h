@@ -236,13 +236,10 @@ inline __m512d glibcLog8(__m512d x) {
 }
 #endif
 
-// sums[i] = sum over keys j, in key order, of jsCell for row i of maps p and q (transposed and
-// padded as above, logs likewise), i < ld = jsStride(n); equal weights add nothing. The same
-// doubles as the scalar loop: each lane adds its row's cells in key order.
-inline void jsRowSums(const float* p, const float* q, const double* logP, const double* logQ, int n,
-                      double* sums) {
+#ifdef ATTNSCOPE_SURVEY_JS_AVX512
+inline void jsRowSums8(const float* p, const float* q, const double* logP, const double* logQ,
+                       int n, double* sums) {
     const int ld = jsStride(n);
-#if defined(ATTNSCOPE_SURVEY_JS_AVX512)
     const __m512d zero = _mm512_setzero_pd();
     const __m512d half = _mm512_set1_pd(0.5);
     for (int i = 0; i < ld; i += 8) {
@@ -265,7 +262,13 @@ inline void jsRowSums(const float* p, const float* q, const double* logP, const 
         }
         _mm512_storeu_pd(sums + i, sum);
     }
-#elif defined(ATTNSCOPE_SURVEY_JS_AVX2)
+}
+#endif
+
+#ifdef ATTNSCOPE_SURVEY_JS_AVX2
+inline void jsRowSums4(const float* p, const float* q, const double* logP, const double* logQ,
+                       int n, double* sums) {
+    const int ld = jsStride(n);
     const __m256d zero = _mm256_setzero_pd();
     const __m256d half = _mm256_set1_pd(0.5);
     for (int i = 0; i < ld; i += 4) {
@@ -293,7 +296,12 @@ inline void jsRowSums(const float* p, const float* q, const double* logP, const 
         }
         _mm256_storeu_pd(sums + i, sum);
     }
-#else
+}
+#endif
+
+inline void jsRowSumsScalar(const float* p, const float* q, const double* logP, const double* logQ,
+                            int n, double* sums) {
+    const int ld = jsStride(n);
     for (int i = 0; i < ld; ++i) {
         double sum = 0;
         for (int j = 0; j < n; ++j) {
@@ -304,6 +312,19 @@ inline void jsRowSums(const float* p, const float* q, const double* logP, const 
         }
         sums[i] = sum;
     }
+}
+
+// sums[i] = sum over keys j, in key order, of jsCell for row i of maps p and q (transposed and
+// padded as above, logs likewise), i < ld = jsStride(n); equal weights add nothing. The same
+// doubles as the scalar loop: each lane adds its row's cells in key order.
+inline void jsRowSums(const float* p, const float* q, const double* logP, const double* logQ, int n,
+                      double* sums) {
+#if defined(ATTNSCOPE_SURVEY_JS_AVX512)
+    jsRowSums8(p, q, logP, logQ, n, sums);
+#elif defined(ATTNSCOPE_SURVEY_JS_AVX2)
+    jsRowSums4(p, q, logP, logQ, n, sums);
+#else
+    jsRowSumsScalar(p, q, logP, logQ, n, sums);
 #endif
 }
 
