@@ -12,8 +12,6 @@
 //               what the JS distances cost)
 //   deps        DependencyAccumulator::addSentence (the dependency counts of a treebank run)
 //   fold        SurveyAccumulator::add, and finish (S9/S10 verdicts and the MDS) once
-//   S11 scalar  S11 as the survey computed it before survey_js.h (one std::log call per cell and
-//               pair, row-major), on the same maps, for a before/after figure from one process
 // Times are the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so that other programs on a busy
 // machine lengthen them less than wall time; the whole run's wall time is printed last.
 // Options: --model DIR, --treebank FILE, --sentences N, --ids-out FILE (writes the surveyed id
@@ -78,44 +76,6 @@ double since(double t) {
     return cpuNow() - t;
 }
 
-// S11's sentence matrix as head_survey_sentence.cpp computed it before survey_js.h; returns the
-// sum of its entries so that the work cannot be dropped.
-double scalarJs(const forward::ForwardResult& r, const analysis::SentenceSurvey& s) {
-    const int k = r.nLayers * r.nHeads;
-    const int n = r.nTokens;
-    const auto cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
-    std::vector<const float*> maps;
-    std::vector<std::vector<double>> logs(static_cast<std::size_t>(k));
-    for (int h = 0; h < k; ++h) {
-        maps.push_back(r.attention({h / r.nHeads, h % r.nHeads}).data());
-        auto& lg = logs[static_cast<std::size_t>(h)];
-        lg.resize(cells);
-        for (std::size_t c = 0; c < cells; ++c) {
-            lg[c] = maps.back()[c] > 0 ? std::log(static_cast<double>(maps.back()[c])) : 0.0;
-        }
-    }
-    double total = 0;
-    for (int x = 0; x < k; ++x) {
-        for (int y = x; y < k; ++y) {
-            const float* p = maps[static_cast<std::size_t>(x)];
-            const float* q = maps[static_cast<std::size_t>(y)];
-            const auto& logP = logs[static_cast<std::size_t>(x)];
-            const auto& logQ = logs[static_cast<std::size_t>(y)];
-            for (std::size_t c = 0; c < cells; ++c) {  // every row is valid in these passes
-                const double a = p[c];
-                const double b = q[c];
-                if (a == b) {
-                    continue;
-                }
-                const double logM = std::log(0.5 * (a + b));
-                total +=
-                    (a > 0 ? a * (logP[c] - logM) : 0.0) + (b > 0 ? b * (logQ[c] - logM) : 0.0);
-            }
-        }
-    }
-    return total + s.js.front();
-}
-
 std::string joined(const std::vector<std::int32_t>& ids) {
     std::string s;
     for (std::size_t i = 0; i < ids.size(); ++i) {
@@ -138,11 +98,10 @@ void writeIds(const std::string& path, const analysis::SurveyCorpus& corpus,
          << joined(options.punctIds) << " --period-ids " << joined(options.periodIds) << "\n";
 }
 
-enum Phase { Forward, Survey, StatsOnly, Deps, Fold, ScalarJs, PhaseCount };
+enum Phase { Forward, Survey, StatsOnly, Deps, Fold, PhaseCount };
 
-const char* const kPhaseNames[PhaseCount] = {
-    "forward",         "survey (S2-S11)", "  stats only (S2-S10)",
-    "deps (treebank)", "fold + finish",   "S11 scalar (before)"};
+const char* const kPhaseNames[PhaseCount] = {"forward", "survey (S2-S11)", "  stats only (S2-S10)",
+                                             "deps (treebank)", "fold + finish"};
 
 void report(const double (&t)[PhaseCount], const analysis::SurveyCorpus& corpus) {
     double tokens = 0, squares = 0;
@@ -151,7 +110,7 @@ void report(const double (&t)[PhaseCount], const analysis::SurveyCorpus& corpus)
         squares += static_cast<double>(ids.size() * ids.size());
     }
     const double n = static_cast<double>(corpus.ids.size());
-    // What the survey itself runs: stats only and S11 scalar are measurements, not its work.
+    // What the survey itself runs: stats only is a measurement, not its work.
     const double total = t[Forward] + t[Survey] + t[Deps] + t[Fold];
     std::printf("%zu sentences, %.1f tokens on average, mean n^2 %.0f; one thread, CPU time\n",
                 corpus.ids.size(), tokens / n, squares / n);
@@ -163,10 +122,8 @@ void report(const double (&t)[PhaseCount], const analysis::SurveyCorpus& corpus)
     const double js = t[Survey] - t[StatsOnly];
     std::printf("%-24s %10.2f %10.2f %7.1f%%\n", "  JS distances (S11)", js, 1e3 * js / n,
                 100.0 * js / total);
-    std::printf("S11: %.2f s with survey_js.h against %.2f s for the scalar loop: %.1fx\n", js,
-                t[ScalarJs], t[ScalarJs] / js);
-    std::printf("%-24s %10.2f %10.2f %7.1f%%\n", "total (all but 2 above)", total, 1e3 * total / n,
-                100.0);
+    std::printf("%-24s %10.2f %10.2f %7.1f%%\n", "total (all but stats only)", total,
+                1e3 * total / n, 100.0);
 }
 
 void run(const Args& args) {
@@ -185,7 +142,6 @@ void run(const Args& args) {
         writeIds(args.idsOut, corpus, options);
     }
     double t[PhaseCount] = {};
-    double sink = 0;
     analysis::SurveyAccumulator acc(model->spec.nLayers, model->spec.nHeads, options);
     analysis::DependencyAccumulator deps(model->spec.nLayers, model->spec.nHeads);
     for (std::size_t i = 0; i < corpus.ids.size(); ++i) {
@@ -208,9 +164,6 @@ void run(const Args& args) {
         start = cpuNow();
         acc.add(s);
         t[Fold] += since(start);
-        start = cpuNow();
-        sink += scalarJs(r, s);
-        t[ScalarJs] += since(start);
     }
     const double start = cpuNow();
     const analysis::HeadSurvey survey = acc.finish();
@@ -219,7 +172,7 @@ void run(const Args& args) {
     std::printf(
         "wall time of all of it (load included) %.1f s\n",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count());
-    std::printf("check: distance(0,1) = %.17g (scalar sum %.6g)\n", survey.distance.at(1), sink);
+    std::printf("check: distance(0,1) = %.17g\n", survey.distance.at(1));
 }
 
 }  // namespace

@@ -131,13 +131,16 @@ HeadSurvey surveyCorpus(const model::Model& model,
     SurveyAccumulator acc(model.spec.nLayers, model.spec.nHeads, options);
     std::size_t skipped = 0;
     const std::size_t n = std::max<std::size_t>(options.shares, 1);
-    // Blocks of a few sentences per share bound the memory of results waiting to be folded.
-    const std::size_t block = 4 * n;
+    // Blocks of sentences bound the memory of results waiting to be folded (a slot holds a
+    // heads x heads JS matrix); within a block each share takes the next sentence not yet taken,
+    // so a share that drew short sentences does not wait idle for one that drew long ones.
+    const std::size_t block = 16 * n;
     for (std::size_t first = 0; first < sentences.size(); first += block) {
         const std::size_t end = std::min(sentences.size(), first + block);
         std::vector<std::optional<SentenceSurvey>> slots(end - first);
+        std::atomic<std::size_t> next{first};
         runShares(n, options.cancel, run, [&](std::size_t share) {
-            for (std::size_t i = first + share; i < end; i += n) {
+            for (std::size_t i = next++; i < end; i = next++) {
                 options.cancel.throwIfCancelled();
                 if (!sentences[i].empty()) {
                     const auto result = forward::runForward(model, {sentences[i], {}});

@@ -11,7 +11,6 @@
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
-#include "survey_js.h"
 
 namespace attnscope::analysis {
 
@@ -208,36 +207,27 @@ int rareKey(const float* a, const std::vector<std::uint8_t>& valid, const Senten
     return best;
 }
 
-// A head's map and logs (log a, 0 where a = 0) transposed for S11's kernel (survey_js.h).
-struct TransposedHead {
-    std::vector<float> map;
-    std::vector<double> logs;
-};
-
-TransposedHead transposed(const float* a, int n) {
-    const auto ld = static_cast<std::size_t>(detail::jsStride(n));
-    TransposedHead t{std::vector<float>(ld * n, 0.0f), std::vector<double>(ld * n, 0.0)};
-    for (int i = 0; i < n; ++i) {
-        for (int j = 0; j < n; ++j) {
-            const float v = a[static_cast<std::size_t>(i) * n + j];
-            const std::size_t c = static_cast<std::size_t>(j) * ld + static_cast<std::size_t>(i);
-            t.map[c] = v;
-            t.logs[c] = v > 0 ? std::log(static_cast<double>(v)) : 0.0;
-        }
-    }
-    return t;
-}
-
 // S11: mean over rows valid in both heads of the row JS (nats, 0 ln 0 = 0, no smoothing).
-double pairJs(const TransposedHead& p, const TransposedHead& q,
-              const std::vector<std::uint8_t>& validP, const std::vector<std::uint8_t>& validQ,
-              int n, std::vector<double>& sums) {
-    detail::jsRowSums(p.map.data(), q.map.data(), p.logs.data(), q.logs.data(), n, sums.data());
+double pairJs(const float* p, const float* q, const std::vector<double>& logP,
+              const std::vector<double>& logQ, const std::vector<std::uint8_t>& validP,
+              const std::vector<std::uint8_t>& validQ, int n) {
     RowMean mean;
     for (int i = 0; i < n; ++i) {
-        if (validP[static_cast<std::size_t>(i)] && validQ[static_cast<std::size_t>(i)]) {
-            mean.add(0.5 * sums[static_cast<std::size_t>(i)]);
+        if (!validP[static_cast<std::size_t>(i)] || !validQ[static_cast<std::size_t>(i)]) {
+            continue;
         }
+        double sum = 0;
+        for (int j = 0; j < n; ++j) {
+            const std::size_t c = static_cast<std::size_t>(i) * n + j;
+            const double a = p[c];
+            const double b = q[c];
+            if (a == b) {
+                continue;  // then M == P == Q: both terms are exactly 0
+            }
+            const double logM = std::log(0.5 * (a + b));
+            sum += (a > 0 ? a * (logP[c] - logM) : 0.0) + (b > 0 ? b * (logQ[c] - logM) : 0.0);
+        }
+        mean.add(0.5 * sum);
     }
     return mean.value();
 }
@@ -272,7 +262,7 @@ SentenceSurvey surveyMaps(const std::vector<const float*>& maps, int n,
     out.rareKey.assign(static_cast<std::size_t>(k), -1);
     out.positions.assign(static_cast<std::size_t>(k), RelativePositionAccumulator{});
     std::vector<std::vector<std::uint8_t>> valid(static_cast<std::size_t>(k));
-    std::vector<TransposedHead> heads(static_cast<std::size_t>(k));
+    std::vector<std::vector<double>> logs(static_cast<std::size_t>(k));
     const std::size_t cells = static_cast<std::size_t>(n) * n;
     const std::span<const std::uint8_t> allowedSpan(allowed.data(), cells);
     for (int h = 0; h < k; ++h) {
@@ -297,15 +287,19 @@ SentenceSurvey surveyMaps(const std::vector<const float*>& maps, int n,
         out.positions[static_cast<std::size_t>(h)].add(std::span<const float>(a, cells), n,
                                                        s.special, allowedSpan);
         out.rareKey[static_cast<std::size_t>(h)] = rareKey(a, v, s);
-        heads[static_cast<std::size_t>(h)] = transposed(a, n);
+        auto& lg = logs[static_cast<std::size_t>(h)];
+        lg.resize(cells);
+        for (std::size_t c = 0; c < cells; ++c) {
+            lg[c] = a[c] > 0 ? std::log(static_cast<double>(a[c])) : 0.0;
+        }
     }
     out.js.assign(static_cast<std::size_t>(k) * k, 0.0);
-    std::vector<double> sums(static_cast<std::size_t>(detail::jsStride(n)));
     for (int x = 0; x < k; ++x) {
         for (int y = x; y < k; ++y) {
             const auto ux = static_cast<std::size_t>(x);
             const auto uy = static_cast<std::size_t>(y);
-            const double js = pairJs(heads[ux], heads[uy], valid[ux], valid[uy], n, sums);
+            const double js =
+                pairJs(maps[ux], maps[uy], logs[ux], logs[uy], valid[ux], valid[uy], n);
             out.js[ux * k + uy] = js;
             out.js[uy * k + ux] = js;
         }

@@ -43,7 +43,7 @@ struct SurveyOptions {
     std::uint64_t probeSeed = 0;
     // S7 BOS of the probe; without it the tokenizer's BOS, else the corpus's first id.
     std::optional<std::int32_t> bosId;
-    std::size_t shares = 1;  // parallel shares of surveyCorpus: sentences i, i + shares, ...
+    std::size_t shares = 1;  // parallel shares of surveyCorpus, each taking the next sentence
     CancelToken cancel;      // checked before every pass
     ProgressFn progress;     // fraction of passes done, from any thread: must be thread-safe
     // After each corpus sentence's pass (not the probe's), on its share's thread: one caller
