@@ -218,10 +218,7 @@ void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOpt
     if (m_shutDown || !model) {
         return;
     }
-    std::shared_ptr<const Treebank> known = m_session->treebank();
-    if (known && known->path != path) {
-        known.reset();
-    }
+    const std::shared_ptr<const Treebank> known = knownTreebank(path);
     QThreadPool* shares = &m_sharePool;
     emit scoringStarted(path);
     m_jobs.run(
@@ -242,16 +239,26 @@ void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOpt
             return [this, scores] { m_session->setDependencyScores(scores); };
         },
         [this](const JobEnd& end) {
-            if (end.status == JobEnd::Failed) {
-                m_session->reportError(tr("Dependency scoring failed: %1").arg(end.error));
-            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
-                m_session->reportError(
-                    tr("Dependency scoring cancelled; the previous results stay."));
-            }
+            reportCorpusJobEnd(end, tr("Dependency scoring failed: "),
+                               tr("Dependency scoring cancelled; the previous results stay."));
             if (!isScoring()) {
                 emit scoringFinished(end.status == JobEnd::Applied);
             }
         });
+}
+
+std::shared_ptr<const Treebank> ComputeService::knownTreebank(const QString& path) const {
+    std::shared_ptr<const Treebank> known = m_session->treebank();
+    return known && known->path == path ? known : nullptr;
+}
+
+void ComputeService::reportCorpusJobEnd(const JobEnd& end, const QString& failed,
+                                        const QString& cancelled) {
+    if (end.status == JobEnd::Failed) {
+        m_session->reportError(failed + end.error);
+    } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
+        m_session->reportError(cancelled);
+    }
 }
 
 void ComputeService::cancelScoring() {

@@ -157,6 +157,11 @@ private:
                                       const AblationPlan& plan, const QElapsedTimer& timer);
     void schedulePredictions();
     void onProgress(JobKind kind, int done, int total);
+    // The session's treebank when it is the file at `path` (already read: not read again).
+    std::shared_ptr<const Treebank> knownTreebank(const QString& path) const;
+    // A corpus job's end on the message bar: `failed` followed by the error, or `cancelled`
+    // (unless the service is shutting down).
+    void reportCorpusJobEnd(const JobEnd& end, const QString& failed, const QString& cancelled);
 
     struct HeadJob {
         HeadId head;

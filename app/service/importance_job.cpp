@@ -25,11 +25,7 @@ void ComputeService::computeImportance(const QString& path, const ImportanceRequ
     if (m_shutDown || !model) {
         return;
     }
-    // The session's treebank is already read: its texts are the file's sentences.
-    std::shared_ptr<const Treebank> known = m_session->treebank();
-    if (known && known->path != path) {
-        known.reset();
-    }
+    const std::shared_ptr<const Treebank> known = knownTreebank(path);
     QThreadPool* shares = &m_sharePool;
     emit importanceStarted(path);
     m_jobs.run(
@@ -51,14 +47,11 @@ void ComputeService::computeImportance(const QString& path, const ImportanceRequ
         },
         [this, path](const JobEnd& end) {
             const QString file = QFileInfo(path).fileName();
-            if (end.status == JobEnd::Failed) {
-                // The reader's errors name the file and line; the core's ("no tokenizer", "no
-                // prediction head") do not, so the file comes first.
-                m_session->reportError(tr("Head importance on %1 failed: %2").arg(file, end.error));
-            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
-                m_session->reportError(
-                    tr("Head importance on %1 cancelled; the previous results stay.").arg(file));
-            }
+            // The reader's errors name the file and line; the core's do not, so the file comes
+            // first.
+            reportCorpusJobEnd(
+                end, tr("Head importance on %1 failed: ").arg(file),
+                tr("Head importance on %1 cancelled; the previous results stay.").arg(file));
             if (!isComputingImportance()) {
                 emit importanceFinished(end.status == JobEnd::Applied);
             }

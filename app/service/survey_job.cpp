@@ -24,12 +24,7 @@ void ComputeService::computeSurvey(const QString& path, const SurveyRequest& req
     if (m_shutDown || !model) {
         return;
     }
-    // The session's treebank is already read, trees and all: reading it again would double the
-    // wait and the memory.
-    std::shared_ptr<const Treebank> known = m_session->treebank();
-    if (known && known->path != path) {
-        known.reset();
-    }
+    const std::shared_ptr<const Treebank> known = knownTreebank(path);
     QThreadPool* shares = &m_sharePool;
     emit surveyStarted(path);
     m_jobs.run(
@@ -48,14 +43,11 @@ void ComputeService::computeSurvey(const QString& path, const SurveyRequest& req
         },
         [this, path](const JobEnd& end) {
             const QString file = QFileInfo(path).fileName();
-            if (end.status == JobEnd::Failed) {
-                // The reader's errors name the file and line; the core's do not, so the file
-                // comes first.
-                m_session->reportError(tr("Head survey on %1 failed: %2").arg(file, end.error));
-            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
-                m_session->reportError(
-                    tr("Head survey on %1 cancelled; the previous results stay.").arg(file));
-            }
+            // The reader's errors name the file and line; the core's do not, so the file comes
+            // first.
+            reportCorpusJobEnd(
+                end, tr("Head survey on %1 failed: ").arg(file),
+                tr("Head survey on %1 cancelled; the previous results stay.").arg(file));
             if (!isSurveying()) {
                 emit surveyFinished(end.status == JobEnd::Applied);
             }

@@ -94,9 +94,10 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_labels->setObjectName(QStringLiteral("headViewLabels"));
     m_labels->setWordWrap(true);
     m_labels->setContentsMargins(8, 3, 8, 3);
-    m_labels->setStyleSheet(
-        QStringLiteral("QLabel { background: rgba(0, 132, 199, 0.15); border-radius: 3px; }"));
     m_labels->hide();
+    // Squeezed below its wrapped height, a QLabel paints nothing legible; the map gives way.
+    m_labels->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+    m_ablation->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     layout->addWidget(m_labels);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
@@ -419,7 +420,19 @@ void HeadView::refreshLabelBanner() {
                           ? QString()
                           : tr("<b>Survey labels</b>: %1").arg(parts.join(QStringLiteral(", "))));
     m_labels->setToolTip(labelTooltip(labels));
+    // Set again on every refresh, as the ablation banner's: a style sheet set once keeps the text
+    // colour of the palette it was polished with (light on light after leaving the dark theme).
+    m_labels->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(0, 132, 199, 0.15); border-radius: 3px; }"));
     m_labels->setVisible(!parts.isEmpty());
+}
+
+void HeadView::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {  // the banners' text follows the theme
+        refreshAblationBanner();
+        refreshLabelBanner();
+    }
 }
 
 QString HeadView::labelBanner() const {

@@ -90,6 +90,7 @@ public:
     std::unique_ptr<QMenu> contextMenu();
 
 protected:
+    void changeEvent(QEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void contextMenuEvent(QContextMenuEvent* event) override;
 

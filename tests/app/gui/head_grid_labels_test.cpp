@@ -18,6 +18,7 @@
 #include "attnscope/analysis/head_survey.h"
 #include "main_window.h"
 #include "models/head_grid_model.h"
+#include "panels/theme.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
@@ -96,6 +97,7 @@ private slots:
     void clearedSurveyAndNewModelDropTheLabels();
     void contextMenuSetsTheSessionFilter();
     void headViewShowsTheLabels();
+    void labelLineFollowsTheTheme();
     void screenshots();
 
 private:
@@ -323,6 +325,30 @@ void HeadGridLabelsTest::headViewShowsTheLabels() {
     QVERIFY(view->labelBanner().contains("sink"));
     s->setSurvey(nullptr);
     QVERIFY(view->labelBanner().isEmpty());
+}
+
+// The label line is styled (a tinted background); a theme switched while it shows, or before it
+// shows, must not leave it with the other theme's text colour (light text on the light theme).
+void HeadGridLabelsTest::labelLineFollowsTheTheme() {
+    AnalysisSession* s = open(kBert, kText);
+    QVERIFY(s);
+    auto* line = m_window->findChild<QLabel*>("headViewLabels");
+    QVERIFY(line);
+    s->selectHead({0, 1});
+    s->setSurvey(handMadeSurvey(s->model()));
+    const auto textLightness = [line] {
+        QCoreApplication::processEvents();  // palette changes arrive as posted events
+        return line->palette().color(QPalette::WindowText).lightnessF();
+    };
+    applyTheme(true);
+    QVERIFY2(textLightness() > 0.5, qPrintable(QString::number(textLightness())));
+    applyTheme(false);
+    QVERIFY2(textLightness() < 0.5, qPrintable(QString::number(textLightness())));
+    s->selectHead({0, 0});  // hidden, then shown again after another round trip
+    applyTheme(true);
+    applyTheme(false);
+    s->selectHead({0, 1});
+    QVERIFY2(textLightness() < 0.5, qPrintable(QString::number(textLightness())));
 }
 
 // Not a check: pictures of the labelled grid for people to judge, from a real survey of the

@@ -3,9 +3,9 @@
 //   readme_screenshots MODEL_DIR OUT_DIR ["sentence" [TREEBANK.conllu [COREF.conllu]]]
 // It also ablates a head for "ablation.png". With a treebank, it is scored in the Dependencies
 // dock for "dependencies.png" and "dependencies-words.png" (word-level head view with gold arcs)
-// and its first 100 sentences give "importance.png"; with a CorefUD treebank too, in the
-// Coreference dock for "coreference.png" (a short window with several gold arcs, its best head
-// at word level).
+// and its first 100 sentences give "importance.png", all of them "survey.png"; with a CorefUD
+// treebank too, in the Coreference dock for "coreference.png" (a short window with several gold
+// arcs, its best head at word level).
 #include <cstdio>
 
 #include <QAction>
@@ -14,6 +14,9 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QEventLoop>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QStringListModel>
 #include <QTabWidget>
 #include <QTimer>
@@ -33,12 +36,12 @@ namespace analysis = attnscope::analysis;
 
 namespace {
 
-// Runs the event loop until `signal` fires (or 60 s pass), then lets the views repaint.
+// Runs the event loop until `signal` fires (or `ms` pass), then lets the views repaint.
 template <class Sender, class Signal>
-void waitFor(Sender* sender, Signal signal) {
+void waitFor(Sender* sender, Signal signal, int ms = 60000) {
     QEventLoop loop;
     QObject::connect(sender, signal, &loop, &QEventLoop::quit);
-    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
     QEventLoop settle;
     QTimer::singleShot(400, &settle, &QEventLoop::quit);
@@ -83,6 +86,22 @@ void importanceShot(MainWindow& w, const QString& treebank, const QString& out) 
     dock->raise();
     w.session()->selectHead({1, 0});
     shot(w, out, "importance.png");
+}
+
+// "survey.png": every head surveyed on the whole treebank (the default model's card reports the
+// same run), the map coloured by label, the syntactic head 1-2 open.
+void surveyShot(MainWindow& w, const QString& treebank, const QString& out) {
+    auto* dock = w.findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    dock->show();
+    dock->raise();
+    w.findChild<QSpinBox*>(QStringLiteral("surveySentences"))->setValue(0);  // all
+    w.findChild<QLineEdit*>(QStringLiteral("surveyPath"))->setText(treebank);
+    w.findChild<QPushButton*>(QStringLiteral("surveyCompute"))->click();
+    waitFor(w.service(), &ComputeService::surveyFinished, 300000);
+    auto* colouring = w.findChild<QComboBox*>(QStringLiteral("surveyColouring"));
+    colouring->setCurrentIndex(colouring->count() - 1);  // by label
+    w.session()->selectHead({1, 2});
+    shot(w, out, "survey.png");
 }
 
 // Scores `treebank`, shows "nsubj" and its best head with the treebank's first sentence.
@@ -210,6 +229,7 @@ int main(int argc, char** argv) {
     if (argc > 4) {
         dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
         importanceShot(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
+        surveyShot(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
     }
     if (argc > 5) {
         corefShots(w, QString::fromLocal8Bit(argv[5]), QString::fromLocal8Bit(argv[2]));
