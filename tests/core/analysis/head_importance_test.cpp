@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
@@ -36,21 +37,8 @@ const std::vector<std::string> kSentences = {
     "she said that it was late",
 };
 
-void inline_(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
-}
-
-void threads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> workers;
-    for (std::size_t i = 0; i < n; ++i) {
-        workers.emplace_back(task, i);
-    }
-    for (std::thread& w : workers) {
-        w.join();
-    }
-}
+constexpr auto inline_ = testing::runInline;
+constexpr auto threads = testing::runOnThreads;
 
 struct Score {
     double loss = 0;

@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/splitmix64.h"
 #include "attnscope/forward/forward_pass.h"
@@ -352,21 +353,8 @@ std::shared_ptr<const model::Model> fixture(const std::string& name) {
     return model::loadModel(std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
 }
 
-void inline_(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
-}
-
-void threads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> workers;
-    for (std::size_t i = 0; i < n; ++i) {
-        workers.emplace_back(task, i);
-    }
-    for (std::thread& w : workers) {
-        w.join();
-    }
-}
+constexpr auto inline_ = testing::runInline;
+constexpr auto threads = testing::runOnThreads;
 
 const std::vector<std::vector<std::int32_t>> kCorpus = {{5, 40, 41, 42, 40, 41, 42, 7},
                                                         {5, 60, 61, 60, 61, 9},

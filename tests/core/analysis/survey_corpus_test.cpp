@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "../support/test_files.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
@@ -29,21 +30,8 @@ std::shared_ptr<const model::Model> fixture(const std::string& name) {
     return model::loadModel(fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
 }
 
-void inline_(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
-}
-
-void threads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> workers;
-    for (std::size_t i = 0; i < n; ++i) {
-        workers.emplace_back(task, i);
-    }
-    for (std::thread& w : workers) {
-        w.join();
-    }
-}
+constexpr auto inline_ = testing::runInline;
+constexpr auto threads = testing::runOnThreads;
 
 // Six sentences: trees with det/nsubj/obj/punct, one without a tree (HEAD "_"), one far too
 // long for the fixtures' positions (gpt2_f32 21, bert_f32 40).
