@@ -33,6 +33,7 @@
 #include "command_line.h"
 #include "main_window.h"
 #include "models/importance_table_model.h"
+#include "panel_test_support.h"
 #include "panels/importance_dock.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -119,9 +120,7 @@ private:
 };
 
 void ImportancePanelTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeImportanceTest"));
+    paneltest::usePanelTestSettings(QStringLiteral("AttnScopeImportanceTest"));
     if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
         QSKIP(qPrintable(
             QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
@@ -134,11 +133,8 @@ void ImportancePanelTest::initTestCase() {
 }
 
 void ImportancePanelTest::init() {
-    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-    openModel(kModel);
+    m_window = paneltest::windowWithModel(kModel);
+    QVERIFY(m_window);
     m_panel = m_window->findChild<ImportancePanel*>(QStringLiteral("importancePanel"));
     QVERIFY(m_panel);
 }
@@ -148,10 +144,7 @@ void ImportancePanelTest::cleanup() {
 }
 
 void ImportancePanelTest::openModel(const QString& path) {
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(path);
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QVERIFY(paneltest::openModelIn(*m_window, path));
 }
 
 void ImportancePanelTest::compute(const QString& path, const ImportanceRequest& request) {

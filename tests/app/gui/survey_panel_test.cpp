@@ -33,6 +33,7 @@
 #include "command_line.h"
 #include "main_window.h"
 #include "models/survey_table_model.h"
+#include "panel_test_support.h"
 #include "panels/survey_dock.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -143,9 +144,7 @@ private:
 };
 
 void SurveyPanelTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeSurveyTest"));
+    paneltest::usePanelTestSettings(QStringLiteral("AttnScopeSurveyTest"));
     if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
         QSKIP(qPrintable(
             QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
@@ -160,11 +159,8 @@ void SurveyPanelTest::initTestCase() {
 }
 
 void SurveyPanelTest::init() {
-    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-    openModel(kModel);
+    m_window = paneltest::windowWithModel(kModel);
+    QVERIFY(m_window);
     m_panel = m_window->findChild<SurveyPanel*>(QStringLiteral("surveyPanel"));
     QVERIFY(m_panel);
 }
@@ -174,10 +170,7 @@ void SurveyPanelTest::cleanup() {
 }
 
 void SurveyPanelTest::openModel(const QString& path) {
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(path);
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QVERIFY(paneltest::openModelIn(*m_window, path));
 }
 
 void SurveyPanelTest::survey(const QString& path, const SurveyRequest& request) {
