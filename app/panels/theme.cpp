@@ -7,12 +7,7 @@
 
 namespace attnscope::app {
 
-void applyTheme(bool dark) {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
-    if (!dark) {
-        QApplication::setPalette(QApplication::style()->standardPalette());
-        return;
-    }
+QPalette darkPalette() {
     QPalette p;
     const QColor window(0x2b, 0x2d, 0x30), base(0x1e, 0x1f, 0x22), text(0xe6, 0xe6, 0xe6);
     p.setColor(QPalette::Window, window);
@@ -32,7 +27,12 @@ void applyTheme(bool dark) {
     p.setColor(QPalette::Disabled, QPalette::Text, QColor(0x80, 0x80, 0x80));
     p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(0x80, 0x80, 0x80));
     p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(0x80, 0x80, 0x80));
-    QApplication::setPalette(p);
+    return p;
+}
+
+void applyTheme(bool dark) {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(dark ? darkPalette() : QApplication::style()->standardPalette());
 }
 
 }  // namespace attnscope::app

@@ -24,6 +24,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include "panels/theme.h"
 #include "session/analysis_session.h"  // HeadId as a QVariant (the signal spy)
 #include "views/chart_palette.h"
 
@@ -53,15 +54,6 @@ std::vector<ScoreColumn> plausibleScores() {
         columns.push_back(std::move(col));
     }
     return columns;
-}
-
-QPalette darkPalette() {
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-    p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-    p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-    return p;
 }
 
 }  // namespace
@@ -244,7 +236,7 @@ void ScoreHistogramsTest::screenshots() {
     h.setSelectedHead(10);
     QTest::qWait(50);
     QVERIFY(h.grab().save(dir + "/histograms.png"));
-    h.setPalette(darkPalette());
+    h.setPalette(attnscope::app::darkPalette());
     QTest::qWait(50);
     QVERIFY(h.grab().save(dir + "/histograms_dark.png"));
     QVERIFY(h.saveFigure(dir + "/histograms.svg"));

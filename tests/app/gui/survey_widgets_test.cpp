@@ -22,6 +22,7 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include "panels/theme.h"
 #include "session/analysis_session.h"  // HeadId as a QVariant (the signal spy)
 #include "views/chart_palette.h"
 #include "views/mds_scatter.h"
@@ -84,15 +85,6 @@ std::pair<QScatterSeries*, int> locate(const MdsScatter& map, HeadId head) {
         }
     }
     return {nullptr, -1};
-}
-
-QPalette darkPalette() {
-    QPalette p;
-    p.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
-    p.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
-    p.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
-    p.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
-    return p;
 }
 
 }  // namespace
@@ -419,7 +411,7 @@ void SurveyWidgetsTest::screenshots() {
     map.setHighlighted(prev);
     QTest::qWait(50);
     QVERIFY(map.grab().save(dir + "/mds_highlighted.png"));
-    map.setPalette(darkPalette());
+    map.setPalette(attnscope::app::darkPalette());
     QTest::qWait(50);
     QVERIFY(map.grab().save(dir + "/mds_highlighted_dark.png"));
     map.setColouring(MdsColouring::Layer);
