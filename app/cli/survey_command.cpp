@@ -19,8 +19,6 @@
 #include "attnscope/base/threads.h"
 #include "attnscope/export/survey_export.h"
 #include "attnscope/model/model.h"
-#include "attnscope/text/conllu.h"
-#include "attnscope/text/sentence_file.h"
 #include "scoring_support.h"
 
 namespace attnscope::cli {
@@ -30,30 +28,6 @@ namespace {
 using analysis::HeadSurvey;
 
 constexpr int kTop = 5;  // heads listed per kind
-
-bool isTreebank(const std::string& path) {
-    return std::filesystem::path(path).extension() == ".conllu";
-}
-
-// The corpus as the model's ids (and, for a treebank, its trees), cut to --max-sentences.
-analysis::SurveyCorpus readCorpus(const model::Model& model, const SurveyArgs& args,
-                                  std::size_t* malformed) {
-    const auto cut = [&args](auto& all) {
-        if (args.maxSentences && all.size() > static_cast<std::size_t>(*args.maxSentences)) {
-            all.resize(static_cast<std::size_t>(*args.maxSentences));
-        }
-    };
-    if (isTreebank(args.corpus)) {
-        text::ConlluResult treebank = text::readConllu(args.corpus);
-        text::requireSentences(treebank, args.corpus);
-        *malformed = static_cast<std::size_t>(treebank.skipped);
-        cut(treebank.sentences);
-        return analysis::surveyCorpusFromTreebank(model, treebank.sentences);
-    }
-    std::vector<std::string> lines = text::readSentences(args.corpus);
-    cut(lines);
-    return analysis::surveyCorpusFromLines(model, lines);
-}
 
 // Mean over heads of a layer, NaN left out ("-" in the table when none is defined).
 std::string layerMean(const HeadSurvey& s, const std::string& name, int layer) {
@@ -290,8 +264,8 @@ int runSurvey(const SurveyArgs& args) {
     if (!model->tokenizer) {
         throw Error(args.modelDir + ": no tokenizer to read the corpus with");
     }
-    std::size_t malformed = 0;
-    const analysis::SurveyCorpus corpus = readCorpus(*model, args, &malformed);
+    const analysis::SurveyCorpus corpus = analysis::readSurveyCorpus(
+        *model, args.corpus, static_cast<std::size_t>(args.maxSentences.value_or(0)));
     throwIfInterrupted();
     if (corpus.ids.empty()) {
         throw Error(args.corpus + ": no sentence to survey (" + std::to_string(corpus.read) +
@@ -306,8 +280,8 @@ int runSurvey(const SurveyArgs& args) {
         std::cerr << " (" << corpus.tooLong << " longer than the model's "
                   << model->spec.maxTokens() << " positions left out)";
     }
-    if (malformed > 0) {
-        std::cerr << " (" << malformed << " malformed in the treebank left out)";
+    if (corpus.malformed > 0) {
+        std::cerr << " (" << corpus.malformed << " malformed in the treebank left out)";
     }
     std::cerr << "; Ctrl+C stops it\n";
     ScoringProgress progress;

@@ -2,56 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <span>
 
 #include <QFileInfo>
 #include <QObject>
 #include <QStringList>
 
 #include "attnscope/base/error.h"
-#include "attnscope/text/conllu.h"
-#include "attnscope/text/sentence_file.h"
 
 namespace attnscope::app {
-
-namespace {
-
-bool isTreebankPath(const QString& path) {
-    return path.endsWith(QStringLiteral(".conllu"), Qt::CaseInsensitive);
-}
-
-template <typename T>
-std::span<const T> firstOf(const std::vector<T>& all, int maxSentences) {
-    std::size_t n = all.size();
-    if (maxSentences > 0) {
-        n = std::min(n, static_cast<std::size_t>(maxSentences));
-    }
-    return {all.data(), n};
-}
-
-analysis::SurveyCorpus readCorpus(const model::Model& model, const QString& path,
-                                  const std::vector<text::Sentence>* known, int maxSentences,
-                                  const CancelToken& cancel, std::size_t* inFile) {
-    const std::string file = path.toStdString();
-    if (known != nullptr || isTreebankPath(path)) {
-        std::vector<text::Sentence> read;
-        if (known == nullptr) {
-            text::ConlluOptions options;
-            options.cancel = cancel;
-            text::ConlluResult result = text::readConllu(file, options);
-            text::requireSentences(result, file);
-            read = std::move(result.sentences);
-        }
-        const std::vector<text::Sentence>& sentences = known != nullptr ? *known : read;
-        *inFile = sentences.size();
-        return analysis::surveyCorpusFromTreebank(model, firstOf(sentences, maxSentences), cancel);
-    }
-    const std::vector<std::string> lines = text::readSentences(file);
-    *inFile = lines.size();
-    return analysis::surveyCorpusFromLines(model, firstOf(lines, maxSentences), cancel);
-}
-
-}  // namespace
 
 const std::vector<analysis::HeadLabel>& SurveyRun::labelsOf(HeadId head) const {
     static const std::vector<analysis::HeadLabel> none;
@@ -67,8 +25,10 @@ SurveyRun computeSurveyRun(std::shared_ptr<const model::Model> model, const QStr
                            const CancelToken& cancel, const ProgressFn& progress,
                            std::size_t shares, const analysis::ShareExecutor& run) {
     SurveyRun out;
-    const analysis::SurveyCorpus corpus =
-        readCorpus(*model, path, known, request.maxSentences, cancel, &out.sentencesInFile);
+    const analysis::SurveyCorpus corpus = analysis::readSurveyCorpus(
+        *model, path.toStdString(), static_cast<std::size_t>(std::max(request.maxSentences, 0)),
+        cancel, known);
+    out.sentencesInFile = corpus.inFile;
     if (corpus.ids.empty()) {
         throw InvalidArgument(
             path.toStdString() + ": no sentence to survey (" + std::to_string(corpus.read) +

@@ -5,9 +5,11 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <type_traits>
 
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
+#include "attnscope/text/sentence_file.h"
 #include "attnscope/tokenize/pre_tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
 
@@ -126,6 +128,35 @@ SurveyCorpus surveyCorpusFromTreebank(const model::Model& model,
         corpus.tokens.push_back(std::move(tokens));
     }
     corpus.specialIds.assign(special.begin(), special.end());
+    return corpus;
+}
+
+SurveyCorpus readSurveyCorpus(const model::Model& model, const std::filesystem::path& path,
+                              std::size_t maxSentences, const CancelToken& cancel,
+                              const std::vector<text::Sentence>* known) {
+    const auto first = [maxSentences](const auto& all) {
+        using T = typename std::decay_t<decltype(all)>::value_type;
+        const std::size_t n = maxSentences > 0 ? std::min(all.size(), maxSentences) : all.size();
+        return std::span<const T>(all.data(), n);
+    };
+    if (known != nullptr) {
+        SurveyCorpus corpus = surveyCorpusFromTreebank(model, first(*known), cancel);
+        corpus.inFile = known->size();
+        return corpus;
+    }
+    if (text::isTreebankPath(path)) {
+        text::ConlluOptions options;
+        options.cancel = cancel;
+        const text::ConlluResult treebank = text::readConllu(path, options);
+        text::requireSentences(treebank, path.string());
+        SurveyCorpus corpus = surveyCorpusFromTreebank(model, first(treebank.sentences), cancel);
+        corpus.inFile = treebank.sentences.size();
+        corpus.malformed = static_cast<std::size_t>(treebank.skipped);
+        return corpus;
+    }
+    const std::vector<std::string> lines = text::readSentences(path);
+    SurveyCorpus corpus = surveyCorpusFromLines(model, first(lines), cancel);
+    corpus.inFile = lines.size();
     return corpus;
 }
 

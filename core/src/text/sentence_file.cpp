@@ -90,10 +90,14 @@ private:
 
 }  // namespace
 
+bool isTreebankPath(const fs::path& path) {
+    return path.extension() == ".conllu" || path.extension() == ".conll";
+}
+
 std::vector<std::string> readSentences(const fs::path& path) {
     std::ifstream in = io::openTextFile(path);
     const std::string file = path.string();
-    const bool conllu = path.extension() == ".conllu" || path.extension() == ".conll";
+    const bool conllu = isTreebankPath(path);
     ConlluSentences treebank(file);
     std::vector<std::string> plain;
     std::string l;

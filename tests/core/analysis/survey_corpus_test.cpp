@@ -141,6 +141,41 @@ TEST(SurveyCorpus, LinesAreTokenizedAndTooLongOnesCounted) {
     EXPECT_EQ(runSurvey(*m, corpus, options, {}, inline_).dependencies, std::nullopt);
 }
 
+// readSurveyCorpus: the file's kind by its extension, the first N sentences, what the file held.
+TEST(SurveyCorpus, ReadsAFileOrTakesTheKnownTreebank) {
+    const testing::ScratchDir tmp;
+    const auto sentences = treebank(tmp);  // writes tiny.conllu: 6 sentences
+    const auto m = fixture("bert_f32");
+    const fs::path conllu = tmp.path() / "tiny.conllu";
+    const SurveyCorpus first = readSurveyCorpus(*m, conllu, 2);
+    EXPECT_TRUE(first.hasTrees());
+    EXPECT_EQ(first.read, 2u);
+    EXPECT_EQ(first.inFile, 6u);
+    EXPECT_EQ(first.malformed, 0u);
+    const SurveyCorpus known =
+        readSurveyCorpus(*m, tmp.path() / "absent.conllu", 2, {}, &sentences);
+    EXPECT_EQ(known.ids, first.ids);
+    EXPECT_EQ(known.inFile, 6u);
+    const SurveyCorpus all = readSurveyCorpus(*m, conllu, 0);
+    EXPECT_EQ(all.read, 6u);
+    EXPECT_EQ(all.tooLong, 1u);
+    // A bad token line leaves its sentence out and is counted.
+    const fs::path bad = tmp.path() / "bad.conllu";
+    testing::writeFile(bad,
+                       "1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_"
+                       "\n\n1\tbroken line\n\n");
+    const SurveyCorpus partial = readSurveyCorpus(*m, bad, 0);
+    EXPECT_EQ(partial.inFile, 1u);
+    EXPECT_EQ(partial.malformed, 1u);
+    const fs::path text = tmp.path() / "lines.txt";
+    testing::writeFile(text, "the cat sat.\n\na dog ran!\nshe ate.\n");
+    const SurveyCorpus lines = readSurveyCorpus(*m, text, 2);
+    EXPECT_FALSE(lines.hasTrees());
+    EXPECT_EQ(lines.read, 2u);
+    EXPECT_EQ(lines.inFile, 3u);
+    EXPECT_EQ(lines.ids[1], tokenize::ids(m->tokenizer->encode("a dog ran!")));
+}
+
 TEST(SurveyCorpus, DependencyLabelsTakeEachHeadsBetterDirection) {
     // Hand-made predictions on 2 layers x 1 head: head 0-0 predicts every dependent's head
     // (dep -> head right), head 1-0 predicts nothing right in that direction but is right the

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -32,7 +33,9 @@ struct SurveyCorpus {
     std::vector<std::vector<std::int32_t>> ids;  // one per surveyed sentence
     std::vector<std::int32_t> specialIds;        // ids the tokenizer marked special here, sorted
     std::size_t read = 0;                        // sentences given
-    std::size_t tooLong = 0;                     // left out: longer than the model's positions
+    std::size_t inFile = 0;     // readSurveyCorpus: sentences the file (or `known`) held
+    std::size_t malformed = 0;  // readSurveyCorpus: bad treebank sentences the reader left out
+    std::size_t tooLong = 0;    // left out: longer than the model's positions
     // Treebank only, parallel to ids: the gold tree (empty words when the sentence has none,
     // "HEAD is _") and the tokens its ids came from, for DependencyAccumulator::addSentence.
     std::vector<GoldSentence> gold;
@@ -52,6 +55,14 @@ SurveyCorpus surveyCorpusFromLines(const model::Model& model, std::span<const st
 SurveyCorpus surveyCorpusFromTreebank(const model::Model& model,
                                       std::span<const text::Sentence> sentences,
                                       const CancelToken& cancel = {});
+
+// The corpus at `path`: a treebank when text::isTreebankPath (its trees kept), else one sentence a
+// line (text::readSentences); or `known`, that treebank's sentences already read. Only the first
+// maxSentences are kept (0: all). Throws the readers' errors (which name the file and line),
+// Cancelled, and surveyCorpusFrom*'s.
+SurveyCorpus readSurveyCorpus(const model::Model& model, const std::filesystem::path& path,
+                              std::size_t maxSentences, const CancelToken& cancel = {},
+                              const std::vector<text::Sentence>* known = nullptr);
 
 // S1/S4's ids: the corpus's special ids, the vocabulary's punctuation pieces (after removing the
 // word-boundary mark — WordPiece "##", byte-level BPE's "Ġ" via its byte table, SentencePiece

@@ -13,4 +13,8 @@ namespace attnscope::text {
 
 std::vector<std::string> readSentences(const std::filesystem::path& path);
 
+// Whether readSentences (and the corpus readers built on it) take `path` for a treebank: its
+// extension is ".conllu" or ".conll".
+bool isTreebankPath(const std::filesystem::path& path);
+
 }  // namespace attnscope::text
