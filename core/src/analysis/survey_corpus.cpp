@@ -205,7 +205,7 @@ SurveyRun runSurvey(const model::Model& model, const SurveyCorpus& corpus,
                 options.passed(share, i, r);
             }
             if (corpus.gold[i].words.empty()) {
-                perShare[share].addSkipped("no dependency tree (HEAD is _)");
+                perShare[share].addSkipped(std::string(kSkipNoTree));
             } else {
                 perShare[share].addSentence(corpus.gold[i], corpus.tokens[i], r);
             }
@@ -218,8 +218,7 @@ SurveyRun runSurvey(const model::Model& model, const SurveyCorpus& corpus,
         for (const auto& a : perShare) {
             total.merge(a);
         }
-        const std::string tooLong =
-            "longer than the model's " + std::to_string(model.spec.maxTokens()) + " positions";
+        const std::string tooLong = tooLongReason(model);
         for (std::size_t i = 0; i < corpus.tooLong; ++i) {
             total.addSkipped(tooLong);
         }

@@ -56,20 +56,23 @@ GoldSentence goldSentence(const text::Sentence& sentence, std::string* text) {
     return gold;
 }
 
+std::string tooLongReason(const model::Model& model) {
+    return "longer than the model's " + std::to_string(model.spec.maxTokens()) + " positions";
+}
+
 void scoreSentences(const model::Model& model, std::span<const text::Sentence> sentences,
                     DependencyAccumulator& acc, const TreebankScoring& how) {
     if (!model.tokenizer) {
         throw InvalidArgument(model.dir.string() + ": the model folder has no tokenizer");
     }
     const auto maxTokens = static_cast<std::size_t>(model.spec.maxTokens());
-    std::string tooLong = "longer than the model's ";
-    tooLong.append(std::to_string(maxTokens)).append(" positions");
+    const std::string tooLong = tooLongReason(model);
     for (std::size_t i = how.first; i < sentences.size();
          i += std::max<std::size_t>(how.stride, 1)) {
         how.cancel.throwIfCancelled();
         const text::Sentence& s = sentences[i];
         if (!s.hasTree()) {
-            acc.addSkipped("no dependency tree (HEAD is _)");
+            acc.addSkipped(std::string(kSkipNoTree));
         } else {
             std::string text;
             const GoldSentence gold = goldSentence(s, &text);

@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <functional>
 #include <span>
+#include <string>
+#include <string_view>
 
 #include "attnscope/analysis/dependency_accumulator.h"
 #include "attnscope/base/cancel.h"
@@ -29,6 +31,13 @@ struct TreebankScoring {
                        const forward::ForwardResult&)>
         scored;
 };
+
+// Skip reasons of the treebank scorers (scoreSentences here, runSurvey in survey_corpus.h), on top
+// of the accumulator's own (dependency_accumulator.h).
+inline constexpr std::string_view kSkipNoTree = "no dependency tree (HEAD is _)";
+
+// "longer than the model's 512 positions"
+std::string tooLongReason(const model::Model& model);
 
 // The gold sentence (forms, heads, relations, word spans and own spans) of a CoNLL-U sentence
 // and its text.
