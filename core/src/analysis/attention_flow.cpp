@@ -28,8 +28,8 @@ LayerMaps sized(int layers, int n) {
     return out;
 }
 
-// Dinic's algorithm on adjacency lists; the graph is rebuilt per problem from the base
-// capacities, since a solved problem leaves residual capacities behind. Written here because no
+// Dinic's algorithm on adjacency lists; `restore` puts back the capacities keepCapacities
+// recorded, since a solved problem leaves residual capacities behind. Written here because no
 // Debian C++ library offers a small max-flow (Boost.Graph's needs its graph types and would be
 // the project's only Boost dependency).
 class Dinic {
@@ -41,6 +41,25 @@ public:
         auto& in = m_adjacency[static_cast<std::size_t>(to)];
         out.push_back({to, capacity, in.size()});
         in.push_back({from, 0.0, out.size() - 1});
+    }
+
+    // Records the capacities every edge has now, for restore; call once the graph is built.
+    void keepCapacities() {
+        m_added.clear();
+        for (const auto& edges : m_adjacency) {
+            for (const Edge& e : edges) {
+                m_added.push_back(e.capacity);
+            }
+        }
+    }
+
+    void restore() {
+        std::size_t k = 0;
+        for (auto& edges : m_adjacency) {
+            for (Edge& e : edges) {
+                e.capacity = m_added[k++];
+            }
+        }
     }
 
     double run(int source, int sink) {
@@ -105,6 +124,7 @@ private:
     }
 
     std::vector<std::vector<Edge>> m_adjacency;
+    std::vector<double> m_added;  // keepCapacities: every edge's capacity, in adjacency order
     std::vector<int> m_level;
     std::vector<std::size_t> m_next;
 };
@@ -177,26 +197,28 @@ LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel) {
     }
     LayerMaps out = sized(layers, n);
     for (int l = 0; l < layers; ++l) {
-        const int nodes = (l + 2) * n;  // graph layers 0..l+1 are all a source at l+1 reaches
+        // Graph layers 0..l+1 are all a source at l+1 reaches; built once, restored per problem.
+        Dinic graph((l + 2) * n);
+        for (int k = 1; k <= l + 1; ++k) {
+            const double* a = residual.layer(k - 1);
+            for (int p = 0; p < n; ++p) {
+                for (int q = 0; q < n; ++q) {
+                    const double c = a[static_cast<std::size_t>(p * n + q)];
+                    if (c > 0) {
+                        graph.addEdge(k * n + p, (k - 1) * n + q, c);
+                    }
+                }
+            }
+        }
+        graph.keepCapacities();
         for (int i = 0; i < n; ++i) {
             double* row = out.values.data() + static_cast<std::size_t>(l) * cells(n) +
                           static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
             double sum = 0;
             for (int j = 0; j < n; ++j) {
                 cancel.throwIfCancelled();
-                Dinic graph(nodes);
-                for (int k = 1; k <= l + 1; ++k) {
-                    const double* a = residual.layer(k - 1);
-                    for (int p = 0; p < n; ++p) {
-                        for (int q = 0; q < n; ++q) {
-                            const double c = a[static_cast<std::size_t>(p * n + q)];
-                            if (c > 0) {
-                                graph.addEdge(k * n + p, (k - 1) * n + q, c);
-                            }
-                        }
-                    }
-                }
                 row[j] = graph.run((l + 1) * n + i, j);
+                graph.restore();
                 sum += row[j];
             }
             for (int j = 0; j < n; ++j) {
