@@ -18,6 +18,7 @@
 #include "attnscope/analysis/head_survey.h"
 #include "main_window.h"
 #include "models/head_grid_model.h"
+#include "panel_test_support.h"
 #include "panels/theme.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -102,16 +103,7 @@ private slots:
 
 private:
     AnalysisSession* open(const QString& path, const QString& text) {
-        AnalysisSession* s = m_window->session();
-        QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-        m_window->openModel(path);
-        if (!loaded.wait(20000) || !loaded.first().at(0).toBool()) {
-            return nullptr;
-        }
-        s->setText(text);
-        const bool shown = QTest::qWaitFor(
-            [&] { return s->result() && s->result()->text == text.toStdString(); }, 20000);
-        return shown ? s : nullptr;
+        return paneltest::openWithText(*m_window, path, text);
     }
 
     HeadGridView* grid() const { return m_window->findChild<HeadGridView*>("headGrid"); }

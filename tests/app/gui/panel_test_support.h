@@ -1,5 +1,6 @@
-// What the corpus-panel tests (importance, survey) share: a test application's settings kept
-// apart from the user's, and a real main window on a checkpoint, laid out as at first start.
+// What the GUI tests that drive a real main window share: a test application's settings kept
+// apart from the user's, a window laid out as at first start, a model opened and a sentence
+// shown in it.
 #pragma once
 
 #include <memory>
@@ -9,9 +10,11 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QString>
+#include <QTest>
 
 #include "main_window.h"
 #include "service/compute_service.h"
+#include "session/analysis_session.h"
 
 namespace attnscope::app::paneltest {
 
@@ -21,11 +24,23 @@ inline void usePanelTestSettings(const QString& applicationName) {
     QCoreApplication::setApplicationName(applicationName);
 }
 
-// Opens `path` in `window` and waits for it; false when it did not load within 30 s.
-inline bool openModelIn(MainWindow& window, const QString& path) {
+// Opens `path` in `window` and waits for it; false when it did not load within `ms`.
+inline bool openModelIn(MainWindow& window, const QString& path, int ms = 30000) {
     QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
     window.openModel(path);
-    return loaded.wait(30000) && loaded.takeFirst().at(0).toBool();
+    return loaded.wait(ms) && loaded.takeFirst().at(0).toBool();
+}
+
+// Opens `path` and shows `text`, each within 20 s; the session, or null when either failed.
+inline AnalysisSession* openWithText(MainWindow& window, const QString& path, const QString& text) {
+    if (!openModelIn(window, path, 20000)) {
+        return nullptr;
+    }
+    AnalysisSession* s = window.session();
+    s->setText(text);
+    const bool shown = QTest::qWaitFor(
+        [&] { return s->result() && s->result()->text == text.toStdString(); }, 20000);
+    return shown ? s : nullptr;
 }
 
 // A shown 1400 x 900 window with the first-run layout (no dock state saved by an earlier case)
