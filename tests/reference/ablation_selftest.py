@@ -12,22 +12,11 @@ import torch
 import ablation_reference as ar
 import st_io
 import torch_reference
+from selftest_checks import Checks
 
 CASES = ("bert_f32", "gpt2_f32", "roberta_f32", "distilbert_f16", "llama_f32",
          "llama_gqa2_headdim_bf16", "llama3_gqa4_f32", "mistral_mqa_window_f32", "qwen2_gqa2_bf16")
 TOL = 1e-6
-
-
-class Checks:
-    def __init__(self):
-        self.failed, self.count, self.case = [], 0, ""
-
-    def __call__(self, name, ok, detail=""):
-        self.count += 1
-        label = f"{self.case}: {name}"
-        print(f"  {'ok  ' if ok else 'FAIL'} {label}{f'  ({detail})' if detail else ''}")
-        if not ok:
-            self.failed.append(label)
 
 
 def gap(a, b):

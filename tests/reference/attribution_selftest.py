@@ -22,6 +22,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attribution_reference as ar  # noqa: E402
+import selftest_checks  # noqa: E402
 import st_io  # noqa: E402
 
 # (case, manifest input index): post-LN, pre-LN, Llama, GQA, MQA + window, 3 layers + bf16.
@@ -31,17 +32,7 @@ TOL = 1e-12
 D = torch.float64
 
 
-class Checks:
-    def __init__(self):
-        self.failed, self.count, self.case = [], 0, ""
-
-    def __call__(self, name, ok, detail=""):
-        self.count += 1
-        label = f"{self.case}: {name}"
-        print(f"  {'ok  ' if ok else 'FAIL'} {label}{f'  ({detail})' if detail else ''}")
-        if not ok:
-            self.failed.append(label)
-
+class Checks(selftest_checks.Checks):
     def close(self, name, got, want, tol=TOL):
         got, want = torch.as_tensor(got, dtype=D), torch.as_tensor(want, dtype=D)
         ok = got.shape == want.shape and bool(((got - want).abs() <= tol).all())

@@ -11,24 +11,13 @@ import torch
 import ablation_reference as ar
 import importance_reference as ir
 import torch_reference
+from selftest_checks import Checks
 
 # Two sentences framed by BERT-fixture specials (101, 102), a specials-only one, a repeat.
 CORPUS = [[101, 371, 316, 259, 291, 252, 193, 380, 246, 102], [101, 102],
           [101, 160, 117, 231, 300, 318, 233, 102], [101, 300, 300, 300, 300, 300, 102]]
 SPECIAL = {101, 102}
 MASK_ID = 103
-
-
-class Checks:
-    def __init__(self):
-        self.failed, self.count, self.case = [], 0, ""
-
-    def __call__(self, name, ok, detail=""):
-        self.count += 1
-        label = f"{self.case}: {name}"
-        print(f"  {'ok  ' if ok else 'FAIL'} {label}{f'  ({detail})' if detail else ''}")
-        if not ok:
-            self.failed.append(label)
 
 
 def masking(check):

@@ -19,6 +19,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import importance_reference  # noqa: E402
+import selftest_checks  # noqa: E402
 import st_io  # noqa: E402
 import survey_reference as sr  # noqa: E402
 
@@ -27,17 +28,7 @@ CASES = ("bert_f32", "roberta_f32", "gpt2_f32", "llama_f32", "mistral_mqa_window
 TOL = 1e-12
 
 
-class Checks:
-    def __init__(self):
-        self.failed, self.count, self.case = [], 0, ""
-
-    def __call__(self, name, ok, detail=""):
-        self.count += 1
-        label = f"{self.case}: {name}"
-        print(f"  {'ok  ' if ok else 'FAIL'} {label}{f'  ({detail})' if detail else ''}")
-        if not ok:
-            self.failed.append(label)
-
+class Checks(selftest_checks.Checks):
     def near(self, name, got, want, tol=TOL):
         got = float(got)
         ok = (math.isnan(got) and math.isnan(want)) or abs(got - want) <= tol
