@@ -186,7 +186,35 @@ LayerMaps rollout(const LayerMaps& residual) {
     return out;
 }
 
-LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel) {
+LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel,
+                        const ProgressFn& progress) {
+    // Each row's sum is > 0: the residual path i -> ... -> i always has capacity.
+    return rowNormalized(attentionFlowRaw(residual, cancel, progress));
+}
+
+LayerMaps rowNormalized(LayerMaps maps) {
+    const int n = maps.nTokens;
+    for (int l = 0; l < maps.nLayers; ++l) {
+        for (int i = 0; i < n; ++i) {
+            double* row = maps.values.data() + static_cast<std::size_t>(l) * cells(n) +
+                          static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
+            double sum = 0;
+            for (int j = 0; j < n; ++j) {
+                sum += row[j];
+            }
+            if (sum == 0) {
+                continue;
+            }
+            for (int j = 0; j < n; ++j) {
+                row[j] /= sum;
+            }
+        }
+    }
+    return maps;
+}
+
+LayerMaps attentionFlowRaw(const LayerMaps& residual, const CancelToken& cancel,
+                           const ProgressFn& progress) {
     checkShape(residual.nLayers, residual.nTokens, "attention flow");
     const int n = residual.nTokens;
     const int layers = residual.nLayers;
@@ -196,6 +224,9 @@ LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel) {
                               std::to_string(kFlowMaxTokens) + " tokens");
     }
     LayerMaps out = sized(layers, n);
+    // Layer l's problems run on a graph of l + 2 token layers: progress weighs them so.
+    const double work = 0.5 * layers * (layers + 3);
+    double done = 0;
     for (int l = 0; l < layers; ++l) {
         // Graph layers 0..l+1 are all a source at l+1 reaches; built once, restored per problem.
         Dinic graph((l + 2) * n);
@@ -214,16 +245,15 @@ LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel) {
         for (int i = 0; i < n; ++i) {
             double* row = out.values.data() + static_cast<std::size_t>(l) * cells(n) +
                           static_cast<std::size_t>(i) * static_cast<std::size_t>(n);
-            double sum = 0;
             for (int j = 0; j < n; ++j) {
                 cancel.throwIfCancelled();
                 row[j] = graph.run((l + 1) * n + i, j);
                 graph.restore();
-                sum += row[j];
             }
-            for (int j = 0; j < n; ++j) {
-                row[j] /= sum;  // > 0: the residual path i -> ... -> i always has capacity
-            }
+        }
+        done += l + 2;
+        if (progress) {
+            progress(done / work);
         }
     }
     return out;

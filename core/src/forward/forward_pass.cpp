@@ -12,6 +12,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/base/threads.h"
+#include "attnscope/forward/layer_block.h"
 #include "attnscope/ops/attention.h"
 #include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/layer_ops.h"
@@ -172,17 +173,6 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
     return ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
 }
 
-Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const ModelSpec& spec) {
-    if (spec.ffnKind == model::FfnKind::Gated) {
-        Matrix gate = ops::linear(x, w.ffnGate);
-        ops::activate(gate, spec.activation);
-        return ops::linear(gate.cwiseProduct(ops::linear(x, w.ffnUp)), w.ffnDown);
-    }
-    Matrix f = ops::linear(x, w.ffnUp);
-    ops::activate(f, spec.activation);
-    return ops::linear(f, w.ffnDown);
-}
-
 void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input,
               const ForwardOptions& options) {
     r.nLayers = spec.nLayers;
@@ -327,32 +317,23 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
 void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,
                Matrix x, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
-    const bool pre = spec.normPlacement == model::NormPlacement::Pre;
-    const auto norm = [&](const Matrix& t, const model::Norm& n) {
-        return ops::normalize(t, n, spec.normKind, spec.normEps);
-    };
     for (int layer = first; layer < spec.nLayers; ++layer) {
         options.cancel.throwIfCancelled();
         if (options.keepLayerStates) {
             r.layerStates.push_back(x);
         }
-        const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
-        if (pre) {
-            x += attendLayer(m, layer, norm(x, w.attnNorm), pass.ctx, scale, r);
-            x += feedForward(w, norm(x, w.ffnNorm), spec);
-        } else {
-            x = norm(x + attendLayer(m, layer, x, pass.ctx, scale, r), w.attnNorm);
-            x = norm(x + feedForward(w, x, spec), w.ffnNorm);
-        }
+        const Matrix attention =
+            attendLayer(m, layer, attentionInput(m, layer, x), pass.ctx, scale, r);
+        x = finishLayer(m, layer, attentionResidual(m, layer, x, attention));
         noteNonFinite(r, x, layer);
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1 - first) / (spec.nLayers - first));
         }
     }
     if (spec.finalNorm) {
-        x = norm(x, m.weights.finalNorm);
+        x = ops::normalize(x, m.weights.finalNorm, spec.normKind, spec.normEps);
     }
     r.hidden = std::move(x);
 }

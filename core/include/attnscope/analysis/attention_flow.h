@@ -43,8 +43,16 @@ LayerMaps residualAttention(const std::vector<const float*>& heads, int nLayers,
 LayerMaps rollout(const LayerMaps& residual);
 
 // A7 on Ã; InvalidArgument when n > kFlowMaxTokens (A8), naming n and the cap. Cancelled between
-// max-flow problems.
-LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel = {});
+// max-flow problems; progress after each layer, weighted by the size of its graph.
+LayerMaps attentionFlow(const LayerMaps& residual, const CancelToken& cancel = {},
+                        const ProgressFn& progress = {});
+
+// Every row divided by its sum; a row summing to 0 stays as it is.
+LayerMaps rowNormalized(LayerMaps maps);
+
+// A7's flow_raw: the max-flow values before each row is divided by its sum. Same limits.
+LayerMaps attentionFlowRaw(const LayerMaps& residual, const CancelToken& cancel = {},
+                           const ProgressFn& progress = {});
 
 // The maps of a forward result (recorded, or each head recomputed when the map budget dropped
 // them), for the functions above.

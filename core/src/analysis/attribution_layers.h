@@ -1,0 +1,41 @@
+// One layer of a forward pass taken apart for the decomposing methods (attribution.h): the
+// per-head transformed values f^h(x_j) of A4 and what the pass computed around them. Internal
+// to attnscope_core.
+#pragma once
+
+#include <vector>
+
+#include "attnscope/analysis/attribution.h"
+#include "attnscope/base/tensor.h"
+
+namespace attnscope::analysis::detail {
+
+struct LayerTerms {
+    Matrix x;                   // the residual stream entering the layer, [n, D]
+    std::vector<Matrix> probs;  // [H] x [n, n], the pass's probabilities (A3)
+    // [H] x [n, D]: row j is f^h(x_j) = v[h, j] W_O^h, b_V inside, b_O not (A4).
+    std::vector<Matrix> f;
+    Matrix attention;  // [n, D] the layer's attention output, b_O included, as in the pass
+    Matrix y;          // the attention sub-block's output (A9): post-LN LN1(x + attention)
+};
+
+// Layer `layer` of `pass`, which must have kept its layer states.
+LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& pass, int layer,
+                      const CancelToken& cancel);
+
+// The keys' summed head terms for key j: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
+// without the identity; value zeroing's change when v_j is zeroed).
+Matrix keyTerms(const LayerTerms& t, int j);
+
+// Norm-based (A5), ALTI (A9–A11) and value zeroing (A12–A13) on `pass`.
+Attribution normBased(const model::Model& model, const forward::ForwardResult& pass,
+                      const AttributionOptions& options);
+Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
+                 const AttributionOptions& options);
+Attribution valueZeroing(const model::Model& model, const forward::ForwardResult& pass,
+                         const AttributionOptions& options);
+
+// An Attribution of `method` shaped for `pass`, with its per-layer maps sized and zero.
+Attribution emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass);
+
+}  // namespace attnscope::analysis::detail

@@ -1,0 +1,106 @@
+// Value zeroing, rules A12–A13 of tests/reference/attribution_reference.py (Mohebbi et al.
+// 2023, inseq's value_zeroing.py): for every layer and key j, the layer rerun on its clean input
+// with v_j zeroed in every head, and how far each token's output turns (1 − cosine).
+#include <algorithm>
+#include <cmath>
+
+#include "attnscope/base/eigen_core.h"
+#include "attnscope/base/threads.h"
+#include "attnscope/forward/layer_block.h"
+#include "attribution_layers.h"
+
+namespace attnscope::analysis::detail {
+
+namespace {
+
+using RowD = Eigen::Matrix<double, 1, Eigen::Dynamic>;
+
+// Rows of the stacked variants per block: enough to keep the FFN's products large, small enough
+// that the block's FFN activations stay in the tens of megabytes.
+constexpr Eigen::Index kRowsPerBlock = 4096;
+
+constexpr double kThreshold = 1e-5;  // A13
+
+// 1 − cos(a, b) in A12's stable form 0.5 ‖a/‖a‖ − b/‖b‖‖², norms clamped at 1e-8; 1 when either
+// vector is 0.
+double oneMinusCosine(const RowD& a, const RowD& b) {
+    const double na = a.norm();
+    const double nb = b.norm();
+    if (na == 0 || nb == 0) {
+        return 1.0;
+    }
+    return 0.5 * (a / std::max(na, 1e-8) - b / std::max(nb, 1e-8)).squaredNorm();
+}
+
+// Layer l's raw scores (A12) into `raw`, [n, n].
+void layerScores(const model::Model& model, int layer, const LayerTerms& t, double* raw,
+                 const AttributionOptions& options, double done, double share) {
+    const Eigen::Index n = t.x.rows();
+    const Eigen::Index d = t.x.cols();
+    const Matrix clean = forward::finishLayer(model, layer, t.y);
+    const Eigen::Index keysPerBlock = std::clamp<Eigen::Index>(kRowsPerBlock / n, 1, n);
+    for (Eigen::Index first = 0; first < n; first += keysPerBlock) {
+        options.cancel.throwIfCancelled();
+        const Eigen::Index keys = std::min(keysPerBlock, n - first);
+        Matrix x(keys * n, d);
+        Matrix attention(keys * n, d);
+        for (Eigen::Index k = 0; k < keys; ++k) {
+            x.middleRows(k * n, n) = t.x;
+            // Zeroing v_j (bias included, every key/value head) takes exactly its heads' terms
+            // out of the attention output; the probabilities stay as they were (A12).
+            attention.middleRows(k * n, n) = t.attention - keyTerms(t, static_cast<int>(first + k));
+        }
+        const Matrix zeroed = forward::finishLayer(
+            model, layer, forward::attentionResidual(model, layer, x, attention));
+        for (Eigen::Index k = 0; k < keys; ++k) {
+            const Eigen::Index j = first + k;
+            for (Eigen::Index i = 0; i < n; ++i) {
+                raw[i * n + j] = oneMinusCosine(clean.row(i).cast<double>(),
+                                                zeroed.row(k * n + i).cast<double>());
+            }
+        }
+        if (options.progress) {
+            options.progress(done +
+                             share * static_cast<double>(first + keys) / static_cast<double>(n));
+        }
+    }
+}
+
+// A13 on one layer: forbidden cells and scores under the threshold to 0, rows normalised.
+void postProcess(const BoolMatrix& allowed, const double* raw, double* out, Eigen::Index n) {
+    for (Eigen::Index i = 0; i < n; ++i) {
+        double sum = 0;
+        for (Eigen::Index j = 0; j < n; ++j) {
+            const double s = raw[i * n + j];
+            out[i * n + j] = allowed(i, j) != 0 && s >= kThreshold ? s : 0.0;
+            sum += out[i * n + j];
+        }
+        if (sum > 0) {  // a row summing to 0 stays all zero
+            for (Eigen::Index j = 0; j < n; ++j) {
+                out[i * n + j] /= sum;
+            }
+        }
+    }
+}
+
+}  // namespace
+
+Attribution valueZeroing(const model::Model& model, const forward::ForwardResult& pass,
+                         const AttributionOptions& options) {
+    Attribution a = emptyAttribution(AttributionMethod::ValueZeroing, pass);
+    a.perLayer = a.layers;
+    const auto n = static_cast<std::size_t>(pass.nTokens);
+    applyComputeThreads();
+    for (int l = 0; l < pass.nLayers; ++l) {
+        options.cancel.throwIfCancelled();
+        const LayerTerms t = layerTerms(model, pass, l, options.cancel);
+        const std::size_t at = static_cast<std::size_t>(l) * n * n;
+        layerScores(model, l, t, a.perLayer.values.data() + at, options,
+                    static_cast<double>(l) / pass.nLayers, 1.0 / pass.nLayers);
+        postProcess(pass.allowed, a.perLayer.values.data() + at, a.layers.values.data() + at,
+                    pass.nTokens);
+    }
+    return a;
+}
+
+}  // namespace attnscope::analysis::detail
