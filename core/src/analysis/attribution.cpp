@@ -153,7 +153,6 @@ bool isSlow(AttributionMethod method) {
 }
 
 forward::ForwardOptions attributionPassOptions(forward::ForwardOptions base) {
-    base.mapBudgetBytes.reset();
     base.keepLayerStates = true;
     return base;
 }

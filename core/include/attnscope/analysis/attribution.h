@@ -83,9 +83,9 @@ struct AttributionOptions {
     ProgressFn progress;
 };
 
-// `base` with what every method needs from its forward pass: full maps recorded (no map budget)
-// and the residual stream entering each layer kept. Mask and scale stay as given: the maps are
-// those of the pass the user sees.
+// `base` with what every method needs from its forward pass: the residual stream entering each
+// layer kept. Mask, scale and map budget stay as given: the maps are those of the pass the user
+// sees, and heads whose maps the budget dropped are recomputed exactly (head_record.h).
 forward::ForwardOptions attributionPassOptions(forward::ForwardOptions base);
 
 // The method's maps for the sentence of `pass`. InvalidArgument when the pass kept no layer
