@@ -48,6 +48,7 @@
 #include "views/head_grid_view.h"
 #include "views/head_record_status.h"
 #include "views/head_view.h"
+#include "views/method_compare_view.h"
 #include "views/line_view.h"
 #include "views/offsets_view.h"
 
@@ -98,6 +99,7 @@ void MainWindow::buildViews() {
     m_charts = new EntropyChartsView(m_session, m_tabs);
     m_tabs->addTab(m_charts, tr("Entropy"));
     m_tabs->addTab(new OffsetsView(m_session, m_tabs), tr("Offsets"));
+    m_tabs->addTab(new MethodCompareView(m_session, m_tabs), tr("Methods"));
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_tabs);
     auto* layout = new QVBoxLayout(central);

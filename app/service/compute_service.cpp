@@ -48,6 +48,7 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
         }
     });
     connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
+    connectAttributions();
     connect(session, &AnalysisSession::resultChanged, this, [this] {
         cancelStaleHeadRecords();
         schedulePredictions();

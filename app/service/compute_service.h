@@ -27,15 +27,18 @@
 // jobs never touch the session from a worker, and no apply step runs after shutdown.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <QElapsedTimer>
 #include <QObject>
 #include <QThreadPool>
 
+#include "attnscope/analysis/attribution.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/analysis/dependency_score.h"
 #include "service/job_runner.h"
@@ -110,6 +113,18 @@ public:
 
     bool isSurveying() const { return m_jobs.isRunning(JobKind::Survey); }
 
+    // One attribution method's maps of the session's clean pass (issue 19; attribution_job.cpp),
+    // asked for by the session (attributionRequested). Raw, norm, rollout and ALTI run on the
+    // head pool in the order asked; flow and value zeroing on the background pool with their
+    // progress, one at a time: a newer slow request cancels the running one. Jobs of an older
+    // pass are cancelled when the session shows another; a cancelled job tells it nothing.
+    void computeAttribution(analysis::AttributionMethod method);
+    void cancelAttribution(analysis::AttributionMethod method);
+
+    bool isComputingAttribution() const {
+        return m_jobs.isRunning(JobKind::Attribution) || m_jobs.isRunning(JobKind::SlowAttribution);
+    }
+
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
     void exportFile(const QString& path, std::function<void(const std::string&)> write);
@@ -171,6 +186,18 @@ private:
         quint64 id = 0;  // the runner's job, once started
     };
 
+    struct AttributionJob {
+        analysis::AttributionMethod method;
+        std::shared_ptr<const analysis::SentenceAnalysis> result;  // the clean pass
+        quint64 id = 0;
+        // The fraction a slow method has done, written by its worker: the runner's progress
+        // signal does not say which job it is about.
+        std::shared_ptr<std::atomic<double>> fraction;
+    };
+
+    void connectAttributions();  // attribution_job.cpp
+    void cancelStaleAttributions();
+
     void queueHeadRecord(HeadId head);
     void cancelStaleHeadRecords();
     void startNextHeadRecord();
@@ -195,6 +222,7 @@ private:
     std::optional<HeadJob> m_runningHead;
     bool m_headStartPosted = false;
     bool m_shutDown = false;
+    std::vector<AttributionJob> m_attributionJobs;  // running or queued, fast and slow
 };
 
 }  // namespace attnscope::app

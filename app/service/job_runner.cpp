@@ -15,7 +15,8 @@ namespace {
 constexpr int kProgressMilliseconds = 100;
 
 bool newestWins(JobKind kind) {
-    return kind != JobKind::HeadRecord && kind != JobKind::Export;
+    return kind != JobKind::HeadRecord && kind != JobKind::Export &&
+           kind != JobKind::Attribution;
 }
 
 struct Outcome {

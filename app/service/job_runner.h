@@ -33,7 +33,9 @@ enum class JobKind {
     CorefScoring,
     Importance,
     Survey,
-    Export
+    Export,
+    Attribution,     // a fast attribution method (issue 19): each asked for runs
+    SlowAttribution  // flow or value zeroing: the newest wins
 };
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.

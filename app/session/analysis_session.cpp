@@ -8,6 +8,7 @@ namespace attnscope::app {
 
 AnalysisSession::AnalysisSession(QObject* parent) : QObject(parent) {
     qRegisterMetaType<attnscope::HeadId>();
+    qRegisterMetaType<attnscope::analysis::AttributionMethod>();
 }
 
 void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const QString& path) {
@@ -38,6 +39,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     const bool hadFilter = !m_labelFilter.isEmpty();
     m_labelFilter.clear();
     refreshGold();
+    syncAttributions();
     emit modelChanged();
     emit computeSettingsChanged();
     emit resultChanged();
@@ -122,6 +124,7 @@ void AnalysisSession::applyResult(std::shared_ptr<const analysis::SentenceAnalys
     }
     m_predictions = {};
     refreshGold();
+    syncAttributions();  // before resultChanged: views redraw with the new pass's states
     emit resultChanged();
     if (dropToken) {
         emit selectedTokenChanged(m_selectedToken);

@@ -25,6 +25,7 @@
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
+#include "session/attribution.h"
 #include "session/coref.h"
 #include "session/importance.h"
 #include "session/survey.h"
@@ -235,6 +236,32 @@ public:
 
     void setLabelFilter(const QString& tag);
 
+    // Attribution maps (issue 19, session/attribution.h), always of cleanResult(): with
+    // ablations set they are the unablated model's. attribution() returns a method's maps, or
+    // null and asks the service for them (attributionRequested, once, unless it was cancelled
+    // or failed: requestAttribution asks again). Flow is unavailable above kFlowMaxTokens.
+    AttributionPtr attribution(analysis::AttributionMethod method);
+    const AttributionState& attributionState(analysis::AttributionMethod method) const;
+    bool attributionAvailable(analysis::AttributionMethod method) const;
+    void requestAttribution(analysis::AttributionMethod method);
+    void cancelAttribution(analysis::AttributionMethod method);
+    // The service's answers; dropped unless about the current clean pass.
+    void setAttribution(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                        analysis::AttributionMethod method, AttributionPtr maps);
+    void setAttributionProgress(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                                analysis::AttributionMethod method, double fraction);
+    void setAttributionFailed(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
+                              analysis::AttributionMethod method, const QString& message);
+
+    // The method the head view shows (Raw: the head's own maps) and the Methods tab's pair.
+    analysis::AttributionMethod headViewMethod() const { return m_headViewMethod; }
+
+    void setHeadViewMethod(analysis::AttributionMethod method);
+
+    MethodPair methodPair() const { return m_methodPair; }
+
+    void setMethodPair(MethodPair pair);
+
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
     void setHeatmapStyle(const render::HeatmapStyle& style);
@@ -274,12 +301,23 @@ signals:
     void headRecordRequested(attnscope::HeadId head);
     // A record asked for arrived, failed or was dropped: views waiting for `head` redraw.
     void headRecordChanged(attnscope::HeadId head);
+    // Attribution maps: the service is to compute or cancel one; a state changed (arrived,
+    // failed, cancelled, all dropped); a slow one's fraction done.
+    void attributionRequested(attnscope::analysis::AttributionMethod method);
+    void attributionCancelRequested(attnscope::analysis::AttributionMethod method);
+    void attributionsChanged();
+    void attributionProgress(attnscope::analysis::AttributionMethod method, double fraction);
+    void headViewMethodChanged();
+    void methodPairChanged();
 
 private:
     HeadId clamp(HeadId head) const;
     void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
     void startRound();
     void refreshGold();
+    void syncAttributions();  // attribution.cpp, as the attribution functions above
+    void startAttribution(analysis::AttributionMethod method);
+    void requestAttributionAgain(analysis::AttributionMethod method);
 
     std::shared_ptr<const model::Model> m_model;
     QString m_modelPath;
@@ -312,6 +350,9 @@ private:
     std::shared_ptr<const ImportanceRun> m_importance;
     std::shared_ptr<const SurveyRun> m_survey;
     QString m_labelFilter;
+    AttributionStore m_attributions;
+    analysis::AttributionMethod m_headViewMethod = analysis::AttributionMethod::Raw;
+    MethodPair m_methodPair;
 };
 
 }  // namespace attnscope::app

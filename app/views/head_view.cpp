@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QContextMenuEvent>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -18,6 +19,7 @@
 #include "session/head_record_watch.h"
 #include "views/ablation_menu.h"
 #include "views/heatmap_widget.h"
+#include "views/method_selector.h"
 
 namespace attnscope::app {
 
@@ -65,6 +67,8 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("headView"));
+    m_method = newMethodCombo(this, QStringLiteral("headViewMethod"));
+    m_methodStatus = new AttributionStatusLine(session, this);
     m_layer->setObjectName(QStringLiteral("headViewLayer"));
     m_head->setObjectName(QStringLiteral("headViewHead"));
     m_heatmap->setObjectName(QStringLiteral("headHeatmap"));
@@ -81,6 +85,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     bar->addWidget(m_layer);
     bar->addWidget(new QLabel(tr("Head"), this));
     bar->addWidget(m_head);
+    bar->addWidget(m_method);
     bar->addSpacing(12);
     bar->addWidget(m_info, 1);
     bar->addWidget(m_words);
@@ -99,6 +104,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_labels->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     m_ablation->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
     layout->addWidget(m_labels);
+    layout->addWidget(m_methodStatus);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int v) {
@@ -111,6 +117,10 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_heatmap->addWindowShortcuts();  // zoom and step keys even while typing a sentence
     connect(m_heatmap, &HeatmapWidget::stepRequested, this, &HeadView::step);
     connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
+    connect(m_method, &QComboBox::currentIndexChanged, this,
+            [this] { m_session->setHeadViewMethod(comboMethod(m_method)); });
+    connect(session, &AnalysisSession::headViewMethodChanged, this, &HeadView::refresh);
+    connect(session, &AnalysisSession::attributionsChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::sentenceGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
@@ -128,6 +138,16 @@ void HeadView::refresh() {
     m_head->setRange(0, std::max(0, m_session->headCount() - 1));
     m_layer->setValue(h.layer);
     m_head->setValue(h.head);
+    const analysis::AttributionMethod method = m_session->headViewMethod();
+    {
+        const QSignalBlocker b3(m_method);
+        setComboMethod(m_method, method);
+        const auto clean = m_session->cleanResult();
+        setMethodAvailability(m_method, clean ? clean->forward.nTokens : 0);
+    }
+    // Words, gold arcs at word level and mask editing belong to the head's own map.
+    m_words->setEnabled((m_gold != nullptr || m_coref != nullptr) &&
+                        method == analysis::AttributionMethod::Raw);
     m_record.reset();
     m_wordMap.reset();
     m_records->forget();
@@ -156,7 +176,13 @@ void HeadView::refresh() {
     if (m_coref) {
         info += tr(" · coreference arcs in orange (mention row → antecedent column)");
     }
+    if (method != analysis::AttributionMethod::Raw && !m_session->ablations().empty()) {
+        info += tr(" · attribution of the unablated model");
+    }
     m_info->setText(info);
+    if (refreshAttribution(labels(*result))) {
+        return;
+    }
     m_record = m_records->fetch(h);
     if (!m_record) {
         m_heatmap->clear(m_records->pendingText());
@@ -199,7 +225,6 @@ void HeadView::refreshWords() {
 void HeadView::refreshGold() {
     m_gold = m_session->sentenceGold();
     m_coref = m_session->windowGold();
-    m_words->setEnabled(m_gold != nullptr || m_coref != nullptr);
     refresh();
 }
 
@@ -212,7 +237,8 @@ bool HeadView::wordLevel() const {
 }
 
 bool HeadView::showingWords() const {
-    return m_words->isChecked() && (m_gold || m_coref) && m_session->result();
+    return m_words->isChecked() && (m_gold || m_coref) && m_session->result() &&
+           m_session->headViewMethod() == analysis::AttributionMethod::Raw;
 }
 
 HeadView::WordSource HeadView::wordSource() const {
@@ -285,6 +311,9 @@ QString HeadView::tooltip(int row, int col) const {
     const auto result = m_session->result();
     if (!result) {
         return {};
+    }
+    if (m_methodMap) {
+        return attributionTooltip(m_shownMethod, *m_methodMap, row, col, labels(*result));
     }
     if (!m_record) {
         return {};  // still being recomputed
@@ -487,7 +516,9 @@ void HeadView::onCellClicked(int row, int col) {
         return;
     }
     if (m_session->mask().kind == forward::MaskKind::Custom) {
-        toggleMaskCell(row, col);
+        if (!m_methodMap) {  // the mask is edited on the attention it changes
+            toggleMaskCell(row, col);
+        }
     } else {
         m_session->selectToken(row);  // the query row: what the model predicts there
     }

@@ -39,11 +39,13 @@
 #include <QColor>
 #include <QWidget>
 
+#include "attnscope/analysis/attribution.h"
 #include "attnscope/analysis/dependency_score.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/head_record.h"
 
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QMenu;
 class QSpinBox;
@@ -51,6 +53,7 @@ class QSpinBox;
 namespace attnscope::app {
 
 class AnalysisSession;
+class AttributionStatusLine;
 class HeadRecordWatch;
 class HeatmapWidget;
 struct SentenceGold;
@@ -63,6 +66,15 @@ public:
     explicit HeadView(AnalysisSession* session, QWidget* parent = nullptr);
 
     HeatmapWidget* heatmap() const { return m_heatmap; }
+
+    // Attribution maps (issue 19): the method selector, the progress line of a method being
+    // computed, and the method whose map is on screen (the previous one stays while the chosen
+    // one computes).
+    QComboBox* methodCombo() const { return m_method; }
+
+    AttributionStatusLine* methodStatus() const { return m_methodStatus; }
+
+    analysis::AttributionMethod shownMethod() const { return m_shownMethod; }
 
     bool hasGold() const { return m_gold != nullptr; }
 
@@ -105,6 +117,9 @@ private:
     WordSource wordSource() const;  // only while m_gold or m_coref is set
 
     void refresh();
+    // Draws the chosen method's map, or the one shown before while it computes; false when the
+    // head's raw map is to be drawn (head_view_methods.cpp).
+    bool refreshAttribution(const QStringList& tokens);
     void refreshAblationBanner();
     void refreshLabelBanner();
     void step(int dLayer, int dHead);
@@ -133,6 +148,10 @@ private:
     // The shown head's maps (tooltips read them too); null while it is being recomputed.
     std::shared_ptr<const forward::HeadRecord> m_record;
     std::optional<Matrix> m_wordMap;  // m_record at word level, while shown
+    QComboBox* m_method;
+    AttributionStatusLine* m_methodStatus;
+    analysis::AttributionMethod m_shownMethod = analysis::AttributionMethod::Raw;
+    std::optional<Matrix> m_methodMap;  // the attribution map shown, for the tool tips
 };
 
 }  // namespace attnscope::app
