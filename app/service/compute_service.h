@@ -80,6 +80,9 @@ public:
     // The one thread head records are recomputed on; tests occupy it to hold a job in flight.
     QThreadPool* headRecordPool() { return &m_headPool; }
 
+    // Where flow and value zeroing run (and loads, scoring, exports); tests occupy it likewise.
+    QThreadPool* backgroundPool() { return &m_backgroundPool; }
+
     // Scores every head of the session's model on a CoNLL-U treebank (the session's treebank is
     // reused when `path` is the one it holds). A newer scoring job replaces a running one.
     void scoreTreebank(const QString& path, const analysis::ScoreOptions& options);

@@ -13,13 +13,14 @@ using analysis::AttributionMethod;
 bool HeadView::refreshAttribution(const QStringList& tokens) {
     m_methodMap.reset();
     const AttributionMethod chosen = m_session->headViewMethod();
-    m_methodStatus->watch({chosen});
     if (chosen == AttributionMethod::Raw) {
+        m_methodStatus->watch({});
         m_shownMethod = chosen;
         return false;
     }
     AttributionMethod method = chosen;
     AttributionPtr maps = m_session->attribution(chosen);
+    m_methodStatus->watch({chosen});  // after asking: the request is what it shows
     if (!maps && m_shownMethod != AttributionMethod::Raw) {
         method = m_shownMethod;
         maps = m_session->attributionState(method).maps;

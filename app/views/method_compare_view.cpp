@@ -164,12 +164,12 @@ void MethodCompareView::refresh() {
     }
     m_leftMeaning->setText(methodMeaning(pair.left));
     m_rightMeaning->setText(methodMeaning(pair.right));
-    m_status->watch({pair.left, pair.right});
     m_ablated->setVisible(!m_session->ablations().empty());
     m_maps[0].reset();
     m_maps[1].reset();
     m_agreement->clear();
     if (!clean) {
+        m_status->watch({});
         for (HeatmapWidget* w : {m_left, m_right}) {
             w->clear(m_session->model() ? tr("Type a sentence to compare methods on it.")
                                         : tr("Open a model to begin."));
@@ -177,6 +177,7 @@ void MethodCompareView::refresh() {
         return;
     }
     if (!isVisible()) {
+        m_status->watch({});
         return;  // asked for once the tab shows
     }
     m_labels.clear();
@@ -185,6 +186,7 @@ void MethodCompareView::refresh() {
     }
     const bool left = showSide(0, m_labels);
     const bool right = showSide(1, m_labels);
+    m_status->watch({pair.left, pair.right});  // after asking: the requests are what it shows
     if (left && right) {
         showAgreement();
     }

@@ -217,6 +217,7 @@ QString AttributionStatusLine::text() const {
 void AttributionStatusLine::refresh() {
     QString text;
     bool running = false;
+    bool retryable = true;
     for (const AttributionMethod m : m_methods) {
         const AttributionState& s = m_session->attributionState(m);
         const QString title = methodTitle(m);
@@ -233,6 +234,7 @@ void AttributionStatusLine::refresh() {
         } else if (!m_session->attributionAvailable(m)) {
             const auto clean = m_session->cleanResult();
             text = flowLimitText(clean ? clean->forward.nTokens : 0);
+            retryable = false;
         } else {
             continue;
         }
@@ -241,7 +243,7 @@ void AttributionStatusLine::refresh() {
     }
     m_text->setText(text);
     m_cancel->setVisible(running);
-    m_retry->setVisible(!running && !text.isEmpty());
+    m_retry->setVisible(!running && retryable && !text.isEmpty());
     setVisible(!text.isEmpty());
 }
 

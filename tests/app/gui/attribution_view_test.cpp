@@ -1,0 +1,282 @@
+// Attribution maps in the app (issue 19): the head view's method selector draws the head's own
+// map for raw attention and the core's maps for the others (ALTI equal to computeAttribution on
+// the same pass within 1e-6); flow is disabled, with the reason, above 64 tokens; a slow method
+// shows its progress and Cancel, and the map shown before stays; of two quick slow requests
+// only the newest is applied; a new sentence drops the maps; the Methods tab shows two methods
+// of one layer side by side and exports them as one figure.
+#include <cmath>
+#include <memory>
+
+#include <QComboBox>
+#include <QDir>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QSemaphore>
+#include <QStandardItemModel>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThreadPool>
+
+#include "attnscope/analysis/attribution.h"
+#include "attnscope/forward/head_record.h"
+#include "main_window.h"
+#include "panel_test_support.h"
+#include "render/heatmap_image.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "session/default_model.h"
+#include "views/head_view.h"
+#include "views/heatmap_widget.h"
+#include "views/method_compare_view.h"
+#include "views/method_selector.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+using analysis::AttributionMethod;
+
+namespace {
+
+constexpr int kTimeoutMs = 30000;
+const QString kSentence = QStringLiteral("The keys to the cabinet are on the table.");
+
+// Keeps every thread of a pool busy until opened, so a job the service starts waits in the
+// pool, in flight, for as long as a test needs.
+class PoolGate {
+public:
+    explicit PoolGate(QThreadPool* pool) : m_count(pool->maxThreadCount()) {
+        for (int i = 0; i < m_count; ++i) {
+            pool->start([running = m_running, gate = m_gate] {
+                running->release();
+                gate->acquire();
+            });
+        }
+        m_running->acquire(m_count);
+    }
+
+    ~PoolGate() { open(); }
+
+    void open() {
+        if (!m_open) {
+            m_open = true;
+            m_gate->release(m_count);
+        }
+    }
+
+private:
+    int m_count;
+    bool m_open = false;
+    std::shared_ptr<QSemaphore> m_running = std::make_shared<QSemaphore>();
+    std::shared_ptr<QSemaphore> m_gate = std::make_shared<QSemaphore>();
+};
+
+QImage imageOf(const Matrix& values, const render::HeatmapStyle& style) {
+    return render::heatmapImage(values, nullptr, style);
+}
+
+}  // namespace
+
+class AttributionViewTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void selectorSwitchesTheMap();
+    void flowIsDisabledAboveItsLimit();
+    void slowMethodShowsProgressAndCancelKeepsTheMap();
+    void newestSlowRequestWins();
+    void newSentenceDropsTheMaps();
+    void methodsTabShowsTwoMethodsOfOneLayer();
+
+private:
+    bool waitReady(AttributionMethod method) {
+        return QTest::qWaitFor(
+            [&] { return m_session->attributionState(method).status == AttributionState::Ready; },
+            kTimeoutMs);
+    }
+
+    std::unique_ptr<MainWindow> m_window;
+    AnalysisSession* m_session = nullptr;
+    HeadView* m_view = nullptr;
+};
+
+void AttributionViewTest::initTestCase() {
+    paneltest::usePanelTestSettings(QStringLiteral("AttnScopeAttributionViewTest"));
+    QVERIFY2(!defaultModelDir().isEmpty(), "resources/default_model not found");
+}
+
+void AttributionViewTest::init() {
+    m_window = paneltest::windowWithModel(defaultModelDir());
+    QVERIFY(m_window);
+    m_session = paneltest::openWithText(*m_window, defaultModelDir(), kSentence);
+    QVERIFY(m_session);
+    m_view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    QVERIFY(m_view);
+}
+
+void AttributionViewTest::cleanup() {
+    m_window.reset();
+    m_session = nullptr;
+    m_view = nullptr;
+}
+
+void AttributionViewTest::selectorSwitchesTheMap() {
+    const HeadId head{2, 1};
+    m_session->selectHead(head);
+    QCOMPARE(comboMethod(m_view->methodCombo()), AttributionMethod::Raw);
+    const auto record = m_session->headRecord(head);
+    QVERIFY(record);
+    const auto& f = m_session->result()->forward;
+    QCOMPARE(m_view->heatmap()->image(),
+             render::heatmapImage(record->probs, &f.allowed, m_session->heatmapStyle()));
+
+    setComboMethod(m_view->methodCombo(), AttributionMethod::Alti);
+    QCOMPARE(m_session->headViewMethod(), AttributionMethod::Alti);
+    QVERIFY(waitReady(AttributionMethod::Alti));
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::Alti, kTimeoutMs);
+    const auto maps = m_session->attributionState(AttributionMethod::Alti).maps;
+    const analysis::Attribution core = analysis::computeAttribution(
+        *m_session->model(), m_session->cleanResult()->forward, AttributionMethod::Alti);
+    QCOMPARE(maps->layers.values.size(), core.layers.values.size());
+    for (std::size_t i = 0; i < core.layers.values.size(); ++i) {
+        QVERIFY(std::abs(maps->layers.values[i] - core.layers.values[i]) <= 1e-6);
+    }
+    QCOMPARE(m_view->heatmap()->image(),
+             imageOf(attributionMatrix(core, head, true), m_session->heatmapStyle()));
+    QVERIFY(m_view->heatmap()->cellToolTip(1, 0).contains(QStringLiteral("ALTI")));
+
+    // Norm-based: the head's own map, coloured over its own range (norms, not weights).
+    setComboMethod(m_view->methodCombo(), AttributionMethod::Norm);
+    QVERIFY(waitReady(AttributionMethod::Norm));
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::Norm, kTimeoutMs);
+    const auto norm = m_session->attributionState(AttributionMethod::Norm).maps;
+    QCOMPARE(m_view->heatmap()->image(),
+             imageOf(attributionMatrix(*norm, head, true), m_session->heatmapStyle()));
+
+    setComboMethod(m_view->methodCombo(), AttributionMethod::Raw);
+    QCOMPARE(m_view->shownMethod(), AttributionMethod::Raw);
+    QCOMPARE(m_view->heatmap()->image(),
+             render::heatmapImage(record->probs, &f.allowed, m_session->heatmapStyle()));
+}
+
+void AttributionViewTest::flowIsDisabledAboveItsLimit() {
+    auto* model = qobject_cast<QStandardItemModel*>(m_view->methodCombo()->model());
+    const int flow = m_view->methodCombo()->findData(static_cast<int>(AttributionMethod::Flow));
+    QVERIFY(model->item(flow)->isEnabled());
+    QString longText;
+    for (int i = 0; i < 70; ++i) {
+        longText += QStringLiteral("word ");
+    }
+    m_session->setText(longText.trimmed());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_session->result() && m_session->result()->forward.nTokens > 64; },
+        kTimeoutMs));
+    const int n = m_session->result()->forward.nTokens;
+    QVERIFY(!model->item(flow)->isEnabled());
+    QCOMPARE(model->item(flow)->toolTip(),
+             QStringLiteral("Attention flow solves L·n² max-flow problems; limited to 64 tokens "
+                            "(this sentence has %1)")
+                 .arg(n));
+    // Asked anyway (by the session's API), it is not computed.
+    QVERIFY(!m_session->attribution(AttributionMethod::Flow));
+    QCOMPARE(m_session->attributionState(AttributionMethod::Flow).status,
+             AttributionState::Missing);
+}
+
+void AttributionViewTest::slowMethodShowsProgressAndCancelKeepsTheMap() {
+    const QImage raw = m_view->heatmap()->image();
+    QVERIFY(!raw.isNull());
+    PoolGate gate(m_window->service()->backgroundPool());
+    setComboMethod(m_view->methodCombo(), AttributionMethod::ValueZeroing);
+    const auto& state = m_session->attributionState(AttributionMethod::ValueZeroing);
+    QCOMPARE(state.status, AttributionState::Waiting);
+    QVERIFY(m_window->service()->isComputingAttribution());
+    // The previous map stays while it computes; the line above it says so, with Cancel.
+    QCOMPARE(m_view->heatmap()->image(), raw);
+    QCOMPARE(m_view->methodStatus()->text(), QStringLiteral("Computing value zeroing…"));
+    m_session->setAttributionProgress(m_session->cleanResult(), AttributionMethod::ValueZeroing,
+                                      0.4);
+    QCOMPARE(m_view->methodStatus()->text(), QStringLiteral("Computing value zeroing… 40 %"));
+    QVERIFY(m_view->methodStatus()->cancelButton()->isVisible());
+
+    QTest::mouseClick(m_view->methodStatus()->cancelButton(), Qt::LeftButton);
+    QCOMPARE(state.status, AttributionState::Cancelled);
+    gate.open();
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->service()->isComputingAttribution(), kTimeoutMs);
+    QCOMPARE(state.status, AttributionState::Cancelled);
+    QVERIFY(!state.maps);
+    QCOMPARE(m_view->heatmap()->image(), raw);
+    QCOMPARE(m_view->shownMethod(), AttributionMethod::Raw);
+    QVERIFY(m_view->methodStatus()->text().contains(QStringLiteral("cancelled")));
+
+    // Retry computes it after all.
+    QTest::mouseClick(m_view->methodStatus()->retryButton(), Qt::LeftButton);
+    QVERIFY(waitReady(AttributionMethod::ValueZeroing));
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::ValueZeroing, kTimeoutMs);
+}
+
+void AttributionViewTest::newestSlowRequestWins() {
+    PoolGate gate(m_window->service()->backgroundPool());
+    m_session->setHeadViewMethod(AttributionMethod::ValueZeroing);
+    QCOMPARE(m_session->attributionState(AttributionMethod::ValueZeroing).status,
+             AttributionState::Waiting);
+    m_session->setHeadViewMethod(AttributionMethod::Flow);
+    QCOMPARE(m_session->attributionState(AttributionMethod::Flow).status,
+             AttributionState::Waiting);
+    gate.open();
+    QVERIFY(waitReady(AttributionMethod::Flow));
+    QTRY_VERIFY_WITH_TIMEOUT(!m_window->service()->isComputingAttribution(), kTimeoutMs);
+    const auto& older = m_session->attributionState(AttributionMethod::ValueZeroing);
+    QCOMPARE(older.status, AttributionState::Cancelled);
+    QVERIFY(!older.maps);
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::Flow, kTimeoutMs);
+}
+
+void AttributionViewTest::newSentenceDropsTheMaps() {
+    m_session->setHeadViewMethod(AttributionMethod::Rollout);
+    QVERIFY(waitReady(AttributionMethod::Rollout));
+    const AttributionPtr old = m_session->attributionState(AttributionMethod::Rollout).maps;
+    const auto oldClean = m_session->cleanResult();
+    m_session->setText(QStringLiteral("A short one."));
+    QVERIFY(QTest::qWaitFor([&] { return m_session->cleanResult() != oldClean; }, kTimeoutMs));
+    QVERIFY(m_session->attributionState(AttributionMethod::Rollout).maps != old);
+    QVERIFY(waitReady(AttributionMethod::Rollout));
+    QCOMPARE(m_session->attributionState(AttributionMethod::Rollout).maps->nTokens,
+             m_session->cleanResult()->forward.nTokens);
+    QVERIFY(m_session->attributionState(AttributionMethod::Rollout).maps->nTokens != old->nTokens);
+}
+
+void AttributionViewTest::methodsTabShowsTwoMethodsOfOneLayer() {
+    auto* view = m_window->findChild<MethodCompareView*>(QStringLiteral("methodCompareView"));
+    QVERIFY(view);
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    m_session->selectHead({1, 0});
+    // Off screen it asks for nothing.
+    QCOMPARE(m_session->attributionState(AttributionMethod::Alti).status,
+             AttributionState::Missing);
+    tabs->setCurrentWidget(view);
+    QCOMPARE(comboMethod(view->leftMethod()), AttributionMethod::Raw);
+    QCOMPARE(comboMethod(view->rightMethod()), AttributionMethod::Alti);
+    QVERIFY(waitReady(AttributionMethod::Raw));
+    QVERIFY(waitReady(AttributionMethod::Alti));
+    QTRY_VERIFY_WITH_TIMEOUT(!view->agreement().isEmpty(), kTimeoutMs);
+    const auto raw = m_session->attributionState(AttributionMethod::Raw).maps;
+    const auto alti = m_session->attributionState(AttributionMethod::Alti).maps;
+    QCOMPARE(view->left()->image(),
+             imageOf(attributionMatrix(*raw, {1, 0}, false), m_session->heatmapStyle()));
+    QCOMPARE(view->right()->image(),
+             imageOf(attributionMatrix(*alti, {1, 0}, false), m_session->heatmapStyle()));
+    // The layer map of raw attention is the mean of the layer's heads.
+    const auto record = m_session->headRecord({1, 0});
+    QVERIFY(record);
+
+    QTemporaryDir dir;
+    const QString path = QDir(dir.path()).filePath(QStringLiteral("pair.png"));
+    QVERIFY(view->saveFigure(path));
+    QVERIFY(QFileInfo(path).size() > 0);
+}
+
+QTEST_MAIN(AttributionViewTest)
+#include "attribution_view_test.moc"
