@@ -12,6 +12,7 @@
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/version.h"
+#include "attribution_command.h"
 #include "commands.h"
 #include "coref_command.h"
 #include "deps_command.h"
@@ -103,6 +104,9 @@ int main(int argc, char** argv) {
     cli::SurveyArgs surveyArgs;
     commands.emplace_back(cli::addSurveyCommand(app, surveyArgs),
                           [&] { return cli::runSurvey(surveyArgs); });
+    cli::AttributionArgs attributionArgs;
+    commands.emplace_back(cli::addAttributionCommand(app, attributionArgs),
+                          [&] { return cli::runAttribution(attributionArgs); });
 
     try {
         app.parse(argc, argv);
