@@ -176,10 +176,8 @@ void HeadView::refresh() {
     if (m_coref) {
         info += tr(" · coreference arcs in orange (mention row → antecedent column)");
     }
-    if (method != analysis::AttributionMethod::Raw && !m_session->ablations().empty()) {
-        info += tr(" · attribution of the unablated model");
-    }
     m_info->setText(info);
+    m_info->setToolTip(QString());
     if (refreshAttribution(labels(*result))) {
         return;
     }

@@ -76,6 +76,7 @@ MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     m_right->setObjectName(QStringLiteral("methodsHeatmapRight"));
     m_agreement->setObjectName(QStringLiteral("methodsAgreement"));
     m_export->setObjectName(QStringLiteral("methodsExport"));
+    m_ablated->setObjectName(QStringLiteral("methodsAblated"));
     m_layer->setToolTip(tr("The layer both maps show (the selected head's layer)"));
     auto* bar = new QHBoxLayout;
     bar->addWidget(new QLabel(tr("Layer"), this));
@@ -220,8 +221,8 @@ bool MethodCompareView::showSide(int side, const QStringList& labels) {
 void MethodCompareView::showAgreement() {
     const double all = pearson(*m_maps[0], *m_maps[1]);
     const double rows = meanRowPearson(*m_maps[0], *m_maps[1]);
-    m_agreement->setText(tr("Agreement of the two maps: Pearson r %1 over all cells, %2 mean over "
-                            "query rows (1: the same ranking of sources up to scale)")
+    m_agreement->setText(tr("Rows receive, columns are sources. Agreement: Pearson r %1 over all "
+                            "cells, %2 mean over rows (1: the same up to scale and offset)")
                              .arg(all, 0, 'f', 3)
                              .arg(rows, 0, 'f', 3));
 }

@@ -132,13 +132,11 @@ QString attributionMapTitle(AttributionMethod method, HeadId head, bool perHead)
         which = head.layer == 0 ? QObject::tr(" (after layer 0)")
                                 : QObject::tr(" (after layers 0–%1)").arg(head.layer);
     } else if (method == AttributionMethod::Raw) {
-        which = QObject::tr(" (mean of the heads)");
+        which = QObject::tr(" (head mean)");
     } else if (analysis::hasHeadMaps(method)) {
         which = QObject::tr(" (heads summed)");
     }
-    return QObject::tr("Layer %1 · %2%3 — rows: receiving, columns: source")
-        .arg(head.layer)
-        .arg(methodTitle(method), which);
+    return QObject::tr("Layer %1 · %2%3").arg(head.layer).arg(methodTitle(method), which);
 }
 
 void showAttributionMap(HeatmapWidget* widget, const Matrix& values, AttributionMethod method,

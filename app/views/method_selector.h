@@ -44,7 +44,8 @@ void setComboMethod(QComboBox* combo, analysis::AttributionMethod method);
 // The map a view shows: head `head.head` of layer `head.layer` for per-head methods when
 // `perHead`, else the layer's map. Float, as the heat maps draw.
 Matrix attributionMatrix(const analysis::Attribution& maps, HeadId head, bool perHead);
-// "Layer 3, head 7 · Norm-based ‖αf(x)‖" or "Layer 3 · ALTI (after layers 0–3)".
+// "Layer 3, head 7 · Norm-based ‖αf(x)‖ (0-based) — rows: queries, columns: keys" or, for a
+// layer's map, "Layer 3 · ALTI (after layers 0–3)" (rows receive, columns are sources).
 QString attributionMapTitle(analysis::AttributionMethod method, HeadId head, bool perHead);
 // Draws `values` (from attributionMatrix) with the method's colour bar caption and title.
 void showAttributionMap(HeatmapWidget* widget, const Matrix& values,

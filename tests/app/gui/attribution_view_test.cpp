@@ -10,8 +10,10 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
+#include <QLabel>
 #include <QPushButton>
 #include <QSemaphore>
+#include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -88,6 +90,7 @@ private slots:
     void slowMethodShowsProgressAndCancelKeepsTheMap();
     void newestSlowRequestWins();
     void newSentenceDropsTheMaps();
+    void ablationsKeepTheUnablatedMaps();
     void methodsTabShowsTwoMethodsOfOneLayer();
 
 private:
@@ -246,6 +249,24 @@ void AttributionViewTest::newSentenceDropsTheMaps() {
     QCOMPARE(m_session->attributionState(AttributionMethod::Rollout).maps->nTokens,
              m_session->cleanResult()->forward.nTokens);
     QVERIFY(m_session->attributionState(AttributionMethod::Rollout).maps->nTokens != old->nTokens);
+}
+
+void AttributionViewTest::ablationsKeepTheUnablatedMaps() {
+    m_session->setHeadViewMethod(AttributionMethod::Alti);
+    QVERIFY(waitReady(AttributionMethod::Alti));
+    const AttributionPtr clean = m_session->attributionState(AttributionMethod::Alti).maps;
+    m_session->ablateHead({0, 1}, forward::AblationKind::Zero);
+    QVERIFY(QTest::qWaitFor([&] { return m_session->ablationEffects() != nullptr; }, kTimeoutMs));
+    QVERIFY(m_session->result() != m_session->cleanResult());
+    // The same maps: of the clean pass, which an ablation does not change.
+    QCOMPARE(m_session->attributionState(AttributionMethod::Alti).maps, clean);
+    QCOMPARE(m_view->shownMethod(), AttributionMethod::Alti);
+    auto* info = m_view->findChild<QLabel*>(QStringLiteral("headViewInfo"));
+    QVERIFY2(info->text().contains(QStringLiteral("Attribution of the unablated model")),
+             qPrintable(info->text()));
+    auto* methods = m_window->findChild<MethodCompareView*>(QStringLiteral("methodCompareView"));
+    auto* note = methods->findChild<QLabel*>(QStringLiteral("methodsAblated"));
+    QVERIFY(note && !note->isHidden());
 }
 
 void AttributionViewTest::methodsTabShowsTwoMethodsOfOneLayer() {

@@ -5,7 +5,8 @@
 // dock for "dependencies.png" and "dependencies-words.png" (word-level head view with gold arcs)
 // and its first 100 sentences give "importance.png", all of them "survey.png"; with a CorefUD
 // treebank too, in the Coreference dock for "coreference.png" (a short window with several gold
-// arcs, its best head at word level).
+// arcs, its best head at word level). "attribution.png" is the Methods tab (raw attention against
+// ALTI in the last layer), "attribution-head.png" the head view showing ALTI.
 #include <cstdio>
 
 #include <QAction>
@@ -75,6 +76,36 @@ void ablationShot(MainWindow& w, const QString& text, const QString& out) {
     w.session()->setAblations({});
     w.session()->setText(text);
     waitFor(w.service(), &ComputeService::computeFinished);
+}
+
+// Runs the event loop until the session holds `method`'s maps (or 60 s pass).
+void waitForAttribution(AnalysisSession* session, analysis::AttributionMethod method) {
+    QEventLoop loop;
+    QTimer poll;
+    QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
+        if (session->attributionState(method).status != AttributionState::Waiting) {
+            loop.quit();
+        }
+    });
+    poll.start(50);
+    QTimer::singleShot(60000, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// "attribution.png": raw attention (the layer's mean) against ALTI in the last layer, side by
+// side in the Methods tab; "attribution-head.png": the head view in ALTI mode.
+void attributionShots(MainWindow& w, const QString& out) {
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    w.session()->selectHead({w.session()->layerCount() - 1, 0});
+    tabs->setCurrentIndex(
+        tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("methodCompareView"))));
+    waitForAttribution(w.session(), analysis::AttributionMethod::Raw);
+    waitForAttribution(w.session(), analysis::AttributionMethod::Alti);
+    shot(w, out, "attribution.png");
+    tabs->setCurrentIndex(0);
+    w.session()->setHeadViewMethod(analysis::AttributionMethod::Alti);
+    shot(w, out, "attribution-head.png");
+    w.session()->setHeadViewMethod(analysis::AttributionMethod::Raw);
 }
 
 // "importance.png": every head ablated alone on the treebank's first 100 sentences.
@@ -226,6 +257,7 @@ int main(int argc, char** argv) {
     shot(w, QString::fromLocal8Bit(argv[2]), "offsets-dark.png");
     dark->setChecked(!dark->isChecked());
     ablationShot(w, text, QString::fromLocal8Bit(argv[2]));
+    attributionShots(w, QString::fromLocal8Bit(argv[2]));
     if (argc > 4) {
         dependencyShots(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
         importanceShot(w, QString::fromLocal8Bit(argv[4]), QString::fromLocal8Bit(argv[2]));
