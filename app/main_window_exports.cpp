@@ -28,6 +28,10 @@ void MainWindow::addExportMenu(QMenu* file) {
         askForSaveFile(this, tr("Export all heads"), tr("HDF5 files (*.h5)"),
                        [this](const QString& p) { return exportHdf5(p); });
     });
+    exportMenu->addAction(tr("&Attribution maps to HDF5…"), this, [this] {
+        askForSaveFile(this, tr("Export the attribution maps computed"), tr("HDF5 files (*.h5)"),
+                       [this](const QString& p) { return m_service->exportAttributions(p); });
+    });
     exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
         askForSaveFile(this, tr("Export the entropy charts"),
                        tr("PNG image (*.png);;SVG image (*.svg)"),

@@ -5,6 +5,7 @@
 // their own.
 #include <algorithm>
 
+#include "attnscope/export/attribution_export.h"
 #include "attnscope/forward/forward_pass.h"
 #include "service/compute_service.h"
 
@@ -53,16 +54,21 @@ void ComputeService::connectAttributions() {
     });
 }
 
+forward::ForwardOptions ComputeService::attributionOptions() const {
+    forward::ForwardOptions options;
+    options.mask = m_session->mask();
+    options.scale = m_session->scale();
+    options.mapBudgetBytes = m_session->mapBudgetBytes();
+    return options;
+}
+
 void ComputeService::computeAttribution(AttributionMethod method) {
     const auto model = m_session->model();
     const ResultPtr clean = m_session->cleanResult();
     if (m_shutDown || !model || !clean) {
         return;
     }
-    forward::ForwardOptions options;
-    options.mask = m_session->mask();
-    options.scale = m_session->scale();
-    options.mapBudgetBytes = m_session->mapBudgetBytes();
+    const forward::ForwardOptions options = attributionOptions();
     const bool slow = analysis::isSlow(method);
     auto fraction = std::make_shared<std::atomic<double>>(-1.0);
     const quint64 id = m_jobs.run(
@@ -109,6 +115,47 @@ void ComputeService::cancelStaleAttributions() {
             m_jobs.cancel(job.id);
         }
     }
+}
+
+bool ComputeService::exportAttributions(const QString& path) {
+    const auto model = m_session->model();
+    const ResultPtr clean = m_session->cleanResult();
+    if (!model || !clean) {
+        m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    // The maps the session holds: a slow method is not started behind the user's back.
+    std::vector<AttributionPtr> held;
+    for (const AttributionMethod m : analysis::kAttributionMethods) {
+        if (const AttributionPtr maps = m_session->attributionState(m).maps) {
+            held.push_back(maps);
+        }
+    }
+    exporting::AttributionFileInfo info;
+    info.model = m_session->modelPath().toStdString();
+    info.modelType = model->spec.modelType;
+    info.maskKind = clean->forward.maskKind;
+    info.text = clean->text;
+    info.tokenIds = clean->forward.tokenIds;
+    for (const tokenize::Token& t : clean->tokens) {
+        info.tokens.push_back(t.text);
+    }
+    const forward::ForwardOptions options = attributionOptions();
+    exportFile(path, [model, clean, held, info, options](const std::string& file) {
+        std::vector<analysis::Attribution> all;
+        for (const AttributionPtr& maps : held) {
+            all.push_back(*maps);
+        }
+        const bool hasRaw = std::any_of(held.begin(), held.end(), [](const AttributionPtr& a) {
+            return a->method == AttributionMethod::Raw;
+        });
+        if (!hasRaw) {  // the file's /attention; cheap, from the same pass
+            all.insert(all.begin(),
+                       attributionOf(*model, clean, AttributionMethod::Raw, options, {}));
+        }
+        exporting::writeAttributionHdf5(file, all, info);
+    });
+    return true;
 }
 
 }  // namespace attnscope::app

@@ -124,6 +124,11 @@ public:
     void computeAttribution(analysis::AttributionMethod method);
     void cancelAttribution(analysis::AttributionMethod method);
 
+    // Writes the session's attribution maps of the sentence on screen to an HDF5 file
+    // (export/attribution_export.h) in the background, as exportFile: the methods it holds,
+    // raw attention always. False (and the message bar told) without a sentence.
+    bool exportAttributions(const QString& path);
+
     bool isComputingAttribution() const {
         return m_jobs.isRunning(JobKind::Attribution) || m_jobs.isRunning(JobKind::SlowAttribution);
     }
@@ -198,7 +203,8 @@ private:
         std::shared_ptr<std::atomic<double>> fraction;
     };
 
-    void connectAttributions();  // attribution_job.cpp
+    void connectAttributions();                          // attribution_job.cpp
+    forward::ForwardOptions attributionOptions() const;  // the session's mask, scale, budget
     void cancelStaleAttributions();
 
     void queueHeadRecord(HeadId head);

@@ -20,6 +20,7 @@
 #include <QTest>
 #include <QThreadPool>
 
+#include "../../core/support/h5_reader.h"
 #include "attnscope/analysis/attribution.h"
 #include "attnscope/forward/head_record.h"
 #include "main_window.h"
@@ -92,6 +93,7 @@ private slots:
     void newSentenceDropsTheMaps();
     void ablationsKeepTheUnablatedMaps();
     void methodsTabShowsTwoMethodsOfOneLayer();
+    void exportWritesTheMapsHeld();
 
 private:
     bool waitReady(AttributionMethod method) {
@@ -297,6 +299,29 @@ void AttributionViewTest::methodsTabShowsTwoMethodsOfOneLayer() {
     const QString path = QDir(dir.path()).filePath(QStringLiteral("pair.png"));
     QVERIFY(view->saveFigure(path));
     QVERIFY(QFileInfo(path).size() > 0);
+}
+
+void AttributionViewTest::exportWritesTheMapsHeld() {
+    m_session->setHeadViewMethod(AttributionMethod::Alti);
+    QVERIFY(waitReady(AttributionMethod::Alti));
+    const AttributionPtr alti = m_session->attributionState(AttributionMethod::Alti).maps;
+    QTemporaryDir dir;
+    const QString path = QDir(dir.path()).filePath(QStringLiteral("maps.h5"));
+    QSignalSpy finished(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_window->service()->exportAttributions(path));
+    QVERIFY(finished.wait(kTimeoutMs));
+    QVERIFY(finished.takeFirst().at(1).toBool());
+    const testing::H5Reader file(path.toStdString());
+    QVERIFY(file.ok());
+    const auto n = static_cast<hsize_t>(alti->nTokens);
+    const auto layers = static_cast<hsize_t>(alti->nLayers);
+    // Raw attention always (the file's /attention), the method computed, no other.
+    QVERIFY(file.exists("attention"));
+    QCOMPARE(file.dims("alti"), (std::vector<hsize_t>{layers, n, n}));
+    QCOMPARE(file.values<double>("alti", H5T_NATIVE_DOUBLE), alti->layers.values);
+    QVERIFY(!file.exists("value_zeroing"));
+    QVERIFY(!file.exists("flow"));
+    QCOMPARE(file.text("text"), kSentence.toStdString());
 }
 
 QTEST_MAIN(AttributionViewTest)
