@@ -124,6 +124,11 @@ MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     layout->addWidget(m_ablated);
     layout->addWidget(m_pair, 1);
     layout->addWidget(m_agreement);
+    connectControls();
+    refresh();
+}
+
+void MethodCompareView::connectControls() {
     connect(m_layer, &QSpinBox::valueChanged, this, [this](int v) {
         m_session->selectHead({v, m_session->selectedHead().head});
     });
@@ -139,10 +144,9 @@ MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     for (auto signal : {&AnalysisSession::resultChanged, &AnalysisSession::attributionsChanged,
                         &AnalysisSession::methodPairChanged, &AnalysisSession::heatmapStyleChanged,
                         &AnalysisSession::ablationsChanged}) {
-        connect(session, signal, this, &MethodCompareView::refresh);
+        connect(m_session, signal, this, &MethodCompareView::refresh);
     }
-    connect(session, &AnalysisSession::selectedHeadChanged, this, &MethodCompareView::refresh);
-    refresh();
+    connect(m_session, &AnalysisSession::selectedHeadChanged, this, &MethodCompareView::refresh);
 }
 
 void MethodCompareView::showEvent(QShowEvent* event) {

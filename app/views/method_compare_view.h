@@ -55,6 +55,7 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void connectControls();
     // Draws one side; false while its maps are not there (a placeholder says why).
     bool showSide(int side, const QStringList& labels);
     void showAgreement();
