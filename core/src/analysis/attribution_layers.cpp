@@ -24,7 +24,7 @@ Matrix outputWeight(const ops::Linear& output) {
 }  // namespace
 
 LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& pass, int layer,
-                      const CancelToken& cancel) {
+                      const CancelToken& cancel, bool withOutput) {
     const model::ModelSpec& spec = model.spec;
     const model::LayerWeights& w = model.weights.layers[static_cast<std::size_t>(layer)];
     const Eigen::Index n = pass.nTokens;
@@ -43,6 +43,9 @@ LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& p
         const Eigen::Index kv = static_cast<Eigen::Index>(pass.kvHeadOf(h)) * dv;
         t.f.push_back(values.middleCols(kv, dv) *
                       wo.middleCols(static_cast<Eigen::Index>(h) * dv, dv).transpose());
+    }
+    if (!withOutput) {
+        return t;
     }
     // The same product of the same contexts as the pass: its very bits.
     t.attention = ops::linear(concat, w.output);

@@ -19,9 +19,10 @@ struct LayerTerms {
     Matrix y;          // the attention sub-block's output (A9): post-LN LN1(x + attention)
 };
 
-// Layer `layer` of `pass`, which must have kept its layer states.
+// Layer `layer` of `pass`, which must have kept its layer states. Without `withOutput`,
+// `attention` and `y` stay empty (norm-based needs neither; they cost a quarter of the rest).
 LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& pass, int layer,
-                      const CancelToken& cancel);
+                      const CancelToken& cancel, bool withOutput = true);
 
 // The keys' summed head terms for key j: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
 // without the identity; value zeroing's change when v_j is zeroed).

@@ -11,27 +11,39 @@ namespace attnscope::analysis::detail {
 namespace {
 
 using MatrixD = Eigen::MatrixXd;
+using RowMajorD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // norm_layer[i, j] = ‖Σ_h A[h,i,j] f^h(x_j)‖ = sqrt(aᵀ G_j a) with G_j the Gram matrix of the
 // heads' f^h(x_j): H² work per cell instead of H·D, so the per-layer map costs a few percent of
 // the layer's forward pass (issue 19's budget is 20 %). In double, so the quadratic form loses
-// nothing to cancellation between heads.
-void layerNorms(const LayerTerms& t, double* out) {
+// nothing to cancellation between heads. All queries of key j at once, in buffers made once per
+// thread (no allocation per cell); G_j's diagonal gives ‖f^h(x_j)‖ into norms[h * n + j].
+void layerNorms(const LayerTerms& t, double* out, double* norms) {
     const auto heads = static_cast<Eigen::Index>(t.f.size());
     const Eigen::Index n = t.x.rows();
-#pragma omp parallel for schedule(static)
-    for (Eigen::Index j = 0; j < n; ++j) {
-        MatrixD f(heads, t.x.cols());
-        for (Eigen::Index h = 0; h < heads; ++h) {
-            f.row(h) = t.f[static_cast<std::size_t>(h)].row(j).cast<double>();
-        }
-        const MatrixD gram = f * f.transpose();
-        Eigen::VectorXd a(heads);
-        for (Eigen::Index i = 0; i < n; ++i) {
+#pragma omp parallel
+    {
+        RowMajorD f(heads, t.x.cols());
+        MatrixD gram(heads, heads);
+        MatrixD a(n, heads);  // A[h, i, j] for every query i
+        MatrixD ag(n, heads);
+#pragma omp for schedule(static)
+        for (Eigen::Index j = 0; j < n; ++j) {
             for (Eigen::Index h = 0; h < heads; ++h) {
-                a(h) = t.probs[static_cast<std::size_t>(h)](i, j);
+                const auto uh = static_cast<std::size_t>(h);
+                f.row(h) = t.f[uh].row(j).cast<double>();
+                a.col(h) = t.probs[uh].col(j).cast<double>();
             }
-            out[i * n + j] = std::sqrt(std::max(0.0, a.dot(gram * a)));
+            for (Eigen::Index h = 0; h < heads; ++h) {  // symmetric: one dot product per pair
+                for (Eigen::Index g = 0; g <= h; ++g) {
+                    gram(h, g) = gram(g, h) = f.row(h).dot(f.row(g));
+                }
+                norms[h * n + j] = std::sqrt(gram(h, h));
+            }
+            ag.noalias() = a.lazyProduct(gram);
+            for (Eigen::Index i = 0; i < n; ++i) {
+                out[i * n + j] = std::sqrt(std::max(0.0, ag.row(i).dot(a.row(i))));
+            }
         }
     }
 }
@@ -48,25 +60,21 @@ Attribution normBased(const model::Model& model, const forward::ForwardResult& p
     applyComputeThreads();
     for (int l = 0; l < pass.nLayers; ++l) {
         options.cancel.throwIfCancelled();
-        const LayerTerms t = layerTerms(model, pass, l, options.cancel);
+        const LayerTerms t = layerTerms(model, pass, l, options.cancel, false);
+        double* norms = a.transformedNorm.data() + static_cast<std::size_t>(l) * heads * n;
+        layerNorms(t, a.layers.values.data() + static_cast<std::size_t>(l) * n * n, norms);
         for (std::size_t h = 0; h < heads; ++h) {
-            const std::size_t head = static_cast<std::size_t>(l) * heads + h;
-            double* norms = a.transformedNorm.data() + head * n;
-            float* map = a.heads.data() + head * n * n;
-            for (std::size_t j = 0; j < n; ++j) {
-                norms[j] = t.f[h].row(static_cast<Eigen::Index>(j)).cast<double>().norm();
-            }
+            const double* norm = norms + h * n;
+            const float* probs = t.probs[h].data();
+            float* map = a.heads.data() + (static_cast<std::size_t>(l) * heads + h) * n * n;
             for (std::size_t i = 0; i < n; ++i) {
                 for (std::size_t j = 0; j < n; ++j) {
                     // ‖A f‖ = A ‖f‖ since A >= 0 (A5).
-                    map[i * n + j] = static_cast<float>(
-                        static_cast<double>(t.probs[h](static_cast<Eigen::Index>(i),
-                                                       static_cast<Eigen::Index>(j))) *
-                        norms[j]);
+                    map[i * n + j] =
+                        static_cast<float>(static_cast<double>(probs[i * n + j]) * norm[j]);
                 }
             }
         }
-        layerNorms(t, a.layers.values.data() + static_cast<std::size_t>(l) * n * n);
         if (options.progress) {
             options.progress(static_cast<double>(l + 1) / pass.nLayers);
         }
