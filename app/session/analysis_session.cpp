@@ -39,10 +39,13 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     const bool hadFilter = !m_labelFilter.isEmpty();
     m_labelFilter.clear();
     refreshGold();
-    syncAttributions();
+    const bool droppedAttributions = syncAttributions();
     emit modelChanged();
     emit computeSettingsChanged();
     emit resultChanged();
+    if (droppedAttributions) {
+        emit attributionsChanged();
+    }
     emit selectedHeadChanged(m_selected);
     emit compareHeadChanged(m_compare);
     if (hadScores) {
@@ -124,8 +127,11 @@ void AnalysisSession::applyResult(std::shared_ptr<const analysis::SentenceAnalys
     }
     m_predictions = {};
     refreshGold();
-    syncAttributions();  // before resultChanged: views redraw with the new pass's states
+    const bool droppedAttributions = syncAttributions();  // views redraw with the new states
     emit resultChanged();
+    if (droppedAttributions) {
+        emit attributionsChanged();
+    }
     if (dropToken) {
         emit selectedTokenChanged(m_selectedToken);
     }

@@ -315,7 +315,10 @@ private:
     void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
     void startRound();
     void refreshGold();
-    void syncAttributions();  // attribution.cpp, as the attribution functions above
+    // Drops the attributions of an older clean pass; true when it did (the caller emits
+    // attributionsChanged after resultChanged, once views hold the new result's gold and
+    // tokens). attribution.cpp, as the attribution functions above.
+    bool syncAttributions();
     void startAttribution(analysis::AttributionMethod method);
     void requestAttributionAgain(analysis::AttributionMethod method);
 

@@ -24,12 +24,12 @@ std::optional<AttributionMethod> AttributionStore::waitingSlow(AttributionMethod
     return std::nullopt;
 }
 
-void AnalysisSession::syncAttributions() {
+bool AnalysisSession::syncAttributions() {
     if (m_attributions.result() == m_clean) {
-        return;  // an ablation changed: the clean pass, and so its attributions, stay
+        return false;  // an ablation changed: the clean pass, and so its attributions, stay
     }
     m_attributions.reset(m_clean);
-    emit attributionsChanged();
+    return true;
 }
 
 bool AnalysisSession::attributionAvailable(AttributionMethod method) const {

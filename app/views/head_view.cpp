@@ -120,7 +120,11 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(m_method, &QComboBox::currentIndexChanged, this,
             [this] { m_session->setHeadViewMethod(comboMethod(m_method)); });
     connect(session, &AnalysisSession::headViewMethodChanged, this, &HeadView::refresh);
-    connect(session, &AnalysisSession::attributionsChanged, this, &HeadView::refresh);
+    connect(session, &AnalysisSession::attributionsChanged, this, [this] {
+        if (m_session->headViewMethod() != analysis::AttributionMethod::Raw) {
+            refresh();  // the head's own map does not change with them
+        }
+    });
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::sentenceGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
