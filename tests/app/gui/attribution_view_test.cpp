@@ -89,6 +89,7 @@ private slots:
     void selectorSwitchesTheMap();
     void flowIsDisabledAboveItsLimit();
     void slowMethodShowsProgressAndCancelKeepsTheMap();
+    void slowMethodReportsItsProgress();
     void newestSlowRequestWins();
     void newSentenceDropsTheMaps();
     void ablationsKeepTheUnablatedMaps();
@@ -220,6 +221,31 @@ void AttributionViewTest::slowMethodShowsProgressAndCancelKeepsTheMap() {
     QTest::mouseClick(m_view->methodStatus()->retryButton(), Qt::LeftButton);
     QVERIFY(waitReady(AttributionMethod::ValueZeroing));
     QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::ValueZeroing, kTimeoutMs);
+}
+
+void AttributionViewTest::slowMethodReportsItsProgress() {
+    // Long enough for value zeroing's n blocks per layer to outlast the progress poll.
+    QString text;
+    for (int i = 0; i < 110; ++i) {
+        text += QStringLiteral("word ");
+    }
+    m_session->setText(text.trimmed());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return m_session->result() && m_session->result()->forward.nTokens > 100; },
+        kTimeoutMs));
+    QSignalSpy progress(m_session, &AnalysisSession::attributionProgress);
+    setComboMethod(m_view->methodCombo(), AttributionMethod::ValueZeroing);
+    QVERIFY(waitReady(AttributionMethod::ValueZeroing));
+    QVERIFY(!progress.isEmpty());
+    double last = 0;
+    for (const QList<QVariant>& call : progress) {
+        QCOMPARE(call.at(0).value<AttributionMethod>(), AttributionMethod::ValueZeroing);
+        const double f = call.at(1).toDouble();
+        QVERIFY(f >= last && f <= 1.0);
+        last = f;
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(m_view->shownMethod(), AttributionMethod::ValueZeroing, kTimeoutMs);
+    QVERIFY(m_view->methodStatus()->text().isEmpty());
 }
 
 void AttributionViewTest::newestSlowRequestWins() {
