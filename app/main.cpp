@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/version.h"
 #include "command_line.h"
 #include "main_window.h"
@@ -13,6 +14,7 @@
 #include "panels/survey_dock.h"
 
 int main(int argc, char** argv) {
+    attnscope::keepFreedMemoryForReuse();
     QCoreApplication::setOrganizationName(QStringLiteral("AttnScope"));
     QCoreApplication::setApplicationName(QStringLiteral("AttnScope"));
     QCoreApplication::setApplicationVersion(QString::fromUtf8(attnscope::version().data()));

@@ -11,6 +11,7 @@
 #include "ablate_command.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/version.h"
 #include "attribution_command.h"
 #include "commands.h"
@@ -54,6 +55,7 @@ int runGuarded(const std::function<int()>& command) {
 
 int main(int argc, char** argv) {
     using namespace attnscope;
+    keepFreedMemoryForReuse();
     CLI::App app{"AttnScope command-line tool: inspect models and export every attention head"};
     app.set_version_flag("--version", std::string(version()));
     app.require_subcommand(1);

@@ -36,6 +36,7 @@
 #include <benchmark/benchmark.h>
 
 #include "attnscope/analysis/attribution.h"
+#include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
@@ -322,6 +323,7 @@ void registerAll(bool gpt2) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    keepFreedMemoryForReuse();  // as the app and the CLI run (memory_reuse.h)
     if (std::getenv("ATTNSCOPE_THREADS") == nullptr) {
         setComputeThreads(2);
     }

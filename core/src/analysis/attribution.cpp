@@ -37,26 +37,20 @@ const MethodInfo& info(AttributionMethod method) {
     throw InvalidArgument("attribution: unknown method");
 }
 
-// The pass's probabilities as float maps, recorded or recomputed head by head.
-std::vector<float> headMaps(const model::Model& model, const forward::ForwardResult& pass,
-                            const CancelToken& cancel) {
+// The pass's probabilities as float maps: its record copied at once, or each head recomputed
+// when the map budget dropped them.
+FloatBuffer headMaps(const model::Model& model, const forward::ForwardResult& pass,
+                     const CancelToken& cancel) {
+    if (pass.mapsRecorded) {
+        return pass.probs;
+    }
     const auto n = static_cast<std::size_t>(pass.nTokens);
-    std::vector<float> out(static_cast<std::size_t>(pass.nLayers * pass.nHeads) * n * n);
+    FloatBuffer out(static_cast<std::size_t>(pass.nLayers * pass.nHeads) * n * n);
     for (int l = 0; l < pass.nLayers; ++l) {
         for (int h = 0; h < pass.nHeads; ++h) {
-            const forward::HeadRecord record = forward::headRecord(model, pass, {l, h}, cancel);
+            const forward::HeadRecord record = forward::recomputeHead(model, pass, {l, h}, cancel);
             const auto at = static_cast<std::size_t>(headIndex({l, h}, pass.nHeads)) * n * n;
             std::copy_n(record.probs.data(), n * n, out.data() + at);
-        }
-    }
-    return out;
-}
-
-std::vector<const float*> pointers(const Attribution& a) {
-    std::vector<const float*> out;
-    for (int l = 0; l < a.nLayers; ++l) {
-        for (int h = 0; h < a.nHeads; ++h) {
-            out.push_back(a.head(l, h));
         }
     }
     return out;
@@ -66,34 +60,32 @@ std::vector<const float*> pointers(const Attribution& a) {
 Attribution fromAttention(const model::Model& model, const forward::ForwardResult& pass,
                           AttributionMethod method, const AttributionOptions& options) {
     Attribution a = detail::emptyAttribution(method, pass);
+    const auto cells = static_cast<std::size_t>(pass.nTokens) * pass.nTokens;
+    if (method != AttributionMethod::Raw) {
+        // Straight from the pass's record: only raw keeps a copy of every head.
+        const LayerMaps residual = residualAttention(model, pass, options.cancel);
+        if (method == AttributionMethod::Rollout) {
+            a.layers = rollout(residual);
+            return a;
+        }
+        a.perLayer = attentionFlowRaw(residual, options.cancel, options.progress);
+        a.layers = rowNormalized(a.perLayer);  // rows > 0: the residual path always flows (A7)
+        return a;
+    }
     a.heads = headMaps(model, pass, options.cancel);
-    const int n = pass.nTokens;
-    LayerMaps residual = residualAttention(pointers(a), a.nLayers, a.nHeads, n);
-    if (method == AttributionMethod::Raw) {
-        // The layer map is the plain mean Ā: heads summed in order, as residualAttention does.
-        LayerMaps mean = detail::emptyAttribution(method, pass).layers;
-        for (int l = 0; l < a.nLayers; ++l) {
-            double* out = mean.values.data() + static_cast<std::size_t>(l) * n * n;
-            for (int h = 0; h < a.nHeads; ++h) {
-                const float* map = a.head(l, h);
-                for (std::size_t c = 0; c < static_cast<std::size_t>(n) * n; ++c) {
-                    out[c] += static_cast<double>(map[c]);
-                }
-            }
-            for (std::size_t c = 0; c < static_cast<std::size_t>(n) * n; ++c) {
-                out[c] /= a.nHeads;
+    // The layer map is the plain mean Ā: heads summed in order, as residualAttention does.
+    for (int l = 0; l < a.nLayers; ++l) {
+        double* out = a.layers.values.data() + static_cast<std::size_t>(l) * cells;
+        for (int h = 0; h < a.nHeads; ++h) {
+            const float* map = a.head(l, h);
+            for (std::size_t c = 0; c < cells; ++c) {
+                out[c] += static_cast<double>(map[c]);
             }
         }
-        a.layers = std::move(mean);
-        return a;
+        for (std::size_t c = 0; c < cells; ++c) {
+            out[c] /= a.nHeads;
+        }
     }
-    a.heads.clear();  // only raw and norm keep head maps
-    if (method == AttributionMethod::Rollout) {
-        a.layers = rollout(residual);
-        return a;
-    }
-    a.perLayer = attentionFlowRaw(residual, options.cancel, options.progress);
-    a.layers = rowNormalized(a.perLayer);  // rows > 0: the residual path always flows (A7)
     return a;
 }
 

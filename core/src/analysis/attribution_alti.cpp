@@ -86,41 +86,67 @@ void checkReconstruction(const RowMajorD& sum, const Matrix& y, int layer, doubl
     }
 }
 
+// Query i's term T[i, j] (A9) in place of its M[i, j], in float: centring and scaling are
+// elementwise, so float loses nothing the sums (in double) keep.
+void toTerm(const Linearized& lin, const Eigen::RowVectorXf& gamma, float inverseScale,
+            Eigen::Ref<Eigen::RowVectorXf> m) {
+    if (!lin.post) {
+        return;
+    }
+    const float mean = lin.centre ? m.mean() : 0.0f;
+    m = ((m.array() - mean) * gamma.array() * inverseScale).matrix();
+}
+
 // One layer's contributions C_l (A11) into `out`, [n, n]; returns the reconstruction error.
 double layerContributions(const model::Model& model, int layer, const LayerTerms& t, double* out) {
     const Eigen::Index n = t.x.rows();
     const Eigen::Index d = t.x.cols();
     const Linearized lin = linearize(model, layer, t);
-    // ŷ_i = Σ_j T[i, j] + b_i, summed as the heads' products: A9's M summed over j is
-    // x_i + Σ_h A_h f^h, and T is linear in M.
-    Matrix summed = t.x;
-    for (std::size_t h = 0; h < t.f.size(); ++h) {
-        summed.noalias() += t.probs[h] * t.f[h];
-    }
-    RowMajorD yhat(n, d);
+    // ŷ_i = Σ_j T[i, j] + b_i without summing the terms: A9's M summed over j is
+    // x_i + Σ_h A_h f^h = x_i + (attention output − b_O), and T is linear in M. (The sum over
+    // the keys themselves is A10's check below.)
+    RowMajorD yhat = (t.x + t.attention).cast<double>();
+    yhat.rowwise() -= lin.outputBias;
     for (Eigen::Index i = 0; i < n; ++i) {
-        yhat.row(i) = term(lin, i, summed.row(i).cast<double>()) + constant(lin, i);
+        yhat.row(i) = term(lin, i, yhat.row(i)) + constant(lin, i);
     }
     RowMajorD sum = RowMajorD::Zero(n, d);  // Σ_j T[i, j] + b_i, key by key, for A10
     for (Eigen::Index i = 0; i < n; ++i) {
         sum.row(i) = constant(lin, i);
     }
+    // ‖ŷ_i‖₁ summed exactly as ‖ŷ_i − T[i, j]‖₁ is below, so a masked key (T = 0) gives c = 0
+    // to the bit (A11).
+    const Matrix yhatF = yhat.cast<float>();
     Eigen::VectorXd yhatL1(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-        yhatL1(i) = yhat.row(i).lpNorm<1>();
+    {
+        RowD distance(d);  // |ŷ − T| widened: Eigen vectorises the cast and the sum
+        for (Eigen::Index i = 0; i < n; ++i) {
+            distance = yhatF.row(i).cwiseAbs().cast<double>();
+            yhatL1(i) = distance.sum();
+        }
     }
+    const Eigen::RowVectorXf gamma =
+        lin.post ? Eigen::RowVectorXf(lin.gamma.cast<float>()) : Eigen::RowVectorXf();
+    const Eigen::VectorXf inverseScale =
+        lin.post ? Eigen::VectorXf(lin.inverseScale.cast<float>()) : Eigen::VectorXf();
 #pragma omp parallel
     {
         RowMajorD local = RowMajorD::Zero(n, d);
+        KeyTermsBuffers buffers;
+        Matrix m;
+        Eigen::RowVectorXf row(d);
+        RowD gap(d);
 #pragma omp for schedule(static)
         for (Eigen::Index j = 0; j < n; ++j) {
-            Matrix m = keyTerms(t, static_cast<int>(j));
+            keyTermsInto(t, static_cast<int>(j), buffers, m);
             m.row(j) += t.x.row(j);  // δ_ij x_i
+            // Row by row, so each row stays in L1 through its four steps.
             for (Eigen::Index i = 0; i < n; ++i) {
-                const RowD tij = term(lin, i, m.row(i).cast<double>());
-                local.row(i) += tij;
-                const double c = yhatL1(i) - (yhat.row(i) - tij).lpNorm<1>();
-                out[i * n + j] = std::max(0.0, c);
+                row = m.row(i);
+                toTerm(lin, gamma, lin.post ? inverseScale(i) : 1.0f, row);
+                local.row(i) += row.cast<double>();
+                gap = (yhatF.row(i) - row).cwiseAbs().cast<double>();
+                out[i * n + j] = std::max(0.0, yhatL1(i) - gap.sum());
             }
         }
 #pragma omp critical(attnscope_alti_sum)
@@ -148,11 +174,13 @@ Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
     a.perLayer = a.layers;
     const auto n = static_cast<std::size_t>(pass.nTokens);
     applyComputeThreads();
+    std::vector<Matrix> scratch;
     for (int l = 0; l < pass.nLayers; ++l) {
         options.cancel.throwIfCancelled();
-        const LayerTerms t = layerTerms(model, pass, l, options.cancel);
+        LayerTerms t = layerTerms(model, pass, l, options.cancel, true, std::move(scratch));
         a.reconstructionError.push_back(layerContributions(
             model, l, t, a.perLayer.values.data() + static_cast<std::size_t>(l) * n * n));
+        scratch = std::move(t.f);
         if (options.progress) {
             options.progress(static_cast<double>(l + 1) / pass.nLayers);
         }

@@ -7,12 +7,19 @@
 
 #include "attnscope/analysis/attribution.h"
 #include "attnscope/base/tensor.h"
+#include "attnscope/forward/head_record.h"
 
 namespace attnscope::analysis::detail {
 
 struct LayerTerms {
-    Matrix x;                   // the residual stream entering the layer, [n, D]
-    std::vector<Matrix> probs;  // [H] x [n, n], the pass's probabilities (A3)
+    explicit LayerTerms(const Matrix& state) : x(state.data(), state.rows(), state.cols()) {}
+
+    ConstMatrixMap x;  // the residual stream entering the layer, [n, D], as the pass kept it
+    // [H] x [n, n], the pass's probabilities (A3) and [n, dv] head outputs: views of its record,
+    // or of `recomputed` for the heads its map budget dropped.
+    std::vector<ConstMatrixMap> probs;
+    std::vector<ConstMatrixMap> context;
+    std::vector<forward::HeadRecord> recomputed;
     // [H] x [n, D]: row j is f^h(x_j) = v[h, j] W_O^h, b_V inside, b_O not (A4).
     std::vector<Matrix> f;
     Matrix attention;  // [n, D] the layer's attention output, b_O included, as in the pass
@@ -21,12 +28,23 @@ struct LayerTerms {
 
 // Layer `layer` of `pass`, which must have kept its layer states. Without `withOutput`,
 // `attention` and `y` stay empty (norm-based needs neither; they cost a quarter of the rest).
+// `reuse` takes the previous layer's f, so its buffers serve again instead of being freed and
+// faulted in anew for every layer.
 LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& pass, int layer,
-                      const CancelToken& cancel, bool withOutput = true);
+                      const CancelToken& cancel, bool withOutput = true,
+                      std::vector<Matrix> reuse = {});
 
 // The keys' summed head terms for key j: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
 // without the identity; value zeroing's change when v_j is zeroed).
 Matrix keyTerms(const LayerTerms& t, int j);
+
+// keyTerms into `out`, reusing the gathers' buffers from one key to the next.
+struct KeyTermsBuffers {
+    Matrix weights;      // [n, H]: A[h, i, j] for every query i
+    Matrix transformed;  // [H, D]: f^h(x_j) for every head
+};
+
+void keyTermsInto(const LayerTerms& t, int j, KeyTermsBuffers& buffers, Matrix& out);
 
 // Norm-based (A5), ALTI (A9–A11) and value zeroing (A12–A13) on `pass`.
 Attribution normBased(const model::Model& model, const forward::ForwardResult& pass,

@@ -16,34 +16,48 @@ using RowMajorD = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::R
 // norm_layer[i, j] = ‖Σ_h A[h,i,j] f^h(x_j)‖ = sqrt(aᵀ G_j a) with G_j the Gram matrix of the
 // heads' f^h(x_j): H² work per cell instead of H·D, so the per-layer map costs a few percent of
 // the layer's forward pass (issue 19's budget is 20 %). In double, so the quadratic form loses
-// nothing to cancellation between heads. All queries of key j at once, in buffers made once per
-// thread (no allocation per cell); G_j's diagonal gives ‖f^h(x_j)‖ into norms[h * n + j].
+// nothing to cancellation between heads. G is laid out [h, g] x keys so that every step below
+// runs along contiguous rows (of A and of G) over all keys at once; G's diagonal gives
+// ‖f^h(x_j)‖ into norms[h * n + j].
 void layerNorms(const LayerTerms& t, double* out, double* norms) {
     const auto heads = static_cast<Eigen::Index>(t.f.size());
     const Eigen::Index n = t.x.rows();
+    RowMajorD gram(heads * heads, n);  // row h * H + g: f^h(x_j) · f^g(x_j) for every key j
 #pragma omp parallel
     {
         RowMajorD f(heads, t.x.cols());
-        MatrixD gram(heads, heads);
-        MatrixD a(n, heads);  // A[h, i, j] for every query i
-        MatrixD ag(n, heads);
 #pragma omp for schedule(static)
         for (Eigen::Index j = 0; j < n; ++j) {
             for (Eigen::Index h = 0; h < heads; ++h) {
-                const auto uh = static_cast<std::size_t>(h);
-                f.row(h) = t.f[uh].row(j).cast<double>();
-                a.col(h) = t.probs[uh].col(j).cast<double>();
+                f.row(h) = t.f[static_cast<std::size_t>(h)].row(j).cast<double>();
             }
             for (Eigen::Index h = 0; h < heads; ++h) {  // symmetric: one dot product per pair
                 for (Eigen::Index g = 0; g <= h; ++g) {
-                    gram(h, g) = gram(g, h) = f.row(h).dot(f.row(g));
+                    gram(h * heads + g, j) = gram(g * heads + h, j) = f.row(h).dot(f.row(g));
                 }
-                norms[h * n + j] = std::sqrt(gram(h, h));
             }
-            ag.noalias() = a.lazyProduct(gram);
-            for (Eigen::Index i = 0; i < n; ++i) {
-                out[i * n + j] = std::sqrt(std::max(0.0, ag.row(i).dot(a.row(i))));
+        }
+#pragma omp for schedule(static)
+        for (Eigen::Index h = 0; h < heads; ++h) {
+            Eigen::Map<Eigen::RowVectorXd>(norms + h * n, n) =
+                gram.row(h * heads + h).array().sqrt().matrix();
+        }
+        RowMajorD a(heads, n);  // A[h, i, j] of one query i, every key
+        Eigen::ArrayXXd sum(1, n);
+#pragma omp for schedule(static)
+        for (Eigen::Index i = 0; i < n; ++i) {
+            for (Eigen::Index h = 0; h < heads; ++h) {
+                a.row(h) = t.probs[static_cast<std::size_t>(h)].row(i).cast<double>();
             }
+            sum.setZero();
+            for (Eigen::Index h = 0; h < heads; ++h) {
+                sum += a.row(h).array().square() * gram.row(h * heads + h).array();
+                for (Eigen::Index g = 0; g < h; ++g) {
+                    sum +=
+                        2 * a.row(h).array() * a.row(g).array() * gram.row(h * heads + g).array();
+                }
+            }
+            Eigen::Map<Eigen::RowVectorXd>(out + i * n, n) = sum.max(0.0).sqrt().matrix();
         }
     }
 }
@@ -55,14 +69,16 @@ Attribution normBased(const model::Model& model, const forward::ForwardResult& p
     Attribution a = emptyAttribution(AttributionMethod::Norm, pass);
     const auto n = static_cast<std::size_t>(pass.nTokens);
     const auto heads = static_cast<std::size_t>(pass.nHeads);
-    a.heads.assign(static_cast<std::size_t>(pass.nLayers) * heads * n * n, 0.0f);
+    a.heads.resize(static_cast<std::size_t>(pass.nLayers) * heads * n * n);
     a.transformedNorm.assign(static_cast<std::size_t>(pass.nLayers) * heads * n, 0.0);
     applyComputeThreads();
+    std::vector<Matrix> scratch;
     for (int l = 0; l < pass.nLayers; ++l) {
         options.cancel.throwIfCancelled();
-        const LayerTerms t = layerTerms(model, pass, l, options.cancel, false);
+        LayerTerms t = layerTerms(model, pass, l, options.cancel, false, std::move(scratch));
         double* norms = a.transformedNorm.data() + static_cast<std::size_t>(l) * heads * n;
         layerNorms(t, a.layers.values.data() + static_cast<std::size_t>(l) * n * n, norms);
+#pragma omp parallel for schedule(static)
         for (std::size_t h = 0; h < heads; ++h) {
             const double* norm = norms + h * n;
             const float* probs = t.probs[h].data();
@@ -75,6 +91,7 @@ Attribution normBased(const model::Model& model, const forward::ForwardResult& p
                 }
             }
         }
+        scratch = std::move(t.f);
         if (options.progress) {
             options.progress(static_cast<double>(l + 1) / pass.nLayers);
         }

@@ -126,12 +126,13 @@ void summarize(ForwardResult& r, HeadId h, std::ptrdiff_t index, const HeadSink&
 // Heads are independent, so they run in parallel over the compute threads, each thread with
 // its own scratch; softmax and entropy then scale with the threads, not only the products.
 Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
-                   const detail::AttentionContext& ctx, float scale, ForwardResult& r) {
+                   const detail::AttentionContext& ctx, float scale, bool keepValues,
+                   ForwardResult& r) {
     const ModelSpec& spec = m.spec;
     if (!r.mapsRecorded) {
         r.layerInputs.push_back(h);  // for recomputeHead
     }
-    const detail::Projections p = detail::project(m, layer, h, ctx);
+    detail::Projections p = detail::project(m, layer, h, ctx);
     const Eigen::Index n = h.rows();
     const int dv = spec.headDimV;
     Matrix concat(n, spec.nHeads * dv);  // [n, nHeads * headDimV]
@@ -170,6 +171,9 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
         std::rethrow_exception(failure);
     }
     r.fullyMaskedRows = std::move(fullyMasked);
+    if (keepValues) {
+        r.layerValues.push_back(std::move(p.v));  // moved, not copied: the pass is done with it
+    }
     return ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
 }
 
@@ -324,8 +328,8 @@ void runLayers(const model::Model& m, const ForwardOptions& options, const Pass&
         }
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
-        const Matrix attention =
-            attendLayer(m, layer, attentionInput(m, layer, x), pass.ctx, scale, r);
+        const Matrix attention = attendLayer(m, layer, attentionInput(m, layer, x), pass.ctx, scale,
+                                             options.keepLayerStates, r);
         x = finishLayer(m, layer, attentionResidual(m, layer, x, attention));
         noteNonFinite(r, x, layer);
         if (options.progress) {
@@ -406,6 +410,7 @@ void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool ke
     r.fullyMaskedRows = clean.fullyMaskedRows;
     if (keepStates) {
         r.layerStates.assign(clean.layerStates.begin(), clean.layerStates.begin() + first);
+        r.layerValues.assign(clean.layerValues.begin(), clean.layerValues.begin() + first);
     }
     // The same warning the full pass would have written for those layers.
     for (int layer = 0; layer < first && layer + 1 < r.nLayers; ++layer) {

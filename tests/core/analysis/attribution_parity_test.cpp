@@ -23,8 +23,8 @@ using analysis::AttributionMethod;
 const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 constexpr double kTol = 1e-5;
 
-template <class T>
-void expectClose(const std::vector<T>& got, const std::vector<double>& want,
+template <class Values>
+void expectClose(const Values& got, const std::vector<double>& want,
                  const std::string& what) {
     ASSERT_EQ(got.size(), want.size()) << what;
     double worst = 0;

@@ -18,6 +18,7 @@
 
 #include "attnscope/analysis/attention_flow.h"
 #include "attnscope/base/cancel.h"
+#include "attnscope/base/uninitialized_vector.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/model/model.h"
@@ -56,7 +57,7 @@ struct Attribution {
     // of the layers' contributions (A11 alti); value zeroing: layer l's own map (A13).
     LayerMaps layers;
     // [nLayers, nHeads, n, n]: raw: the probabilities; norm: norm_head (A5). Empty otherwise.
-    std::vector<float> heads;
+    FloatBuffer heads;  // sized without zeroing: every method that has head maps writes them all
     // Norm: ‖f^h(x_j)‖ (A5 transformed_norm), [nLayers, nHeads, n]. Empty otherwise.
     std::vector<double> transformedNorm;
     // Flow: flow_raw, the max-flow values before row normalisation (A7); ALTI: alti_layer, each

@@ -45,7 +45,8 @@ struct ForwardOptions {
     // Heads to ablate (interventions.h); empty: the plain pass, bit for bit.
     Interventions interventions;
     // Keep the residual stream entering each layer (ForwardResult::layerStates), so that
-    // runForwardFrom can restart from any layer.
+    // runForwardFrom can restart from any layer, and each layer's value projections
+    // (ForwardResult::layerValues).
     bool keepLayerStates = false;
 };
 

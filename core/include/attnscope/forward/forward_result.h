@@ -56,6 +56,10 @@ struct ForwardResult {
     // With ForwardOptions::keepLayerStates: the residual stream entering each layer
     // ([nLayers] x [nTokens, dModel]), from which runForwardFrom restarts a pass.
     std::vector<Matrix> layerStates;
+    // With keepLayerStates too: each layer's value projections as its heads read them,
+    // ([nLayers] x [nTokens, nKvHeads * headDimV], b_V included), for attribution methods that
+    // take a layer apart (analysis/attribution.h) without projecting again.
+    std::vector<Matrix> layerValues;
 
     // Throw std::logic_error when the maps were not recorded (use recomputeHead).
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
