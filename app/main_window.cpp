@@ -48,8 +48,8 @@
 #include "views/head_grid_view.h"
 #include "views/head_record_status.h"
 #include "views/head_view.h"
-#include "views/method_compare_view.h"
 #include "views/line_view.h"
+#include "views/method_compare_view.h"
 #include "views/offsets_view.h"
 
 namespace attnscope::app {

@@ -15,8 +15,7 @@ namespace {
 constexpr int kProgressMilliseconds = 100;
 
 bool newestWins(JobKind kind) {
-    return kind != JobKind::HeadRecord && kind != JobKind::Export &&
-           kind != JobKind::Attribution;
+    return kind != JobKind::HeadRecord && kind != JobKind::Export && kind != JobKind::Attribution;
 }
 
 struct Outcome {

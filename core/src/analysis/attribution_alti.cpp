@@ -174,17 +174,13 @@ Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
     a.perLayer = a.layers;
     const auto n = static_cast<std::size_t>(pass.nTokens);
     applyComputeThreads();
-    std::vector<Matrix> scratch;
-    for (int l = 0; l < pass.nLayers; ++l) {
-        options.cancel.throwIfCancelled();
-        LayerTerms t = layerTerms(model, pass, l, options.cancel, true, std::move(scratch));
+    forEachLayer(model, pass, options.cancel, true, [&](int l, const LayerTerms& t) {
         a.reconstructionError.push_back(layerContributions(
             model, l, t, a.perLayer.values.data() + static_cast<std::size_t>(l) * n * n));
-        scratch = std::move(t.f);
         if (options.progress) {
             options.progress(static_cast<double>(l + 1) / pass.nLayers);
         }
-    }
+    });
     a.layers = rollout(a.perLayer);  // A11: the residual is inside C, so no identity is added
     return a;
 }

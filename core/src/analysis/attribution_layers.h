@@ -34,6 +34,20 @@ LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& p
                       const CancelToken& cancel, bool withOutput = true,
                       std::vector<Matrix> reuse = {});
 
+// Runs visit(l, t) on every layer's terms in order, checking `cancel` before each layer and
+// handing each layer's f buffers on to the next (layerTerms' `reuse`).
+template <class Visit>
+void forEachLayer(const model::Model& model, const forward::ForwardResult& pass,
+                  const CancelToken& cancel, bool withOutput, Visit&& visit) {
+    std::vector<Matrix> scratch;
+    for (int l = 0; l < pass.nLayers; ++l) {
+        cancel.throwIfCancelled();
+        LayerTerms t = layerTerms(model, pass, l, cancel, withOutput, std::move(scratch));
+        visit(l, t);
+        scratch = std::move(t.f);
+    }
+}
+
 // The keys' summed head terms for key j: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
 // without the identity; value zeroing's change when v_j is zeroed).
 Matrix keyTerms(const LayerTerms& t, int j);

@@ -62,6 +62,25 @@ void layerNorms(const LayerTerms& t, double* out, double* norms) {
     }
 }
 
+// norm_head = A ‖f‖ for every head of the layer into `maps` ([H, n, n]): ‖A f‖ = A ‖f‖ since
+// A >= 0 (A5).
+void headNorms(const LayerTerms& t, const double* norms, float* maps) {
+    const auto heads = t.probs.size();
+    const auto n = static_cast<std::size_t>(t.x.rows());
+#pragma omp parallel for schedule(static)
+    for (std::size_t h = 0; h < heads; ++h) {
+        const double* norm = norms + h * n;
+        const float* probs = t.probs[h].data();
+        float* map = maps + h * n * n;
+        for (std::size_t i = 0; i < n; ++i) {
+            for (std::size_t j = 0; j < n; ++j) {
+                map[i * n + j] =
+                    static_cast<float>(static_cast<double>(probs[i * n + j]) * norm[j]);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 Attribution normBased(const model::Model& model, const forward::ForwardResult& pass,
@@ -72,30 +91,14 @@ Attribution normBased(const model::Model& model, const forward::ForwardResult& p
     a.heads.resize(static_cast<std::size_t>(pass.nLayers) * heads * n * n);
     a.transformedNorm.assign(static_cast<std::size_t>(pass.nLayers) * heads * n, 0.0);
     applyComputeThreads();
-    std::vector<Matrix> scratch;
-    for (int l = 0; l < pass.nLayers; ++l) {
-        options.cancel.throwIfCancelled();
-        LayerTerms t = layerTerms(model, pass, l, options.cancel, false, std::move(scratch));
+    forEachLayer(model, pass, options.cancel, false, [&](int l, const LayerTerms& t) {
         double* norms = a.transformedNorm.data() + static_cast<std::size_t>(l) * heads * n;
         layerNorms(t, a.layers.values.data() + static_cast<std::size_t>(l) * n * n, norms);
-#pragma omp parallel for schedule(static)
-        for (std::size_t h = 0; h < heads; ++h) {
-            const double* norm = norms + h * n;
-            const float* probs = t.probs[h].data();
-            float* map = a.heads.data() + (static_cast<std::size_t>(l) * heads + h) * n * n;
-            for (std::size_t i = 0; i < n; ++i) {
-                for (std::size_t j = 0; j < n; ++j) {
-                    // ‖A f‖ = A ‖f‖ since A >= 0 (A5).
-                    map[i * n + j] =
-                        static_cast<float>(static_cast<double>(probs[i * n + j]) * norm[j]);
-                }
-            }
-        }
-        scratch = std::move(t.f);
+        headNorms(t, norms, a.heads.data() + static_cast<std::size_t>(l) * heads * n * n);
         if (options.progress) {
             options.progress(static_cast<double>(l + 1) / pass.nLayers);
         }
-    }
+    });
     return a;
 }
 

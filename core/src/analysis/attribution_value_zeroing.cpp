@@ -91,17 +91,13 @@ Attribution valueZeroing(const model::Model& model, const forward::ForwardResult
     a.perLayer = a.layers;
     const auto n = static_cast<std::size_t>(pass.nTokens);
     applyComputeThreads();
-    std::vector<Matrix> scratch;
-    for (int l = 0; l < pass.nLayers; ++l) {
-        options.cancel.throwIfCancelled();
-        LayerTerms t = layerTerms(model, pass, l, options.cancel, true, std::move(scratch));
+    forEachLayer(model, pass, options.cancel, true, [&](int l, const LayerTerms& t) {
         const std::size_t at = static_cast<std::size_t>(l) * n * n;
         layerScores(model, l, t, a.perLayer.values.data() + at, options,
                     static_cast<double>(l) / pass.nLayers, 1.0 / pass.nLayers);
         postProcess(pass.allowed, a.perLayer.values.data() + at, a.layers.values.data() + at,
                     pass.nTokens);
-        scratch = std::move(t.f);
-    }
+    });
     return a;
 }
 

@@ -25,6 +25,7 @@
 #include "attnscope/forward/head_record.h"
 #include "main_window.h"
 #include "panel_test_support.h"
+#include "pool_gate.h"
 #include "render/heatmap_image.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -43,35 +44,7 @@ namespace {
 constexpr int kTimeoutMs = 30000;
 const QString kSentence = QStringLiteral("The keys to the cabinet are on the table.");
 
-// Keeps every thread of a pool busy until opened, so a job the service starts waits in the
-// pool, in flight, for as long as a test needs.
-class PoolGate {
-public:
-    explicit PoolGate(QThreadPool* pool) : m_count(pool->maxThreadCount()) {
-        for (int i = 0; i < m_count; ++i) {
-            pool->start([running = m_running, gate = m_gate] {
-                running->release();
-                gate->acquire();
-            });
-        }
-        m_running->acquire(m_count);
-    }
-
-    ~PoolGate() { open(); }
-
-    void open() {
-        if (!m_open) {
-            m_open = true;
-            m_gate->release(m_count);
-        }
-    }
-
-private:
-    int m_count;
-    bool m_open = false;
-    std::shared_ptr<QSemaphore> m_running = std::make_shared<QSemaphore>();
-    std::shared_ptr<QSemaphore> m_gate = std::make_shared<QSemaphore>();
-};
+using attnscope::app::paneltest::PoolGate;
 
 QImage imageOf(const Matrix& values, const render::HeatmapStyle& style) {
     return render::heatmapImage(values, nullptr, style);

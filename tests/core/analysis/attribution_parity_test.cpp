@@ -24,8 +24,7 @@ const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 constexpr double kTol = 1e-5;
 
 template <class Values>
-void expectClose(const Values& got, const std::vector<double>& want,
-                 const std::string& what) {
+void expectClose(const Values& got, const std::vector<double>& want, const std::string& what) {
     ASSERT_EQ(got.size(), want.size()) << what;
     double worst = 0;
     std::size_t at = 0;
