@@ -42,7 +42,7 @@ void ComputeService::connectAttributions() {
     connect(m_session, &AnalysisSession::attributionsChanged, this,
             &ComputeService::cancelStaleAttributions);
     connect(&m_jobs, &JobRunner::progress, this, [this](JobKind kind, int, int) {
-        if (kind != JobKind::SlowAttribution) {
+        if (kind != JobKind::FlowAttribution && kind != JobKind::ValueZeroingAttribution) {
             return;
         }
         for (const AttributionJob& job : m_attributionJobs) {
@@ -71,9 +71,12 @@ void ComputeService::computeAttribution(AttributionMethod method) {
     const forward::ForwardOptions options = attributionOptions();
     const bool slow = analysis::isSlow(method);
     auto fraction = std::make_shared<std::atomic<double>>(-1.0);
+    const JobKind kind = method == AttributionMethod::Flow ? JobKind::FlowAttribution
+                         : method == AttributionMethod::ValueZeroing
+                             ? JobKind::ValueZeroingAttribution
+                             : JobKind::Attribution;
     const quint64 id = m_jobs.run(
-        slow ? JobKind::SlowAttribution : JobKind::Attribution,
-        slow ? &m_backgroundPool : &m_headPool,
+        kind, slow ? &m_backgroundPool : &m_headPool,
         [this, model, clean, method, options, fraction](
             const CancelToken& cancel, JobProgress& progress) -> JobRunner::ApplyStep {
             analysis::AttributionOptions how;

@@ -130,7 +130,9 @@ public:
     bool exportAttributions(const QString& path);
 
     bool isComputingAttribution() const {
-        return m_jobs.isRunning(JobKind::Attribution) || m_jobs.isRunning(JobKind::SlowAttribution);
+        return m_jobs.isRunning(JobKind::Attribution) ||
+               m_jobs.isRunning(JobKind::FlowAttribution) ||
+               m_jobs.isRunning(JobKind::ValueZeroingAttribution);
     }
 
     // Writes a file in the background: `write` gets the path and throws the core's Error.

@@ -34,8 +34,11 @@ enum class JobKind {
     Importance,
     Survey,
     Export,
-    Attribution,     // a fast attribution method (issue 19): each asked for runs
-    SlowAttribution  // flow or value zeroing: the newest wins
+    Attribution,  // a fast attribution method (issue 19): each asked for runs
+    // Flow and value zeroing, apart so that the Methods tab can compute the two side by side;
+    // within each the newest request wins.
+    FlowAttribution,
+    ValueZeroingAttribution
 };
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.

@@ -15,15 +15,6 @@ void AttributionStore::reset(std::shared_ptr<const analysis::SentenceAnalysis> f
     m_states = {};
 }
 
-std::optional<AttributionMethod> AttributionStore::waitingSlow(AttributionMethod except) const {
-    for (const AttributionMethod m : analysis::kAttributionMethods) {
-        if (m != except && analysis::isSlow(m) && state(m).status == AttributionState::Waiting) {
-            return m;
-        }
-    }
-    return std::nullopt;
-}
-
 bool AnalysisSession::syncAttributions() {
     if (m_attributions.result() == m_clean) {
         return false;  // an ablation changed: the clean pass, and so its attributions, stay
@@ -56,19 +47,6 @@ const AttributionState& AnalysisSession::attributionState(AttributionMethod meth
 }
 
 void AnalysisSession::startAttribution(AttributionMethod method) {
-    if (analysis::isSlow(method)) {
-        // The service runs one slow method at a time and the newest request wins, so the one
-        // running now is cancelled there; its views learn it once the asking view has drawn.
-        if (const auto older = m_attributions.waitingSlow(method)) {
-            AttributionState& o = m_attributions.state(*older);
-            o = {};
-            o.status = AttributionState::Cancelled;
-            o.message = tr("replaced by the newer request for %1")
-                            .arg(QString::fromStdString(analysis::attributionMethodTitle(method)));
-            QMetaObject::invokeMethod(
-                this, [this] { emit attributionsChanged(); }, Qt::QueuedConnection);
-        }
-    }
     AttributionState& s = m_attributions.state(method);
     s = {};
     s.status = AttributionState::Waiting;

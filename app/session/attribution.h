@@ -49,11 +49,6 @@ public:
 
     AttributionState& state(analysis::AttributionMethod method) { return m_states[index(method)]; }
 
-    // The slow method other than `except` that is being computed, if any: only one runs at a
-    // time (the newest request wins).
-    std::optional<analysis::AttributionMethod> waitingSlow(
-        analysis::AttributionMethod except) const;
-
 private:
     static std::size_t index(analysis::AttributionMethod method) {
         return static_cast<std::size_t>(method);
