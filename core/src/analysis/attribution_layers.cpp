@@ -84,13 +84,6 @@ LayerTerms layerTerms(const model::Model& model, const forward::ForwardResult& p
     return t;
 }
 
-Matrix keyTerms(const LayerTerms& t, int j) {
-    KeyTermsBuffers buffers;
-    Matrix out;
-    keyTermsInto(t, j, buffers, out);
-    return out;
-}
-
 void keyTermsInto(const LayerTerms& t, int j, KeyTermsBuffers& buffers, Matrix& out) {
     const auto heads = static_cast<Eigen::Index>(t.f.size());
     buffers.weights.resize(t.x.rows(), heads);

@@ -48,11 +48,9 @@ void forEachLayer(const model::Model& model, const forward::ForwardResult& pass,
     }
 }
 
-// The keys' summed head terms for key j: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
-// without the identity; value zeroing's change when v_j is zeroed).
-Matrix keyTerms(const LayerTerms& t, int j);
-
-// keyTerms into `out`, reusing the gathers' buffers from one key to the next.
+// The key's summed head terms into `out`: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
+// without the identity; value zeroing's change when v_j is zeroed). `buffers` hold the gathers,
+// reused from one key to the next.
 struct KeyTermsBuffers {
     Matrix weights;      // [n, H]: A[h, i, j] for every query i
     Matrix transformed;  // [H, D]: f^h(x_j) for every head

@@ -39,19 +39,25 @@ void layerScores(const model::Model& model, int layer, const LayerTerms& t, doub
     const Eigen::Index d = t.x.cols();
     const Matrix clean = forward::finishLayer(model, layer, t.y);
     const Eigen::Index keysPerBlock = std::clamp<Eigen::Index>(kRowsPerBlock / n, 1, n);
+    // Every variant starts from the same clean input: stacked once, a block's worth.
+    const Matrix stacked = t.x.replicate(keysPerBlock, 1);
+    KeyTermsBuffers buffers;
+    Matrix terms;
     for (Eigen::Index first = 0; first < n; first += keysPerBlock) {
         options.cancel.throwIfCancelled();
         const Eigen::Index keys = std::min(keysPerBlock, n - first);
-        Matrix x(keys * n, d);
         Matrix attention(keys * n, d);
         for (Eigen::Index k = 0; k < keys; ++k) {
-            x.middleRows(k * n, n) = t.x;
             // Zeroing v_j (bias included, every key/value head) takes exactly its heads' terms
             // out of the attention output; the probabilities stay as they were (A12).
-            attention.middleRows(k * n, n) = t.attention - keyTerms(t, static_cast<int>(first + k));
+            keyTermsInto(t, static_cast<int>(first + k), buffers, terms);
+            attention.middleRows(k * n, n) = t.attention - terms;
         }
         const Matrix zeroed = forward::finishLayer(
-            model, layer, forward::attentionResidual(model, layer, x, attention));
+            model, layer,
+            forward::attentionResidual(
+                model, layer, keys == keysPerBlock ? stacked : Matrix(stacked.topRows(keys * n)),
+                attention));
         for (Eigen::Index k = 0; k < keys; ++k) {
             const Eigen::Index j = first + k;
             for (Eigen::Index i = 0; i < n; ++i) {

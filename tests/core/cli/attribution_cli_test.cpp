@@ -79,31 +79,6 @@ std::size_t elementSize(const fs::path& path, const std::string& set) {
     return size;
 }
 
-// A string attribute of dataset `set`.
-std::string setText(const fs::path& path, const std::string& set, const char* name) {
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    const hid_t attr = H5Aopen_by_name(file, set.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
-    const hid_t type = H5Aget_type(attr);
-    char* value = nullptr;
-    H5Aread(attr, type, &value);
-    std::string out = value != nullptr ? value : "";
-    H5free_memory(value);
-    H5Tclose(type);
-    H5Aclose(attr);
-    H5Fclose(file);
-    return out;
-}
-
-std::int64_t setNumber(const fs::path& path, const std::string& set, const char* name) {
-    std::int64_t value = -1;
-    const hid_t file = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
-    const hid_t attr = H5Aopen_by_name(file, set.c_str(), name, H5P_DEFAULT, H5P_DEFAULT);
-    H5Aread(attr, H5T_NATIVE_INT64, &value);
-    H5Aclose(attr);
-    H5Fclose(file);
-    return value;
-}
-
 class AttributionCli : public ::testing::TestWithParam<std::string> {};
 
 // Every tensor of the reference is in the file under its name, with its shape and values.
@@ -145,19 +120,20 @@ TEST_P(AttributionCli, AllMethodsMatchTheReferenceDatasetByDataset) {
         EXPECT_LE(worst, kTol) << name;
         const bool headMaps = name == "attention" || name == "norm_head";
         EXPECT_EQ(elementSize(out, name), headMaps ? 4u : 8u) << name;
-        EXPECT_FALSE(setText(out, name, "rule").empty()) << name;
-        EXPECT_FALSE(setText(out, name, "description").empty()) << name;
+        EXPECT_FALSE(h5.text("rule", name.c_str()).empty()) << name;
+        EXPECT_FALSE(h5.text("description", name.c_str()).empty()) << name;
     }
     EXPECT_EQ(h5.strings("tokens").size(), ids.size());
     EXPECT_EQ(h5.text("methods"), "raw,norm,rollout,flow,alti,value-zeroing");
     EXPECT_EQ(h5.number<std::int64_t>("num_tokens", H5T_NATIVE_INT64),
               static_cast<std::int64_t>(ids.size()));
-    EXPECT_EQ(setText(out, "rollout", "rule"), "A6");
-    EXPECT_EQ(setNumber(out, "rollout", "cumulative"), 1);
-    EXPECT_EQ(setNumber(out, "alti_layer", "cumulative"), 0);
-    EXPECT_EQ(setText(out, "value_zeroing", "method"), "value-zeroing");
-    EXPECT_EQ(setText(out, "attention", "dims"), "layer, head, query, key");
-    EXPECT_EQ(setText(out, "transformed_norm", "dims"), "layer, head, key");
+    EXPECT_EQ(h5.text("rule", "rollout"), "A6");
+    EXPECT_EQ(h5.number<std::int64_t>("cumulative", H5T_NATIVE_INT64, "rollout"), 1);
+    ASSERT_TRUE(h5.hasAttribute("cumulative", "alti_layer"));  // 0 below is read, not a default
+    EXPECT_EQ(h5.number<std::int64_t>("cumulative", H5T_NATIVE_INT64, "alti_layer"), 0);
+    EXPECT_EQ(h5.text("method", "value_zeroing"), "value-zeroing");
+    EXPECT_EQ(h5.text("dims", "attention"), "layer, head, query, key");
+    EXPECT_EQ(h5.text("dims", "transformed_norm"), "layer, head, key");
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, AttributionCli,

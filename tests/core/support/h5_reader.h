@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <hdf5.h>
@@ -34,7 +35,11 @@ public:
                H5Oexists_by_name(m_file, path, H5P_DEFAULT) > 0;
     }
 
-    bool hasAttribute(const char* name) const { return H5Aexists(m_file, name) > 0; }
+    // Attributes of the file's root, or of the dataset or group `object`.
+    bool hasAttribute(const char* name, const char* object = ".") const {
+        return (std::string_view(object) == "." || exists(object)) &&
+               H5Aexists_by_name(m_file, object, name, H5P_DEFAULT) > 0;
+    }
 
     std::vector<hsize_t> dims(const char* name) const {
         if (!exists(name)) {
@@ -68,22 +73,22 @@ public:
     }
 
     template <class T>
-    T number(const char* name, hid_t type) const {
+    T number(const char* name, hid_t type, const char* object = ".") const {
         T value{};
-        if (!hasAttribute(name)) {
+        if (!hasAttribute(name, object)) {
             return value;
         }
-        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
+        const hid_t attr = H5Aopen_by_name(m_file, object, name, H5P_DEFAULT, H5P_DEFAULT);
         H5Aread(attr, type, &value);
         H5Aclose(attr);
         return value;
     }
 
-    std::string text(const char* name) const {
-        if (!hasAttribute(name)) {
+    std::string text(const char* name, const char* object = ".") const {
+        if (!hasAttribute(name, object)) {
             return {};
         }
-        const hid_t attr = H5Aopen(m_file, name, H5P_DEFAULT);
+        const hid_t attr = H5Aopen_by_name(m_file, object, name, H5P_DEFAULT, H5P_DEFAULT);
         const hid_t type = H5Aget_type(attr);
         char* value = nullptr;
         H5Aread(attr, type, &value);
