@@ -24,7 +24,7 @@ done
 build_pkgs=(g++ cmake make pkg-config git
     libeigen3-dev libhdf5-dev nlohmann-json3-dev libutf8proc-dev libpcre2-dev libcli11-dev
     libsentencepiece-dev qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl-dev fonts-dejavu-core)
-test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-numpy python3-h5py
+test_pkgs=(libgtest-dev libgmock-dev libbenchmark-dev python3-torch python3-numpy python3-h5py python3-sentencepiece
     qemu-user xvfb xauth clang-format bc)
 # dpkg-shlibdeps (dpkg-dev) and file find the package's dependencies for CPack; help2man writes
 # the man pages; the rest check the package and its desktop files.
