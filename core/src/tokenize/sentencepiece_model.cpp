@@ -109,4 +109,29 @@ void SentencePieceModel::encodePieces(std::span<const NormalizedChar> word, bool
     }
 }
 
+std::vector<SpmPiece> SentencePieceModel::encodeText(std::string_view utf8) const {
+    const sentencepiece::ImmutableSentencePieceText text = m_impl->sp.EncodeAsImmutableProto(utf8);
+    std::vector<SpmPiece> out;
+    out.reserve(text.pieces_size());
+    for (int k = 0; k < static_cast<int>(text.pieces_size()); ++k) {
+        const auto piece = text.pieces(k);
+        const std::size_t b = std::min<std::size_t>(piece.begin(), utf8.size());
+        out.push_back({static_cast<std::int32_t>(piece.id()), std::string(piece.piece()), b,
+                       std::clamp<std::size_t>(piece.end(), b, utf8.size())});
+    }
+    return out;
+}
+
+std::vector<std::string> SentencePieceModel::encodePieces(std::string_view utf8) const {
+    std::vector<std::string> out;
+    for (SpmPiece& p : encodeText(utf8)) {
+        out.push_back(std::move(p.piece));
+    }
+    return out;
+}
+
+std::int32_t SentencePieceModel::pieceToId(std::string_view piece) const {
+    return m_vocab.find(piece).value_or(m_impl->sp.unk_id());
+}
+
 }  // namespace attnscope::tokenize

@@ -250,6 +250,9 @@ std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& modelDir,
         if (auto tok = loadTokenizerFromVocabFiles(modelDir, modelType)) {
             return tok;
         }
+        if (auto tok = loadSpmConventionTokenizer(modelDir, modelType)) {
+            return tok;
+        }
         return loadSentencePieceTokenizer(modelDir);
     }
     return withContext("loading tokenizer", [&]() -> std::unique_ptr<Tokenizer> {

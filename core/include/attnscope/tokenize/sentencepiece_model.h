@@ -18,6 +18,8 @@
 #include <filesystem>
 #include <memory>
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/tokenize/normalized_text.h"
@@ -25,6 +27,15 @@
 #include "attnscope/tokenize/wordpiece.h"
 
 namespace attnscope::tokenize {
+
+// One piece of a whole text as libsentencepiece encodes it: [begin, end) is the piece's byte span
+// in the text it was given (empty for a piece with no surface, e.g. a lone dummy-prefix '▁').
+struct SpmPiece {
+    std::int32_t id = 0;
+    std::string piece;
+    std::size_t begin = 0;
+    std::size_t end = 0;
+};
 
 class SentencePieceModel {
 public:
@@ -35,6 +46,18 @@ public:
 
     // Appends the pieces of `word` (spaces already '▁'); spans are character ranges of `word`.
     void tokenize(std::span<const NormalizedChar> word, std::vector<ModelToken>& out) const;
+
+    // The text encoded as libsentencepiece's own Encode does it, its normalizer and dummy prefix
+    // included: what transformers' slow SentencePiece tokenizers call (sp_model.encode).
+    std::vector<SpmPiece> encodeText(std::string_view utf8) const;
+
+    // Pieces only, as EncodeAsPieces gives them (ALBERT re-encodes a piece this way).
+    std::vector<std::string> encodePieces(std::string_view utf8) const;
+
+    // The model's id of `piece`, its <unk> id when it has none (SentencePiece's PieceToId).
+    std::int32_t pieceToId(std::string_view piece) const;
+
+    const std::string& file() const { return m_file; }
 
     // All pieces with their ids (control and byte pieces included).
     const Vocab& vocab() const { return m_vocab; }

@@ -112,8 +112,30 @@ std::unique_ptr<Tokenizer> loadTokenizerFromVocabFiles(const std::filesystem::pa
 // FormatError naming it and the reason libsentencepiece gives.
 std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(const std::filesystem::path& modelDir);
 
+// Like loadTokenizer, but only the SentencePiece files transformers' slow tokenizers read
+// (slow_spm_tokenizer.h): a Marian folder (model_type "marian", a Marian tokenizer_class, or
+// source.spm + vocab.json present) gives MarianTokenizer's source side (source.spm, ids through
+// vocab.json, "x </s>"); `spiece.model` is run as AlbertTokenizer ("[CLS] x [SEP]") or
+// T5Tokenizer ("x </s>", <extra_id_N> appended) as tokenizer_config.json's tokenizer_class says,
+// else `modelType`, else config.json's model_type (UnsupportedModel for any other). Returns
+// nullptr when the folder holds none of these files. Errors (prefixed "loading tokenizer: ")
+// name the file and reason: a corrupt .spm / spiece.model, a vocab.json that is not an object of
+// ids, or whose ids are out of range [0, pieces) or repeated.
+std::unique_ptr<Tokenizer> loadSpmConventionTokenizer(const std::filesystem::path& modelDir,
+                                                      std::string_view modelType);
+
+// The tokenizer of an encoder-decoder model's TARGET (decoder) side, for a folder whose two sides
+// tokenize differently: Marian's target.spm with the same vocab.json (target_vocab.json when
+// tokenizer_config.json says separate_vocabs), as MarianTokenizer(text_target=...) runs it.
+// Returns nullptr when the folder's one tokenizer serves both sides (every other model: use
+// loadTokenizer). `modelType` is config.json's model_type ("" reads nothing more than
+// loadTokenizer does). Errors are prefixed with "loading target tokenizer: ".
+std::unique_ptr<Tokenizer> loadTargetTokenizer(const std::filesystem::path& modelDir,
+                                               std::string_view modelType);
+
 // Loads the tokenizer of a Hugging Face model folder. `tokenizer.json` wins; otherwise
-// `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), and failing those
+// `vocab.txt` (WordPiece) or `vocab.json` + `merges.txt` (byte-level BPE), then Marian's
+// source.spm or `spiece.model` (loadSpmConventionTokenizer), and failing those
 // `tokenizer.model` (SentencePiece, see loadSentencePieceTokenizer), configured by
 // `tokenizer_config.json` and `config.json` when present. With a Llama tokenizer_class in
 // tokenizer_config.json, add_bos_token / add_eos_token decide <s> / </s> around the text, as

@@ -1,0 +1,187 @@
+// Parity of the slow SentencePiece tokenizers (slow_spm_tokenizer.h) with transformers' slow
+// MarianTokenizer (both sides), AlbertTokenizer and T5Tokenizer on real files: every "# text = "
+// sentence of the UD treebanks in shared/data/ud, the stress sentences of
+// tests/data/tokenize/parity_extra and the SentencePiece ones of tests/data/tokenize/spm_extra
+// (language codes, sentinels, "12," re-splits, quotes, fullwidth text). The expected ids, offsets,
+// vocabulary size and special ids come from tests/reference/tokenizer_ref/spm_reference.py (CTest
+// fixture spm_reference), which redoes those classes' logic on the sentencepiece Python module.
+// Ids and offsets must be identical on every sentence.
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "attnscope/tokenize/tokenizer.h"
+#include "attnscope/tokenize/unicode.h"
+
+namespace attnscope::tokenize {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+const fs::path kShared = ATTNSCOPE_SHARED_DIR;
+const fs::path kRefDir = fs::path(ATTNSCOPE_TOKENIZER_REF_DIR) / "spm";
+
+struct SpmCase {
+    std::string name;
+    std::string reference;  // <reference>.jsonl and <reference>.meta.json
+    std::function<std::unique_ptr<Tokenizer>(const fs::path& tokenizers)> load;
+    std::string expectedSource;  // describe() must mention it
+};
+
+void PrintTo(const SpmCase& c, std::ostream* os) {
+    *os << c.name;
+}
+
+std::vector<SpmCase> spmCases() {
+    return {
+        {"marian_source", "marian-en-mg-source",
+         [](const fs::path& d) { return loadTokenizer(d / "opus-mt-en-mg", "marian"); },
+         "Marian: source.spm"},
+        {"marian_target", "marian-en-mg-target",
+         [](const fs::path& d) { return loadTargetTokenizer(d / "opus-mt-en-mg", "marian"); },
+         "Marian target side: target.spm"},
+        {"albert_base_v2_spiece", "albert-base-v2",
+         [](const fs::path& d) { return loadTokenizer(d / "albert-base-v2", "albert"); },
+         "spiece.model"},
+        // t5-small also has a tokenizer.json, which loadTokenizer prefers; this is the
+        // spiece.model path a folder without it takes.
+        {"t5_small_spiece", "t5-small",
+         [](const fs::path& d) { return loadSpmConventionTokenizer(d / "t5-small", "t5"); },
+         "spiece.model"},
+    };
+}
+
+std::string join(const std::vector<std::int32_t>& v) {
+    std::ostringstream out;
+    for (std::size_t i = 0; i < v.size(); ++i) {
+        out << (i ? " " : "") << v[i];
+    }
+    return out.str();
+}
+
+std::size_t countUdSentences(const fs::path& udDir) {
+    std::size_t n = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(udDir)) {
+        if (entry.path().extension() != ".conllu") {
+            continue;
+        }
+        std::ifstream in(entry.path());
+        std::string line;
+        while (std::getline(in, line)) {
+            n += line.starts_with("# text = ") ? 1 : 0;
+        }
+    }
+    return n;
+}
+
+struct Tally {
+    std::size_t sentences = 0;
+    std::size_t udSentences = 0;
+    std::size_t idMismatches = 0;
+    std::size_t offsetMismatches = 0;
+};
+
+constexpr std::size_t kMaxReported = 10;
+
+void checkSentence(const Tokenizer& tok, const Json& ref, Tally& tally) {
+    const std::string text = ref.at("text").get<std::string>();
+    const std::string source = ref.at("source").get<std::string>();
+    const auto expected = ref.at("ids").get<std::vector<std::int32_t>>();
+    const std::vector<Token> tokens = tok.encode(text);
+    const auto ours = ids(tokens);
+    ++tally.sentences;
+    tally.udSentences += source.find(".conllu:") != std::string::npos ? 1 : 0;
+    if (ours != expected) {
+        if (++tally.idMismatches <= kMaxReported) {
+            ADD_FAILURE() << source << ": ids differ\n  sentence:  " << text
+                          << "\n  ours:      " << join(ours) << "\n  reference: " << join(expected);
+        }
+        return;
+    }
+    const DecodedText decoded = decodeUtf8(text, "reference sentence");
+    const Json& offsets = ref.at("offsets");
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        const Token& t = tokens[i];
+        const auto span = offsets.at(i).get<std::vector<std::size_t>>();
+        const bool consistent = t.charEnd <= decoded.chars.size() &&
+                                t.byteBegin == decoded.byteOffsets[t.charBegin] &&
+                                t.byteEnd == decoded.byteOffsets[t.charEnd];
+        if (t.charBegin != span.at(0) || t.charEnd != span.at(1) || !consistent) {
+            if (++tally.offsetMismatches <= kMaxReported) {
+                ADD_FAILURE() << source << ": token " << i << " (" << t.text << ") spans chars ["
+                              << t.charBegin << ", " << t.charEnd << "), reference [" << span.at(0)
+                              << ", " << span.at(1) << ")\n  sentence: " << text;
+            }
+            return;
+        }
+    }
+}
+
+void checkMeta(const Tokenizer& tok, const fs::path& metaFile) {
+    std::ifstream in(metaFile);
+    ASSERT_TRUE(in) << metaFile.string() << " is missing";
+    const Json meta = Json::parse(in);
+    EXPECT_EQ(tok.vocabSize(), meta.at("vocab_size").get<std::size_t>());
+    const std::vector<std::pair<const char*, SpecialRole>> roles = {
+        {"bos", SpecialRole::Bos}, {"eos", SpecialRole::Eos}, {"unk", SpecialRole::Unk},
+        {"sep", SpecialRole::Sep}, {"pad", SpecialRole::Pad}, {"cls", SpecialRole::Cls},
+        {"mask", SpecialRole::Mask}};
+    for (const auto& [key, role] : roles) {
+        const Json& expected = meta.at("roles");
+        if (expected.contains(key)) {
+            EXPECT_EQ(tok.specialId(role), expected.at(key).get<std::int32_t>()) << key;
+        } else {
+            EXPECT_EQ(tok.specialId(role), std::nullopt) << key;
+        }
+    }
+}
+
+class SpmParity : public testing::TestWithParam<SpmCase> {};
+
+TEST_P(SpmParity, MatchesReferenceOnEverySentence) {
+    const SpmCase& c = GetParam();
+    const fs::path tokenizers = kShared / "data" / "tokenizers";
+    if (!fs::exists(tokenizers)) {
+        GTEST_SKIP() << "shared data not found at " << tokenizers.string();
+    }
+    const fs::path refFile = kRefDir / (c.reference + ".jsonl");
+    ASSERT_TRUE(fs::exists(refFile))
+        << refFile.string() << " is missing: it is written by the CTest fixture "
+        << "tokenize.spm_reference_setup (tests/reference/tokenizer_ref/spm_reference.py)";
+    const std::unique_ptr<Tokenizer> tok = c.load(tokenizers);
+    ASSERT_NE(tok, nullptr);
+    EXPECT_NE(tok->describe().find(c.expectedSource), std::string::npos) << tok->describe();
+    checkMeta(*tok, kRefDir / (c.reference + ".meta.json"));
+
+    Tally tally;
+    std::ifstream in(refFile);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (!line.empty()) {
+            checkSentence(*tok, Json::parse(line), tally);
+        }
+    }
+    std::cout << c.name << ": " << tally.sentences << " sentences (" << tally.udSentences
+              << " from UD), " << tally.idMismatches << " id and " << tally.offsetMismatches
+              << " offset mismatches\n";
+    EXPECT_EQ(tally.udSentences, countUdSentences(kShared / "data" / "ud"))
+        << "the reference does not cover every UD sentence";
+    EXPECT_EQ(tally.idMismatches, 0u);
+    EXPECT_EQ(tally.offsetMismatches, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(SlowSentencePiece, SpmParity, testing::ValuesIn(spmCases()),
+                         [](const testing::TestParamInfo<SpmCase>& param) {
+                             return param.param.name;
+                         });
+
+}  // namespace
+}  // namespace attnscope::tokenize
