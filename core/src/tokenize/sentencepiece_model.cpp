@@ -1,6 +1,8 @@
 #include "attnscope/tokenize/sentencepiece_model.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string_view>
 
 #include <sentencepiece_processor.h>
 
@@ -15,6 +17,49 @@ constexpr std::int32_t kMaxPieces = 1 << 24;  // a corrupt size must not make us
 
 std::string pieceOrEmpty(const sentencepiece::SentencePieceProcessor& sp, int id) {
     return id >= 0 && id < sp.GetPieceSize() ? sp.IdToPiece(id) : std::string();
+}
+
+// Whether a serialized ModelProto has its top-level normalizer_spec (field 3). Every trained model
+// has one; a file cut short after some of its pieces still parses, without it, and would run
+// with SentencePiece's built-in defaults.
+bool hasNormalizerSpec(std::string_view proto) {
+    std::size_t i = 0;
+    auto varint = [&](std::uint64_t& v) {
+        v = 0;
+        for (int shift = 0; shift < 64 && i < proto.size(); shift += 7) {
+            const auto byte = static_cast<std::uint8_t>(proto[i++]);
+            v |= static_cast<std::uint64_t>(byte & 0x7F) << shift;
+            if ((byte & 0x80) == 0) {
+                return true;
+            }
+        }
+        return false;
+    };
+    while (i < proto.size()) {
+        std::uint64_t key = 0;
+        std::uint64_t value = 0;
+        if (!varint(key)) {
+            return false;
+        }
+        const std::uint64_t wire = key & 7;
+        if (wire == 0 && !varint(value)) {
+            return false;
+        }
+        if (wire == 1 || wire == 5) {
+            i += wire == 1 ? 8 : 4;
+        } else if (wire == 2) {
+            if (!varint(value) || value > proto.size() - i) {
+                return false;
+            }
+            if ((key >> 3) == 3) {
+                return true;
+            }
+            i += static_cast<std::size_t>(value);
+        } else if (wire != 0) {
+            return false;
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -38,6 +83,11 @@ SentencePieceModel::SentencePieceModel(const std::filesystem::path& file)
     }
     if (!status.ok()) {
         throw FormatError(m_file + ": not a readable SentencePiece model: " + status.ToString());
+    }
+    if (!hasNormalizerSpec(m_impl->sp.serialized_model_proto())) {
+        throw FormatError(m_file +
+                          ": not a readable SentencePiece model: it has no normalizer_spec "
+                          "(a file cut short?)");
     }
     const int size = m_impl->sp.GetPieceSize();
     if (size <= 0 || size > kMaxPieces) {

@@ -153,7 +153,6 @@ std::unique_ptr<Tokenizer> loadMarian(const fs::path& dir, bool target) {
     SlowSpmSpec spec;
     spec.convention = SpmConvention::Marian;
     spec.vocabJson = readMarianVocab(vocabFile);
-    spec.model = std::make_shared<const SentencePieceModel>(spmFile);
     const Vocab& vocab = *spec.vocabJson;
     const FindToken findPiece = [&](std::string_view t) { return vocab.find(t); };
     const SlowAddedToken unk = configToken(cfg, at, "unk_token", "<unk>");
@@ -164,6 +163,7 @@ std::unique_ptr<Tokenizer> loadMarian(const fs::path& dir, bool target) {
                           "\" is not in the vocabulary");
     }
     spec.unkId = *vocab.find(unk.content);
+    spec.model = std::make_shared<const SentencePieceModel>(spmFile);
     std::map<std::int32_t, SlowAddedToken> added;
     readAddedTokensDecoder(cfg, at, added);
     addSpecialTokens({eos, unk, pad}, findPiece, vocab.size(), added);

@@ -131,8 +131,8 @@ void checkMeta(const Tokenizer& tok, const fs::path& metaFile) {
     const Json meta = Json::parse(in);
     EXPECT_EQ(tok.vocabSize(), meta.at("vocab_size").get<std::size_t>());
     const std::vector<std::pair<const char*, SpecialRole>> roles = {
-        {"bos", SpecialRole::Bos}, {"eos", SpecialRole::Eos}, {"unk", SpecialRole::Unk},
-        {"sep", SpecialRole::Sep}, {"pad", SpecialRole::Pad}, {"cls", SpecialRole::Cls},
+        {"bos", SpecialRole::Bos},  {"eos", SpecialRole::Eos}, {"unk", SpecialRole::Unk},
+        {"sep", SpecialRole::Sep},  {"pad", SpecialRole::Pad}, {"cls", SpecialRole::Cls},
         {"mask", SpecialRole::Mask}};
     for (const auto& [key, role] : roles) {
         const Json& expected = meta.at("roles");
