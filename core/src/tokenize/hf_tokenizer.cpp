@@ -72,11 +72,12 @@ struct HfTokenizer::RawToken {
 };
 
 HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
-    const int models =
-        (m_spec.wordPiece ? 1 : 0) + (m_spec.bpe ? 1 : 0) + (m_spec.sentencePiece ? 1 : 0);
+    const int models = (m_spec.wordPiece ? 1 : 0) + (m_spec.bpe ? 1 : 0) +
+                       (m_spec.sentencePiece ? 1 : 0) + (m_spec.unigram ? 1 : 0) +
+                       (m_spec.wordLevel ? 1 : 0);
     if (models != 1) {
-        throw FormatError(m_spec.source +
-                          ": model: expected exactly one WordPiece, BPE or SentencePiece model");
+        throw FormatError(m_spec.source + ": model: expected exactly one WordPiece, BPE, Unigram, "
+                                          "WordLevel or SentencePiece model");
     }
     const bool byteLevel = std::any_of(
         m_spec.preTokenizers.begin(), m_spec.preTokenizers.end(),
@@ -114,6 +115,12 @@ TokenizerKind HfTokenizer::kind() const {
     if (m_spec.sentencePiece) {
         return TokenizerKind::SentencePiece;
     }
+    if (m_spec.unigram) {
+        return TokenizerKind::Unigram;
+    }
+    if (m_spec.wordLevel) {
+        return TokenizerKind::WordLevel;
+    }
     return m_spec.bpe->options().byteLevel ? TokenizerKind::ByteLevelBpe : TokenizerKind::Bpe;
 }
 
@@ -124,6 +131,14 @@ std::string HfTokenizer::describe() const {
             return "WordPiece (" + tokens + ") from " + m_spec.source;
         case TokenizerKind::SentencePiece:
             return "SentencePiece (" + tokens + ", run by libsentencepiece) from " + m_spec.source;
+        case TokenizerKind::Unigram:
+            return "Unigram (" + std::to_string(m_spec.unigram->vocab().size()) + " pieces" +
+                   (m_spec.unigram->options().byteFallback ? ", byte fallback" : "") + ", " +
+                   tokens + ") from " + m_spec.source;
+        case TokenizerKind::WordLevel:
+            return "WordLevel (" + tokens +
+                   (m_spec.wordLevel->hasUnk() ? "" : ", no unknown token") + ") from " +
+                   m_spec.source;
         case TokenizerKind::ByteLevelBpe:
         case TokenizerKind::Bpe:
             break;
@@ -137,6 +152,12 @@ std::string HfTokenizer::describe() const {
 const Vocab& HfTokenizer::modelVocab() const {
     if (m_spec.wordPiece) {
         return m_spec.wordPiece->vocab();
+    }
+    if (m_spec.unigram) {
+        return m_spec.unigram->vocab();
+    }
+    if (m_spec.wordLevel) {
+        return m_spec.wordLevel->vocab();
     }
     return m_spec.sentencePiece ? m_spec.sentencePiece->vocab() : m_spec.bpe->vocab();
 }
@@ -248,6 +269,10 @@ void HfTokenizer::encodeWord(std::span<const NormalizedChar> word,
     std::vector<ModelToken> pieces;
     if (m_spec.wordPiece) {
         m_spec.wordPiece->tokenize(word, pieces);
+    } else if (m_spec.unigram) {
+        m_spec.unigram->tokenize(word, pieces);
+    } else if (m_spec.wordLevel) {
+        m_spec.wordLevel->tokenize(word, pieces);
     } else {
         m_spec.sentencePiece->tokenize(word, pieces);
     }

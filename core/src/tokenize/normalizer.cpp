@@ -1,5 +1,6 @@
 #include "attnscope/tokenize/normalizer.h"
 
+#include <array>
 #include <cstdlib>
 #include <memory>
 #include <unordered_set>
@@ -7,6 +8,8 @@
 #include <utf8proc.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/tokenize/pre_tokenizer.h"
+#include "attnscope/tokenize/precompiled_charsmap.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -86,7 +89,160 @@ void appendNfcPiece(std::span<const NormalizedChar> piece, NormalizedText& out) 
     }
 }
 
+// Rust's char::to_lowercase per character; the extra characters of a multi-character mapping
+// ('İ' -> "i\u0307") share the span of their source, as HF's inserted characters do.
+NormalizedText lowercaseText(const NormalizedText& text) {
+    NormalizedText out;
+    out.reserve(text.size());
+    std::u32string lower;
+    for (const NormalizedChar& c : text) {
+        lower.clear();
+        appendLowercase(c.cp, lower);
+        for (char32_t cp : lower) {
+            out.push_back({cp, c.origBegin, c.origEnd});
+        }
+    }
+    return out;
+}
+
+// HF's StripAccents keeps what unicode-normalization's is_combining_mark rejects: Mn, Mc, Me.
+NormalizedText stripAccents(const NormalizedText& text) {
+    NormalizedText out;
+    out.reserve(text.size());
+    for (const NormalizedChar& c : text) {
+        const auto cat = utf8proc_category(static_cast<utf8proc_int32_t>(c.cp));
+        if (cat != UTF8PROC_CATEGORY_MN && cat != UTF8PROC_CATEGORY_MC &&
+            cat != UTF8PROC_CATEGORY_ME) {
+            out.push_back(c);
+        }
+    }
+    return out;
+}
+
+// HF's Strip: kept characters keep their spans.
+NormalizedText stripText(const NormalizedText& text, bool left, bool right) {
+    std::size_t begin = 0;
+    std::size_t end = text.size();
+    while (left && begin < end && isWhiteSpace(text[begin].cp)) {
+        ++begin;
+    }
+    while (right && end > begin && isWhiteSpace(text[end - 1].cp)) {
+        --end;
+    }
+    return NormalizedText(text.begin() + static_cast<std::ptrdiff_t>(begin),
+                          text.begin() + static_cast<std::ptrdiff_t>(end));
+}
+
+void appendCompatDecomposition(char32_t cp, std::u32string& out) {
+    // The longest compatibility decomposition (U+FDFA) is 18 code points.
+    std::array<utf8proc_int32_t, 32> buf{};
+    int boundclass = 0;
+    const utf8proc_ssize_t n = utf8proc_decompose_char(
+        static_cast<utf8proc_int32_t>(cp), buf.data(), static_cast<utf8proc_ssize_t>(buf.size()),
+        static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &boundclass);
+    if (n <= 0 || static_cast<std::size_t>(n) > buf.size()) {
+        out += cp;
+        return;
+    }
+    for (utf8proc_ssize_t i = 0; i < n; ++i) {
+        out += static_cast<char32_t>(buf[static_cast<std::size_t>(i)]);
+    }
+}
+
+NormalizedText applyStep(const NormalizedText& text, const NormalizerStep& step) {
+    switch (step.kind) {
+        case NormalizerKind::Bert:
+            return bertNormalize(text, step.bert);
+        case NormalizerKind::Prepend: {
+            NormalizedText out = text;
+            prependText(out, step.text);
+            return out;
+        }
+        case NormalizerKind::Replace:
+            return step.regex ? replaceRegex(text, *step.regex, step.content)
+                              : replaceText(text, step.text, step.content);
+        case NormalizerKind::Nfc:
+            return nfc(text);
+        case NormalizerKind::Nfd:
+            return nfd(text);
+        case NormalizerKind::Nfkd:
+            return nfkd(text);
+        case NormalizerKind::Lowercase:
+            return lowercaseText(text);
+        case NormalizerKind::StripAccents:
+            return stripAccents(text);
+        case NormalizerKind::Strip:
+            return stripText(text, step.stripLeft, step.stripRight);
+        case NormalizerKind::Precompiled:
+            return precompiledNormalize(text, *step.charsmap);
+    }
+    return text;
+}
+
 }  // namespace
+
+NormalizedText nfkd(const NormalizedText& text) {
+    NormalizedText out;
+    out.reserve(text.size());
+    std::u32string parts;
+    for (const NormalizedChar& c : text) {
+        parts.clear();
+        appendCompatDecomposition(c.cp, parts);
+        for (char32_t cp : parts) {
+            out.push_back({cp, c.origBegin, c.origEnd});
+        }
+    }
+    return nfd(out);  // already decomposed: this only reorders the marks
+}
+
+NormalizedText transformText(const NormalizedText& text, std::span<const CharChange> changes,
+                             std::size_t initialOffset) {
+    NormalizedText out;
+    out.reserve(changes.size());
+    std::size_t next = initialOffset;  // the next original character to consume
+    auto spanOf = [&](std::size_t i) {
+        // HF would index out of bounds here for a list consuming more than the text holds;
+        // the last character's span is the safe stand-in.
+        const NormalizedChar& c = text[std::min(i, text.size() - 1)];
+        return std::pair{c.origBegin, c.origEnd};
+    };
+    for (const CharChange& ch : changes) {
+        std::pair<std::size_t, std::size_t> span{0, 0};
+        if (text.empty()) {
+            span = {0, 0};
+        } else if (ch.change > 0) {
+            span = next == 0 ? std::pair{text.front().origBegin, text.front().origBegin}
+                             : spanOf(next - 1);
+        } else {
+            span = spanOf(next);
+            next += 1 + static_cast<std::size_t>(-ch.change);
+        }
+        out.push_back({ch.cp, span.first, span.second});
+    }
+    return out;
+}
+
+NormalizedText replaceRegex(const NormalizedText& text, const RegexSplitter& pattern,
+                            std::u32string_view content) {
+    NormalizedText out;
+    out.reserve(text.size());
+    for (const MatchPiece& piece : pattern.find(text)) {
+        const CharRange r = piece.range;
+        if (!piece.isMatch) {
+            out.insert(out.end(), text.begin() + static_cast<std::ptrdiff_t>(r.begin),
+                       text.begin() + static_cast<std::ptrdiff_t>(r.end));
+            continue;
+        }
+        if (r.end == 0) {
+            continue;  // an empty match at the start: nothing to align inserted text with
+        }
+        const NormalizedChar& last = text[r.end - 1];
+        for (char32_t cp : content) {
+            out.push_back({cp, last.origBegin, last.origEnd});
+        }
+    }
+    return out;
+}
 
 void prependText(NormalizedText& text, std::u32string_view prefix) {
     if (text.empty()) {
@@ -139,20 +295,7 @@ NormalizedText nfc(const NormalizedText& text) {
 NormalizedText normalize(const NormalizedText& text, const std::vector<NormalizerStep>& steps) {
     NormalizedText out = text;
     for (const NormalizerStep& step : steps) {
-        switch (step.kind) {
-            case NormalizerKind::Bert:
-                out = bertNormalize(out, step.bert);
-                break;
-            case NormalizerKind::Prepend:
-                prependText(out, step.text);
-                break;
-            case NormalizerKind::Replace:
-                out = replaceText(out, step.text, step.content);
-                break;
-            case NormalizerKind::Nfc:
-                out = nfc(out);
-                break;
-        }
+        out = applyStep(out, step);
     }
     return out;
 }

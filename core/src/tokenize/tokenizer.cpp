@@ -133,6 +133,8 @@ std::optional<std::int32_t> findToken(const TokenizerSpec& spec, std::string_vie
     const Vocab& pieces = spec.wordPiece       ? spec.wordPiece->vocab()
                           : spec.bpe           ? spec.bpe->vocab()
                           : spec.sentencePiece ? spec.sentencePiece->vocab()
+                          : spec.unigram       ? spec.unigram->vocab()
+                          : spec.wordLevel     ? spec.wordLevel->vocab()
                                                : kNoModel;
     return idOfToken(pieces, spec.addedTokens, token);
 }

@@ -1,7 +1,9 @@
 // Reads Hugging Face's tokenizer.json into a TokenizerSpec. Only the parts BERT, GPT-2, RoBERTa,
-// Llama 2/3, Mistral and Qwen2 tokenizers use are accepted (the normalizers and pre-tokenizers are
-// read in tokenizer_json_pipeline.cpp); anything else is UnsupportedModel, naming its path.
+// Llama 2/3, Mistral, Qwen2, T5, ALBERT, XLM-R and WordLevel tokenizers use are accepted (the
+// normalizers and pre-tokenizers are read in tokenizer_json_pipeline.cpp); anything else is
+// UnsupportedModel, naming its path.
 #include <algorithm>
+#include <cmath>
 
 #include "attnscope/base/error.h"
 #include "loader_internal.h"
@@ -90,29 +92,108 @@ std::shared_ptr<const BpeModel> parseBpe(const Json& model, const JsonAt& at, bo
     });
 }
 
+// [["▁the", -3.3], ...]: each piece with its score.
+std::vector<std::pair<std::string, double>> parseUnigramPieces(const Json& vocab,
+                                                               const JsonAt& at) {
+    expectArray(vocab, at);
+    if (vocab.size() > static_cast<std::size_t>(kMaxTokenId) + 1) {
+        failAt(at, std::to_string(vocab.size()) + " pieces is implausibly many");
+    }
+    std::vector<std::pair<std::string, double>> pieces;
+    pieces.reserve(vocab.size());
+    for (std::size_t i = 0; i < vocab.size(); ++i) {
+        const JsonAt where = at[i];
+        const Json& entry = vocab[i];
+        expectArray(entry, where);
+        if (entry.size() != 2) {
+            failAt(where,
+                   "expected [piece, score], found " + std::to_string(entry.size()) + " elements");
+        }
+        std::string piece = asString(entry[0], where[0]);
+        const double score = asNumber(entry[1], where[1]);
+        if (!std::isfinite(score)) {
+            failAt(where[1], "the score is not a finite number");
+        }
+        pieces.emplace_back(std::move(piece), score);
+    }
+    return pieces;
+}
+
+std::shared_ptr<const UnigramModel> parseUnigram(const Json& model, const JsonAt& at) {
+    std::vector<std::pair<std::string, double>> pieces =
+        parseUnigramPieces(member(model, at, "vocab"), at["vocab"]);
+    UnigramOptions options;
+    options.source = at.file + ": " + at.path;
+    if (const Json* unk = optionalMember(model, "unk_id")) {
+        if (pieces.empty()) {
+            failAt(at["unk_id"], "an unknown id with an empty vocabulary");
+        }
+        options.unkId = static_cast<std::int32_t>(
+            asInt(*unk, at["unk_id"], 0, static_cast<std::int64_t>(pieces.size()) - 1,
+                  "an id of the " + std::to_string(pieces.size()) + "-piece vocabulary"));
+    }
+    options.byteFallback = optionalBool(model, at, "byte_fallback").value_or(false);
+    return std::make_shared<const UnigramModel>(std::move(pieces), std::move(options));
+}
+
+std::shared_ptr<const WordLevelModel> parseWordLevel(const Json& model, const JsonAt& at) {
+    Vocab vocab = vocabFromJson(member(model, at, "vocab"), at["vocab"]);
+    WordLevelOptions options;
+    // The crate requires the key even though the file need not have the token.
+    options.unkToken = asString(member(model, at, "unk_token"), at["unk_token"]);
+    options.source = at.file + ": " + at.path;
+    return std::make_shared<const WordLevelModel>(std::move(vocab), std::move(options));
+}
+
+// Files written before models had a "type" are recognised as the crate's untagged ModelWrapper
+// does, trying BPE (vocab and merges), WordPiece (unk_token, continuing_subword_prefix,
+// max_input_chars_per_word and vocab), WordLevel (unk_token and a vocab object), then Unigram
+// (a vocab list) in that order.
+std::string inferModelType(const Json& model) {
+    const Json* vocab = optionalMember(model, "vocab");
+    const bool vocabObject = vocab != nullptr && vocab->is_object();
+    if (vocabObject && model.contains("merges")) {
+        return "BPE";
+    }
+    if (vocabObject && model.contains("unk_token") && model.contains("continuing_subword_prefix") &&
+        model.contains("max_input_chars_per_word")) {
+        return "WordPiece";
+    }
+    if (vocabObject && model.contains("unk_token")) {
+        return "WordLevel";
+    }
+    if (vocab != nullptr && vocab->is_array()) {
+        return "Unigram";
+    }
+    if (model.contains("merges")) {
+        return "BPE";  // its parser says what is wrong with the vocabulary
+    }
+    return model.contains("max_input_chars_per_word") ? "WordPiece" : "";
+}
+
 void parseModel(const Json& root, const JsonAt& rootAt, TokenizerSpec& spec) {
     const JsonAt at = rootAt["model"];
     const Json& model = member(root, rootAt, "model");
     expectObject(model, at);
-    // Older files omit "type"; HF then recognises the model by its fields.
-    std::string type;
-    if (optionalMember(model, "type") != nullptr) {
-        type = typeOf(model, at);
-    } else if (model.contains("merges")) {
-        type = "BPE";
-    } else if (model.contains("max_input_chars_per_word")) {
-        type = "WordPiece";
-    }
-    if (type == "WordPiece") {
+    const std::string type =
+        optionalMember(model, "type") != nullptr ? typeOf(model, at) : inferModelType(model);
+    if (type == "Unigram") {
+        spec.unigram = parseUnigram(model, at);
+    } else if (type == "WordLevel") {
+        spec.wordLevel = parseWordLevel(model, at);
+    } else if (type == "WordPiece") {
         spec.wordPiece = parseWordPiece(model, at);
     } else if (type == "BPE") {
         const bool byteLevel = std::any_of(
             spec.preTokenizers.begin(), spec.preTokenizers.end(),
             [](const PreTokenizerStep& s) { return s.kind == PreTokenizerKind::ByteLevel; });
         spec.bpe = parseBpe(model, at, byteLevel);
+    } else if (type.empty()) {
+        failAt(at, "no \"type\", and its keys match no model (BPE, WordPiece, WordLevel, Unigram)");
     } else {
-        unsupported(at["type"],
-                    "model \"" + type + "\" is not supported, expected WordPiece or BPE");
+        unsupported(at["type"], "model \"" + type +
+                                    "\" is not supported, expected WordPiece, BPE, Unigram or "
+                                    "WordLevel");
     }
 }
 

@@ -1,6 +1,7 @@
 // Reads the normalizer and pre_tokenizer sections of tokenizer.json into pipeline steps. Parts
 // AttnScope does not implement are UnsupportedModel, naming their JSON path.
 #include "attnscope/base/error.h"
+#include "attnscope/tokenize/precompiled_charsmap.h"
 #include "loader_internal.h"
 
 namespace attnscope::tokenize::detail {
@@ -49,17 +50,34 @@ void parseNormalizer(const Json& n, const JsonAt& at, std::vector<NormalizerStep
     } else if (type == "Replace") {
         step.kind = NormalizerKind::Replace;
         const auto [pattern, isRegex] = parsePattern(member(n, at, "pattern"), at["pattern"]);
+        const JsonAt patternAt = at["pattern"][isRegex ? "Regex" : "String"];
         if (isRegex) {
-            unsupported(at["pattern"]["Regex"],
-                        "a Replace normalizer with a regex is not supported");
-        }
-        step.text = chars(Json(pattern), at["pattern"]["String"]);
-        if (step.text.empty()) {
-            failAt(at["pattern"]["String"], "the pattern is empty");
+            step.regex = std::make_shared<const RegexSplitter>(
+                pattern, false, patternAt.file + ": " + patternAt.path);
+        } else {
+            step.text = chars(Json(pattern), patternAt);
+            if (step.text.empty()) {
+                failAt(patternAt, "the pattern is empty");
+            }
         }
         step.content = chars(member(n, at, "content"), at["content"]);
-    } else if (type == "NFC") {
-        step.kind = NormalizerKind::Nfc;
+    } else if (type == "NFC" || type == "NFD" || type == "NFKD") {
+        step.kind = type == "NFC" ? NormalizerKind::Nfc
+                                  : (type == "NFD" ? NormalizerKind::Nfd : NormalizerKind::Nfkd);
+    } else if (type == "Lowercase") {
+        step.kind = NormalizerKind::Lowercase;
+    } else if (type == "StripAccents") {
+        step.kind = NormalizerKind::StripAccents;
+    } else if (type == "Strip") {
+        step.kind = NormalizerKind::Strip;
+        step.stripLeft = asBool(member(n, at, "strip_left"), at["strip_left"]);
+        step.stripRight = asBool(member(n, at, "strip_right"), at["strip_right"]);
+    } else if (type == "Precompiled") {
+        step.kind = NormalizerKind::Precompiled;
+        const JsonAt mapAt = at["precompiled_charsmap"];
+        step.charsmap = std::make_shared<const PrecompiledCharsmap>(
+            PrecompiledCharsmap::fromBase64(asString(member(n, at, "precompiled_charsmap"), mapAt),
+                                            mapAt.file + ": " + mapAt.path));
     } else {
         unsupported(at["type"], "normalizer \"" + type + "\" is not supported");
     }
@@ -131,6 +149,12 @@ void parsePreTokenizer(const Json& p, const JsonAt& at, std::vector<PreTokenizer
     } else if (type == "Metaspace") {
         step.kind = PreTokenizerKind::Metaspace;
         step.metaspace = parseMetaspace(p, at);
+    } else if (type == "WhitespaceSplit") {
+        // HF splits on char::is_whitespace and drops it: a Split on White_Space runs, Removed.
+        step.kind = PreTokenizerKind::Split;
+        step.pattern =
+            std::make_shared<const RegexSplitter>("\\s+", false, at.file + ": " + at.path);
+        step.behavior = SplitBehavior::Removed;
     } else if (type == "Split") {
         step.kind = PreTokenizerKind::Split;
         const auto [pattern, isRegex] = parsePattern(member(p, at, "pattern"), at["pattern"]);

@@ -16,7 +16,11 @@
 // Sentences are every "# text = " line of every *.conllu file under --conllu-dir (sorted by
 // path), then the strings of the JSON array in --extra. For each model NAME it writes
 // DIR/NAME.jsonl with lines {"source", "text", "ids", "rs_ids", "rs_offsets"} and prints how many
-// sentences the two references disagree on.
+// sentences the two references disagree on. Where the Rust crate fails on a sentence (a WordLevel
+// model whose unk_token is not in its vocabulary, on an unknown word), the line has "rs_error"
+// (the crate's message) instead of "rs_ids" and "rs_offsets", and "ids" is null when
+// tokenizers.js fails too (it gives undefined ids there); the parity test then expects AttnScope
+// to refuse the sentence as well.
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -90,28 +94,55 @@ function collectSentences(args) {
     return sentences;
 }
 
+// The Rust crate's encodings, or {error} for a sentence it refuses. One batch call when it can:
+// a promise per sentence would spend most of the time in the bindings. A batch with a refused
+// sentence fails as a whole, so then each sentence is encoded alone.
+async function rustEncodings(rustTokenizer, sentences) {
+    const texts = sentences.map((s) => s.text);
+    try {
+        return await rustTokenizer.encodeBatch(texts);
+    } catch {
+        const out = [];
+        for (const text of texts) {
+            try {
+                out.push(await rustTokenizer.encode(text));
+            } catch (err) {
+                out.push({ error: err.message });
+            }
+        }
+        return out;
+    }
+}
+
 async function writeModel(refs, model, sentences, outDir) {
     const json = JSON.parse(fs.readFileSync(model.file, 'utf8'));
     const jsTokenizer = new refs.JsTokenizer(json, {});
     const rustTokenizer = refs.rust.Tokenizer.fromFile(model.file);
-    // One batch call: a promise per sentence would spend most of the time in the bindings.
-    const encodings = await rustTokenizer.encodeBatch(sentences.map((s) => s.text));
+    const encodings = await rustEncodings(rustTokenizer, sentences);
     const lines = [];
     let disagreements = 0;
+    let refused = 0;
     sentences.forEach((s, i) => {
         const ids = jsTokenizer.encode(s.text).ids;
+        const jsFailed = ids.some((id) => id === undefined);
         const encoding = encodings[i];
-        const rsIds = encoding.getIds();
-        if (JSON.stringify(ids) !== JSON.stringify(rsIds)) {
+        const line = { source: s.source, text: s.text, ids: jsFailed ? null : ids };
+        if (encoding.error !== undefined) {
+            ++refused;
+            line.rs_error = encoding.error;
+        } else {
+            line.rs_ids = encoding.getIds();
+            line.rs_offsets = encoding.getOffsets();
+        }
+        if (JSON.stringify(line.ids ?? null) !== JSON.stringify(line.rs_ids ?? null)) {
             ++disagreements;
             console.log(`${model.name}: references disagree on ${s.source}: ${JSON.stringify(s.text)}`);
         }
-        lines.push(JSON.stringify({
-            source: s.source, text: s.text, ids, rs_ids: rsIds, rs_offsets: encoding.getOffsets(),
-        }));
+        lines.push(JSON.stringify(line));
     });
     fs.writeFileSync(path.join(outDir, `${model.name}.jsonl`), lines.join('\n') + '\n');
-    console.log(`${model.name}: ${sentences.length} sentences, ${disagreements} disagreements`);
+    console.log(`${model.name}: ${sentences.length} sentences, ${disagreements} disagreements, ` +
+                `${refused} refused by the Rust crate`);
 }
 
 async function main() {

@@ -10,6 +10,16 @@
 //                      added tokens not normalized; Llama 2's vocab/merges.
 //   llama2-metaspace-split  the older Metaspace (add_prefix_space, split true), as early Llama 2
 //                      and Mistral conversions wrote it.
+//   unigram-bytefallback-first  a Unigram model with byte_fallback (t5-small's pieces plus the
+//                      256 <0xXX> pieces): Strip + Replace(Regex \s+ -> ' ') + Lowercase
+//                      normalizers, Metaspace(prepend_scheme first, split true).
+//   unigram-precompiled-never  t5-small's Unigram and Precompiled charsmap with
+//                      Metaspace(prepend_scheme never), XLM-R's <s> $A </s> template.
+//   unigram-albert-style  ALBERT's normalizers (Replace `` and '' by ", NFKD, StripAccents,
+//                      Lowercase, Precompiled) and WhitespaceSplit + Metaspace, on t5-small's
+//                      pieces; [CLS] $A [SEP] as <pad> $A </s>.
+//   wordlevel-whitespace  an old-format WordLevel model (no "type") with bert-base-uncased's
+//                      whole-word pieces and [UNK], Lowercase + WhitespaceSplit.
 // Usage: node make_synthetic_tokenizers.mjs --out-dir DIR --tokenizers SHARED/data/tokenizers
 // Writes DIR/<name>/tokenizer.json and tokenizer_config.json. A missing --tokenizers folder
 // exits with 77 (CTest's SKIP_RETURN_CODE) after saying so. The outputs live in the build tree.
@@ -114,6 +124,86 @@ function llama2Metaspace(llama2, metaspace) {
     return { json, config };
 }
 
+function unigramModel(t5, extra) {
+    return { type: 'Unigram', unk_id: t5.model.unk_id, vocab: t5.model.vocab,
+             byte_fallback: false, ...extra };
+}
+
+function metaspace(prependScheme, split) {
+    return { type: 'Metaspace', replacement: '\u2581', prepend_scheme: prependScheme, split };
+}
+
+function t5Based(t5, fields) {
+    return { version: '1.0', truncation: null, padding: null, added_tokens: t5.added_tokens,
+             decoder: { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always',
+                        split: true },
+             post_processor: t5.post_processor, ...fields };
+}
+
+function unigramByteFallback(t5) {
+    const bytes = [];
+    for (let b = 0; b < 256; ++b) {
+        bytes.push([`<0x${b.toString(16).toUpperCase().padStart(2, '0')}>`, 0.0]);
+    }
+    const json = t5Based(t5, {
+        normalizer: { type: 'Sequence', normalizers: [
+            { type: 'Strip', strip_left: true, strip_right: true },
+            { type: 'Replace', pattern: { Regex: '\\s+' }, content: ' ' },
+            { type: 'Lowercase' }] },
+        pre_tokenizer: metaspace('first', true),
+        model: unigramModel(t5, { byte_fallback: true, vocab: [...t5.model.vocab, ...bytes] }),
+    });
+    return { json, config: { tokenizer_class: 'PreTrainedTokenizerFast' } };
+}
+
+function unigramPrecompiledNever(t5) {
+    const specials = { '<pad>': 0, '</s>': 1 };  // t5 has no <s>: its <pad> stands in
+    const json = t5Based(t5, {
+        normalizer: t5.normalizer,
+        pre_tokenizer: metaspace('never', true),
+        post_processor: { type: 'TemplateProcessing',
+                          single: [{ SpecialToken: { id: '<pad>', type_id: 0 } },
+                                   { Sequence: { id: 'A', type_id: 0 } },
+                                   { SpecialToken: { id: '</s>', type_id: 0 } }],
+                          pair: [{ Sequence: { id: 'A', type_id: 0 } },
+                                 { Sequence: { id: 'B', type_id: 0 } }],
+                          special_tokens: Object.fromEntries(Object.entries(specials).map(
+                              ([t, id]) => [t, { id: t, ids: [id], tokens: [t] }])) },
+        model: unigramModel(t5, {}),
+    });
+    return { json, config: { tokenizer_class: 'XLMRobertaTokenizer' } };
+}
+
+function unigramAlbertStyle(t5) {
+    const replace = (from, to) => ({ type: 'Replace', pattern: { String: from }, content: to });
+    const json = t5Based(t5, {
+        normalizer: { type: 'Sequence', normalizers: [
+            replace('``', '"'), replace("''", '"'), { type: 'NFKD' }, { type: 'StripAccents' },
+            { type: 'Lowercase' }, t5.normalizer] },
+        pre_tokenizer: { type: 'Sequence', pretokenizers: [
+            { type: 'WhitespaceSplit' },
+            { type: 'Metaspace', replacement: '\u2581', add_prefix_space: true }] },
+        post_processor: template('</s>', 1),
+        model: unigramModel(t5, {}),
+    });
+    return { json, config: { tokenizer_class: 'AlbertTokenizer' } };
+}
+
+function wordLevelWhitespace(bert) {
+    const vocab = Object.fromEntries(
+        Object.entries(bert.model.vocab).filter(([piece]) => !piece.startsWith('##')));
+    const json = {
+        version: '1.0', truncation: null, padding: null,
+        added_tokens: bert.added_tokens,
+        normalizer: { type: 'Lowercase' },
+        pre_tokenizer: { type: 'WhitespaceSplit' },
+        post_processor: bert.post_processor,
+        decoder: null,
+        model: { vocab, unk_token: '[UNK]' },  // the old format: no "type"
+    };
+    return { json, config: { tokenizer_class: 'PreTrainedTokenizerFast' } };
+}
+
 function main() {
     const args = parseArgs(process.argv.slice(2));
     if (!fs.existsSync(args.tokenizers)) {
@@ -123,11 +213,17 @@ function main() {
     const read = (rel) => JSON.parse(fs.readFileSync(path.join(args.tokenizers, rel), 'utf8'));
     const gpt2 = read('gpt2/tokenizer.json');
     const llama2 = read('llama-2/tokenizer.json');
+    const t5 = read('t5-small/tokenizer.json');
+    const bert = read('bert-base-uncased/tokenizer.json');
     const outputs = {
         'llama3-style': llama3(gpt2),
         'qwen2-style': qwen2(gpt2),
         'llama2-metaspace': llama2Metaspace(llama2, { prepend_scheme: 'first', split: false }),
         'llama2-metaspace-split': llama2Metaspace(llama2, { add_prefix_space: true }),
+        'unigram-bytefallback-first': unigramByteFallback(t5),
+        'unigram-precompiled-never': unigramPrecompiledNever(t5),
+        'unigram-albert-style': unigramAlbertStyle(t5),
+        'wordlevel-whitespace': wordLevelWhitespace(bert),
     };
     for (const [name, { json, config }] of Object.entries(outputs)) {
         const dir = path.join(args.outDir, name);

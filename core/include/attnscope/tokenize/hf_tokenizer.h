@@ -2,8 +2,9 @@
 //   added tokens (raw) -> normalizers -> added tokens (normalized) -> pre-tokenizers -> model
 //   -> post-processor (offset trimming, then [CLS]/[SEP] or <s>/</s>)
 // Normalizers: BertNormalizer, Prepend, Replace, NFC (normalizer.h). Pre-tokenizers:
-// BertPreTokenizer, ByteLevel, Metaspace, Split (pre_tokenizer.h). Models: WordPiece, BPE
-// (byte-level, or character-level with byte fallback), or a SentencePiece tokenizer.model run by
+// BertPreTokenizer, ByteLevel, Metaspace, Split (pre_tokenizer.h; WhitespaceSplit is a Split).
+// Models: WordPiece, BPE (byte-level, or character-level with byte fallback), Unigram
+// (unigram.h), WordLevel (word_level.h), or a SentencePiece tokenizer.model run by
 // libsentencepiece. A TokenizerSpec says which parts to use; the loaders in tokenizer.h fill it
 // from tokenizer.json, from vocabulary files or from tokenizer.model. HfTokenizer is immutable
 // after construction and `encode` is const and thread-safe (the BPE cache has its own lock).
@@ -24,6 +25,8 @@
 #include "attnscope/tokenize/pre_tokenizer.h"
 #include "attnscope/tokenize/sentencepiece_model.h"
 #include "attnscope/tokenize/tokenizer.h"
+#include "attnscope/tokenize/unigram.h"
+#include "attnscope/tokenize/word_level.h"
 #include "attnscope/tokenize/wordpiece.h"
 
 namespace attnscope::tokenize {
@@ -68,6 +71,8 @@ struct TokenizerSpec {
     std::shared_ptr<const WordPieceModel> wordPiece;
     std::shared_ptr<const BpeModel> bpe;
     std::shared_ptr<const SentencePieceModel> sentencePiece;
+    std::shared_ptr<const UnigramModel> unigram;
+    std::shared_ptr<const WordLevelModel> wordLevel;
     PostProcessorSpec post;
     std::vector<AddedToken> addedTokens;
     std::map<SpecialRole, std::int32_t> roles;

@@ -6,7 +6,9 @@
 // A Tokenizer is immutable after loading; `encode` is const and safe to call from any thread.
 // Errors: loading throws FormatError naming the file and JSON path / line, or UnsupportedModel
 // for a tokenizer.json part not implemented here; `encode` throws InvalidArgument for text that
-// is not valid UTF-8, naming the byte offset.
+// is not valid UTF-8, naming the byte offset, and FormatError naming the file when the model
+// needs an unknown token it lacks (a WordLevel unk_token absent from its vocabulary, a Unigram
+// model without unk_id), where Hugging Face fails too.
 #pragma once
 
 #include <cstddef>
@@ -24,8 +26,9 @@ namespace attnscope::tokenize {
 
 // WordPiece (BERT); ByteLevelBpe (GPT-2, RoBERTa, Llama 3, Qwen2); Bpe: character-level BPE with
 // byte fallback from a tokenizer.json (Llama 2, Mistral, TinyLlama: Metaspace or Prepend +
-// Replace); SentencePiece: a tokenizer.model run by libsentencepiece.
-enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, SentencePiece };
+// Replace); SentencePiece: a tokenizer.model run by libsentencepiece; Unigram: a tokenizer.json
+// Unigram model (T5, ALBERT, XLM-R); WordLevel: a tokenizer.json WordLevel model.
+enum class TokenizerKind { WordPiece, ByteLevelBpe, Bpe, SentencePiece, Unigram, WordLevel };
 
 struct Token {
     std::string text;  // the vocabulary piece as stored: "##ing", "Ġthe", "[CLS]"
@@ -46,8 +49,8 @@ struct Token {
 class Tokenizer : public TokenVocabulary {
 public:
     virtual TokenizerKind kind() const = 0;
-    // "WordPiece", "byte-level BPE", "BPE ... byte fallback" or "SentencePiece", with sizes and
-    // the source file, for `attnscope-cli info`.
+    // "WordPiece", "byte-level BPE", "BPE ... byte fallback", "SentencePiece", "Unigram (32100
+    // pieces, ...)" or "WordLevel", with sizes and the source file, for `attnscope-cli info`.
     virtual std::string describe() const = 0;
     // `addSpecialTokens` adds [CLS]/[SEP] or <s>/</s> as the model's post-processor says.
     virtual std::vector<Token> encode(std::string_view text,
@@ -59,9 +62,12 @@ std::vector<std::int32_t> ids(const std::vector<Token>& tokens);
 // Loads a Hugging Face `tokenizer.json` holding a WordPiece model (BertNormalizer,
 // BertPreTokenizer), a byte-level BPE model (ByteLevel pre-tokenizer, optionally after a Split
 // regex and an NFC normalizer: GPT-2, RoBERTa, Llama 3, Qwen2) or a character-level BPE model
-// with byte fallback (Metaspace, or Prepend + Replace normalizers: Llama 2, Mistral). Throws
-// FormatError "<file>: <JSON path>: <reason>" for a malformed file and UnsupportedModel for a
-// pipeline part AttnScope does not implement (e.g. a Unigram model or an NFKC normalizer).
+// with byte fallback (Metaspace, or Prepend + Replace normalizers: Llama 2, Mistral), a Unigram
+// model (Precompiled, Strip, Replace, Lowercase, NFKD, StripAccents normalizers; WhitespaceSplit
+// and Metaspace pre-tokenizers: T5, ALBERT, XLM-R) or a WordLevel model; files without a model
+// "type" are recognised by their keys, as the crate does. Throws FormatError "<file>: <JSON
+// path>: <reason>" for a malformed file and UnsupportedModel for a pipeline part AttnScope does
+// not implement (e.g. an NFKC normalizer or BPE dropout).
 std::unique_ptr<Tokenizer> loadTokenizerJson(const std::filesystem::path& file);
 
 // How BERT's vocab.txt is used; tokenizer_config.json supplies these in a model folder.
