@@ -19,6 +19,7 @@
 #include "attnscope/ops/rope.h"
 #include "head_ablation.h"
 #include "layer_attention.h"
+#include "pass_parts.h"
 
 namespace attnscope::forward {
 
@@ -59,11 +60,18 @@ void checkInput(const ModelSpec& spec, const ForwardInput& input) {
     }
 }
 
+}  // namespace
+
+namespace detail {
+
 Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos) {
     const ModelSpec& spec = m.spec;
     const auto n = static_cast<Eigen::Index>(input.tokenIds.size());
     // Only the sentence's rows are widened when the embedding stayed half precision.
     Matrix x = ops::weightRows(m.weights.tokenEmbedding, input.tokenIds);  // [n, dModel]
+    if (spec.embeddingScale != 1.0f) {
+        x *= spec.embeddingScale;
+    }
     for (Eigen::Index i = 0; i < n; ++i) {
         const auto ui = static_cast<std::size_t>(i);
         if (spec.learnedPositions) {
@@ -80,6 +88,10 @@ Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector
     return x;
 }
 
+}  // namespace detail
+
+namespace {
+
 // One head is always computed in these aligned buffers, then copied into the record when maps
 // are kept. Eigen's vectorised reductions (the softmax sum) peel differently for differently
 // aligned rows, so computing in place at arbitrary offsets of the record would make a head's
@@ -92,9 +104,10 @@ struct HeadSink {
 
 void keep(ForwardResult& r, std::ptrdiff_t index, const HeadSink& s) {
     const Eigen::Index n = r.nTokens;
+    const Eigen::Index keys = r.keyCount();
     const Eigen::Index dv = r.headDimV;
-    MatrixMap(r.logits.data() + index * n * n, n, n) = s.logits;
-    MatrixMap(r.probs.data() + index * n * n, n, n) = s.probs;
+    MatrixMap(r.logits.data() + index * n * keys, n, keys) = s.logits;
+    MatrixMap(r.probs.data() + index * n * keys, n, keys) = s.probs;
     MatrixMap(r.context.data() + index * n * dv, n, dv) = s.context;
 }
 
@@ -121,19 +134,14 @@ void summarize(ForwardResult& r, HeadId h, std::ptrdiff_t index, const HeadSink&
     }
 }
 
-// Multi-head attention of one layer; records every head into `r`. Returns [n, dModel].
-// With grouped-query attention several query heads read the same key/value head.
+}  // namespace
+
 // Heads are independent, so they run in parallel over the compute threads, each thread with
 // its own scratch; softmax and entropy then scale with the threads, not only the products.
-Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
-                   const detail::AttentionContext& ctx, float scale, bool keepValues,
-                   ForwardResult& r) {
-    const ModelSpec& spec = m.spec;
-    if (!r.mapsRecorded) {
-        r.layerInputs.push_back(h);  // for recomputeHead
-    }
-    detail::Projections p = detail::project(m, layer, h, ctx);
-    const Eigen::Index n = h.rows();
+Matrix detail::attendHeads(const ModelSpec& spec, const Projections& p, int layer,
+                           const AttentionContext& ctx, float scale, ForwardResult& r) {
+    const Eigen::Index n = p.q.rows();
+    const Eigen::Index keys = p.k.rows();
     const int dv = spec.headDimV;
     Matrix concat(n, spec.nHeads * dv);  // [n, nHeads * headDimV]
     std::vector<int> fullyMasked;        // the same for every head: the bias is shared
@@ -141,14 +149,14 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
     const int team = std::clamp(omp_get_max_threads(), 1, spec.nHeads);
 #pragma omp parallel num_threads(team)
     {
-        HeadSink s{Matrix(n, n), Matrix(n, n), Matrix(n, dv)};
+        HeadSink s{Matrix(n, keys), Matrix(n, keys), Matrix(n, dv)};
 #pragma omp for schedule(static)
         for (int head = 0; head < spec.nHeads; ++head) {
             try {
                 const std::ptrdiff_t index = headIndex({layer, head}, spec.nHeads);
                 Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
                 std::vector<int> masked = detail::attendHead(
-                    spec, p, head, scale, ctx.bias, {s.logits, s.probs, s.context, entropy});
+                    spec, p, head, scale, ctx, {s.logits, s.probs, s.context, entropy});
                 if (const auto kind = r.ablationOf({layer, head})) {
                     detail::ablateHead(spec, p, {layer, head}, *kind, r.interventions.means.get(),
                                        {s.logits, s.probs, s.context, entropy});
@@ -171,6 +179,21 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
         std::rethrow_exception(failure);
     }
     r.fullyMaskedRows = std::move(fullyMasked);
+    return concat;
+}
+
+namespace {
+
+// Multi-head self-attention of one layer; records every head into `r`. Returns [n, dModel].
+// With grouped-query attention several query heads read the same key/value head.
+Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
+                   const detail::AttentionContext& ctx, float scale, bool keepValues,
+                   ForwardResult& r) {
+    if (!r.mapsRecorded) {
+        r.layerInputs.push_back(h);  // for recomputeHead
+    }
+    detail::Projections p = detail::project(m, layer, h, ctx);
+    const Matrix concat = detail::attendHeads(m.spec, p, layer, ctx, scale, r);
     if (keepValues) {
         r.layerValues.push_back(std::move(p.v));  // moved, not copied: the pass is done with it
     }
@@ -273,9 +296,7 @@ std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
     return name;
 }
 
-// NaN or Inf in the hidden states spreads to every later layer; say where it first appeared, so
-// a map of NaN is never shown as if it were attention.
-void noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
+void detail::noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
     if (r.warnings.empty() && !x.allFinite()) {
         r.warnings.push_back("layer " + std::to_string(layer) +
                              " produced NaN or Inf (non-finite weights, or values too large "
@@ -283,15 +304,8 @@ void noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
     }
 }
 
-namespace {
+namespace detail {
 
-// What the layers of one pass share besides the model.
-struct Pass {
-    detail::AttentionContext ctx;
-    std::vector<int> pos;
-};
-
-// Checks the input and options and sizes the result: everything before the first layer.
 ForwardResult prepare(const model::Model& m, const ForwardInput& input,
                       const ForwardOptions& options, Pass& pass) {
     const ModelSpec& spec = m.spec;
@@ -309,6 +323,7 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
     pass.pos = detail::positionIds(spec, input.tokenIds);
     pass.ctx.bias =
         ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
+    detail::addRelativeBias(m, pass.ctx);
     if (spec.rope.dims > 0) {
         pass.ctx.rope = ops::ropeTable(spec.rope, pass.pos);
     }
@@ -317,7 +332,6 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
     return r;
 }
 
-// Runs layers [first, nLayers) on x, the residual stream entering `first`, and the final norm.
 void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,
                Matrix x, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
@@ -330,7 +344,11 @@ void runLayers(const model::Model& m, const ForwardOptions& options, const Pass&
         r.scales[static_cast<std::size_t>(layer)] = scale;
         const Matrix attention = attendLayer(m, layer, attentionInput(m, layer, x), pass.ctx, scale,
                                              options.keepLayerStates, r);
-        x = finishLayer(m, layer, attentionResidual(m, layer, x, attention));
+        Matrix y = attentionResidual(m, layer, x, attention);
+        if (pass.cross) {
+            y = pass.cross(layer, std::move(y));
+        }
+        x = finishLayer(m, layer, std::move(y));
         noteNonFinite(r, x, layer);
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1 - first) / (spec.nLayers - first));
@@ -342,13 +360,13 @@ void runLayers(const model::Model& m, const ForwardOptions& options, const Pass&
     r.hidden = std::move(x);
 }
 
-}  // namespace
+}  // namespace detail
 
 ForwardResult runForward(const model::Model& m, const ForwardInput& input,
                          const ForwardOptions& options) {
-    Pass pass;
-    ForwardResult r = prepare(m, input, options, pass);
-    runLayers(m, options, pass, 0, embed(m, input, pass.pos), r);
+    detail::Pass pass;
+    ForwardResult r = detail::prepare(m, input, options, pass);
+    detail::runLayers(m, options, pass, 0, detail::embed(m, input, pass.pos), r);
     return r;
 }
 
@@ -414,7 +432,7 @@ void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool ke
     }
     // The same warning the full pass would have written for those layers.
     for (int layer = 0; layer < first && layer + 1 < r.nLayers; ++layer) {
-        noteNonFinite(r, clean.layerStates[static_cast<std::size_t>(layer) + 1], layer);
+        detail::noteNonFinite(r, clean.layerStates[static_cast<std::size_t>(layer) + 1], layer);
     }
 }
 
@@ -422,8 +440,8 @@ void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool ke
 
 ForwardResult runForwardFrom(const model::Model& m, const ForwardResult& clean,
                              const ForwardInput& input, const ForwardOptions& options) {
-    Pass pass;
-    ForwardResult r = prepare(m, input, options, pass);
+    detail::Pass pass;
+    ForwardResult r = detail::prepare(m, input, options, pass);
     const int first = firstAblatedLayer(r.ablated, r.nLayers, r.nHeads);
     checkRestart(m.spec, clean, r, options, first);
     reuseBelow(clean, r, first, options.keepLayerStates);
@@ -432,7 +450,8 @@ ForwardResult runForwardFrom(const model::Model& m, const ForwardResult& clean,
         r.hidden = clean.hidden;
         return r;
     }
-    runLayers(m, options, pass, first, clean.layerStates[static_cast<std::size_t>(first)], r);
+    detail::runLayers(m, options, pass, first, clean.layerStates[static_cast<std::size_t>(first)],
+                      r);
     return r;
 }
 

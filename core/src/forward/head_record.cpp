@@ -25,6 +25,7 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     ops::MaskSpec mask;
     mask.allowed = r.allowed;
     ctx.bias = ops::buildBias(mask, r.nTokens, r.nTokens);
+    detail::addRelativeBias(m, ctx);
     if (m.spec.rope.dims > 0) {
         ctx.rope = ops::ropeTable(m.spec.rope, detail::positionIds(m.spec, r.tokenIds));
     }
@@ -36,8 +37,8 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     cancel.throwIfCancelled();
     const Eigen::Index n = r.nTokens;
     HeadRecord rec{Matrix(n, n), Matrix(n, n), Matrix(n, r.headDimV), Vector(n)};
-    detail::attendHead(m.spec, p, head.head, r.scales[static_cast<std::size_t>(head.layer)],
-                       ctx.bias, {rec.logits, rec.probs, rec.context, rec.entropy});
+    detail::attendHead(m.spec, p, head.head, r.scales[static_cast<std::size_t>(head.layer)], ctx,
+                       {rec.logits, rec.probs, rec.context, rec.entropy});
     if (const auto kind = r.ablationOf(head)) {
         detail::ablateHead(m.spec, p, head, *kind, r.interventions.means.get(),
                            {rec.logits, rec.probs, rec.context, rec.entropy});

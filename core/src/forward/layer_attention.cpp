@@ -1,5 +1,9 @@
 #include "layer_attention.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
 #include <omp.h>
 
 #include "attnscope/ops/layer_ops.h"
@@ -74,14 +78,69 @@ private:
 }  // namespace
 
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
-                            float scale, const Matrix& bias, ops::AttentionOutputs out) {
+                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out) {
     const SerialProducts serial;
     const int dk = spec.headDimK;
     const int dv = spec.headDimV;
     const int q = head - p.firstHead;
     const int kv = spec.kvHeadOf(head) - p.firstKvHead;
-    return ops::attentionInto(p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk),
-                              p.v.middleCols(kv * dv, dv), scale, bias, out);
+    std::vector<int> masked =
+        ops::attentionInto(p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk),
+                           p.v.middleCols(kv * dv, dv), scale, ctx.biasFor(head), out);
+    if (!ctx.relative.empty()) {
+        out.logits += ctx.relative[static_cast<std::size_t>(head)];
+    }
+    return masked;
+}
+
+int relativeBucket(int relative, bool bidirectional, int buckets, int maxDistance) {
+    int bucket = 0;
+    int distance = 0;
+    if (bidirectional) {
+        buckets /= 2;
+        bucket += relative > 0 ? buckets : 0;
+        distance = std::abs(relative);
+    } else {
+        distance = -std::min(relative, 0);
+    }
+    const int maxExact = buckets / 2;
+    if (distance < maxExact) {
+        return bucket + distance;
+    }
+    // torch: log(float32 distance / max_exact) / log(max_distance / max_exact) (a Python float,
+    // applied in float32) * (buckets - max_exact), truncated toward zero.
+    const float logRatio = std::log(static_cast<float>(distance) / static_cast<float>(maxExact));
+    const auto range = static_cast<float>(
+        std::log(static_cast<double>(maxDistance) / static_cast<double>(maxExact)));
+    const float scaled = logRatio / range * static_cast<float>(buckets - maxExact);
+    const int large = maxExact + static_cast<int>(scaled);
+    return bucket + std::min(large, buckets - 1);
+}
+
+void addRelativeBias(const model::Model& m, AttentionContext& ctx) {
+    const model::ModelSpec& spec = m.spec;
+    if (spec.relativeBuckets <= 0) {
+        return;
+    }
+    const Eigen::Index nq = ctx.bias.rows();
+    const Eigen::Index nk = ctx.bias.cols();
+    std::vector<int> bucketOf(static_cast<std::size_t>(nq + nk));  // by key - query + nq
+    for (Eigen::Index d = -nq; d < nk; ++d) {
+        bucketOf[static_cast<std::size_t>(d + nq)] =
+            relativeBucket(static_cast<int>(d), spec.relativeBidirectional, spec.relativeBuckets,
+                           spec.relativeMaxDistance);
+    }
+    const Matrix& table = m.weights.relativeBias;  // [buckets, heads]
+    for (int head = 0; head < spec.nHeads; ++head) {
+        Matrix rel(nq, nk);
+        for (Eigen::Index i = 0; i < nq; ++i) {
+            for (Eigen::Index j = 0; j < nk; ++j) {
+                rel(i, j) = table(bucketOf[static_cast<std::size_t>(j - i + nq)], head);
+            }
+        }
+        ctx.headBias.push_back(ctx.bias + rel);
+        ctx.relative.push_back(std::move(rel));
+    }
 }
 
 }  // namespace attnscope::forward::detail

@@ -14,9 +14,26 @@ namespace attnscope::forward::detail {
 
 // What every layer's attention shares in one forward pass.
 struct AttentionContext {
-    Matrix bias;          // [n, n] mask as an additive bias
+    Matrix bias;          // [nQueries, nKeys] mask as an additive bias
     ops::RopeTable rope;  // empty without RoPE
+    // T5: each head's relative position bias [nQueries, nKeys], and bias + that (what its
+    // softmax adds, in the order T5 adds them). Empty for other models.
+    std::vector<Matrix> relative;
+    std::vector<Matrix> headBias;
+
+    const Matrix& biasFor(int head) const {
+        return headBias.empty() ? bias : headBias[static_cast<std::size_t>(head)];
+    }
 };
+
+// Fills ctx.relative and ctx.headBias for a model with a relative position bias (T5), over
+// queries and keys at positions 0, 1, ...; does nothing for other models. ctx.bias must be set.
+void addRelativeBias(const model::Model& m, AttentionContext& ctx);
+
+// T5's bucket for a key `relative` positions after the query (negative: before), as
+// transformers computes it, in float32 like torch, so that borderline distances fall in the
+// same bucket.
+int relativeBucket(int relative, bool bidirectional, int buckets, int maxDistance);
 
 // Position ids of a sequence (RoBERTa skips pads; RoPE models count from 0).
 std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std::int32_t>& ids);
@@ -40,8 +57,9 @@ Projections projectHead(const model::Model& m, int layer, int head, const Matrix
                         const AttentionContext& ctx);
 
 // One query head (reading its key/value head under GQA) into `out`; returns the fully masked
-// rows. `p` must hold that head (project or projectHead).
+// rows. `p` must hold that head (project or projectHead). The recorded logits include the
+// head's relative position bias, when the model has one.
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
-                            float scale, const Matrix& bias, ops::AttentionOutputs out);
+                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out);
 
 }  // namespace attnscope::forward::detail

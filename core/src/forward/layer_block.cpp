@@ -43,6 +43,18 @@ Matrix attentionResidual(const model::Model& m, int layer, const Matrix& x,
     return norm(m, x + attention, weightsOf(m, layer).attnNorm);
 }
 
+Matrix crossAttentionInput(const model::Model& m, int layer, const Matrix& y) {
+    return preNorm(m) ? norm(m, y, weightsOf(m, layer).crossNorm) : y;
+}
+
+Matrix crossAttentionResidual(const model::Model& m, int layer, const Matrix& y,
+                              const Matrix& cross) {
+    if (preNorm(m)) {
+        return y + cross;
+    }
+    return norm(m, y + cross, weightsOf(m, layer).crossNorm);
+}
+
 Matrix finishLayer(const model::Model& m, int layer, Matrix y) {
     const model::LayerWeights& w = weightsOf(m, layer);
     if (preNorm(m)) {

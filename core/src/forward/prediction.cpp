@@ -10,11 +10,23 @@
 
 namespace attnscope::forward {
 
+namespace {
+
+// Encoder-decoder models predict from the decoder's output, with the decoder's head.
+const model::Model& headModel(const model::Model& model) {
+    return model.decoder ? *model.decoder : model;
+}
+
+}  // namespace
+
 bool hasPredictionHead(const model::Model& model) {
-    return model.spec.prediction != model::PredictionKind::None;
+    return headModel(model).spec.prediction != model::PredictionKind::None;
 }
 
 std::string predictionKindName(const model::Model& model) {
+    if (model.decoder && hasPredictionHead(model)) {
+        return "sequence-to-sequence LM";
+    }
     switch (model.spec.prediction) {
         case model::PredictionKind::MaskedLm:
             return "masked LM";
@@ -26,15 +38,19 @@ std::string predictionKindName(const model::Model& model) {
     return "none";
 }
 
-Matrix vocabularyLogits(const model::Model& model, const Matrix& hidden) {
-    if (!hasPredictionHead(model)) {
-        throw InvalidArgument(model.dir.string() +
+Matrix vocabularyLogits(const model::Model& top, const Matrix& hidden) {
+    if (!hasPredictionHead(top)) {
+        throw InvalidArgument(top.dir.string() +
                               ": the checkpoint has no prediction head (no MLM or LM head "
                               "tensors), so it cannot predict tokens");
     }
     applyComputeThreads();
+    const model::Model& model = headModel(top);
     const model::PredictionHead& head = model.weights.prediction;
     Matrix x = hidden;
+    if (model.spec.predictionScale != 1.0f) {
+        x *= model.spec.predictionScale;  // T5's tied head
+    }
     if (model.spec.prediction == model::PredictionKind::MaskedLm) {
         x = ops::linear(x, head.transform);
         ops::activate(x, model.spec.headActivation);

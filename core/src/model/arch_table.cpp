@@ -8,7 +8,8 @@ namespace attnscope::model {
 std::span<const ArchTable* const> archTables() {
     static const ArchTable* const kTables[] = {&arch::kBert,    &arch::kRoberta, &arch::kDistilBert,
                                                &arch::kElectra, &arch::kGpt2,    &arch::kLlama,
-                                               &arch::kMistral, &arch::kQwen2};
+                                               &arch::kMistral, &arch::kQwen2,   &arch::kT5,
+                                               &arch::kBart,    &arch::kMBart,   &arch::kMarian};
     return kTables;
 }
 
@@ -92,6 +93,30 @@ std::string roleName(Role role) {
             return "prediction head decoder weight";
         case Role::HeadDecoderBias:
             return "prediction head decoder bias";
+        case Role::FinalLogitsBias:
+            return "final logits bias";
+        case Role::RelativeBias:
+            return "relative position bias";
+        case Role::CrossQueryWeight:
+            return "cross-attention query weight";
+        case Role::CrossQueryBias:
+            return "cross-attention query bias";
+        case Role::CrossKeyWeight:
+            return "cross-attention key weight";
+        case Role::CrossKeyBias:
+            return "cross-attention key bias";
+        case Role::CrossValueWeight:
+            return "cross-attention value weight";
+        case Role::CrossValueBias:
+            return "cross-attention value bias";
+        case Role::CrossOutputWeight:
+            return "cross-attention output weight";
+        case Role::CrossOutputBias:
+            return "cross-attention output bias";
+        case Role::CrossNormWeight:
+            return "cross-attention norm weight";
+        case Role::CrossNormBias:
+            return "cross-attention norm bias";
     }
     return "?";
 }

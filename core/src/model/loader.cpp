@@ -66,27 +66,38 @@ std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
         case Role::TokenTypeEmbedding:
             return {s.typeVocabSize, s.dModel};
         case Role::QueryWeight:
+        case Role::CrossQueryWeight:
             return {q, s.dModel};
         case Role::KeyWeight:
+        case Role::CrossKeyWeight:
             return {k, s.dModel};
         case Role::QueryBias:
+        case Role::CrossQueryBias:
             return {q, 0};
         case Role::KeyBias:
+        case Role::CrossKeyBias:
             return {k, 0};
         case Role::ValueWeight:
+        case Role::CrossValueWeight:
             return {v, s.dModel};
         case Role::ValueBias:
+        case Role::CrossValueBias:
             return {v, 0};
+        case Role::RelativeBias:
+            return {s.relativeBuckets, s.nHeads};
         case Role::QkvWeight:
             return {q + k + v, s.dModel};
         case Role::QkvBias:
             return {q + k + v, 0};
         case Role::OutputWeight:
+        case Role::CrossOutputWeight:
             return {s.dModel, s.nHeads * s.headDimV};
         case Role::HeadTransformWeight:
             return {s.dModel, s.dModel};
         case Role::HeadDecoderBias:
             return {s.vocabSize, 0};
+        case Role::FinalLogitsBias:
+            return {1, s.vocabSize};
         case Role::FfnUpWeight:
         case Role::FfnGateWeight:
             return {s.dFfn, s.dModel};
@@ -339,13 +350,15 @@ void readPredictionHead(const io::Checkpoint& ckpt, const PredictionLayout& layo
     }
     if (has(layout.decoderWeight)) {
         readInto(Role::HeadDecoderWeight, layout.decoderWeight);
+    } else if (spec.baseModelOnly) {
+        return;
     } else if (!spec.tieWordEmbeddings) {
         model.warnings.push_back(std::string("no '") + layout.decoderWeight +
                                  "' and tie_word_embeddings is false: no token predictions");
         return;
     }
     if (layout.decoderBias != nullptr && has(layout.decoderBias)) {
-        readInto(Role::HeadDecoderBias, layout.decoderBias);
+        readInto(layout.decoderBiasRole, layout.decoderBias);
     }
     spec.prediction = layout.kind;
 }
@@ -476,6 +489,70 @@ void dropImpossiblePadToken(Model& model, const std::string& configFile) {
     }
 }
 
+// Marian's fixed position table, as transformers builds it (MarianSinusoidalPositionalEmbedding):
+// the sines of all even dimensions' angles in the first half of each row, then the cosines of
+// the odd ones; computed in double and rounded once, as numpy does there.
+void buildSinusoidalPositions(Model& model) {
+    const ModelSpec& spec = model.spec;
+    const int d = spec.dModel;
+    const int half = (d + 1) / 2;
+    Matrix table(spec.maxPositions, d);
+    for (int pos = 0; pos < spec.maxPositions; ++pos) {
+        for (int j = 0; j < d; ++j) {
+            const double angle =
+                pos / std::pow(10000.0, 2.0 * static_cast<double>(j / 2) / static_cast<double>(d));
+            const int column = j % 2 == 0 ? j / 2 : half + j / 2;
+            table(pos, column) = static_cast<float>(j % 2 == 0 ? std::sin(angle) : std::cos(angle));
+        }
+    }
+    model.weights.positionEmbedding = std::move(table);
+}
+
+// The spec of a table read from config.json, completed and checked.
+ModelSpec readSpec(const ArchTable& table, const io::JsonFile& config) {
+    ModelSpec spec = table.readConfig(config);
+    spec.modelType = table.modelType;
+    if (spec.nKvHeads == 0) {
+        spec.nKvHeads = spec.nHeads;
+    }
+    return spec;
+}
+
+// Reads one stack's weights, reporting progress within [from, to) of the whole load.
+void readStack(const io::Checkpoint& ckpt, const ArchTable& table, Model& model,
+               const LoadOptions& options, double from, double to) {
+    LoadOptions part = options;
+    if (options.progress) {
+        part.progress = [&options, from, to](double f) {
+            options.progress(from + (to - from) * f);
+        };
+    }
+    model.tensorPrefix = detectPrefix(ckpt, table, model.dir);
+    readWeights(ckpt, table, model, part);
+    if (model.spec.sinusoidalPositions) {
+        buildSinusoidalPositions(model);
+    }
+}
+
+// The decoder stack of an encoder-decoder model, from the same config and checkpoint.
+std::unique_ptr<const Model> readDecoder(const io::Checkpoint& ckpt, const ArchTable& table,
+                                         const io::JsonFile& config, Model& encoder,
+                                         const LoadOptions& options) {
+    auto decoder = std::make_unique<Model>();
+    decoder->dir = encoder.dir;
+    decoder->spec = readSpec(table, config);
+    dropImpossiblePadToken(*decoder, config.fileName());
+    checkSpec(decoder->spec, config.fileName());
+    decoder->storedDtypes = encoder.storedDtypes;
+    decoder->halfWeights = encoder.halfWeights;
+    readStack(ckpt, table, *decoder, options, 0.5, 1.0);
+    encoder.parameterCount += decoder->parameterCount;
+    for (const std::string& w : decoder->warnings) {
+        encoder.warnings.push_back("decoder: " + w);
+    }
+    return decoder;
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& options) {
@@ -491,19 +568,17 @@ std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& o
             throw FormatError(config.fileName() + ": model_type: missing");
         }
         const ArchTable& table = archTableFor(config.string("model_type", ""), config.fileName());
-        model->spec = table.readConfig(config);
-        model->spec.modelType = table.modelType;
-        if (model->spec.nKvHeads == 0) {
-            model->spec.nKvHeads = model->spec.nHeads;
-        }
+        model->spec = readSpec(table, config);
         dropImpossiblePadToken(*model, config.fileName());
         checkSpec(model->spec, config.fileName());
         stage = "the weights";
         const io::Checkpoint ckpt(dir);
         model->storedDtypes = ckpt.storedDtypes();
-        model->tensorPrefix = detectPrefix(ckpt, table, dir);
         model->halfWeights = keepHalf(ckpt, options.weights);
-        readWeights(ckpt, table, *model, options);
+        readStack(ckpt, table, *model, options, 0.0, table.decoder ? 0.5 : 1.0);
+        if (table.decoder != nullptr) {
+            model->decoder = readDecoder(ckpt, *table.decoder, config, *model, options);
+        }
         stage = "the tokenizer files";
         if (options.tokenizer == TokenizerLoading::VocabularyOnly) {
             readVocabularyOnly(*model);

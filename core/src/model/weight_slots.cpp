@@ -45,6 +45,22 @@ LinearSlot linearSlot(Role role, LayerWeights& l) {
             return {&l.ffnDown, false};
         case Role::FfnDownBias:
             return {&l.ffnDown, true};
+        case Role::CrossQueryWeight:
+            return {&l.crossQuery, false};
+        case Role::CrossQueryBias:
+            return {&l.crossQuery, true};
+        case Role::CrossKeyWeight:
+            return {&l.crossKey, false};
+        case Role::CrossKeyBias:
+            return {&l.crossKey, true};
+        case Role::CrossValueWeight:
+            return {&l.crossValue, false};
+        case Role::CrossValueBias:
+            return {&l.crossValue, true};
+        case Role::CrossOutputWeight:
+            return {&l.crossOutput, false};
+        case Role::CrossOutputBias:
+            return {&l.crossOutput, true};
         default:
             return {};
     }
@@ -98,6 +114,12 @@ void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l
         case Role::FfnNormBias:
             l.ffnNorm.bias = asVector(std::move(m));
             break;
+        case Role::CrossNormWeight:
+            l.crossNorm.weight = asVector(std::move(m));
+            break;
+        case Role::CrossNormBias:
+            l.crossNorm.bias = asVector(std::move(m));
+            break;
         default:
             break;
     }
@@ -113,6 +135,10 @@ bool halfEligible(Role role) {
         case Role::FfnGateWeight:
         case Role::FfnUpWeight:
         case Role::FfnDownWeight:
+        case Role::CrossQueryWeight:
+        case Role::CrossKeyWeight:
+        case Role::CrossValueWeight:
+        case Role::CrossOutputWeight:
         case Role::TokenEmbedding:
         case Role::HeadDecoderWeight:
             return true;
@@ -180,7 +206,11 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
             w.prediction.decoder.weight = std::move(m);
             break;
         case Role::HeadDecoderBias:
+        case Role::FinalLogitsBias:
             w.prediction.bias = asVector(std::move(m));
+            break;
+        case Role::RelativeBias:
+            w.relativeBias = std::move(m);
             break;
         default:
             break;

@@ -27,8 +27,9 @@ TEST(ModelDiscovery, ListsSnapshotsAndSaysWhyOthersCannotOpen) {
     const auto bert = snap("models--google--bert_tiny", "abc123");
     testing::writeFile(bert / "config.json", R"({"model_type": "bert"})");
     testing::writeFile(bert / "model.safetensors", "");
-    const auto t5 = snap("models--t5-small", "def456");
-    testing::writeFile(t5 / "config.json", R"({"model_type": "t5"})");
+    const auto xlnet = snap("models--xlnet-base-cased", "def456");
+    testing::writeFile(xlnet / "config.json", R"({"model_type": "xlnet"})");
+    testing::writeFile(xlnet / "model.safetensors", "");
     const auto noWeights = snap("models--gpt2", "0001");
     testing::writeFile(noWeights / "config.json", R"({"model_type": "gpt2"})");
     fs::create_directories(hub.path() / "datasets--squad" / "snapshots" / "x");
@@ -41,9 +42,9 @@ TEST(ModelDiscovery, ListsSnapshotsAndSaysWhyOthersCannotOpen) {
     EXPECT_EQ(found[1].name, "gpt2");
     EXPECT_FALSE(found[1].supported);
     EXPECT_EQ(found[1].note, "no safetensors weights");
-    EXPECT_EQ(found[2].name, "t5-small");
+    EXPECT_EQ(found[2].name, "xlnet-base-cased");
     EXPECT_FALSE(found[2].supported);
-    EXPECT_NE(found[2].note.find("'t5' is not supported"), std::string::npos);
+    EXPECT_NE(found[2].note.find("'xlnet' is not supported"), std::string::npos) << found[2].note;
     EXPECT_TRUE(findCachedModels(hub.path() / "missing").empty());
 }
 

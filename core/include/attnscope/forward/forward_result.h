@@ -21,15 +21,20 @@ struct ForwardResult {
     int nLayers = 0;
     int nHeads = 0;
     int nKvHeads = 0;  // key/value heads per layer; < nHeads with grouped-query attention
-    int nTokens = 0;
+    int nTokens = 0;   // query rows of every map
     int headDimV = 0;
     std::vector<std::int32_t> tokenIds;  // [nTokens]
+    // Cross-attention (an encoder-decoder's decoder reading the encoder's output): the keys are
+    // another sequence's tokens, so maps are [nTokens, nKeys]. 0 (self-attention): the keys are
+    // the queries' own tokens. Read through keyCount() and keyIds().
+    int nKeys = 0;
+    std::vector<std::int32_t> keyTokenIds;  // [nKeys] when nKeys > 0
     // The full maps, when they fit the pass's memory budget (ForwardOptions::mapBudgetBytes);
     // otherwise empty, and recomputeHead (head_record.h) rebuilds any one head exactly.
     bool mapsRecorded = true;
     // Sized without zeroing (uninitialized_vector.h); the pass writes every element.
-    FloatBuffer logits;   // [nLayers, nHeads, nTokens, nTokens] scaled, pre-mask
-    FloatBuffer probs;    // [nLayers, nHeads, nTokens, nTokens]
+    FloatBuffer logits;   // [nLayers, nHeads, nTokens, keyCount()] scaled, pre-mask
+    FloatBuffer probs;    // [nLayers, nHeads, nTokens, keyCount()]
     FloatBuffer context;  // [nLayers, nHeads, nTokens, headDimV] head outputs
     // Summaries kept in every mode.
     std::vector<float> entropy;      // [nLayers, nHeads, nTokens] nats
@@ -43,7 +48,7 @@ struct ForwardResult {
     int previewSize = 0;
     std::vector<float> previews;
     std::vector<float> scales;          // [nLayers] the scale each layer used
-    BoolMatrix allowed;                 // [nTokens, nTokens] mask applied to every head
+    BoolMatrix allowed;                 // [nTokens, keyCount()] mask applied to every head
     std::string maskKind;               // "none", "causal", "causal (offset -1)", "custom", ...
     std::vector<int> fullyMaskedRows;   // queries with no allowed key (same for every head)
     Matrix hidden;                      // [nTokens, dModel] final hidden states
@@ -60,6 +65,12 @@ struct ForwardResult {
     // ([nLayers] x [nTokens, nKvHeads * headDimV], b_V included), for attribution methods that
     // take a layer apart (analysis/attribution.h) without projecting again.
     std::vector<Matrix> layerValues;
+
+    int keyCount() const { return nKeys > 0 ? nKeys : nTokens; }
+
+    const std::vector<std::int32_t>& keyIds() const { return nKeys > 0 ? keyTokenIds : tokenIds; }
+
+    bool isCross() const { return nKeys > 0; }
 
     // Throw std::logic_error when the maps were not recorded (use recomputeHead).
     ConstMatrixMap attention(HeadId h) const { return map(probs, h); }
@@ -116,7 +127,8 @@ private:
 
     ConstMatrixMap map(const FloatBuffer& v, HeadId h) const {
         requireMaps();
-        return {v.data() + headIndex(h, nHeads) * nTokens * nTokens, nTokens, nTokens};
+        const Eigen::Index keys = keyCount();
+        return {v.data() + headIndex(h, nHeads) * nTokens * keys, nTokens, keys};
     }
 };
 

@@ -19,6 +19,14 @@ Matrix attentionInput(const model::Model& model, int layer, const Matrix& x);
 Matrix attentionResidual(const model::Model& model, int layer, const Matrix& x,
                          const Matrix& attention);
 
+// Decoder layers of encoder-decoder models: what cross-attention's queries read from y, the
+// self-attention sub-block's output (pre-norm: its norm; post-norm: y itself), and the
+// sub-block's output from y and the cross-attention output (pre-norm y + cross, post-norm
+// norm(y + cross)). [n, dModel]
+Matrix crossAttentionInput(const model::Model& model, int layer, const Matrix& y);
+Matrix crossAttentionResidual(const model::Model& model, int layer, const Matrix& y,
+                              const Matrix& cross);
+
 // The layer's output from the attention sub-block's output y: post-norm LN2(y + FFN(y)),
 // pre-norm y + FFN(LN2(y)). [n, dModel]
 Matrix finishLayer(const model::Model& model, int layer, Matrix y);

@@ -25,7 +25,9 @@ struct TokenPrediction {
 
 bool hasPredictionHead(const model::Model& model);
 
-// "masked LM" / "causal LM" / "none", for the CLI and the app.
+// Encoder-decoder models predict the next target token from the decoder's output (pass
+// Seq2SeqResult::decoder as the result); their head is the decoder's.
+// "masked LM" / "causal LM" / "sequence-to-sequence LM" / "none", for the CLI and the app.
 std::string predictionKindName(const model::Model& model);
 
 // Vocabulary logits [rows, vocabSize] for final hidden states [rows, dModel].

@@ -47,6 +47,18 @@ enum class Role {
     HeadNormBias,
     HeadDecoderWeight,
     HeadDecoderBias,
+    FinalLogitsBias,  // BART's final_logits_bias, stored [1, vocab]
+    RelativeBias,     // T5's [buckets, heads] relative position bias, in the first layer
+    CrossQueryWeight,
+    CrossQueryBias,
+    CrossKeyWeight,
+    CrossKeyBias,
+    CrossValueWeight,
+    CrossValueBias,
+    CrossOutputWeight,
+    CrossOutputBias,
+    CrossNormWeight,
+    CrossNormBias,
 };
 
 // nn.Linear stores [out, in]; GPT-2's Conv1D stores [in, out].
@@ -69,6 +81,7 @@ struct PredictionLayout {
     std::vector<TensorEntry> transform;  // dense weight/bias, norm weight/bias (MLM only)
     const char* decoderWeight = nullptr;
     const char* decoderBias = nullptr;  // optional in the checkpoint
+    Role decoderBiasRole = Role::HeadDecoderBias;
 };
 
 struct ArchTable {
@@ -80,6 +93,9 @@ struct ArchTable {
     std::vector<const char*> ignored;
     ModelSpec (*readConfig)(const io::JsonFile& config);
     PredictionLayout prediction = {};
+    // Encoder-decoder models: this table is the encoder's, and `decoder` the decoder stack's
+    // (read from the same config.json and checkpoint; its layers hold cross-attention too).
+    const ArchTable* decoder = nullptr;
 };
 
 // All supported architectures, in the order `attnscope-cli info` lists them.

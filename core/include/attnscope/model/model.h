@@ -31,6 +31,20 @@ struct Model {
     std::int64_t parameterCount = 0;    // weights used by the forward pass
     bool halfWeights = false;           // big matrices kept in F16/BF16 (LoadOptions::weights)
     std::vector<std::string> warnings;  // recoverable oddities found loading
+    // Encoder-decoder models (T5, BART, Marian): `spec` and `weights` above are the encoder's, and
+    // this is the decoder stack (its own spec: layers, heads, causal mask, cross-attention; its
+    // own weights, with the LM head). Null for encoder-only and decoder-only models.
+    std::unique_ptr<const Model> decoder;
+    // Marian: the target side's tokenizer (its own SentencePiece model, the same vocabulary).
+    // Null when `tokenizer` serves both sides.
+    std::unique_ptr<const tokenize::Tokenizer> targetTokenizer;
+
+    bool isEncoderDecoder() const { return decoder != nullptr; }
+
+    // The tokenizer for decoder text: the target one when the model has its own, else the one.
+    const tokenize::Tokenizer* targetTextTokenizer() const {
+        return targetTokenizer ? targetTokenizer.get() : tokenizer.get();
+    }
 
     // What token ids mean (labels, [MASK], padding): the tokenizer, else the vocabulary read
     // alone; null when the folder has neither.

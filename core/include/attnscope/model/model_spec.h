@@ -81,6 +81,26 @@ struct ModelSpec {
     bool scaleAttention = true;
     // GPT-2's scale_attn_by_inverse_layer_idx: logits of layer l are further divided by l + 1.
     bool scaleByInverseLayer = false;
+    // BART, mBART and Marian's scale_embedding: token embeddings times sqrt(d_model).
+    float embeddingScale = 1.0f;
+    // Marian: the position table is the fixed sinusoidal one, built at load time (not read).
+    bool sinusoidalPositions = false;
+    // T5: a learned bias per head and relative-position bucket, added to every layer's logits
+    // (Weights::relativeBias). 0 buckets: none. Encoders bucket both directions, decoders only
+    // the past.
+    int relativeBuckets = 0;
+    int relativeMaxDistance = 128;
+    bool relativeBidirectional = true;
+    // T5 with a tied LM head rescales the final hidden state by d_model^-0.5 before it.
+    float predictionScale = 1.0f;
+    // A decoder stack of an encoder-decoder model: each layer also attends to the encoder's
+    // output (LayerWeights' cross-attention slots), between its self-attention and its FFN.
+    bool crossAttention = false;
+    // config.json's architectures name only a base model (T5Model, BartModel): without its own
+    // tensors there is no LM head, even a tied one.
+    bool baseModelOnly = false;
+    // Encoder-decoder models: the token the decoder input starts with.
+    std::optional<int> decoderStartTokenId;
 
     // The scale the model was trained with for `layer`.
     float defaultScale(int layer) const;

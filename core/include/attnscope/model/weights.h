@@ -29,6 +29,13 @@ struct LayerWeights {
     Linear ffnUp;    // [dFfn, dModel]
     Linear ffnDown;  // [dModel, dFfn]
     Norm ffnNorm;    // post-norm: after the FFN residual; pre-norm: before the FFN
+    // Decoder layers of encoder-decoder models (spec.crossAttention): queries from the decoder,
+    // keys and values from the encoder's output. Empty otherwise.
+    Linear crossQuery;   // [nHeads * headDimK, dModel]
+    Linear crossKey;     // [nKvHeads * headDimK, dModel]
+    Linear crossValue;   // [nKvHeads * headDimV, dModel]
+    Linear crossOutput;  // [dModel, nHeads * headDimV]
+    Norm crossNorm;      // post-norm: after the cross-attention residual; pre-norm: before it
 };
 
 // Final hidden state -> vocabulary logits. MLM heads (BERT family) first transform the state
@@ -47,6 +54,7 @@ struct Weights {
     Matrix positionEmbedding;   // [maxPositions, dModel]; empty with RoPE
     Matrix tokenTypeEmbedding;  // [typeVocabSize, dModel]; empty when the model has none
     Norm embeddingNorm;         // empty unless spec.embeddingNorm
+    Matrix relativeBias;        // [relativeBuckets, nHeads] (T5); empty otherwise
     std::vector<LayerWeights> layers;
     Norm finalNorm;             // empty unless spec.finalNorm
     PredictionHead prediction;  // used only when spec.prediction != None

@@ -14,6 +14,10 @@ std::vector<TensorEntry> bertTensorEntries();
 // hidden_size, num_attention_heads, ... as BertConfig spells them.
 ModelSpec readBertConfig(const io::JsonFile& config);
 
+// Whether config.json's "architectures" lists only base models ("T5Model", "BartModel"), none
+// with a task head ("...ForConditionalGeneration", "MarianMTModel"); false when it is absent.
+bool namesOnlyBaseModel(const io::JsonFile& config);
+
 // Defined in bert.cpp (BERT, ELECTRA), roberta.cpp, distilbert.cpp, gpt2.cpp and llama.cpp
 // (Llama, Mistral, Qwen2).
 extern const ArchTable kBert;
@@ -24,5 +28,10 @@ extern const ArchTable kGpt2;
 extern const ArchTable kLlama;
 extern const ArchTable kMistral;
 extern const ArchTable kQwen2;
+// Encoder-decoder models (t5.cpp, bart.cpp): the encoder's tables, pointing to the decoder's.
+extern const ArchTable kT5;
+extern const ArchTable kBart;
+extern const ArchTable kMBart;
+extern const ArchTable kMarian;
 
 }  // namespace attnscope::model::arch

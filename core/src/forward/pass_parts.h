@@ -1,0 +1,45 @@
+// The steps of the forward pass that the encoder-decoder pass (seq2seq_pass.cpp) runs too, so
+// that an encoder or a decoder stack is computed by the very code of the one-stack pass.
+// Internal to attnscope_core.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "attnscope/forward/forward_pass.h"
+#include "layer_attention.h"
+
+namespace attnscope::forward::detail {
+
+// What the layers of one pass share besides the model.
+struct Pass {
+    AttentionContext ctx;
+    std::vector<int> pos;
+    // Decoder stacks of encoder-decoder models: the cross-attention sub-block, run on the
+    // self-attention sub-block's output y of `layer`; returns its own output. Empty otherwise.
+    std::function<Matrix(int layer, Matrix y)> cross;
+};
+
+// Token (times the model's embedding scale), position and type embeddings, and the embedding
+// norm. [n, dModel]
+Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos);
+
+// Checks the input and options and sizes the result: everything before the first layer.
+ForwardResult prepare(const model::Model& m, const ForwardInput& input,
+                      const ForwardOptions& options, Pass& pass);
+
+// Runs layers [first, nLayers) on x, the residual stream entering `first`, and the final norm.
+void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,
+               Matrix x, ForwardResult& r);
+
+// Every head of `layer` on projections `p` (queries [nQueries, ...], keys and values
+// [nKeys, ...]) with ctx's bias [nQueries, nKeys], recorded into `r` (maps, summaries, fully
+// masked rows). Returns the heads' outputs side by side, [nQueries, nHeads * headDimV].
+Matrix attendHeads(const model::ModelSpec& spec, const Projections& p, int layer,
+                   const AttentionContext& ctx, float scale, ForwardResult& r);
+
+// NaN or Inf in the hidden states spreads to every later layer; say where it first appeared, so
+// a map of NaN is never shown as if it were attention.
+void noteNonFinite(ForwardResult& r, const Matrix& x, int layer);
+
+}  // namespace attnscope::forward::detail
