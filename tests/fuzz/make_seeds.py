@@ -353,6 +353,18 @@ def tokenizer_seeds():
     seed(f, "bpe_byte_fallback.model", spm_bpe)
     seed(f, "unigram_byte_fallback.model", sentencepiece_model(unigram=True))
 
+    f = "fuzz_marian_vocab"  # vocab.json beside tiny_bpe.model as source.spm and target.spm
+    pieces, _ = llama_pieces()
+    marian = {p: i for i, p in enumerate(pieces + ["<pad>"])}
+    seed(f, "tiny_marian_vocab.json", json.dumps(marian, ensure_ascii=False))
+    for name, change in (("string_id", {"<unk>": "0"}), ("negative_id", {"<unk>": -1}),
+                         ("id_2_to_31", {"<unk>": 2 ** 31}), ("repeated_id", {"<pad>": 1}),
+                         ("id_past_end", {"<pad>": len(marian) + 5}), ("float_id", {"<s>": 1.5}),
+                         ("no_unk", {"<unk>": None, "<UNK>": 0})):
+        broken = {p: i for p, i in dict(marian, **change).items() if i is not None}
+        seed(f, name + ".json", json.dumps(broken, ensure_ascii=False))
+    seed(f, "not_an_object.json", json.dumps(sorted(marian)))
+
     f = "fuzz_vocab_txt"
     seed(f, "tiny_bert_vocab.txt", read(os.path.join(DATA, "tiny_bert", "vocab.txt")))
     for case in ("malformed_vocab_txt_empty", "malformed_vocab_txt_no_unk",
