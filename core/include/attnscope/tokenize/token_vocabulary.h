@@ -2,7 +2,7 @@
 // turns text into ids. Every Tokenizer is one (tokenizer.h). loadTokenVocabulary reads one alone
 // from a model folder's tokenizer files without building that pipeline: all that labelling
 // given token ids needs (attnscope-cli --token-ids), and it works for files whose pipeline
-// AttnScope cannot run (a WordLevel or Unigram tokenizer.json, an unsupported normalizer).
+// AttnScope cannot run (an unsupported normalizer, a BPE with dropout).
 // Immutable after loading; every method is const and safe to call from any thread.
 // loadTokenVocabulary throws FormatError naming the file and the JSON path or line.
 #pragma once
