@@ -70,6 +70,11 @@ std::string SentenceAnalysis::label(int i) const {
     return tokenLabel(tokens.at(static_cast<std::size_t>(i)).text);
 }
 
+std::string SentenceAnalysis::keyLabel(int j) const {
+    return keyTokens.empty() ? label(j)
+                             : tokenLabel(keyTokens.at(static_cast<std::size_t>(j)).text);
+}
+
 namespace {
 
 // Byte-level vocabularies (GPT-2, RoBERTa, Llama 3, Qwen2) spell each byte as a printable

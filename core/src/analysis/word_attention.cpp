@@ -69,19 +69,27 @@ Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention,
         msg.append("; expected a square token map");
         throw InvalidArgument(msg);
     }
-    checkUnits(n, unitTokens);
-    const auto nUnits = static_cast<Eigen::Index>(unitTokens.size());
+    return wordAttention(tokenAttention, unitTokens, unitTokens, agg);
+}
+
+Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention,
+                     const std::vector<std::vector<int>>& rowUnits,
+                     const std::vector<std::vector<int>>& columnUnits, FromAggregation agg) {
+    checkUnits(tokenAttention.rows(), rowUnits);
+    checkUnits(tokenAttention.cols(), columnUnits);
+    const auto nColumns = static_cast<Eigen::Index>(columnUnits.size());
     // TO side: sum the columns of each unit (Clark step 1), in double so long sums stay exact
     // to float precision.
-    Eigen::MatrixXd toSummed = Eigen::MatrixXd::Zero(n, nUnits);  // [nTokens, nUnits]
-    for (Eigen::Index u = 0; u < nUnits; ++u) {
-        for (int t : unitTokens[static_cast<std::size_t>(u)]) {
+    Eigen::MatrixXd toSummed = Eigen::MatrixXd::Zero(tokenAttention.rows(), nColumns);
+    for (Eigen::Index u = 0; u < nColumns; ++u) {
+        for (int t : columnUnits[static_cast<std::size_t>(u)]) {
             toSummed.col(u) += tokenAttention.col(t).cast<double>();
         }
     }
-    Matrix w(nUnits, nUnits);  // [nUnits, nUnits]
-    for (Eigen::Index u = 0; u < nUnits; ++u) {
-        const std::vector<int>& rows = unitTokens[static_cast<std::size_t>(u)];
+    const auto nRows = static_cast<Eigen::Index>(rowUnits.size());
+    Matrix w(nRows, nColumns);
+    for (Eigen::Index u = 0; u < nRows; ++u) {
+        const std::vector<int>& rows = rowUnits[static_cast<std::size_t>(u)];
         Eigen::RowVectorXd row = toSummed.row(rows.front());
         if (agg == FromAggregation::Mean) {
             for (std::size_t k = 1; k < rows.size(); ++k) {

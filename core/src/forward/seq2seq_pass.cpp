@@ -122,7 +122,7 @@ std::vector<std::int32_t> decoderInputIds(const model::Model& model,
 }
 
 Seq2SeqResult runSeq2Seq(const model::Model& model, const Seq2SeqInput& input,
-                         const ForwardOptions& options) {
+                         const ForwardOptions& options, const ForwardResult* encoder) {
     const model::Model& dec = decoderOf(model);
     if (!options.interventions.empty()) {
         throw InvalidArgument("encoder-decoder pass: ablation is not supported for " +
@@ -133,9 +133,18 @@ Seq2SeqResult runSeq2Seq(const model::Model& model, const Seq2SeqInput& input,
     Seq2SeqResult r;
     ForwardOptions encoderOptions = stackOptions(options, 0.0, encoderShare);
     encoderOptions.mask.paddingTokens = input.sourcePadding;
-    r.encoder = withContext("source", [&] {
-        return runForward(model, {input.sourceIds, {}}, encoderOptions);
-    });
+    if (encoder != nullptr) {
+        if (encoder->tokenIds != input.sourceIds || encoder->isCross()) {
+            throw InvalidArgument(
+                "encoder-decoder pass: the encoder pass given ran on another "
+                "source");
+        }
+        r.encoder = *encoder;
+    } else {
+        r.encoder = withContext("source", [&] {
+            return runForward(model, {input.sourceIds, {}}, encoderOptions);
+        });
+    }
 
     ForwardOptions decoderOptions = stackOptions(options, encoderShare, 1.0);
     decoderOptions.mask = options.mask;

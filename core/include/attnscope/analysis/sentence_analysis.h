@@ -18,10 +18,19 @@ struct SentenceAnalysis {
     std::vector<tokenize::Token> tokens;  // [nTokens]; text = vocabulary piece
     forward::ForwardResult forward;
     std::vector<HeadStats> stats;  // [nLayers * nHeads]
+    // Cross-attention (seq2seq_analysis.h): the source's text and tokens, the maps' columns.
+    // Empty for self-attention, whose columns are `tokens`.
+    std::string keyText;
+    std::vector<tokenize::Token> keyTokens;
 
     // A readable label for token i: the piece with byte-level/WordPiece markers made visible
     // ("Ġthe" -> "·the"), for axis labels.
     std::string label(int i) const;
+
+    // The label of key (column) j: keyTokens' for cross-attention, else label(j).
+    std::string keyLabel(int j) const;
+
+    int keyCount() const { return forward.keyCount(); }
 };
 
 // The vocabulary piece of `id` (model.vocabulary()), or the id as text when the model has no

@@ -11,8 +11,8 @@
 // Units are those of a WordAlignment (special tokens included), so rows keep summing to 1; they
 // must cover every token exactly once. A row that is all zeros (a fully masked query) stays all
 // zeros in every mode rather than turning into NaN.
-// Throws InvalidArgument for a map that is not square or units that do not partition its
-// tokens. Pure functions; thread-safe.
+// Throws InvalidArgument for a map that is not square (one set of units) or units that do not
+// partition its tokens. Pure functions; thread-safe.
 #pragma once
 
 #include <string_view>
@@ -35,6 +35,13 @@ Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention,
                      FromAggregation agg = FromAggregation::Mean);
 
 Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention, const WordAlignment& alignment,
+                     FromAggregation agg = FromAggregation::Mean);
+
+// Cross-attention (rows: target tokens, columns: source tokens) with each side's own units:
+// rowUnits partition the rows, columnUnits the columns. Returns [rowUnits, columnUnits].
+Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention,
+                     const std::vector<std::vector<int>>& rowUnits,
+                     const std::vector<std::vector<int>>& columnUnits,
                      FromAggregation agg = FromAggregation::Mean);
 
 }  // namespace attnscope::analysis

@@ -49,7 +49,11 @@ std::vector<std::int32_t> decoderInputIds(const model::Model& model,
 // encoder is the first share of the layers). Maps are always recorded (the map budget is
 // not applied) and interventions are refused (InvalidArgument), as are empty inputs, ids
 // outside the vocabulary and inputs longer than the model's positions.
+// `encoder`, when given, is this model's encoder pass over input.sourceIds with the same
+// padding and scale (the encoder of an earlier Seq2SeqResult): it is reused instead of run
+// again, as greedy decoding does at every step; InvalidArgument when its tokens differ.
 Seq2SeqResult runSeq2Seq(const model::Model& model, const Seq2SeqInput& input,
-                         const ForwardOptions& options = {});
+                         const ForwardOptions& options = {},
+                         const ForwardResult* encoder = nullptr);
 
 }  // namespace attnscope::forward

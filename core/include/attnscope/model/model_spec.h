@@ -99,8 +99,10 @@ struct ModelSpec {
     // config.json's architectures name only a base model (T5Model, BartModel): without its own
     // tensors there is no LM head, even a tied one.
     bool baseModelOnly = false;
-    // Encoder-decoder models: the token the decoder input starts with.
+    // Encoder-decoder models: the token the decoder input starts with, and the one that ends
+    // the target (greedy decoding stops there).
     std::optional<int> decoderStartTokenId;
+    std::optional<int> eosTokenId;
 
     // The scale the model was trained with for `layer`.
     float defaultScale(int layer) const;

@@ -52,6 +52,7 @@ ModelSpec readStack(const io::JsonFile& config, Variant variant, bool decoder) {
     spec.crossAttention = decoder;
     spec.decoderStartTokenId = config.optionalInt("decoder_start_token_id");
     spec.baseModelOnly = namesOnlyBaseModel(config);
+    spec.eosTokenId = config.optionalInt("eos_token_id");
     if (variant == Variant::Marian && !config.boolean("share_encoder_decoder_embeddings", true)) {
         throw UnsupportedModel(file +
                                ": share_encoder_decoder_embeddings: separate source and target "

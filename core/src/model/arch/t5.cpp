@@ -69,6 +69,7 @@ ModelSpec readT5Stack(const io::JsonFile& config, bool decoder) {
     spec.defaultMask = decoder ? DefaultMask::Causal : DefaultMask::Bidirectional;
     spec.crossAttention = decoder;
     spec.baseModelOnly = namesOnlyBaseModel(config);
+    spec.eosTokenId = config.optionalInt("eos_token_id");
     spec.decoderStartTokenId =
         config.optionalInt("decoder_start_token_id").value_or(spec.padTokenId.value_or(0));
     if (decoder && spec.tieWordEmbeddings) {
