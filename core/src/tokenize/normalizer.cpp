@@ -224,6 +224,9 @@ NormalizedText transformText(const NormalizedText& text, std::span<const CharCha
 
 NormalizedText replaceRegex(const NormalizedText& text, const RegexSplitter& pattern,
                             std::u32string_view content) {
+    if (text.empty()) {
+        return text;
+    }
     NormalizedText out;
     out.reserve(text.size());
     for (const MatchPiece& piece : pattern.find(text)) {
@@ -233,12 +236,12 @@ NormalizedText replaceRegex(const NormalizedText& text, const RegexSplitter& pat
                        text.begin() + static_cast<std::ptrdiff_t>(r.end));
             continue;
         }
-        if (r.end == 0) {
-            continue;  // an empty match at the start: nothing to align inserted text with
-        }
-        const NormalizedChar& last = text[r.end - 1];
+        // Inserted text takes the span of the match's last character; HF gives an empty match
+        // at the very start the empty span there.
+        const NormalizedChar at =
+            r.end > 0 ? text[r.end - 1] : NormalizedChar{0, text[0].origBegin, text[0].origBegin};
         for (char32_t cp : content) {
-            out.push_back({cp, last.origBegin, last.origEnd});
+            out.push_back({cp, at.origBegin, at.origEnd});
         }
     }
     return out;

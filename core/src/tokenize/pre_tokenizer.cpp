@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include <pcre2.h>
 
@@ -168,9 +169,22 @@ std::vector<MatchPiece> RegexSplitter::find(std::span<const NormalizedChar> text
     MatchData match(pcre2_match_data_create_from_pattern(m_impl->code, nullptr),
                     &pcre2_match_data_free);
     std::vector<MatchPiece> pieces;
+    if (subject.empty()) {
+        return pieces;  // HF finds nothing in an empty text, not even an empty match
+    }
     std::size_t consumed = 0;  // bytes already assigned to a piece
     std::size_t start = 0;
-    while (start < subject.size()) {
+    auto nextChar = [&](std::size_t at) {
+        ++at;
+        while (at < subject.size() && (subject[at] & 0xC0) == 0x80) {
+            ++at;
+        }
+        return at;
+    };
+    // Oniguruma's find_iter, as HF runs it: an empty match right where the previous match
+    // ended is skipped, and one at the very end of the text counts.
+    std::optional<std::size_t> lastEnd;
+    while (start <= subject.size()) {
         const auto* data = reinterpret_cast<PCRE2_SPTR>(subject.data());
         int rc = pcre2_match(m_impl->code, data, subject.size(), start, PCRE2_NO_UTF_CHECK,
                              match.get(), nullptr);
@@ -188,26 +202,19 @@ std::vector<MatchPiece> RegexSplitter::find(std::span<const NormalizedChar> text
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(match.get());
         const std::size_t mBegin = ov[0];
         const std::size_t mEnd = ov[1];
-        if (mEnd > mBegin) {
-            if (mBegin > consumed) {
-                pieces.push_back({{byteToChar[consumed], byteToChar[mBegin]}, false});
-            }
-            pieces.push_back({{byteToChar[mBegin], byteToChar[mEnd]}, true});
-            start = mEnd;
-            consumed = mEnd;
+        if (mEnd == mBegin && lastEnd == mEnd) {
+            start = nextChar(mEnd);
             continue;
         }
-        // An empty match still cuts the gap (HF keeps it as an empty piece, dropped later);
-        // the search moves one character on, as Oniguruma's find_iter does.
+        // An empty match still cuts the gap (a Split keeps it as an empty piece, dropped
+        // later; a Replace inserts its content there); the search then moves one character on.
         if (mBegin > consumed) {
             pieces.push_back({{byteToChar[consumed], byteToChar[mBegin]}, false});
         }
-        pieces.push_back({{byteToChar[mBegin], byteToChar[mBegin]}, true});
+        pieces.push_back({{byteToChar[mBegin], byteToChar[mEnd]}, true});
         consumed = mEnd;
-        start = mEnd + 1;
-        while (start < subject.size() && (subject[start] & 0xC0) == 0x80) {
-            ++start;
-        }
+        lastEnd = mEnd;
+        start = mEnd > mBegin ? mEnd : nextChar(mEnd);
     }
     if (consumed < subject.size()) {
         pieces.push_back({{byteToChar[consumed], text.size()}, false});

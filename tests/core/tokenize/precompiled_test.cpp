@@ -155,6 +155,15 @@ TEST(Normalizers, ReplaceWithARegexAlignsLikeAString) {
     const RegexSplitter pattern("\\s+", false, "t.json: $.normalizer.pattern.Regex");
     EXPECT_EQ(spans(replaceRegex(textOf("a \t b"), pattern, U" ")),
               (std::vector<std::string>{"a:0-1", " :3-4", "b:4-5"}));
+    // Empty matches as Oniguruma's find_iter gives them (checked against the crate: "xxa" ->
+    // "-a-", "axb" -> "-a-b-"): none right after a match, one at the end; one at the start takes
+    // the empty span there.
+    const RegexSplitter xs("x*", false, "t.json: $.normalizer.pattern.Regex");
+    EXPECT_EQ(spans(replaceRegex(textOf("xxa"), xs, U"-")),
+              (std::vector<std::string>{"-:1-2", "a:2-3", "-:2-3"}));
+    EXPECT_EQ(spans(replaceRegex(textOf("axb"), xs, U"-")),
+              (std::vector<std::string>{"-:0-0", "a:0-1", "-:1-2", "b:2-3", "-:2-3"}));
+    EXPECT_TRUE(replaceRegex(textOf(""), xs, U"-").empty());
 }
 
 std::filesystem::path t5Json() {
