@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/shared_data.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
 
@@ -144,7 +146,7 @@ void checkMeta(const Tokenizer& tok, const fs::path& metaFile) {
     }
 }
 
-class SpmParity : public testing::TestWithParam<SpmCase> {};
+class SpmParity : public ::testing::TestWithParam<SpmCase> {};
 
 TEST_P(SpmParity, MatchesReferenceOnEverySentence) {
     const SpmCase& c = GetParam();
@@ -178,8 +180,67 @@ TEST_P(SpmParity, MatchesReferenceOnEverySentence) {
     EXPECT_EQ(tally.offsetMismatches, 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(SlowSentencePiece, SpmParity, testing::ValuesIn(spmCases()),
-                         [](const testing::TestParamInfo<SpmCase>& param) {
+// t5-small ships both spiece.model and tokenizer.json. The slow path (libsentencepiece) and the
+// tokenizers crate's Unigram (make_reference.mjs's t5-small.jsonl, fixture tokenizer_reference)
+// give the same ids on every sentence but these, each checked to differ for its reason:
+//  - seven UD sentences with runs of one character ("____", "****", "----==", "......",
+//    "!!!!!!!"): two segmentations of equal score (same pieces, another order), and the two
+//    Viterbi implementations break the tie differently;
+//  - extra:6 "a\vb\fc\x85d": the crate's WhitespaceSplit pre-tokenizer splits at U+0085
+//    (White_Space), so "d" is a word of its own ("▁", "d"); libsentencepiece's normalizer keeps
+//    U+0085, an unknown character (<unk>);
+//  - extra:17 "a\u0301\u0323 o\u0323\u0302": libsentencepiece keeps the dot below (U+0323)
+//    after "á" as an unknown piece; the crate's Precompiled normalizer, which rewrites whole
+//    graphemes, leaves nothing unknown there.
+// Offsets are not compared: the crate's Metaspace spans leave out the space a '▁' stands for,
+// libsentencepiece's include it.
+const std::set<std::string> kT5SlowVsFast = {"UD_English-EWT/en_ewt-ud-dev.conllu:9123",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:11889",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:11927",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:15707",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:15760",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:18398",
+                                             "UD_English-EWT/en_ewt-ud-dev.conllu:25039",
+                                             "extra:6",
+                                             "extra:17"};
+
+TEST(SpmVsTokenizerJson, T5SmallSpieceModelGivesItsTokenizerJsonIds) {
+    const fs::path tokenizers = kShared / "data" / "tokenizers";
+    ATTNSCOPE_SKIP_WITHOUT(tokenizers);
+    const fs::path refFile = fs::path(ATTNSCOPE_TOKENIZER_REF_DIR) / "t5-small.jsonl";
+    ASSERT_TRUE(fs::exists(refFile))
+        << refFile.string() << " is missing: it is written by the CTest fixture "
+        << "tokenize.reference_setup (node tests/reference/tokenizer_ref/make_reference.mjs)";
+    const auto tok = loadSpmConventionTokenizer(tokenizers / "t5-small", "t5");
+    ASSERT_NE(tok, nullptr);
+    std::ifstream in(refFile);
+    std::string line;
+    std::set<std::string> differing;
+    std::size_t sentences = 0;
+    while (std::getline(in, line)) {
+        if (line.empty()) {
+            continue;
+        }
+        const Json ref = Json::parse(line);
+        const std::string source = ref.at("source").get<std::string>();
+        const auto expected = ref.at("rs_ids").get<std::vector<std::int32_t>>();
+        const auto ours = ids(tok->encode(ref.at("text").get<std::string>()));
+        ++sentences;
+        if (ours != expected) {
+            differing.insert(source);
+            if (!kT5SlowVsFast.contains(source)) {
+                ADD_FAILURE() << source << ": " << ref.at("text").get<std::string>()
+                              << "\n  spiece.model:   " << join(ours)
+                              << "\n  tokenizer.json: " << join(expected);
+            }
+        }
+    }
+    EXPECT_GT(sentences, 10000u);
+    EXPECT_EQ(differing, kT5SlowVsFast);
+}
+
+INSTANTIATE_TEST_SUITE_P(SlowSentencePiece, SpmParity, ::testing::ValuesIn(spmCases()),
+                         [](const ::testing::TestParamInfo<SpmCase>& param) {
                              return param.param.name;
                          });
 
