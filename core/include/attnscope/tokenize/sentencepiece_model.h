@@ -9,10 +9,15 @@
 // '\n', so nothing merges across it). Piece spans come from SentencePieceText's byte offsets;
 // byte-fallback pieces, which SentencePiece reports as empty spans, take their character's span.
 //
+// encodeText is the other use: a whole text as libsentencepiece's own Encode sees it (normalizer
+// and dummy prefix included), for the slow tokenizers of slow_spm_tokenizer.h (Marian, ALBERT,
+// T5), with each piece's byte span.
+//
 // Immutable after construction; `tokenize` is const and thread-safe (SentencePieceProcessor's
 // Encode is const). Construction throws FormatError "<file>: <reason>" for a file that is not a
 // SentencePiece model (libsentencepiece returns a status for most bad files and throws for some,
-// e.g. an empty piece; both end as FormatError).
+// e.g. an empty piece; both end as FormatError), and for one without a normalizer_spec, which is
+// what a file cut short after some of its pieces parses as.
 #pragma once
 
 #include <filesystem>
