@@ -3,6 +3,7 @@
 // regex) with the spans they leave, and hostile charsmaps and Unigram/WordLevel models, which
 // must give a FormatError naming the file and JSON path and never read out of bounds.
 #include <fstream>
+#include <random>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -129,6 +130,46 @@ TEST(Precompiled, HostileCharsmapsAreFormatErrors) {
     refuse(blobOf(units, kTinyStrings), "outside");
     testing::expectError<FormatError>([&] { PrecompiledCharsmap::fromBase64("ALQCAACE!", where); },
                                       {where, "base64"});
+}
+
+TEST(Precompiled, MutatedCharsmapsLoadOrAreRefused) {
+    // Random byte changes and cuts of a valid charsmap: each either loads, and then every lookup
+    // gives valid UTF-8 without '\0' (the fuzz build runs the same under ASan), or is refused
+    // with a FormatError; nothing else may escape.
+    std::vector<std::uint32_t> units = tinyTrie();
+    units.resize(512, 0);
+    const std::string base = blobOf(units, kTinyStrings);
+    std::mt19937 rng(20);
+    int loaded = 0;
+    for (int iter = 0; iter < 20000; ++iter) {
+        std::string blob = base;
+        for (int f = 1 + static_cast<int>(rng() % 6); f > 0 && !blob.empty(); --f) {
+            const std::size_t at = rng() % blob.size();
+            switch (rng() % 3) {
+                case 0:
+                    blob[at] = static_cast<char>(rng());
+                    break;
+                case 1:
+                    blob[at] = static_cast<char>(blob[at] ^ (1 << (rng() % 8)));
+                    break;
+                default:
+                    blob.resize(at);
+            }
+        }
+        try {
+            const PrecompiledCharsmap map(blob, "mutated");
+            ++loaded;
+            for (int c = 1; c < 256; ++c) {
+                const std::string key(2, static_cast<char>(c));
+                for (const auto& chunk : {key.substr(0, 1), key}) {
+                    const auto out = map.transform(chunk);
+                    ASSERT_TRUE(!out || (!findInvalidUtf8(*out) && out->find('\0') == out->npos));
+                }
+            }
+        } catch (const FormatError&) {
+        }
+    }
+    EXPECT_GT(loaded, 1000);  // the mutations also reach the lookups, not only the checks
 }
 
 TEST(Normalizers, StripLowercaseStripAccentsNfkdKeepSpans) {
