@@ -204,6 +204,11 @@ std::vector<ParityCase> parityCases() {
          [](const fs::path&) { return loadTokenizer(kSynthetic / "unigram-albert-style", ""); },
          "Unigram",
          {"extra:6"}},
+        {"unigram_spm_converter",
+         "unigram-spm-converter",
+         [](const fs::path&) { return loadTokenizer(kSynthetic / "unigram-spm-converter", ""); },
+         "Unigram",
+         {"extra:17"}},
         // tokenizers.js gives no id for an unknown word of this WordLevel model.
         {"word_level_whitespace",
          "wordlevel-whitespace",

@@ -18,6 +18,9 @@
 //   unigram-albert-style  ALBERT's normalizers (Replace `` and '' by ", NFKD, StripAccents,
 //                      Lowercase, Precompiled) and WhitespaceSplit + Metaspace, on t5-small's
 //                      pieces; [CLS] $A [SEP] as <pad> $A </s>.
+//   unigram-spm-converter  t5-small's Unigram as transformers' SpmConverter writes it today:
+//                      Precompiled, Strip(right), Replace(Regex " {2,}" -> "▁"), then
+//                      Metaspace(prepend_scheme always, split true).
 //   wordlevel-whitespace  an old-format WordLevel model (no "type") with bert-base-uncased's
 //                      whole-word pieces and [UNK], Lowercase + WhitespaceSplit.
 // Usage: node make_synthetic_tokenizers.mjs --out-dir DIR --tokenizers SHARED/data/tokenizers
@@ -189,6 +192,17 @@ function unigramAlbertStyle(t5) {
     return { json, config: { tokenizer_class: 'AlbertTokenizer' } };
 }
 
+function unigramSpmConverter(t5) {
+    const json = t5Based(t5, {
+        normalizer: { type: 'Sequence', normalizers: [
+            t5.normalizer, { type: 'Strip', strip_left: false, strip_right: true },
+            { type: 'Replace', pattern: { Regex: ' {2,}' }, content: '\u2581' }] },
+        pre_tokenizer: metaspace('always', true),
+        model: unigramModel(t5, {}),
+    });
+    return { json, config: { tokenizer_class: 'T5Tokenizer' } };
+}
+
 function wordLevelWhitespace(bert) {
     const vocab = Object.fromEntries(
         Object.entries(bert.model.vocab).filter(([piece]) => !piece.startsWith('##')));
@@ -223,6 +237,7 @@ function main() {
         'unigram-bytefallback-first': unigramByteFallback(t5),
         'unigram-precompiled-never': unigramPrecompiledNever(t5),
         'unigram-albert-style': unigramAlbertStyle(t5),
+        'unigram-spm-converter': unigramSpmConverter(t5),
         'wordlevel-whitespace': wordLevelWhitespace(bert),
     };
     for (const [name, { json, config }] of Object.entries(outputs)) {
