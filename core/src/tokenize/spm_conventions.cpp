@@ -302,10 +302,18 @@ std::string configString(const fs::path& file, const char* key) {
     return json ? detail::optionalString(*json, JsonAt{file.string()}, key).value_or("") : "";
 }
 
+// A Marian folder: named so (model_type, tokenizer_class) and holding one of its files, or
+// holding source.spm and vocab.json. A missing file of such a folder is then an error naming it,
+// never a quiet fall-back to another tokenizer.
 bool isMarianFolder(const fs::path& dir, std::string_view modelType) {
+    const bool spm = io::pathKind(dir / "source.spm").exists();
+    const bool vocab = io::pathKind(dir / "vocab.json").exists();
+    if (spm && vocab) {
+        return true;
+    }
     const std::string cls = configString(dir / "tokenizer_config.json", "tokenizer_class");
-    return modelType == "marian" || cls.starts_with("Marian") ||
-           (io::pathKind(dir / "source.spm").exists() && io::pathKind(dir / "vocab.json").exists());
+    return (modelType == "marian" || cls.starts_with("Marian")) &&
+           (spm || vocab || io::pathKind(dir / "target.spm").exists());
 }
 
 }  // namespace

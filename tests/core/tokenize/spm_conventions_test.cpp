@@ -172,6 +172,29 @@ TEST(MarianTokenizer, ALeadingLanguageCodeStaysWhole) {
     EXPECT_EQ(ids(tok->encode("a >>x<< b")), ids(tok->encode("a  b")));
 }
 
+TEST(MarianTokenizer, AMissingTargetSpmIsAnErrorNotTheSourceSide) {
+    ATTNSCOPE_SKIP_WITHOUT(kMarian);
+    ScratchDir dir;
+    writeFile(dir.path() / "source.spm", readFile(kMarian / "source.spm"));
+    writeFile(dir.path() / "vocab.json", readFile(kMarian / "vocab.json"));
+    ASSERT_NE(loadTokenizer(dir.path(), "marian"), nullptr);
+    try {
+        loadTargetTokenizer(dir.path(), "marian");
+        FAIL() << "a Marian folder without target.spm gave a target tokenizer";
+    } catch (const FormatError& e) {
+        EXPECT_NE(std::string(e.what()).find("target.spm: cannot open"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(MarianTokenizer, AMarianFolderWithoutItsFilesHasNoTokenizer) {
+    // model_type says marian, but nothing Marian reads is there: no tokenizer, as for any folder
+    // without tokenizer files (the caller says so), rather than an error about vocab.json.
+    ScratchDir dir;
+    EXPECT_EQ(loadTokenizer(dir.path(), "marian"), nullptr);
+    EXPECT_EQ(loadTargetTokenizer(dir.path(), "marian"), nullptr);
+}
+
 TEST(MarianTokenizer, OtherModelsHaveNoSeparateTarget) {
     ATTNSCOPE_SKIP_WITHOUT(kAlbert);
     EXPECT_EQ(loadTargetTokenizer(kAlbert, "albert"), nullptr);
