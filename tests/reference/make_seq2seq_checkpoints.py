@@ -2,12 +2,19 @@
 """Write tiny random-weight encoder-decoder checkpoints (T5, BART, mBART, Marian) and their
 independent PyTorch reference outputs (issue 20).
 
-Usage: make_seq2seq_checkpoints.py --out DIR [--case NAME ...] [--no-reference]
+Usage: make_seq2seq_checkpoints.py --out DIR [--case NAME ...] [--no-reference] [--shared DIR]
 
 Creates DIR/seq2seq/<case>/ (config.json, model.safetensors) for every case in CASES,
 DIR/seq2seq/manifest.json, then runs seq2seq_reference.py so each input also gets
 reference_<k>.safetensors (tensor list in that file's docstring). A CTest FIXTURES_SETUP step
 (seq2seq_checkpoints); the C++ parity test reads the manifest and compares with the references.
+
+Cases with a "tokenizer" also get tokenizer files, so text can be typed into them (the CLI's
+--text/--target tests, the GUI): bart_tok_f32 has a byte-level BPE in RoBERTa's layout, as BART
+uses RoBERTa's tokenizer (tokenizer_files.write_bpe_files; its vocabulary size is the model's).
+With --shared DIR (the folder holding data/tokenizers) the SHARED_CASES are written too:
+marian_enmg carries opus-mt-en-mg's real source.spm / target.spm / vocab.json, so its vocabulary
+is the real one (54688) with tiny random layers.
 
 The rules as implemented (read from transformers' modeling_{t5,bart,mbart,marian}.py, 4.5x):
 
@@ -63,6 +70,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_layouts  # noqa: E402
 import seq2seq_layouts  # noqa: E402
 import st_io  # noqa: E402
+import tokenizer_files  # noqa: E402
 
 # inputs: (S, T, source_padding); S counts the pads. Every case has S=T=1, a long pair (T5: past
 # max_distance so the logarithmic and capped buckets are used) and a padded source.
@@ -95,6 +103,21 @@ CASES = [
          dec_ffn=15, act="swish", max_pos=28, scale_embedding=True, tied=False,
          stored_table=False, vocab=55, embed_std=0.3,
          inputs=[(1, 1, 0), (21, 15, 0), (9, 5, 4)]),
+    # vocab is set from the tokenizer written beside the checkpoint (write_tokenizer).
+    dict(case="bart_tok_f32", arch="bart", arch_class="BartForConditionalGeneration",
+         dtype="F32", d_model=16, enc_heads=2, dec_heads=4, enc_layers=2, dec_layers=2,
+         enc_ffn=24, dec_ffn=20, act="gelu", max_pos=40, scale_embedding=False, tied=True,
+         vocab=None, embed_std=1.0, tokenizer="roberta",
+         inputs=[(1, 1, 0), (12, 9, 0), (8, 5, 3)]),
+]
+# Written only with --shared: the tokenizer files come from DIR/data/tokenizers/<shared>.
+SHARED_CASES = [
+    dict(case="marian_enmg", arch="marian", arch_class="MarianMTModel", dtype="F32", d_model=16,
+         enc_heads=2, dec_heads=2, enc_layers=1, dec_layers=1, enc_ffn=24, dec_ffn=24,
+         act="swish", max_pos=64, scale_embedding=True, tied=True, stored_table=False,
+         vocab=54688, embed_std=0.3, shared="opus-mt-en-mg",
+         shared_files=["source.spm", "target.spm", "vocab.json", "tokenizer_config.json"],
+         inputs=[(1, 1, 0), (10, 7, 0), (6, 4, 2)]),
 ]
 BASE_SEED = 20261202
 
@@ -125,11 +148,32 @@ def heads_of(c):
     return c["enc_heads"], c["dec_heads"]
 
 
-def write_case(c, root, seed):
+def write_tokenizer(c, folder, shared_dir):
+    """Tokenizer files for a case that has them; returns the case with its vocabulary size."""
+    if c.get("tokenizer") == "roberta":
+        size, special = tokenizer_files.write_bpe_files(folder, "roberta", c["max_pos"])
+        # The config names BART's special ids; the tokenizer must give the same ones.
+        expected = seq2seq_layouts.BART_SPECIALS
+        if any(special[k] != v for k, v in expected.items()):
+            raise SystemExit(f"{c['case']}: tokenizer specials {special} differ from {expected}")
+        return dict(c, vocab=size)
+    if "shared" in c:
+        source = os.path.join(shared_dir, "data", "tokenizers", c["shared"])
+        for name in c["shared_files"]:
+            shutil.copyfile(os.path.join(source, name), os.path.join(folder, name))
+        with open(os.path.join(source, "vocab.json"), encoding="utf-8") as f:
+            size = max(json.load(f).values()) + 1
+        if size != c["vocab"]:
+            raise SystemExit(f"{c['case']}: {source}/vocab.json has {size} ids, not {c['vocab']}")
+    return c
+
+
+def write_case(c, root, seed, shared_dir=None):
     """Write one checkpoint folder and return its manifest entry."""
     folder = os.path.join(root, c["case"])
     shutil.rmtree(folder, ignore_errors=True)
     os.makedirs(folder)
+    c = write_tokenizer(c, folder, shared_dir)
     config = seq2seq_layouts.config_of(c)
     with open(os.path.join(folder, "config.json"), "w", encoding="utf-8") as f:
         f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
@@ -156,11 +200,15 @@ def write_case(c, root, seed):
     }
 
 
-def write_all(out_dir, selected=None):
-    """Write every (or each selected) case and the manifest; returns the manifest list."""
+def write_all(out_dir, selected=None, shared_dir=None):
+    """Write every (or each selected) case and the manifest; returns the manifest list.
+    SHARED_CASES join when shared_dir is given and holds data/tokenizers."""
     root = os.path.join(out_dir, "seq2seq")
     os.makedirs(root, exist_ok=True)
-    manifest = [write_case(c, root, BASE_SEED + 100 * i) for i, c in enumerate(CASES)
+    cases = list(CASES)
+    if shared_dir and os.path.isdir(os.path.join(shared_dir, "data", "tokenizers")):
+        cases += SHARED_CASES
+    manifest = [write_case(c, root, BASE_SEED + 100 * i, shared_dir) for i, c in enumerate(cases)
                 if not selected or c["case"] in selected]
     with open(os.path.join(root, "manifest.json"), "w", encoding="utf-8") as f:
         f.write(json.dumps(manifest, indent=2) + "\n")
@@ -173,9 +221,10 @@ def main():
     parser.add_argument("--case", action="append", help="only this case (repeatable)")
     parser.add_argument("--no-reference", action="store_true",
                         help="write checkpoints only, skip seq2seq_reference")
+    parser.add_argument("--shared", help="folder with data/tokenizers: also write SHARED_CASES")
     args = parser.parse_args()
     start = time.monotonic()
-    manifest = write_all(args.out, args.case)
+    manifest = write_all(args.out, args.case, args.shared)
     print(f"wrote {len(manifest)} seq2seq checkpoints in {time.monotonic() - start:.1f} s")
     if not args.no_reference:
         import seq2seq_reference  # imported late: only needed for the reference pass

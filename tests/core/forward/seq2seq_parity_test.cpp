@@ -36,9 +36,9 @@ std::shared_ptr<const model::Model> load(const fs::path& dir) {
 }
 
 // The cases make_seq2seq_checkpoints.py writes; ManifestListsEveryCase keeps the lists in step.
-const std::vector<std::string> kCases = {"t5_v10_f32",        "t5_v11_bf16", "t5_model_f16",
-                                         "bart_f32",          "mbart_f16",   "marian_f32",
-                                         "marian_untied_bf16"};
+const std::vector<std::string> kCases = {"t5_v10_f32",         "t5_v11_bf16", "t5_model_f16",
+                                         "bart_f32",           "mbart_f16",   "marian_f32",
+                                         "marian_untied_bf16", "bart_tok_f32"};
 
 Json manifestEntry(const std::string& name) {
     std::ifstream in(kRoot / "manifest.json");
