@@ -54,7 +54,7 @@ TEST(Unigram, OnATieThePathReachingTheEndFirstWins) {
     // end before c (from start 2), so a|bc wins.
     const auto m = model({{"<unk>", 0.0}, {"ab", -1.0}, {"c", -1.0}, {"a", -1.0}, {"bc", -1.0}}, 0);
     EXPECT_EQ(run(m, "abc"), (std::vector<std::string>{"3:0-1", "4:1-3"}));
-    // From one start the shorter piece is seen first and keeps the tie.
+    // ab (last piece from start 0) reaches the end before a|b (last piece from start 1).
     const auto n = model({{"<unk>", 0.0}, {"a", -1.0}, {"b", -1.0}, {"ab", -2.0}}, 0);
     EXPECT_EQ(run(n, "ab"), (std::vector<std::string>{"3:0-2"}));  // ab set first, a|b only ties
 }

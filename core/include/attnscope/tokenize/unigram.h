@@ -6,9 +6,9 @@
 // Viterbi over the UTF-8 bytes of one pre-tokenized word: at every character start, each piece
 // the word continues with (found by walking a byte trie of all pieces) extends the best path by
 // its score; a character no single piece covers can be crossed by the unknown piece at
-// min_score - 10 (the crate's kUnkPenalty). A path replaces the best one ending at the same place
-// only when strictly better, so on ties the path through the earlier start (and, from one start,
-// the shorter piece seen first) wins. Consecutive unknown stretches are fused into one token
+// min_score - 10 (the crate's kUnkPenalty). Start positions are visited left to right and a path
+// replaces the best one ending at the same place only when strictly better, so on a tie the path
+// whose last piece starts earliest wins. Consecutive unknown stretches are fused into one token
 // (fuse_unk, always on for Unigram), and so is a matched unknown piece next to them. A token
 // whose text is not a piece becomes, with byte_fallback, one <0xXX> piece per byte (all spanning
 // the whole token) when every byte has one, else the unknown id.
@@ -51,8 +51,8 @@ public:
 
     const UnigramOptions& options() const { return m_options; }
 
-    // The ids the Viterbi pass picks for a UTF-8 string, before byte fallback: each with its
-    // byte range. Exposed for tests.
+private:
+    // A token the Viterbi pass picks, before byte fallback, with its byte range.
     struct Piece {
         std::int32_t id = 0;
         std::size_t byteBegin = 0;
@@ -60,8 +60,6 @@ public:
     };
 
     std::vector<Piece> viterbi(std::string_view bytes) const;
-
-private:
     // One trie node per piece prefix; children are found through m_edges.
     std::int32_t child(std::int32_t node, unsigned char byte) const;
     void appendFallback(std::string_view text, std::size_t begin, std::size_t end,
