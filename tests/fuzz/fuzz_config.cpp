@@ -1,6 +1,7 @@
 // Fuzzes config.json as every architecture reads it. The input is the file. It is parsed once
 // (io::JsonFile) and handed to every architecture's readConfig (BERT, RoBERTa, DistilBERT,
-// ELECTRA, GPT-2, Llama, Mistral, Qwen2), whatever its model_type says, then checked with
+// ELECTRA, GPT-2, Llama, Mistral, Qwen2, and the encoder and decoder of T5, BART, mBART and
+// Marian), whatever its model_type says, then checked with
 // checkSpec as the loader does. Then model::loadModel opens the folder as a user would (its
 // model_type picks the architecture; with no weights it must stop with a FormatError after the
 // config), and model::findCachedModels lists it from a Hugging Face cache layout (documented
@@ -52,6 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const io::JsonFile config(path);
         for (const model::ArchTable* table : model::archTables()) {
             fuzz::expectErrors([&] { useSpec(table->readConfig(config), config.fileName()); });
+            if (table->decoder != nullptr) {
+                fuzz::expectErrors(
+                    [&] { useSpec(table->decoder->readConfig(config), config.fileName()); });
+            }
         }
         (void)model::archTableFor(config.string("model_type", ""), config.fileName());
     });

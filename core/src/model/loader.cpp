@@ -454,6 +454,11 @@ void readTokenizer(Model& model) {
     model.tokenizer = withContext(model.dir.string(), [&] {
         return tokenize::loadTokenizer(model.dir, model.spec.modelType);
     });
+    if (model.decoder) {
+        model.targetTokenizer = withContext(model.dir.string(), [&] {
+            return tokenize::loadTargetTokenizer(model.dir, model.spec.modelType);
+        });
+    }
     if (!model.tokenizer) {
         model.warnings.push_back(
             "no tokenizer files (tokenizer.json, tokenizer.model, vocab.txt or vocab.json + "

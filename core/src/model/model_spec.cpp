@@ -91,6 +91,33 @@ void checkPadToken(const ModelSpec& spec, const std::string& file) {
     }
 }
 
+// T5's buckets: half of them (each direction, when bidirectional) split into exact and
+// logarithmic ones, so fewer than 4 leave no exact bucket and the logarithm divides by zero.
+// Marian's sinusoidal table is built from max_position_embeddings alone, with no tensor in the
+// checkpoint to bound it, so its size is limited here before anything is allocated.
+void checkSeq2SeqParts(const ModelSpec& spec, const std::string& file) {
+    constexpr int kMaxBuckets = 1 << 16;
+    if (spec.relativeBuckets != 0) {
+        const int perSide =
+            spec.relativeBidirectional ? spec.relativeBuckets / 2 : spec.relativeBuckets;
+        if (spec.relativeBuckets < 4 || spec.relativeBuckets > kMaxBuckets ||
+            spec.relativeMaxDistance <= perSide / 2) {
+            throw FormatError(
+                file + ": relative_attention_num_buckets (" + std::to_string(spec.relativeBuckets) +
+                ") must be 4 to 65536 and relative_attention_max_distance (" +
+                std::to_string(spec.relativeMaxDistance) + ") larger than the exact buckets (" +
+                std::to_string(perSide / 2) + ")");
+        }
+    }
+    constexpr std::int64_t kMaxTableValues = std::int64_t{1} << 28;
+    if (spec.sinusoidalPositions &&
+        std::int64_t{spec.maxPositions} * spec.dModel > kMaxTableValues) {
+        throw FormatError(file + ": max_position_embeddings (" + std::to_string(spec.maxPositions) +
+                          ") × d_model (" + std::to_string(spec.dModel) +
+                          ") is too large a sinusoidal position table (at most 2^28 values)");
+    }
+}
+
 }  // namespace
 
 void checkSpec(const ModelSpec& spec, const std::string& file) {
@@ -126,6 +153,7 @@ void checkSpec(const ModelSpec& spec, const std::string& file) {
                           ") must be even and at most the head width (" +
                           std::to_string(spec.headDimK) + ")");
     }
+    checkSeq2SeqParts(spec, file);
     if (spec.slidingWindow && *spec.slidingWindow <= 0) {
         throw FormatError(file + ": sliding_window: must be positive, found " +
                           std::to_string(*spec.slidingWindow));
