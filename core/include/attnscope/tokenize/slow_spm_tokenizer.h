@@ -17,6 +17,11 @@
 // (EncodeAsImmutableProto), traced back through the steps above to the user's text; a piece
 // with no surface gets an empty span where it stands. Pieces of a re-encoded "12," share the
 // digits' span and the ',' keeps its own.
+// Known limits: ALBERT's whole-text lower() after NFKD would apply Python's Final_Sigma rule to a
+// capital sigma that NFKD makes out of a mathematical one (U+1D6BA ...); here every character is
+// lower-cased alone (the per-character pass before it leaves no other capital). Character data
+// is utf8proc's (Unicode 15) where Python 3.11's is Unicode 14. T5Tokenizer with legacy: false
+// (its spiece.model re-serialized without add_dummy_prefix) is refused as UnsupportedModel.
 // Immutable after construction; `encode` is const and thread-safe. `encode` throws
 // InvalidArgument for invalid UTF-8.
 #pragma once
