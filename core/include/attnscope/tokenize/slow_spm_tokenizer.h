@@ -19,7 +19,7 @@
 // digits' span and the ',' keeps its own.
 // Known limits: ALBERT's whole-text lower() after NFKD would apply Python's Final_Sigma rule to a
 // capital sigma that NFKD makes out of a mathematical one (U+1D6BA ...); here every character is
-// lower-cased alone (the per-character pass before it leaves no other capital). Character data
+// lower-cased alone, which agrees with lower() on everything but such a sigma. Character data
 // is utf8proc's (Unicode 15) where Python 3.11's is Unicode 14. T5Tokenizer with legacy: false
 // (its spiece.model re-serialized without add_dummy_prefix) is refused as UnsupportedModel.
 // Immutable after construction; `encode` is const and thread-safe. `encode` throws
