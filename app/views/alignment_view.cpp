@@ -276,7 +276,7 @@ void AlignmentView::refresh() {
 
 QString AlignmentView::figureTitle() const {
     const QString heads = m_head < 0 ? tr("all heads (mean)") : tr("head %1").arg(m_head);
-    return tr("Cross-attention alignment: decoder layer %1, %2 (0-based)").arg(m_layer).arg(heads);
+    return tr("Cross-attention alignment (0-based): decoder layer %1, %2").arg(m_layer).arg(heads);
 }
 
 bool AlignmentView::fail(const QString& message, QString* error) {

@@ -4,6 +4,7 @@
 // MODEL_DIR is an encoder-decoder model folder with its tokenizer (make_alignment_model.py
 // makes a random-weight one from the T5 fixture). The source and target run through the model
 // with teacher forcing (analyzeSeq2SeqText); the view shows its last layer's head mean.
+// ATTNSCOPE_ALIGNMENT_FIGURE=FILE.(png|svg|pdf) also writes the view's exported figure.
 #include <cstdio>
 #include <exception>
 
@@ -51,5 +52,14 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::printf("wrote %s\n", argv[2]);
+    if (const QString figure = qEnvironmentVariable("ATTNSCOPE_ALIGNMENT_FIGURE");
+        !figure.isEmpty()) {
+        QString error;
+        if (!view.exportImage(figure, &error)) {
+            std::fprintf(stderr, "alignment_screenshot: %s\n", qPrintable(error));
+            return 1;
+        }
+        std::printf("wrote %s\n", qPrintable(figure));
+    }
     return 0;
 }
