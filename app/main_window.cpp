@@ -36,6 +36,7 @@
 #include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
 #include "panels/survey_dock.h"
+#include "panels/target_input.h"
 #include "panels/theme.h"
 #include "panels/welcome_page.h"
 #include "service/compute_service.h"
@@ -43,6 +44,7 @@
 #include "session/default_model.h"
 #include "settings/app_settings.h"
 #include "views/ablation_menu.h"
+#include "views/attention_kind_combo.h"
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
 #include "views/head_grid_view.h"
@@ -126,6 +128,9 @@ void MainWindow::buildDocks() {
     m_grid->setMinimumSize(190, 160);
     auto* gridLayout = new QVBoxLayout(gridPage);
     gridLayout->setContentsMargins(2, 2, 2, 2);
+    auto* kind = new AttentionKindCombo(m_session, gridPage);
+    kind->setObjectName(QStringLiteral("gridKind"));
+    gridLayout->addWidget(kind);  // encoder-decoder models: which kind the thumbnails show
     gridLayout->addWidget(order);
     gridLayout->addWidget(m_grid, 1);
     connect(order, &QComboBox::currentIndexChanged, this,
@@ -238,13 +243,18 @@ void MainWindow::buildToolBar() {
     connect(open, &QToolButton::clicked, this, &MainWindow::askForModelFolder);
     bar->addWidget(open);
     bar->addSeparator();
-    bar->addWidget(new QLabel(tr(" Sentence: "), bar));
+    m_sentenceLabel = new QLabel(tr(" Sentence: "), bar);
+    bar->addWidget(m_sentenceLabel);
     m_sentenceEdit = new QLineEdit(bar);
     m_sentenceEdit->setObjectName(QStringLiteral("sentenceEdit"));
     m_sentenceEdit->setPlaceholderText(tr("Type a sentence; every head recomputes as you type"));
     m_sentenceEdit->setClearButtonEnabled(true);
     bar->addWidget(m_sentenceEdit);
     connect(m_sentenceEdit, &QLineEdit::textChanged, m_session, &AnalysisSession::setText);
+    // Encoder-decoder models: the field above is the source, this the target (hidden otherwise).
+    m_target = new TargetInput(m_session, m_service, bar);
+    m_targetAction = bar->addWidget(m_target);
+    m_targetAction->setVisible(false);
 
     m_statusModel = new QLabel(this);
     m_statusModel->setObjectName(QStringLiteral("statusModel"));
@@ -365,6 +375,12 @@ void MainWindow::wireSession() {
     });
     connect(m_session, &AnalysisSession::heatmapStyleChanged, this, showGrid);
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
+        const bool seq2seq = m_session->isEncoderDecoder();
+        m_sentenceLabel->setText(seq2seq ? tr(" Source: ") : tr(" Sentence: "));
+        m_sentenceEdit->setPlaceholderText(
+            seq2seq ? tr("Type the source; every head recomputes as you type")
+                    : tr("Type a sentence; every head recomputes as you type"));
+        m_targetAction->setVisible(seq2seq);
         m_pages->setCurrentWidget(m_tabs);
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
         updateStatus();
@@ -410,10 +426,15 @@ void MainWindow::updateStatus() {
         m_statusModel->setText(tr("No model open"));
     } else {
         const auto& s = model->spec;
-        m_statusModel->setText(tr("%1 · %2 layers × %3 heads · d=%4 · %5 weights")
-                                   .arg(QString::fromStdString(s.modelType))
-                                   .arg(s.nLayers)
-                                   .arg(s.nHeads)
+        const QString stacks = model->isEncoderDecoder()
+                                   ? tr("encoder %1 layers × %2 heads, decoder %3 × %4")
+                                         .arg(s.nLayers)
+                                         .arg(s.nHeads)
+                                         .arg(model->decoder->spec.nLayers)
+                                         .arg(model->decoder->spec.nHeads)
+                                   : tr("%1 layers × %2 heads").arg(s.nLayers).arg(s.nHeads);
+        m_statusModel->setText(tr("%1 · %2 · d=%3 · %4 weights")
+                                   .arg(QString::fromStdString(s.modelType), stacks)
                                    .arg(s.dModel)
                                    .arg(QString::fromStdString(model->storedDtypes)));
     }

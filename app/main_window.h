@@ -22,6 +22,7 @@ class QProgressBar;
 class QStackedWidget;
 class QTabWidget;
 class QToolButton;
+class QAction;
 
 namespace attnscope::app {
 
@@ -36,6 +37,7 @@ class HeadGridView;
 class HeadView;
 class MessageBar;
 class SentencePanel;
+class TargetInput;
 class WelcomePage;
 
 class MainWindow : public QMainWindow {
@@ -104,6 +106,9 @@ private:
     QDockWidget* m_corefDock = nullptr;
     HeadView* m_headView = nullptr;
     QLineEdit* m_sentenceEdit = nullptr;
+    QLabel* m_sentenceLabel = nullptr;
+    TargetInput* m_target = nullptr;  // encoder-decoder models only
+    QAction* m_targetAction = nullptr;
     QLabel* m_statusModel = nullptr;
     QLabel* m_statusCompute = nullptr;
     QProgressBar* m_loadProgress = nullptr;

@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include "session/analysis_session.h"
@@ -116,6 +117,7 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::computeSettingsChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::modelChanged, this, &MaskPanel::syncFromSession);
+    connect(session, &AnalysisSession::attentionKindChanged, this, &MaskPanel::syncFromSession);
     syncFromSession();
 }
 
@@ -134,8 +136,19 @@ void MaskPanel::syncFromSession() {
     m_padding->setValue(mask.paddingTokens);
     const auto model = m_session->model();
     const bool causalDefault = model && model->spec.defaultMask == model::DefaultMask::Causal;
+    const bool seq2seq = m_session->isEncoderDecoder();
+    // One sequence's mask: an encoder-decoder's custom mask and padding would need two.
+    if (auto* items = qobject_cast<QStandardItemModel*>(m_kind->model())) {
+        items->item(m_kind->findData(static_cast<int>(MaskKind::Custom)))->setEnabled(!seq2seq);
+    }
+    m_padding->setEnabled(!seq2seq);
     if (!model) {
         m_maskHelp->setText(tr("Open a model: its own mask is the default."));
+    } else if (seq2seq) {
+        m_maskHelp->setText(
+            tr("Applies to the decoder's self-attention (causal by default); the encoder and "
+               "cross-attention see every source token. Custom masks and padding are not "
+               "available for encoder-decoder models."));
     } else if (mask.kind == MaskKind::Custom) {
         m_maskHelp->setText(tr("Click cells in the head view to forbid or allow them."));
     } else {
@@ -149,9 +162,17 @@ void MaskPanel::syncFromSession() {
     if (m_session->scale()) {
         m_scale->setText(QString::number(*m_session->scale(), 'g', 6));
     }
-    const float modelScale = model ? model->spec.defaultScale(0) : 0.0f;
+    // The heads shown: an encoder-decoder's encoder and decoder may differ in head width.
+    const model::Model* stack = m_session->shownStack();
+    const bool unscaled = stack && !stack->spec.scaleAttention;  // T5: no 1/√dₖ
+    m_scaleMode->setItemText(0, unscaled ? tr("Model (1, unscaled)") : tr("Model (1/√dₖ)"));
+    const float modelScale = stack ? stack->spec.defaultScale(0) : 0.0f;
     m_scaleHelp->setText(
-        model ? tr("Model scale: %1. Try 1.0 to see saturation.").arg(modelScale, 0, 'g', 5)
+        stack ? tr("Model scale: %1%2. Try 1.0 to see saturation.")
+                    .arg(modelScale, 0, 'g', 5)
+                    .arg(seq2seq ? tr(" (%1)").arg(QString::fromStdString(
+                                       forward::attentionKindTitle(m_session->attentionKind())))
+                                 : QString())
               : QString());
     const render::HeatmapStyle style = m_session->heatmapStyle();
     m_colormap->setCurrentText(render::colormapName(style.colormap));

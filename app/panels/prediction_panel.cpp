@@ -190,7 +190,7 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
 }
 
 void PredictionPanel::fillPositions() {
-    const auto result = m_session->result();
+    const auto result = m_session->predictionRows();  // an encoder-decoder's: the decoder's
     const QSignalBlocker block(m_positions);
     m_positions->clear();
     for (int i = 0; result && i < result->forward.nTokens; ++i) {
@@ -204,6 +204,7 @@ void PredictionPanel::refresh() {
     const auto result = m_session->result();
     const auto model = m_session->model();
     m_position = m_session->predictionPosition();
+    m_note->setText(tr("Click a row of the head view to predict at that token."));
     fillPositions();
     m_bars->setPredictions({});
     m_cleanBars->setPredictions({});
@@ -222,6 +223,15 @@ void PredictionPanel::refresh() {
         return;
     }
     const bool causal = model->spec.prediction == model::PredictionKind::CausalLm;
+    if (const auto seq2seq = m_session->seq2seq(); seq2seq && m_position >= 0) {
+        m_heading->setText(
+            tr("<b>Next target token</b> at decoder row %1 (reading “%2”); the target's own "
+               "token is marked")
+                .arg(m_position)
+                .arg(QString::fromStdString(seq2seq->decoder.label(m_position)).toHtmlEscaped()));
+        showPredictions();
+        return;
+    }
     if (m_position < 0) {
         m_heading->setText(
             tr("Masked LM: put [MASK] (or <mask>) in the sentence, or click a "
@@ -249,7 +259,7 @@ void PredictionPanel::showPredictions() {
     m_cleanBars->setVisible(compare);
     if (!compare) {
         m_cleanBars->setPredictions({});
-        m_bars->setPredictions(p.top);
+        m_bars->setPredictions(p.top, targetNotes(p));
         emit predictionsShown();
         return;
     }
@@ -270,6 +280,30 @@ void PredictionPanel::showPredictions() {
     m_bars->setPredictions(p.top, std::move(ablatedNotes));
     fitColumns();
     emit predictionsShown();
+}
+
+// Encoder-decoder models: the target token the row produces under teacher forcing, marked in
+// the list and, wherever it ranks, named in the note below it.
+std::vector<PredictionBars::Note> PredictionPanel::targetNotes(
+    const AnalysisSession::Predictions& p) {
+    if (!m_session->seq2seq()) {
+        return {};
+    }
+    if (p.targetId < 0) {
+        m_note->setText(tr("Past the target's last token: no target token to compare with."));
+        return {};
+    }
+    m_note->setText(tr("Target token here: “%1”, p = %2%, rank %3. Click a row of the head view "
+                       "(decoder or cross-attention) to predict at another.")
+                        .arg(p.targetLabel)
+                        .arg(100.0 * p.targetStanding.otherProbability, 0, 'f', 1)
+                        .arg(p.targetStanding.otherRank));
+    std::vector<PredictionBars::Note> notes;
+    for (const forward::TokenPrediction& t : p.top) {
+        notes.push_back(t.id == p.targetId ? PredictionBars::Note{tr("← target"), 1.0}
+                                           : PredictionBars::Note{});
+    }
+    return notes;
 }
 
 bool PredictionPanel::comparing() const {

@@ -14,6 +14,7 @@
 #include <QWidget>
 
 #include "attnscope/forward/prediction.h"
+#include "session/analysis_session.h"
 
 class QBoxLayout;
 class QComboBox;
@@ -82,6 +83,7 @@ signals:
     void predictionsShown();  // after the bars changed (tests wait for it)
 
 private:
+    std::vector<PredictionBars::Note> targetNotes(const AnalysisSession::Predictions& p);
     void refresh();
     void fillPositions();
     void showPredictions();

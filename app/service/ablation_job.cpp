@@ -151,6 +151,13 @@ AblationOutcome runAblation(const model::Model& model, const ResultPtr& clean,
     return out;
 }
 
+AnalysisSession::PredictionShift standingOf(const model::Model& model,
+                                            const forward::ForwardResult& r, int position,
+                                            std::int32_t id) {
+    const std::vector<double> p = probabilities(model, r, position);
+    return {static_cast<float>(p.at(static_cast<std::size_t>(id))), rankOf(p, id)};
+}
+
 AnalysisSession::Predictions comparePredictions(const model::Model& model, const ResultPtr& clean,
                                                 const ResultPtr& ablated, int position, int k) {
     AnalysisSession::Predictions out;

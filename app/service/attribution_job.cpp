@@ -65,7 +65,7 @@ forward::ForwardOptions ComputeService::attributionOptions() const {
 void ComputeService::computeAttribution(AttributionMethod method) {
     const auto model = m_session->model();
     const ResultPtr clean = m_session->cleanResult();
-    if (m_shutDown || !model || !clean) {
+    if (m_shutDown || !model || !clean || refused(tr("Attribution methods"))) {
         return;
     }
     const forward::ForwardOptions options = attributionOptions();
@@ -125,6 +125,9 @@ bool ComputeService::exportAttributions(const QString& path) {
     const ResultPtr clean = m_session->cleanResult();
     if (!model || !clean) {
         m_session->reportError(tr("Nothing to export yet: type a sentence first."));
+        return false;
+    }
+    if (refused(tr("Attribution export"))) {
         return false;
     }
     // The maps the session holds: a slow method is not started behind the user's back.

@@ -35,7 +35,12 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
         pool->setExpiryTimeout(-1);  // keep the threads: a sentence is typed a key at a time
     }
     connect(&m_jobs, &JobRunner::progress, this, &ComputeService::onProgress);
-    connect(session, &AnalysisSession::textChanged, this, &ComputeService::invalidateCleanPass);
+    connect(session, &AnalysisSession::textChanged, this, [this] {
+        cancelTranslate();  // the newest source wins; its target is the user's again
+        invalidateCleanPass();
+    });
+    connect(session, &AnalysisSession::targetTextChanged, this,
+            &ComputeService::invalidateCleanPass);
     connect(session, &AnalysisSession::computeSettingsChanged, this, [this] {
         ++m_settingsGeneration;  // means of other settings no longer fit
         invalidateCleanPass();
@@ -57,6 +62,7 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
             &ComputeService::schedulePredictions);
     // Scores of the old model would be dropped by the session anyway.
     connect(session, &AnalysisSession::modelChanged, this, [this] {
+        cancelTranslate();
         m_jobs.dropKind(JobKind::Scoring);
         m_jobs.dropKind(JobKind::CorefScoring);
         m_jobs.dropKind(JobKind::Importance);
@@ -139,6 +145,10 @@ void ComputeService::scheduleCompute() {
     options.mask = m_session->mask();
     options.scale = m_session->scale();
     options.mapBudgetBytes = m_session->mapBudgetBytes();
+    if (model->isEncoderDecoder()) {
+        scheduleSeq2Seq(model, options);
+        return;
+    }
     options.keepLayerStates = true;  // so that an ablation restarts from its first layer
     const std::string text = m_session->text().toStdString();
     const bool truncate = m_session->truncateLongInput();
@@ -191,6 +201,10 @@ void ComputeService::schedulePredictions() {
         m_jobs.dropKind(JobKind::Predictions);
         return;
     }
+    if (m_session->seq2seq()) {
+        scheduleSeq2SeqPredictions(model, position);
+        return;
+    }
     // The vocabulary projection is a [vocab × hidden] product: tens of milliseconds on big
     // models, so it runs off the GUI thread like every other core computation.
     m_jobs.run(
@@ -216,7 +230,7 @@ void ComputeService::schedulePredictions() {
 
 void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOptions& options) {
     const ModelPtr model = m_session->model();
-    if (m_shutDown || !model) {
+    if (m_shutDown || !model || refused(tr("Dependency scoring"))) {
         return;
     }
     const std::shared_ptr<const Treebank> known = knownTreebank(path);
@@ -268,7 +282,7 @@ void ComputeService::cancelScoring() {
 
 void ComputeService::scoreCoref(const QString& path, const analysis::CorefScoreOptions& options) {
     const ModelPtr model = m_session->model();
-    if (m_shutDown || !model) {
+    if (m_shutDown || !model || refused(tr("Coreference scoring"))) {
         return;
     }
     std::shared_ptr<const analysis::CorefCorpus> known = m_session->corefCorpus();

@@ -135,6 +135,19 @@ public:
                m_jobs.isRunning(JobKind::ValueZeroingAttribution);
     }
 
+    // Encoder-decoder models (issue 20; seq2seq_job.cpp). Greedy decoding of the target from the
+    // session's source (analysis::greedyTarget), at most `maxTokens` tokens, on the background
+    // pool: every token generated sets the session's target text (the field and the
+    // teacher-forced views follow), the end token left out. A new source, model or Translate
+    // cancels it (newest wins); translateFinished tells how it ended. False (the message bar
+    // told) when there is nothing to translate.
+    bool translate(int maxTokens);
+    void cancelTranslate();
+
+    bool isTranslating() const { return m_jobs.isRunning(JobKind::Translate); }
+
+    static constexpr int kDefaultTranslateTokens = 40;
+
     // Writes a file in the background: `write` gets the path and throws the core's Error.
     // exportFinished tells how it went; a failure also goes to the message bar.
     void exportFile(const QString& path, std::function<void(const std::string&)> write);
@@ -167,6 +180,10 @@ signals:
     // Thousandths of the passes done; total 0 while the corpus is read and tokenized.
     void surveyProgress(int done, int total);
     void surveyFinished(bool ok);  // ok false: failed, cancelled or replaced
+    void translateStarted();
+    // ok false: failed, cancelled or replaced; `targetIds` as greedy decoding produced them
+    // (the end token included when reached), empty unless ok.
+    void translateFinished(bool ok, const std::vector<std::int32_t>& targetIds);
     void exportStarted(const QString& path);
     void exportFinished(const QString& path, bool ok);
 
@@ -181,6 +198,15 @@ private:
                                       bool fresh, const forward::ForwardOptions& options,
                                       const AblationPlan& plan, const QElapsedTimer& timer);
     void schedulePredictions();
+    // True (and the message bar told why, naming `feature`) when the session's model cannot run
+    // `feature`: encoder-decoder models with a one-stack feature (AnalysisSession::
+    // unsupportedReason).
+    bool refused(const QString& feature) const;
+    // The forward job of an encoder-decoder model: source and target through it, all three
+    // kinds (seq2seq_job.cpp).
+    void scheduleSeq2Seq(const std::shared_ptr<const model::Model>& model,
+                         const forward::ForwardOptions& options);
+    void scheduleSeq2SeqPredictions(const std::shared_ptr<const model::Model>& model, int position);
     void onProgress(JobKind kind, int done, int total);
     // The session's treebank when it is the file at `path` (already read: not read again).
     std::shared_ptr<const Treebank> knownTreebank(const QString& path) const;
@@ -233,6 +259,9 @@ private:
     std::optional<HeadJob> m_runningHead;
     bool m_headStartPosted = false;
     bool m_shutDown = false;
+    // Bumped by every new Translate and source: tokens queued to the GUI thread by an older
+    // run are dropped (a cancelled run may still have posted some).
+    quint64 m_translateRun = 0;
     std::vector<AttributionJob> m_attributionJobs;  // running or queued, fast and slow
 };
 

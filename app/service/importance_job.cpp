@@ -22,7 +22,7 @@ constexpr int kProgressSteps = 1000;
 
 void ComputeService::computeImportance(const QString& path, const ImportanceRequest& request) {
     const auto model = m_session->model();
-    if (m_shutDown || !model) {
+    if (m_shutDown || !model || refused(tr("Head importance"))) {
         return;
     }
     const std::shared_ptr<const Treebank> known = knownTreebank(path);

@@ -38,7 +38,8 @@ enum class JobKind {
     // Flow and value zeroing, apart so that the Methods tab can compute the two side by side;
     // within each the newest request wins.
     FlowAttribution,
-    ValueZeroingAttribution
+    ValueZeroingAttribution,
+    Translate  // greedy decoding of an encoder-decoder's target (issue 20); newest wins
 };
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.

@@ -21,7 +21,7 @@ constexpr int kProgressSteps = 1000;
 
 void ComputeService::computeSurvey(const QString& path, const SurveyRequest& request) {
     const auto model = m_session->model();
-    if (m_shutDown || !model) {
+    if (m_shutDown || !model || refused(tr("Head survey"))) {
         return;
     }
     const std::shared_ptr<const Treebank> known = knownTreebank(path);

@@ -9,11 +9,18 @@ namespace attnscope::app {
 AnalysisSession::AnalysisSession(QObject* parent) : QObject(parent) {
     qRegisterMetaType<attnscope::HeadId>();
     qRegisterMetaType<attnscope::analysis::AttributionMethod>();
+    qRegisterMetaType<attnscope::forward::AttentionKind>();
 }
 
 void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const QString& path) {
     m_model = std::move(model);
     m_modelPath = path;
+    m_seq2seq.reset();
+    // Cross-attention is what an encoder-decoder adds over the one-stack models.
+    m_kind = forward::AttentionKind::Cross;
+    if (isEncoderDecoder()) {
+        m_headViewMethod = analysis::AttributionMethod::Raw;  // the only one they support
+    }
     m_result.reset();
     m_clean.reset();
     m_effects.reset();
@@ -109,6 +116,7 @@ void AnalysisSession::reportInputTooLong(int tokens, int limit) {
 }
 
 void AnalysisSession::setResult(std::shared_ptr<const analysis::SentenceAnalysis> result) {
+    m_seq2seq.reset();
     m_clean = result;
     m_effects.reset();
     m_meanSource.clear();
@@ -218,6 +226,13 @@ int AnalysisSession::predictionPosition() const {
     if (!m_result || !m_model || m_result->forward.nTokens == 0) {
         return -1;
     }
+    if (m_seq2seq) {
+        // Rows of the decoder: a row clicked in the encoder's map is a source token.
+        const int rows = m_seq2seq->decoder.forward.nTokens;
+        const bool onDecoderRows = m_kind != forward::AttentionKind::Encoder;
+        return onDecoderRows && m_selectedToken >= 0 && m_selectedToken < rows ? m_selectedToken
+                                                                               : rows - 1;
+    }
     if (m_selectedToken >= 0) {
         return m_selectedToken;
     }
@@ -317,11 +332,13 @@ void AnalysisSession::selectToken(int index) {
 }
 
 int AnalysisSession::layerCount() const {
-    return m_model ? m_model->spec.nLayers : 0;
+    const model::Model* stack = shownStack();
+    return stack ? stack->spec.nLayers : 0;
 }
 
 int AnalysisSession::headCount() const {
-    return m_model ? m_model->spec.nHeads : 0;
+    const model::Model* stack = shownStack();
+    return stack ? stack->spec.nHeads : 0;
 }
 
 HeadId AnalysisSession::clamp(HeadId head) const {

@@ -19,6 +19,7 @@
 
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
+#include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/head_record.h"
@@ -56,7 +57,39 @@ public:
 
     void setMask(const forward::MaskChoice& mask);
 
-    // nullopt: the model's own scale (1/sqrt(d_k)).
+    // Encoder-decoder models (issue 20; session_seq2seq.cpp). text() is the source; the target
+    // is typed apart (empty: the decoder reads its start token alone).
+    bool isEncoderDecoder() const { return m_model && m_model->isEncoderDecoder(); }
+
+    QString targetText() const { return m_targetText; }
+
+    void setTargetText(const QString& text);
+
+    // The source and target through the model, all three kinds; null for one-stack models and
+    // until computed. result() is the shown kind's part of it (an aliasing pointer), so every
+    // view shows that kind; choosing another kind is a result change for them.
+    std::shared_ptr<const analysis::Seq2SeqAnalysis> seq2seq() const { return m_seq2seq; }
+
+    void setSeq2Seq(std::shared_ptr<const analysis::Seq2SeqAnalysis> analysis);
+
+    // Cross-attention when an encoder-decoder model is opened.
+    forward::AttentionKind attentionKind() const { return m_kind; }
+
+    void setAttentionKind(forward::AttentionKind kind);
+
+    // The stack whose heads the views show: the decoder's for decoder and cross-attention,
+    // else the model itself (its spec gives layerCount, headCount and the own scale).
+    const model::Model* shownStack() const;
+
+    // The rows predictions are about: the decoder's for an encoder-decoder model (row t predicts
+    // target token t), else result(). Null without a result.
+    std::shared_ptr<const analysis::SentenceAnalysis> predictionRows() const;
+
+    // Features that re-run a one-stack model (ablation, attribution methods, corpus scoring,
+    // survey, importance): empty when available, else why not (for a tool tip or message).
+    QString unsupportedReason() const;
+
+    // nullopt: the model's own scale (1/sqrt(d_k); 1 for T5).
     std::optional<float> scale() const { return m_scale; }
 
     void setScale(std::optional<float> scale);
@@ -182,6 +215,11 @@ public:
         std::vector<forward::TokenPrediction> cleanTop;
         std::vector<PredictionShift> cleanTopInAblated;  // [cleanTop]
         std::vector<PredictionShift> topInClean;         // [top]
+        // Encoder-decoder models: the target token the row produces under teacher forcing
+        // (-1: past the target), its label and its standing among all tokens.
+        std::int32_t targetId = -1;
+        QString targetLabel;
+        PredictionShift targetStanding;
     };
 
     // The predictions at predictionPosition() for the current result, once computed.
@@ -297,6 +335,8 @@ signals:
     void labelFilterChanged(const QString& tag);
     void errorReported(const QString& message);
     void inputTooLong(int tokens, int limit);
+    void targetTextChanged(const QString& text);
+    void attentionKindChanged(attnscope::forward::AttentionKind kind);
     // For the ComputeService: recompute `head` of the current result (headRecord missed).
     void headRecordRequested(attnscope::HeadId head);
     // A record asked for arrived, failed or was dropped: views waiting for `head` redraw.
@@ -313,6 +353,8 @@ signals:
 private:
     HeadId clamp(HeadId head) const;
     void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
+    // The shown kind's part of m_seq2seq as result and clean result (session_seq2seq.cpp).
+    void applySeq2SeqKind();
     void startRound();
     void refreshGold();
     // Drops the attributions of an older clean pass; true when it did (the caller emits
@@ -325,6 +367,9 @@ private:
     std::shared_ptr<const model::Model> m_model;
     QString m_modelPath;
     QString m_text;
+    QString m_targetText;
+    std::shared_ptr<const analysis::Seq2SeqAnalysis> m_seq2seq;
+    forward::AttentionKind m_kind = forward::AttentionKind::Cross;
     forward::MaskChoice m_mask;
     std::optional<float> m_scale;
     bool m_truncate = false;
@@ -361,3 +406,4 @@ private:
 }  // namespace attnscope::app
 
 Q_DECLARE_METATYPE(attnscope::HeadId)
+Q_DECLARE_METATYPE(attnscope::forward::AttentionKind)

@@ -24,6 +24,9 @@ bool AnalysisSession::syncAttributions() {
 }
 
 bool AnalysisSession::attributionAvailable(AttributionMethod method) const {
+    if (isEncoderDecoder()) {
+        return false;  // the methods take one stack's layers apart (unsupportedReason)
+    }
     return method != AttributionMethod::Flow || !m_clean ||
            m_clean->forward.nTokens <= analysis::kFlowMaxTokens;
 }

@@ -50,6 +50,10 @@ void AnalysisSession::setAblations(std::vector<forward::HeadAblation> ablations)
 }
 
 void AnalysisSession::ablateHead(HeadId head, forward::AblationKind kind, bool kvGroup) {
+    if (const QString why = unsupportedReason(); !why.isEmpty()) {
+        reportError(tr("Ablation: %1").arg(why));
+        return;
+    }
     if (!m_model || head.layer < 0 || head.layer >= layerCount() || head.head < 0 ||
         head.head >= headCount()) {
         return;

@@ -56,6 +56,14 @@ QString ablationEffectText(forward::AblationKind kind) {
 }
 
 void addAblationActions(QMenu* menu, AnalysisSession* session, HeadId head) {
+    if (const QString why = session->unsupportedReason(); !why.isEmpty()) {
+        QAction* a = menu->addAction(QObject::tr("Ablation: not for encoder-decoder models yet"));
+        a->setObjectName(QStringLiteral("ablationUnsupported"));
+        a->setEnabled(false);
+        a->setToolTip(why);
+        menu->setToolTipsVisible(true);
+        return;
+    }
     const auto covering = session->ablationCovering(head);
     for (const KindEntry& k : kKinds) {
         QAction* a =

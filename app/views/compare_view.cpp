@@ -13,6 +13,7 @@
 #include "attnscope/analysis/head_compare.h"
 #include "session/analysis_session.h"
 #include "session/head_record_watch.h"
+#include "views/attention_kind_combo.h"
 #include "views/heatmap_widget.h"
 
 namespace attnscope::app {
@@ -145,10 +146,9 @@ void CompareView::refresh() {
         showNothing(tr("Type a sentence, then pick two heads to compare."));
         return;
     }
-    QStringList labels;
-    for (int i = 0; i < result->forward.nTokens; ++i) {
-        labels << QString::fromStdString(result->label(i));
-    }
+    // Cross-attention's maps are [target, source]: rows and columns are labelled apart.
+    const QStringList labels = queryLabels(*m_session);
+    m_keyLabels = keyLabels(*m_session);
     const auto records = m_records->fetch(std::vector<HeadId>{a, b});
     const auto& recordA = records[0];
     const auto& recordB = records[1];
@@ -182,7 +182,7 @@ bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord
         render::ColorRange range;
         widgets[i]->setMap(
             render::heatmapImage(records[i]->probs, &f.allowed, m_session->heatmapStyle(), &range),
-            range, labels, labels, f.allowed);
+            range, labels, m_keyLabels, f.allowed);
         widgets[i]->setTitle(titles[i].arg(heads[i].layer).arg(heads[i].head));
     }
     if (!m_records->isWaiting()) {
@@ -202,7 +202,7 @@ void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
     const int n = m_session->result()->forward.nTokens;
     const analysis::HeadComparison c = analysis::compareHeads(mapA, mapB);
     render::ColorRange range;
-    m_diff->setMap(render::differenceImage(c.difference, &range), range, labels, labels,
+    m_diff->setMap(render::differenceImage(c.difference, &range), range, labels, m_keyLabels,
                    std::nullopt);
     m_diff->setTitle(tr("A − B"));
     m_total = c.totalDivergence;
@@ -237,7 +237,7 @@ QString CompareView::tooltip(int row, int col) const {
                        .arg(row)
                        .arg(m_shown->labels.value(row))
                        .arg(col)
-                       .arg(m_shown->labels.value(col));
+                       .arg(m_keyLabels.value(col));
     const auto& allowed = result->forward.allowed;
     if (row < allowed.rows() && col < allowed.cols() && allowed(row, col) == 0) {
         return text + tr("masked (not attended) in both heads");

@@ -69,6 +69,7 @@ private:
     QLabel* m_summary;
     QTableWidget* m_rows;
     double m_total = 0;
+    QStringList m_keyLabels;  // the columns': the source's tokens for cross-attention
     std::optional<Shown> m_shown;
     HeadRecordWatch* m_records;
 };

@@ -11,6 +11,7 @@
 
 #include "attnscope/analysis/head_stats.h"
 #include "session/analysis_session.h"
+#include "views/attention_kind_combo.h"
 #include "views/chart_export.h"
 #include "views/head_metric_chart.h"
 #include "views/query_entropy_chart.h"
@@ -165,10 +166,7 @@ void EntropyChartsView::refreshResult() {
     }
     const auto& forward = result->forward;
     m_uniform = analysis::uniformEntropy(forward);
-    m_labels.clear();
-    for (int i = 0; i < forward.nTokens; ++i) {
-        m_labels.append(QString::fromStdString(result->label(i)));
-    }
+    m_labels = queryLabels(*m_session);  // cross-attention: the target token each row produces
     std::vector<float> entropy;
     std::vector<float> maxLogit;
     entropy.reserve(result->stats.size());

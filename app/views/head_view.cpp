@@ -18,6 +18,7 @@
 #include "session/coref.h"
 #include "session/head_record_watch.h"
 #include "views/ablation_menu.h"
+#include "views/attention_kind_combo.h"
 #include "views/heatmap_widget.h"
 #include "views/method_selector.h"
 
@@ -68,6 +69,8 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
           session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("headView"));
     m_method = newMethodCombo(this, QStringLiteral("headViewMethod"));
+    m_kind = new AttentionKindCombo(session, this);
+    m_kind->setObjectName(QStringLiteral("headViewKind"));
     m_methodStatus = new AttributionStatusLine(session, this);
     m_layer->setObjectName(QStringLiteral("headViewLayer"));
     m_head->setObjectName(QStringLiteral("headViewHead"));
@@ -81,6 +84,7 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setWordWrap(true);  // a long line must not set the window's minimum width
     auto* bar = new QHBoxLayout;
+    bar->addWidget(m_kind);
     bar->addWidget(new QLabel(tr("Layer"), this));
     bar->addWidget(m_layer);
     bar->addWidget(new QLabel(tr("Head"), this));
@@ -147,7 +151,8 @@ void HeadView::refresh() {
         const QSignalBlocker b3(m_method);
         setComboMethod(m_method, method);
         const auto clean = m_session->cleanResult();
-        setMethodAvailability(m_method, clean ? clean->forward.nTokens : 0);
+        setMethodAvailability(m_method, clean ? clean->forward.nTokens : 0,
+                              m_session->unsupportedReason());
     }
     // Words, gold arcs at word level and mask editing belong to the head's own map.
     m_words->setEnabled((m_gold != nullptr || m_coref != nullptr) &&
@@ -182,7 +187,7 @@ void HeadView::refresh() {
     }
     m_info->setText(info);
     m_info->setToolTip(QString());
-    if (refreshAttribution(labels(*result))) {
+    if (refreshAttribution(queryLabels(*m_session))) {
         return;
     }
     m_record = m_records->fetch(h);
@@ -197,10 +202,13 @@ void HeadView::refresh() {
     render::ColorRange range;
     const QImage img =
         render::heatmapImage(m_record->probs, &f.allowed, m_session->heatmapStyle(), &range);
-    const QStringList tokens = labels(*result);
-    m_heatmap->setMap(img, range, tokens, tokens, f.allowed);
-    m_heatmap->setTitle(
-        tr("Layer %1, head %2 (0-based) — rows: queries, columns: keys").arg(h.layer).arg(h.head));
+    m_heatmap->setMap(img, range, queryLabels(*m_session), keyLabels(*m_session), f.allowed);
+    m_heatmap->setTitle(tr("Layer %1, head %2 (0-based) — %3")
+                            .arg(h.layer)
+                            .arg(h.head)
+                            .arg(m_session->isEncoderDecoder()
+                                     ? attentionAxesText(m_session->attentionKind())
+                                     : tr("rows: queries, columns: keys")));
     m_heatmap->setOutlinedCells(goldCells(false));
     m_heatmap->setAccentCells(corefCells(false), corefColor());
 }
@@ -332,7 +340,13 @@ QString HeadView::tooltip(int row, int col) const {
                        .arg(row)
                        .arg(QString::fromStdString(result->label(row)))
                        .arg(col)
-                       .arg(QString::fromStdString(result->label(col)));
+                       .arg(QString::fromStdString(result->keyLabel(col)));
+    if (const auto seq2seq = m_session->seq2seq();
+        seq2seq && m_session->attentionKind() != forward::AttentionKind::Encoder) {
+        text += tr("decoder row %1 produces “%2” (teacher forcing)\n")
+                    .arg(row)
+                    .arg(QString::fromStdString(seq2seq->targetLabel(row)));
+    }
     if (!allowed) {
         return text + tr("masked (not attended)\nlogit before the mask %1")
                           .arg(m_record->logits(row, col), 0, 'f', 6);

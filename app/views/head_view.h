@@ -72,6 +72,8 @@ public:
     // one computes).
     QComboBox* methodCombo() const { return m_method; }
 
+    QComboBox* kindCombo() const { return m_kind; }
+
     AttributionStatusLine* methodStatus() const { return m_methodStatus; }
 
     analysis::AttributionMethod shownMethod() const { return m_shownMethod; }
@@ -149,6 +151,7 @@ private:
     std::shared_ptr<const forward::HeadRecord> m_record;
     std::optional<Matrix> m_wordMap;  // m_record at word level, while shown
     QComboBox* m_method;
+    QComboBox* m_kind;  // encoder-decoder models: the kind of attention shown
     AttributionStatusLine* m_methodStatus;
     analysis::AttributionMethod m_shownMethod = analysis::AttributionMethod::Raw;
     std::optional<Matrix> m_methodMap;  // the attribution map shown, for the tool tips

@@ -37,6 +37,8 @@ public:
     void clear(const QString& placeholder);
     void setTitle(const QString& title);
 
+    const QString& title() const { return m_title; }
+
     void setTooltipFunction(TooltipFn fn) { m_tooltip = std::move(fn); }
 
     // The tool tip shown over a cell (empty without a tooltip function).

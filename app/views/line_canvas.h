@@ -55,6 +55,9 @@ public:
                  std::vector<OverlayHead> heads, float minWeight);
     void clear(const QString& placeholder);
 
+    // The text shown instead of lines; empty while lines are drawn.
+    const QString& placeholder() const { return m_placeholder; }
+
     // Lines drawn over all heads (not counting masked pairs or weights below the threshold).
     int lineCount() const;
     // Lines drawn for the hovered token (weights >= kHoverMinWeight, all heads); 0 without hover.

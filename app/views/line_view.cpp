@@ -187,6 +187,16 @@ void LineView::refresh() {
         rebuildLegend({});
         return;
     }
+    if (result->forward.isCross()) {
+        // Both ends of a line are the same sentence's tokens; cross-attention joins two.
+        m_canvas->clear(
+            tr("The line view is not for cross-attention: its lines join a sentence's tokens to "
+               "the same sentence's. Choose encoder or decoder self-attention, or see "
+               "cross-attention in the Head and Compare tabs."));
+        m_note->clear();
+        rebuildLegend({});
+        return;
+    }
     // Colours stay with their head: the selected head is slot 0, an added head keeps the slot
     // of its place in the overlay list while other heads come and go.
     std::vector<OverlayHead> overlay;

@@ -164,7 +164,8 @@ void MethodCompareView::refresh() {
         setComboMethod(m_leftMethod, pair.left);
         setComboMethod(m_rightMethod, pair.right);
         for (QComboBox* c : {m_leftMethod, m_rightMethod}) {
-            setMethodAvailability(c, clean ? clean->forward.nTokens : 0);
+            setMethodAvailability(c, clean ? clean->forward.nTokens : 0,
+                                  m_session->unsupportedReason());
         }
     }
     m_leftMeaning->setText(methodMeaning(pair.left));
@@ -173,11 +174,13 @@ void MethodCompareView::refresh() {
     m_maps[0].reset();
     m_maps[1].reset();
     m_agreement->clear();
-    if (!clean) {
+    const QString unsupported = m_session->unsupportedReason();
+    if (!clean || !unsupported.isEmpty()) {
         m_status->watch({});
         for (HeatmapWidget* w : {m_left, m_right}) {
-            w->clear(m_session->model() ? tr("Type a sentence to compare methods on it.")
-                                        : tr("Open a model to begin."));
+            w->clear(!unsupported.isEmpty() ? tr("Attribution methods: %1").arg(unsupported)
+                     : m_session->model()   ? tr("Type a sentence to compare methods on it.")
+                                            : tr("Open a model to begin."));
         }
         return;
     }

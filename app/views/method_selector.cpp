@@ -89,8 +89,18 @@ QComboBox* newMethodCombo(QWidget* parent, const QString& objectName) {
     return combo;
 }
 
-void setMethodAvailability(QComboBox* combo, int nTokens) {
+void setMethodAvailability(QComboBox* combo, int nTokens, const QString& unsupported) {
     auto* model = qobject_cast<QStandardItemModel*>(combo->model());
+    for (int i = 0; model && i < combo->count(); ++i) {
+        const auto m = static_cast<AttributionMethod>(combo->itemData(i).toInt());
+        if (QStandardItem* item = model->item(i); item && m != AttributionMethod::Raw) {
+            item->setEnabled(unsupported.isEmpty());
+            item->setToolTip(unsupported.isEmpty() ? methodMeaning(m) : unsupported);
+        }
+    }
+    if (!unsupported.isEmpty()) {
+        return;
+    }
     const int index = combo->findData(static_cast<int>(AttributionMethod::Flow));
     QStandardItem* item = model ? model->item(index) : nullptr;
     if (!item) {

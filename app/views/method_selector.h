@@ -36,8 +36,9 @@ QString flowLimitText(int nTokens);
 
 // The six methods in kAttributionMethods order, each item's data its method.
 QComboBox* newMethodCombo(QWidget* parent, const QString& objectName);
-// Flow enabled only for sentences of at most kFlowMaxTokens tokens.
-void setMethodAvailability(QComboBox* combo, int nTokens);
+// Flow enabled only for sentences of at most kFlowMaxTokens tokens; every method but Raw
+// disabled, with `unsupported` (the reason) as its tool tip, when that is given.
+void setMethodAvailability(QComboBox* combo, int nTokens, const QString& unsupported = {});
 analysis::AttributionMethod comboMethod(const QComboBox* combo);
 void setComboMethod(QComboBox* combo, analysis::AttributionMethod method);
 

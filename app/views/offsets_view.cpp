@@ -89,6 +89,12 @@ void OffsetsView::refresh() {
                "head's attention depends on relative position."));
         return;
     }
+    if (result->forward.isCross()) {
+        showPlaceholder(
+            tr("Relative positions are not for cross-attention: a source position minus a "
+               "target position measures nothing. Choose encoder or decoder self-attention."));
+        return;
+    }
     const auto& forward = result->forward;
     // The session clamps to the model and a result is always from that model; be safe anyway.
     const HeadId selected = m_session->selectedHead();

@@ -1,0 +1,302 @@
+// The main window on an encoder-decoder model (issue 20): source and target typed in the tool
+// bar, the three kinds of attention shown as the core computes them (cross-attention as a
+// [target, source] map with the source's tokens on its columns), predictions at a target row
+// with the target's token marked, Translate as analysis::greedyTarget decodes (and stopped by a
+// new source), the features that do not support these models saying why, and the scale the
+// mask panel names (1 for T5, 1/√dₖ for BART).
+#include <cmath>
+
+#include <QAction>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "attnscope/analysis/seq2seq_analysis.h"
+#include "attnscope/forward/prediction.h"
+#include "attnscope/tokenize/detokenize.h"
+#include "main_window.h"
+#include "panels/target_input.h"
+#include "pool_gate.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/head_view.h"
+#include "views/heatmap_widget.h"
+#include "views/line_canvas.h"
+#include "views/line_view.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+using forward::AttentionKind;
+
+namespace {
+
+const QString kSource = QStringLiteral("The keys to the cabinet");
+const QString kTarget = QStringLiteral("attention heads look at every token");
+
+}  // namespace
+
+class Seq2SeqWindowTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void init();
+    void cleanup();
+    void toolbarShowsSourceAndTarget();
+    void everyKindShowsTheCoresMaps();
+    void predictionsAtATargetRowMarkTheTargetToken();
+    void translateDecodesGreedily();
+    void aNewSourceStopsTranslate();
+    void unsupportedFeaturesSayWhy();
+    void scaleIsTheShownStacksOwn();
+
+private:
+    void open(const QString& dir);
+    void openAndType();
+
+    std::shared_ptr<const model::Model> model() const { return m_window->session()->model(); }
+
+    analysis::Seq2SeqAnalysis core() const {
+        return analysis::analyzeSeq2SeqText(*model(), kSource.toStdString(), kTarget.toStdString());
+    }
+
+    TargetInput* targetInput() const {
+        return m_window->findChild<TargetInput*>(QStringLiteral("targetInput"));
+    }
+
+    std::unique_ptr<MainWindow> m_window;
+};
+
+void Seq2SeqWindowTest::initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
+}
+
+void Seq2SeqWindowTest::init() {
+    m_window = std::make_unique<MainWindow>();
+    m_window->resize(1400, 900);
+    m_window->show();
+}
+
+void Seq2SeqWindowTest::cleanup() {
+    m_window.reset();
+}
+
+void Seq2SeqWindowTest::open(const QString& dir) {
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/seq2seq/") + dir);
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+}
+
+void Seq2SeqWindowTest::openAndType() {
+    open(QStringLiteral("bart_tok_f32"));
+    auto* source = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    auto* target = m_window->findChild<QLineEdit*>(QStringLiteral("targetEdit"));
+    QVERIFY(source && target);
+    source->clear();
+    QTest::keyClicks(source, kSource);
+    QTest::keyClicks(target, kTarget);
+    AnalysisSession* s = m_window->session();
+    QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq() && s->seq2seq()->encoder.text == kSource.toStdString() &&
+                                 s->seq2seq()->targetText == kTarget.toStdString(),
+                             20000);
+}
+
+void Seq2SeqWindowTest::toolbarShowsSourceAndTarget() {
+    QVERIFY(targetInput()->isHidden());  // no model yet: one sentence field
+    openAndType();
+    QVERIFY(targetInput()->isVisible());
+    const auto labels = m_window->findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+        return l->text().trimmed() == QStringLiteral("Source:") && l->isVisible();
+    }));
+    QCOMPARE(m_window->session()->attentionKind(), AttentionKind::Cross);
+    QCOMPARE(m_window->session()->targetText(), kTarget);
+}
+
+void Seq2SeqWindowTest::everyKindShowsTheCoresMaps() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    const analysis::Seq2SeqAnalysis expected = core();
+    auto* view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    auto* heatmap = view->findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    auto* layer = view->findChild<QSpinBox*>(QStringLiteral("headViewLayer"));
+    auto* head = view->findChild<QSpinBox*>(QStringLiteral("headViewHead"));
+    QVERIFY(view->kindCombo()->isVisible());
+    for (const AttentionKind kind :
+         {AttentionKind::Encoder, AttentionKind::Decoder, AttentionKind::Cross}) {
+        view->kindCombo()->setCurrentIndex(view->kindCombo()->findData(static_cast<int>(kind)));
+        emit view->kindCombo()->activated(view->kindCombo()->currentIndex());
+        QCOMPARE(s->attentionKind(), kind);
+        const analysis::SentenceAnalysis& want = expected.of(kind);
+        // The BART fixture's encoder and decoder differ in heads (2 and 4).
+        QCOMPARE(layer->maximum() + 1, want.forward.nLayers);
+        QCOMPARE(head->maximum() + 1, want.forward.nHeads);
+        const HeadId h{want.forward.nLayers - 1, want.forward.nHeads - 1};
+        s->selectHead(h);
+        const auto shown = s->result();
+        QVERIFY(shown);
+        QCOMPARE(shown->forward.nKeys, want.forward.nKeys);
+        const Matrix got = shown->forward.attention(h);
+        const Matrix ref = want.forward.attention(h);
+        QCOMPARE(got.rows(), ref.rows());
+        QCOMPARE(got.cols(), ref.cols());
+        QVERIFY2((got - ref).cwiseAbs().maxCoeff() < 1e-6f, "the map shown is the core's");
+        QCOMPARE(heatmap->image().height(), static_cast<int>(ref.rows()));
+        QCOMPARE(heatmap->image().width(), static_cast<int>(ref.cols()));
+    }
+    // Cross-attention: [T, S], decoder rows named by the target token each produces, source
+    // tokens on the columns.
+    const int last = expected.cross.keyCount() - 1;
+    QCOMPARE(expected.cross.keyCount(), static_cast<int>(expected.encoder.tokens.size()));
+    QVERIFY(expected.cross.keyCount() != expected.cross.forward.nTokens);
+    const QString tip = heatmap->cellToolTip(1, last);
+    QVERIFY2(tip.contains(QString::fromStdString(expected.cross.keyLabel(last))), qPrintable(tip));
+    QVERIFY2(tip.contains(QString::fromStdString(expected.targetLabel(1))), qPrintable(tip));
+    QVERIFY2(heatmap->title().contains(QStringLiteral("columns: source tokens")),
+             qPrintable(heatmap->title()));
+}
+
+void Seq2SeqWindowTest::predictionsAtATargetRowMarkTheTargetToken() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    const analysis::Seq2SeqAnalysis expected = core();
+    QSignalSpy arrived(s, &AnalysisSession::predictionsChanged);
+    s->selectToken(2);
+    QTRY_VERIFY_WITH_TIMEOUT(s->predictions().position == 2 && s->predictions().result, 20000);
+    const auto& p = s->predictions();
+    const auto want = forward::topPredictions(*model(), expected.decoder.forward, 2, 5);
+    QCOMPARE(p.top.size(), want.size());
+    for (std::size_t i = 0; i < want.size(); ++i) {
+        QCOMPARE(p.top[i].id, want[i].id);
+        QVERIFY(std::abs(p.top[i].probability - want[i].probability) < 1e-6f);
+    }
+    QCOMPARE(p.targetId, expected.targetTokens[2].id);
+    QVERIFY(p.targetStanding.otherRank >= 1);
+    const auto labels = m_window->findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [&](const QLabel* l) {
+        return l->text().startsWith(QStringLiteral("Target token here: “%1”").arg(p.targetLabel));
+    }));
+}
+
+void Seq2SeqWindowTest::translateDecodesGreedily() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    QSignalSpy finished(m_window->service(), &ComputeService::translateFinished);
+    QSignalSpy targets(s, &AnalysisSession::targetTextChanged);
+    targetInput()->setMaxTokens(12);
+    QVERIFY(targetInput()->translate());
+    QVERIFY(finished.wait(20000));
+    QCOMPARE(finished.first().at(0).toBool(), true);
+    const auto ids = finished.first().at(1).value<std::vector<std::int32_t>>();
+    std::vector<std::int32_t> sourceIds;
+    for (const auto& t : model()->tokenizer->encode(kSource.toStdString())) {
+        sourceIds.push_back(t.id);
+    }
+    analysis::GreedyOptions options;
+    options.maxTokens = 12;
+    QCOMPARE(ids, analysis::greedyTarget(*model(), sourceIds, options));
+    const QString text =
+        QString::fromStdString(tokenize::decodeIds(*model()->targetTextTokenizer(), ids));
+    QCOMPARE(s->targetText(), text);
+    QCOMPARE(targetInput()->targetEdit()->text(), text);
+    QVERIFY(targets.count() >= 1);  // the field followed the decoding
+    // The teacher-forced views follow the decoded target.
+    QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq()->targetText == text.toStdString(), 20000);
+}
+
+void Seq2SeqWindowTest::aNewSourceStopsTranslate() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    QSignalSpy finished(m_window->service(), &ComputeService::translateFinished);
+    {
+        paneltest::PoolGate gate(m_window->service()->backgroundPool());
+        QVERIFY(targetInput()->translate());
+        QVERIFY(m_window->service()->isTranslating());
+        auto* source = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+        QTest::keyClicks(source, QStringLiteral(" are"));
+        QVERIFY(!m_window->service()->isTranslating() || finished.count() == 0);
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 20000);
+    QCOMPARE(finished.first().at(0).toBool(), false);
+    QTest::qWait(100);  // no token of the stopped run may arrive later
+    QCOMPARE(s->targetText(), kTarget);
+    QVERIFY(!m_window->service()->isTranslating());
+}
+
+void Seq2SeqWindowTest::unsupportedFeaturesSayWhy() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    QSignalSpy errors(s, &AnalysisSession::errorReported);
+    m_window->service()->scoreTreebank(QStringLiteral("/nonexistent.conllu"), {});
+    m_window->service()->computeSurvey(QStringLiteral("/nonexistent.txt"), {});
+    m_window->service()->computeImportance(QStringLiteral("/nonexistent.txt"), {});
+    m_window->service()->scoreCoref(QStringLiteral("/nonexistent.conllu"), {});
+    QCOMPARE(errors.count(), 4);
+    for (const auto& e : errors) {
+        QVERIFY2(e.at(0).toString().contains(QStringLiteral("encoder-decoder")),
+                 qPrintable(e.at(0).toString()));
+    }
+    QVERIFY(!m_window->service()->isScoring() && !m_window->service()->isSurveying());
+    // Ablation refused, and the head's menu says so instead of offering it.
+    s->ablateHead({0, 0}, forward::AblationKind::Zero);
+    QVERIFY(s->ablations().empty());
+    auto* view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    const auto menu = view->contextMenu();
+    auto* refused = menu->findChild<QAction*>(QStringLiteral("ablationUnsupported"));
+    QVERIFY(refused && !refused->isEnabled());
+    QVERIFY(refused->toolTip().contains(QStringLiteral("encoder-decoder")));
+    // Attribution methods: every one but raw attention disabled, with the reason.
+    auto* items = qobject_cast<QStandardItemModel*>(view->methodCombo()->model());
+    for (int i = 1; i < view->methodCombo()->count(); ++i) {
+        QVERIFY(!items->item(i)->isEnabled());
+        QVERIFY(items->item(i)->toolTip().contains(QStringLiteral("encoder-decoder")));
+    }
+    QVERIFY(!s->attributionAvailable(analysis::AttributionMethod::Alti));
+    // The line view joins one sentence's tokens: it says it is not for cross-attention.
+    auto* lines = m_window->findChild<LineView*>();
+    QVERIFY(lines->canvas()->placeholder().contains(QStringLiteral("not for cross-attention")));
+    s->setAttentionKind(AttentionKind::Encoder);
+    QVERIFY(lines->canvas()->placeholder().isEmpty());
+}
+
+void Seq2SeqWindowTest::scaleIsTheShownStacksOwn() {
+    open(QStringLiteral("t5_v10_f32"));
+    auto* mode = m_window->findChild<QComboBox*>(QStringLiteral("scaleMode"));
+    QVERIFY(mode);
+    QCOMPARE(mode->itemText(0), QStringLiteral("Model (1, unscaled)"));
+    const auto labels = m_window->findChildren<QLabel*>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel* l) {
+        return l->text().startsWith(QStringLiteral("Model scale: 1 (Cross-attention)"));
+    }));
+    open(QStringLiteral("bart_tok_f32"));
+    QCOMPARE(mode->itemText(0), QStringLiteral("Model (1/√dₖ)"));
+    // The fixture's encoder and decoder heads differ in width (16 / 2 and 16 / 4): each kind
+    // names its own stack's 1/√dₖ.
+    const auto expectScale = [&](AttentionKind kind, const model::Model& stack,
+                                 const QString& title) {
+        m_window->session()->setAttentionKind(kind);
+        const QString want =
+            QStringLiteral("Model scale: %1 (%2)")
+                .arg(1.0 / std::sqrt(static_cast<double>(stack.spec.headDimK)), 0, 'g', 5)
+                .arg(title);
+        QVERIFY(std::any_of(labels.begin(), labels.end(),
+                            [&](const QLabel* l) { return l->text().startsWith(want); }));
+    };
+    QVERIFY(model()->spec.headDimK != model()->decoder->spec.headDimK);
+    expectScale(AttentionKind::Encoder, *model(), QStringLiteral("Encoder self-attention"));
+    expectScale(AttentionKind::Decoder, *model()->decoder,
+                QStringLiteral("Decoder self-attention"));
+    expectScale(AttentionKind::Cross, *model()->decoder, QStringLiteral("Cross-attention"));
+}
+
+QTEST_MAIN(Seq2SeqWindowTest)
+#include "seq2seq_window_test.moc"
