@@ -247,6 +247,7 @@ void AlignmentGrid::setCells(AlignmentCells cells) {
     m_cells = std::move(cells);
     m_placeholder.clear();
     m_hover.reset();
+    m_layout.reset();
     updateGeometry();
     update();
 }
@@ -255,17 +256,31 @@ void AlignmentGrid::clear(const QString& text) {
     m_cells = AlignmentCells{};
     m_placeholder = text;
     m_hover.reset();
+    m_layout.reset();
     updateGeometry();
     update();
 }
 
 AlignmentLayout AlignmentGrid::currentLayout() const {
+    if (m_layout && m_layoutSize == size()) {
+        return *m_layout;
+    }
     AlignmentLayout l = layoutAlignment(m_cells, QSizeF(size()), font(), this);
     // Centred across a wide window rather than huddled at its left edge.
     const double dx = std::floor(std::max(0.0, (width() - l.needed.width()) / 2));
     l.cells.translate(dx, 0);
     l.colorBar.translate(dx, 0);
+    m_layout = l;
+    m_layoutSize = size();
     return l;
+}
+
+void AlignmentGrid::changeEvent(QEvent* event) {
+    if (event->type() == QEvent::FontChange) {
+        m_layout.reset();
+        updateGeometry();
+    }
+    QWidget::changeEvent(event);
 }
 
 QRectF AlignmentGrid::cellRect(int row, int col) const {

@@ -103,6 +103,7 @@ signals:
 
 protected:
     bool event(QEvent* event) override;
+    void changeEvent(QEvent* event) override;
     void paintEvent(QPaintEvent* event) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
@@ -113,6 +114,9 @@ private:
 
     AlignmentCells m_cells;
     QString m_placeholder;
+    // Layout measures every label at each cell size tried; mouse moves reuse it.
+    mutable std::optional<AlignmentLayout> m_layout;
+    mutable QSize m_layoutSize;
     std::optional<std::pair<int, int>> m_hover;
 };
 
