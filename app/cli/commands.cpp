@@ -17,6 +17,7 @@
 #include "attnscope/model/model.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "sentence_input.h"
+#include "seq2seq_command.h"
 
 namespace attnscope::cli {
 
@@ -85,6 +86,10 @@ std::string positionsNote(const model::ModelSpec& s) {
 
 int runInfo(const std::string& modelDir) {
     const auto m = model::loadModel(modelDir);
+    if (m->isEncoderDecoder()) {
+        printSeq2SeqInfo(modelDir, *m);
+        return 0;
+    }
     const model::ModelSpec& s = m->spec;
     std::cout << "model:            " << modelDir << "\n"
               << "architecture:     " << s.modelType << " ("
@@ -145,15 +150,17 @@ CLI::App* addAttentionCommand(CLI::App& app, AttentionArgs& args) {
                 return finite ? std::string() : "a finite number is needed, not " + value;
             },
             "FINITE"));
+    addTargetOptions(*attn, args.target, /*greedy=*/true);
     attn->callback([&args] { checkSentenceArgs(args.sentence); });
     return attn;
 }
 
 int runAttention(const AttentionArgs& args) {
     const SentenceArgs& sentence = args.sentence;
-    const auto m = loadModelWithWarnings(
-        sentence.modelDir,
-        sentence.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly);
+    const auto m = loadForTarget(sentence, args.target);
+    if (m->isEncoderDecoder()) {
+        return runSeq2SeqAttention(args, *m);
+    }
     forward::ForwardInput input;
     exporting::ExportTokens exportTokens;
     if (sentence.text) {

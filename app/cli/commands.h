@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sentence_input.h"
+#include "seq2seq_input.h"
 
 namespace CLI {
 class App;
@@ -18,9 +19,11 @@ struct AttentionArgs {
     std::string out;
     int causalOffset = 0;  // with --mask causal
     std::optional<float> scale;
+    TargetArgs target;  // encoder-decoder models
 };
 
-// The attention subcommand: the shared sentence options, --out, --causal-offset and --scale.
+// The attention subcommand: the shared sentence options, --out, --causal-offset and --scale;
+// for encoder-decoder models --target / --target-ids or --greedy N.
 CLI::App* addAttentionCommand(CLI::App& app, AttentionArgs& args);
 
 int runInfo(const std::string& modelDir);

@@ -8,6 +8,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/forward/prediction.h"
+#include "seq2seq_command.h"
 
 namespace attnscope::cli {
 
@@ -53,14 +54,18 @@ CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
     predict->add_option("--top", args.top, "How many candidates per position")
         ->check(CLI::Range(1, 1000));
     predict->add_option("--csv", args.csv, "Also write the table to this CSV file");
+    addTargetOptions(*predict, args.target, /*greedy=*/false);
     predict->callback([&args] { checkSentenceArgs(args.sentence); });
     return predict;
 }
 
 int runPredict(const PredictArgs& args) {
-    const LoadedSentence s = analyzeSentence(args.sentence);
-    const model::Model& m = *s.model;
-    const analysis::SentenceAnalysis& a = s.analysis;
+    const auto model = loadForTarget(args.sentence, args.target);
+    const model::Model& m = *model;
+    if (m.isEncoderDecoder()) {
+        return runSeq2SeqPredict(args, m);
+    }
+    const analysis::SentenceAnalysis a = analyzeLoaded(m, args.sentence);
     if (!forward::hasPredictionHead(m)) {
         throw InvalidArgument(args.sentence.modelDir +
                               ": this checkpoint has no prediction head (MLM or LM head "

@@ -10,6 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <QGuiApplication>
 
+#include "attnscope/analysis/seq2seq_analysis.h"
+#include "attnscope/base/error.h"
 #include "render/figure.h"
 #include "render/figure_file.h"
 
@@ -71,6 +73,48 @@ render::FigureOptions figureOptions(const RenderArgs& args) {
     return o;
 }
 
+forward::AttentionKind kindOf(const std::string& name) {
+    if (name == "encoder") {
+        return forward::AttentionKind::Encoder;
+    }
+    return name == "decoder" ? forward::AttentionKind::Decoder : forward::AttentionKind::Cross;
+}
+
+// The maps to draw: the sentence's, or for an encoder-decoder model those of --kind.
+analysis::SentenceAnalysis analyzeForRender(const RenderArgs& args) {
+    const auto m = loadForTarget(args.sentence, args.target);
+    if (!m->isEncoderDecoder()) {
+        if (args.kind) {
+            throw InvalidArgument(args.sentence.modelDir + ": --kind " + *args.kind +
+                                  " needs an encoder-decoder model (T5, BART, mBART, Marian); "
+                                  "this " +
+                                  m->spec.modelType + " model has a single stack");
+        }
+        return analyzeLoaded(*m, args.sentence);
+    }
+    analysis::Seq2SeqAnalysis a =
+        analyzeSeq2Seq(*m, args.sentence, args.target, forwardOptions(args.sentence), true);
+    const forward::AttentionKind kind = kindOf(args.kind.value_or("cross"));
+    if (kind == forward::AttentionKind::Cross) {
+        // render/figure.h draws square maps only (checkHeads wants n x n); saying so beats its
+        // "no attention maps to draw".
+        throw InvalidArgument(args.sentence.modelDir +
+                              ": --kind cross: figures of cross-attention (decoder rows x source "
+                              "columns) cannot be drawn yet; use --kind encoder or --kind "
+                              "decoder, or attnscope-cli attention for the maps");
+    }
+    printResultWarnings(a.of(kind).forward);
+    switch (kind) {
+        case forward::AttentionKind::Encoder:
+            return std::move(a.encoder);
+        case forward::AttentionKind::Decoder:
+            return std::move(a.decoder);
+        case forward::AttentionKind::Cross:
+            break;
+    }
+    return std::move(a.cross);
+}
+
 std::vector<HeadId> selectedHeads(const RenderArgs& args) {
     if (args.layer && args.head) {
         return {{*args.layer, *args.head}};
@@ -115,22 +159,27 @@ CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args) {
     render->add_option("--scaling", args.scaling, "Colour scaling")
         ->check(CLI::IsMember({"linear", "log", "per-row"}))
         ->capture_default_str();
+    addTargetOptions(*render, args.target, /*greedy=*/true);
+    render
+        ->add_option("--kind", args.kind,
+                     "Encoder-decoder models: encoder, decoder or cross (the default) attention")
+        ->check(CLI::IsMember({"encoder", "decoder", "cross"}));
     render->callback([&args] { checkRenderArgs(args); });
     return render;
 }
 
 int runRender(const RenderArgs& args) {
     // The model runs before Qt starts, so data errors never depend on the GUI layer.
-    const LoadedSentence s = analyzeSentence(args.sentence);
+    const analysis::SentenceAnalysis analysis = analyzeForRender(args);
     const std::vector<HeadId> heads = selectedHeads(args);  // empty: the whole grid
-    render::checkFigureHeads(s.analysis, heads);
+    render::checkFigureHeads(analysis, heads);
     const OffscreenGui gui;
     const render::FigureOptions options = figureOptions(args);
     const QString out = QString::fromStdString(args.out);
     if (args.layer && args.head) {
-        render::saveHeadFigure(out, s.analysis, heads.front(), options);
+        render::saveHeadFigure(out, analysis, heads.front(), options);
     } else {
-        render::saveHeadsFigure(out, s.analysis, heads, options);
+        render::saveHeadsFigure(out, analysis, heads, options);
     }
     std::cerr << "attnscope-cli: wrote " << args.out << " (" << args.width << "x" << args.height
               << " px at " << args.dpi << " dpi)\n";

@@ -66,19 +66,21 @@ std::vector<std::int32_t> checkedTokenIds(const std::vector<std::int64_t>& ids) 
     return out;
 }
 
+analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args) {
+    const forward::ForwardOptions options = forwardOptions(args);
+    analysis::SentenceAnalysis a =
+        args.text ? analysis::analyzeText(m, *args.text, options)
+                  : analysis::analyzeIds(m, checkedTokenIds(args.tokenIds), options);
+    printResultWarnings(a.forward);
+    return a;
+}
+
 LoadedSentence analyzeSentence(const SentenceArgs& args) {
     LoadedSentence s;
     s.model =
         loadModelWithWarnings(args.modelDir, args.text ? model::TokenizerLoading::Full
                                                        : model::TokenizerLoading::VocabularyOnly);
-    const forward::ForwardOptions options = forwardOptions(args);
-    if (args.text) {
-        s.analysis = analysis::analyzeText(*s.model, *args.text, options);
-        printResultWarnings(s.analysis.forward);
-        return s;
-    }
-    s.analysis = analysis::analyzeIds(*s.model, checkedTokenIds(args.tokenIds), options);
-    printResultWarnings(s.analysis.forward);
+    s.analysis = analyzeLoaded(*s.model, args);
     return s;
 }
 

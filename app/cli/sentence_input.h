@@ -42,6 +42,9 @@ struct LoadedSentence {
 // the tokenizer is not loaded, only the vocabulary that labels them.
 LoadedSentence analyzeSentence(const SentenceArgs& args);
 
+// analyzeSentence with the model already loaded.
+analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args);
+
 // The two halves of analyzeSentence, for commands that run many sentences through one model.
 // TokenizerLoading::VocabularyOnly when no text will be tokenized.
 std::shared_ptr<const model::Model> loadModelWithWarnings(

@@ -1,0 +1,320 @@
+// attnscope-cli on encoder-decoder models (issue 20): `attention --token-ids --target-ids` writes
+// the three kinds of maps that seq2seq_reference.py computed for each fixture input, in the
+// groups of writeSeq2SeqInterchangeFile; --text/--target and --greedy agree with the core's
+// analyzeSeq2SeqText and greedyTarget; info, predict and render know both stacks; a target on a
+// one-stack model, --kind on one, --greedy with --target and greedy decoding without an LM head
+// are clear errors with their exit codes.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hdf5.h>
+#include <nlohmann/json.hpp>
+
+#include "../support/h5_reader.h"
+#include "../support/reference_file.h"
+#include "../support/run_command.h"
+#include "../support/test_files.h"
+#include "attnscope/analysis/seq2seq_analysis.h"
+#include "attnscope/forward/prediction.h"
+#include "attnscope/io/safetensors.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope {
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+using testing::H5Reader;
+
+const fs::path kRoot = fs::path(ATTNSCOPE_FIXTURE_DIR) / "seq2seq";
+const fs::path kTokenized = kRoot / "bart_tok_f32";
+constexpr double kTol = 1e-5;
+
+testing::CommandRun cli(const std::string& args) {
+    std::string command = "'";
+    command.append(ATTNSCOPE_CLI).append("' ").append(args);
+    return testing::runCommand(command);
+}
+
+std::string quoted(const fs::path& p) {
+    return testing::shellQuoted(p);
+}
+
+bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+std::string idList(const std::vector<std::int64_t>& ids) {
+    std::string out;
+    for (const std::int64_t id : ids) {
+        out.append(out.empty() ? "" : ",").append(std::to_string(id));
+    }
+    return out;
+}
+
+Json manifestEntry(const std::string& name) {
+    std::ifstream in(kRoot / "manifest.json");
+    for (const Json& e : Json::parse(in)) {
+        if (e.at("case") == name) {
+            return e;
+        }
+    }
+    throw std::runtime_error("case " + name + " is not in " + (kRoot / "manifest.json").string());
+}
+
+std::vector<std::int64_t> int64s(const H5Reader& h5, const std::string& name) {
+    return h5.values<std::int64_t>(name.c_str(), H5T_NATIVE_INT64);
+}
+
+std::vector<float> floats(const H5Reader& h5, const std::string& name) {
+    return h5.values<float>(name.c_str(), H5T_NATIVE_FLOAT);
+}
+
+// Largest |got - want|, and the largest |want| (logits are compared relative to it).
+std::pair<double, double> gap(const std::vector<float>& got, const std::vector<float>& want) {
+    if (got.size() != want.size()) {
+        return {INFINITY, 0.0};
+    }
+    double worst = 0;
+    double largest = 0;
+    for (std::size_t k = 0; k < got.size(); ++k) {
+        worst = std::max(worst, std::abs(static_cast<double>(got[k]) - want[k]));
+        largest = std::max(largest, std::abs(static_cast<double>(want[k])));
+    }
+    return {worst, largest};
+}
+
+std::shared_ptr<const model::Model> load(const fs::path& dir) {
+    return model::loadModel(dir);
+}
+
+class Seq2SeqCli : public ::testing::TestWithParam<std::string> {};
+
+// Teacher forcing makes the decoder input [start] + target[:-1]; the fixture's decoder inputs
+// are [start] + ids, so the target is those ids plus any last token. Inputs with source padding
+// are left out: the CLI takes no padding, the reference masks it.
+TEST_P(Seq2SeqCli, AttentionIdsMatchTheReferenceKindByKind) {
+    const Json entry = manifestEntry(GetParam());
+    const fs::path dir = kRoot / GetParam();
+    const Json& inputs = entry.at("inputs");
+    int checked = 0;
+    for (std::size_t k = 0; k < inputs.size(); ++k) {
+        if (inputs[k].at("source_padding").get<int>() > 0) {
+            continue;
+        }
+        const auto source = inputs[k].at("source").get<std::vector<std::int64_t>>();
+        const auto decoder = inputs[k].at("decoder").get<std::vector<std::int64_t>>();
+        std::vector<std::int64_t> target(decoder.begin() + 1, decoder.end());
+        target.push_back(decoder.front());
+        testing::ScratchDir tmp;
+        const fs::path out = tmp.path() / "run.h5";
+        const auto run = cli("attention " + quoted(dir) + " --token-ids " + idList(source) +
+                             " --target-ids " + idList(target) + " --out " + quoted(out));
+        const std::string what = GetParam() + " input " + std::to_string(k);
+        ASSERT_EQ(run.exitCode, 0) << what << ": " << run.err;
+        const io::SafetensorsFile ref(dir / entry.at("references").at(k).get<std::string>());
+        const H5Reader h5(out);
+        ASSERT_TRUE(h5.ok()) << what;
+        EXPECT_EQ(h5.text("file_kind"), "encoder-decoder");
+        EXPECT_EQ(int64s(h5, "target_token_ids"), target) << what;
+        for (const std::string kind : {"encoder", "decoder", "cross"}) {
+            const auto [probGap, probMax] =
+                gap(floats(h5, kind + "/attention"), testing::floats(ref, kind + "_attention"));
+            EXPECT_LE(probGap, kTol) << what << " " << kind << " attention";
+            const auto [logitGap, logitMax] =
+                gap(floats(h5, kind + "/logits"), testing::floats(ref, kind + "_logits"));
+            EXPECT_LE(logitGap, kTol * std::max(1.0, logitMax)) << what << " " << kind << " logits";
+            const std::vector<hsize_t> dims = h5.dims((kind + "/attention").c_str());
+            const auto& refShape = ref.tensors().at(kind + "_attention").shape;
+            EXPECT_EQ(std::vector<std::int64_t>(dims.begin(), dims.end()), refShape) << what;
+            EXPECT_EQ(int64s(h5, kind + "/row_token_ids"), kind == "encoder" ? source : decoder);
+            EXPECT_EQ(int64s(h5, kind + "/column_token_ids"), kind == "decoder" ? decoder : source);
+        }
+        for (const std::string stack : {"encoder", "decoder"}) {
+            const auto [hiddenGap, hiddenMax] =
+                gap(floats(h5, stack + "/hidden"), testing::floats(ref, stack + "_hidden"));
+            EXPECT_LE(hiddenGap, 1e-4 * std::max(1.0, hiddenMax)) << what << " " << stack;
+        }
+        ++checked;
+    }
+    EXPECT_GE(checked, 2) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2SeqCli,
+                         ::testing::Values("t5_v10_f32", "t5_v11_bf16", "t5_model_f16", "bart_f32",
+                                           "mbart_f16", "marian_f32", "marian_untied_bf16",
+                                           "bart_tok_f32"),
+                         [](const auto& p) { return p.param; });
+
+// Text on both sides: the file holds exactly what analyzeSeq2SeqText computes, with the tokens'
+// spans in each text.
+TEST(Seq2SeqCliText, TextAndTargetMatchTheCoreAnalysis) {
+    const std::string source = "The head looks at every token.";
+    const std::string target = "Heads attend to words.";
+    testing::ScratchDir tmp;
+    const fs::path out = tmp.path() / "text.h5";
+    const auto run = cli("attention " + quoted(kTokenized) + " --text '" + source + "' --target '" +
+                         target + "' --out " + quoted(out));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const auto m = load(kTokenized);
+    const analysis::Seq2SeqAnalysis a = analysis::analyzeSeq2SeqText(*m, source, target);
+    const H5Reader h5(out);
+    EXPECT_EQ(h5.text("source_text"), source);
+    EXPECT_EQ(h5.text("target_text"), target);
+    EXPECT_EQ(h5.text("model_type"), "bart");
+    EXPECT_EQ(h5.number<std::int64_t>("decoder_start_token_id", H5T_NATIVE_INT64), 2);
+    for (const auto kind : {forward::AttentionKind::Encoder, forward::AttentionKind::Decoder,
+                            forward::AttentionKind::Cross}) {
+        const std::string name = forward::attentionKindName(kind);
+        const forward::ForwardResult& r = a.of(kind).forward;
+        const std::vector<float> want(r.probs.begin(), r.probs.end());
+        EXPECT_LE(gap(floats(h5, name + "/attention"), want).first, 1e-7) << name;
+    }
+    std::vector<std::string> sourcePieces;
+    std::vector<std::int64_t> sourceSpans;
+    for (const tokenize::Token& t : a.encoder.tokens) {
+        sourcePieces.push_back(t.text);
+        sourceSpans.push_back(static_cast<std::int64_t>(t.charBegin));
+        sourceSpans.push_back(static_cast<std::int64_t>(t.charEnd));
+    }
+    EXPECT_EQ(h5.strings("cross/column_tokens"), sourcePieces);
+    EXPECT_EQ(int64s(h5, "cross/column_offsets"), sourceSpans);
+    std::vector<std::int64_t> targetIds;
+    for (const tokenize::Token& t : a.targetTokens) {
+        targetIds.push_back(t.id);
+    }
+    EXPECT_EQ(int64s(h5, "target_token_ids"), targetIds);
+    // "Heads" is the target's first word: the first target token's span starts at 0.
+    EXPECT_EQ(int64s(h5, "target_offsets").at(2), a.targetTokens.at(1).charBegin);
+}
+
+// --greedy decodes what greedyTarget decodes, prints it, and runs it as the target.
+TEST(Seq2SeqCliText, GreedyTargetIsTheCoresGreedyTarget) {
+    testing::ScratchDir tmp;
+    const fs::path out = tmp.path() / "greedy.h5";
+    const auto run = cli("attention " + quoted(kTokenized) +
+                         " --text 'Every head looks.' --greedy 6 --out " + quoted(out));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const auto m = load(kTokenized);
+    analysis::GreedyOptions options;
+    options.maxTokens = 6;
+    const std::vector<std::int32_t> ids = analysis::greedyTarget(
+        *m, tokenize::ids(m->tokenizer->encode("Every head looks.")), options);
+    std::string printed;
+    for (const std::int32_t id : ids) {
+        printed.append(" ").append(std::to_string(id));
+    }
+    EXPECT_TRUE(has(run.err, "greedy target (" + std::to_string(ids.size()) + " token")) << run.err;
+    EXPECT_TRUE(has(run.err, "):" + printed + "\n")) << run.err;
+    const H5Reader h5(out);
+    EXPECT_EQ(int64s(h5, "target_token_ids"), std::vector<std::int64_t>(ids.begin(), ids.end()));
+}
+
+struct ErrorCase {
+    const char* name;
+    std::string args;
+    int exitCode;
+    std::string message;
+};
+
+// Each misuse: its exit code, a message saying what is wrong, and no file.
+TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
+    testing::ScratchDir tmp;
+    const fs::path out = tmp.path() / "never.h5";
+    const fs::path png = tmp.path() / "never.png";
+    const std::string bert = quoted(ATTNSCOPE_DEFAULT_MODEL);
+    const std::vector<ErrorCase> cases = {
+        {"target on BERT", "attention " + bert + " --text 'a b' --target 'c' --out " + quoted(out),
+         1,
+         "--target needs an encoder-decoder model (T5, BART, mBART, Marian); this bert model "
+         "has a single stack"},
+        {"target ids on BERT", "predict " + bert + " --token-ids 101,102 --target-ids 5", 1,
+         "--target-ids needs an encoder-decoder model"},
+        {"kind cross on BERT",
+         "render " + bert + " --text 'a b' --kind cross --layer 0 --head 0 --out " + quoted(png), 1,
+         "--kind cross needs an encoder-decoder model"},
+        {"greedy with target",
+         "attention " + quoted(kTokenized) + " --text 'a' --target 'b' --greedy 3 --out " +
+             quoted(out),
+         2, "--target excludes --greedy"},
+        {"greedy without LM head",
+         "attention " + quoted(kRoot / "t5_model_f16") + " --token-ids 5,6,1 --greedy 3 --out " +
+             quoted(out),
+         1, "no LM head"},
+        {"no target", "attention " + quoted(kTokenized) + " --text 'a b' --out " + quoted(out), 1,
+         "give the target with --target or --target-ids, or decode one with --greedy N"},
+        {"bad target id",
+         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids -4 --out " +
+             quoted(out),
+         1, "--target-ids: -4 is not a valid token id"},
+    };
+    for (const ErrorCase& c : cases) {
+        const auto run = cli(c.args);
+        EXPECT_EQ(run.exitCode, c.exitCode) << c.name << ": " << run.err;
+        EXPECT_TRUE(has(run.err, c.message)) << c.name << ": " << run.err;
+        EXPECT_FALSE(has(run.err, "internal error")) << c.name;
+        EXPECT_FALSE(fs::exists(out)) << c.name;
+        EXPECT_FALSE(fs::exists(png)) << c.name;
+    }
+}
+
+TEST(Seq2SeqCliInfo, InfoShowsBothStacksAndTheirTokens) {
+    const auto run = cli("info " + quoted(kTokenized));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    EXPECT_TRUE(has(run.out, "architecture:     bart (encoder-decoder)\n")) << run.out;
+    EXPECT_TRUE(has(run.out, "encoder:          2 layers, 2 heads per layer (4 in all)"));
+    EXPECT_TRUE(has(run.out, "decoder:          2 layers, 4 heads per layer (8 in all)"));
+    EXPECT_TRUE(has(run.out, "cross-attention:  2 layers x 4 heads"));
+    EXPECT_TRUE(has(run.out, "decoder start:    2 (</s>)\n"));
+    EXPECT_TRUE(has(run.out, "tokenizer:        byte-level BPE"));
+    EXPECT_TRUE(has(run.out, "target tokenizer: the same\n"));
+    EXPECT_TRUE(has(run.out, "prediction head:  sequence-to-sequence LM\n"));
+}
+
+// predict --target: one block per decoder row, each row's best candidate the core's.
+TEST(Seq2SeqCliPredict, PredictsTheNextTargetTokenAtEachRow) {
+    const auto run = cli("predict " + quoted(kTokenized) +
+                         " --text 'The head looks.' --target 'Heads look.' --top 1");
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const auto m = load(kTokenized);
+    const analysis::Seq2SeqAnalysis a =
+        analysis::analyzeSeq2SeqText(*m, "The head looks.", "Heads look.");
+    ASSERT_GT(a.decoder.forward.nTokens, 2);
+    for (int row = 0; row < a.decoder.forward.nTokens; ++row) {
+        const auto best = forward::topPredictions(*m, a.decoder.forward, row, 1).front();
+        EXPECT_TRUE(has(run.out, "(id " + std::to_string(best.id) + ")\n")) << row;
+    }
+    EXPECT_TRUE(has(run.out, "(target: " + a.targetLabel(0) + ")")) << run.out;
+    const auto one = cli("predict " + quoted(kTokenized) +
+                         " --text 'The head looks.' --target 'Heads look.' --position 99");
+    EXPECT_EQ(one.exitCode, 1);
+    EXPECT_TRUE(has(one.err, "--position: 99 is outside the decoder input's")) << one.err;
+}
+
+TEST(Seq2SeqCliRender, DrawsEncoderAndDecoderMaps) {
+    testing::ScratchDir tmp;
+    for (const std::string kind : {"encoder", "decoder", "cross"}) {
+        const fs::path png = tmp.path() / (kind + ".png");
+        const auto run = cli("render " + quoted(kTokenized) +
+                             " --text 'The head looks.' --target 'Heads look.' --kind " + kind +
+                             " --layer 1 --head 1 --width 400 --height 400 --out " + quoted(png));
+        if (kind == "cross") {
+            // Until render/figure.h draws rectangular maps: a clear refusal, no file.
+            EXPECT_EQ(run.exitCode, 1) << run.err;
+            EXPECT_TRUE(has(run.err, "--kind cross: figures of cross-attention")) << run.err;
+            EXPECT_FALSE(fs::exists(png));
+            continue;
+        }
+        EXPECT_EQ(run.exitCode, 0) << kind << ": " << run.err;
+        EXPECT_TRUE(fs::exists(png)) << kind;
+    }
+}
+
+}  // namespace
+}  // namespace attnscope
