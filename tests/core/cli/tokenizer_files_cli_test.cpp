@@ -166,8 +166,10 @@ TEST(TokenIdsCli, WordLevelTokenizerIsNeverLoaded) {
         run("attention " + quoted(dir) + " --text CCO --out " + quoted(tmp.path() / "t.h5"));
     EXPECT_EQ(text.exitCode, 1);
     EXPECT_EQ(std::count(text.err.begin(), text.err.end(), '\n'), 1) << text.err;
-    for (const std::string& part : {(dir / "tokenizer.json").string(), std::string("WordLevel"),
-                                    std::string("not supported")}) {
+    // WordLevel runs now (issue 20), but this vocabulary has no unk_token for an unknown word,
+    // which the tokenizers crate refuses too.
+    for (const std::string& part : {(dir / "tokenizer.json").string(), std::string("unk_token"),
+                                    std::string("cannot be encoded")}) {
         EXPECT_NE(text.err.find(part), std::string::npos) << part << " not in: " << text.err;
     }
     EXPECT_FALSE(fs::exists(tmp.path() / "t.h5"));
