@@ -36,9 +36,20 @@ std::shared_ptr<const model::Model> load(const fs::path& dir) {
 }
 
 // The cases make_seq2seq_checkpoints.py writes; ManifestListsEveryCase keeps the lists in step.
-const std::vector<std::string> kCases = {"t5_v10_f32",         "t5_v11_bf16", "t5_model_f16",
-                                         "bart_f32",           "mbart_f16",   "marian_f32",
-                                         "marian_untied_bf16", "bart_tok_f32"};
+// marian_enmg (opus-mt-en-mg's real tokenizer files, random weights) only when ../shared exists.
+const bool kWithShared = fs::exists(fs::path(ATTNSCOPE_SHARED_DIR) / "data" / "tokenizers");
+
+std::vector<std::string> cases() {
+    std::vector<std::string> out = {"t5_v10_f32",         "t5_v11_bf16", "t5_model_f16",
+                                    "bart_f32",           "mbart_f16",   "marian_f32",
+                                    "marian_untied_bf16", "bart_tok_f32"};
+    if (kWithShared) {
+        out.push_back("marian_enmg");
+    }
+    return out;
+}
+
+const std::vector<std::string> kCases = cases();
 
 Json manifestEntry(const std::string& name) {
     std::ifstream in(kRoot / "manifest.json");
