@@ -7,6 +7,7 @@
 
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/export/hdf5_writer.h"
+#include "attnscope/export/seq2seq_export.h"
 #include "dialogs/export_dialog.h"
 #include "dialogs/file_dialogs.h"
 #include "main_window.h"
@@ -48,6 +49,17 @@ bool MainWindow::exportHdf5(const QString& path) {
     if (!result) {
         m_session->reportError(tr("Nothing to export yet: type a sentence first."));
         return false;
+    }
+    if (const auto seq2seq = m_session->seq2seq()) {
+        // All three kinds with their rows' and columns' tokens, not only the kind on screen.
+        const auto model = m_session->model();
+        const exporting::Seq2SeqMetadata meta{m_session->modelPath().toStdString(),
+                                              model->spec.modelType,
+                                              model->decoder->spec.decoderStartTokenId.value_or(0)};
+        m_service->exportFile(path, [seq2seq, meta](const std::string& file) {
+            exporting::writeSeq2SeqInterchangeFile(file, *seq2seq, meta);
+        });
+        return true;
     }
     const exporting::ExportMetadata source{m_session->modelPath().toStdString(),
                                            m_session->model()->spec.modelType, result->text};

@@ -61,10 +61,10 @@ QString attentionAxesText(AttentionKind kind) {
         case AttentionKind::Encoder:
             return QObject::tr("rows: source queries, columns: source keys");
         case AttentionKind::Decoder:
-            return QObject::tr("rows: decoder queries, columns: decoder keys (causal)");
+            return QObject::tr("rows: decoder queries, columns: decoder keys");
         case AttentionKind::Cross:
-            return QObject::tr(
-                "rows: the target token each decoder row produces (→), columns: source tokens");
+            // Short enough for the head view's title at 1024 px; the tool tips say more.
+            return QObject::tr("rows: target tokens produced (→), columns: source tokens");
     }
     return {};
 }

@@ -15,8 +15,10 @@
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include "../../core/support/h5_reader.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/tokenize/detokenize.h"
@@ -55,6 +57,8 @@ private slots:
     void aNewSourceStopsTranslate();
     void unsupportedFeaturesSayWhy();
     void scaleIsTheShownStacksOwn();
+    void hdf5ExportHoldsAllThreeKinds();
+    void screenshots();
 
 private:
     void open(const QString& dir);
@@ -296,6 +300,45 @@ void Seq2SeqWindowTest::scaleIsTheShownStacksOwn() {
     expectScale(AttentionKind::Decoder, *model()->decoder,
                 QStringLiteral("Decoder self-attention"));
     expectScale(AttentionKind::Cross, *model()->decoder, QStringLiteral("Cross-attention"));
+}
+
+// File ▸ Export ▸ HDF5 writes the encoder-decoder file (all three kinds), not just the kind shown.
+void Seq2SeqWindowTest::hdf5ExportHoldsAllThreeKinds() {
+    openAndType();
+    const analysis::Seq2SeqAnalysis expected = core();
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("run.h5"));
+    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
+    QVERIFY(m_window->exportHdf5(path));
+    QVERIFY(written.wait(20000));
+    QCOMPARE(written.first().at(1).toBool(), true);
+    const testing::H5Reader file(path.toStdString());
+    QVERIFY(file.ok());
+    QCOMPARE(QString::fromStdString(file.text("file_kind")), QStringLiteral("encoder-decoder"));
+    const auto cross = file.dims("cross/attention");
+    QCOMPARE(cross.size(), std::size_t{4});
+    QCOMPARE(static_cast<int>(cross[2]), expected.cross.forward.nTokens);
+    QCOMPARE(static_cast<int>(cross[3]), expected.cross.keyCount());
+    QCOMPARE(static_cast<int>(file.dims("encoder/attention")[1]), expected.encoder.forward.nHeads);
+}
+
+// Not a check: pictures of the cross-attention head view for people (ATTNSCOPE_SHOT_DIR=<folder>,
+// run under xvfb-run), at a laptop's and a desktop's size.
+void Seq2SeqWindowTest::screenshots() {
+    const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR");
+    if (dir.isEmpty()) {
+        QSKIP("set ATTNSCOPE_SHOT_DIR to write the pictures");
+    }
+    openAndType();
+    for (const QSize size : {QSize(1024, 700), QSize(1920, 1080)}) {
+        m_window->resize(size);
+        QTest::qWait(300);
+        const QString name = QStringLiteral("%1/seq2seq-cross-%2x%3.png")
+                                 .arg(dir)
+                                 .arg(size.width())
+                                 .arg(size.height());
+        QVERIFY(m_window->grab().save(name));
+    }
 }
 
 QTEST_MAIN(Seq2SeqWindowTest)
