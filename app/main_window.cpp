@@ -44,6 +44,7 @@
 #include "session/default_model.h"
 #include "settings/app_settings.h"
 #include "views/ablation_menu.h"
+#include "views/alignment_view.h"
 #include "views/attention_kind_combo.h"
 #include "views/compare_view.h"
 #include "views/entropy_charts.h"
@@ -102,6 +103,16 @@ void MainWindow::buildViews() {
     m_tabs->addTab(m_charts, tr("Entropy"));
     m_tabs->addTab(new OffsetsView(m_session, m_tabs), tr("Offsets"));
     m_tabs->addTab(new MethodCompareView(m_session, m_tabs), tr("Methods"));
+    auto* alignment = new AlignmentView(m_tabs);  // issue 20: encoder-decoder models only
+    m_tabs->addTab(alignment, tr("Alignment"));
+    connect(m_session, &AnalysisSession::resultChanged, alignment,
+            [this, alignment] { alignment->setAnalysis(m_session->seq2seq()); });
+    connect(m_session, &AnalysisSession::selectedHeadChanged, alignment,
+            [this, alignment](HeadId h) {
+                if (m_session->attentionKind() == forward::AttentionKind::Cross) {
+                    alignment->setHead(h.layer, h.head);
+                }
+            });
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_tabs);
     auto* layout = new QVBoxLayout(central);

@@ -10,9 +10,9 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
-#include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include "attnscope/base/error.h"
@@ -69,11 +69,10 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("alignmentView"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
-    layout->addWidget(buildControls());
     m_rule = new QLabel(this);
     m_rule->setObjectName(QStringLiteral("alignmentRule"));
     m_rule->setWordWrap(true);
-    layout->addWidget(m_rule);
+    layout->addWidget(buildControls());
     m_status = new QLabel(this);
     m_status->setObjectName(QStringLiteral("alignmentStatus"));
     m_status->setWordWrap(true);
@@ -92,8 +91,9 @@ AlignmentView::AlignmentView(QWidget* parent) : QWidget(parent) {
 
 QWidget* AlignmentView::buildControls() {
     auto* bar = new QWidget(this);
-    auto* row = new QHBoxLayout(bar);
-    row->setContentsMargins(0, 0, 0, 0);
+    auto* column = new QVBoxLayout(bar);
+    column->setContentsMargins(0, 0, 0, 0);
+    auto* row = new QHBoxLayout;
     m_layerBox = new QComboBox(bar);
     m_layerBox->setObjectName(QStringLiteral("alignmentLayer"));
     m_layerBox->setToolTip(tr("Decoder layer whose cross-attention is shown (0-based)"));
@@ -103,23 +103,30 @@ QWidget* AlignmentView::buildControls() {
     m_aggregationBox = new QComboBox(bar);
     m_aggregationBox->setObjectName(QStringLiteral("alignmentAggregation"));
     m_aggregationBox->setToolTip(tr("How a target word's tokens make its row"));
-    m_aggregationBox->addItem(tr("target word: mean of tokens"),
-                              static_cast<int>(FromAggregation::Mean));
-    m_aggregationBox->addItem(tr("target word: first token"),
-                              static_cast<int>(FromAggregation::First));
-    m_aggregationBox->addItem(tr("target word: max of tokens"),
-                              static_cast<int>(FromAggregation::Max));
-    m_exportImage = new QPushButton(tr("Export image…"), bar);
+    m_aggregationBox->addItem(tr("mean of tokens"), static_cast<int>(FromAggregation::Mean));
+    m_aggregationBox->addItem(tr("first token"), static_cast<int>(FromAggregation::First));
+    m_aggregationBox->addItem(tr("max of tokens"), static_cast<int>(FromAggregation::Max));
+    m_exportImage = new QToolButton(bar);
+    m_exportImage->setText(tr("Image…"));
+    m_exportImage->setToolTip(tr("Export the view as a PNG, SVG or PDF figure"));
     m_exportImage->setObjectName(QStringLiteral("alignmentExportImage"));
-    m_exportCsv = new QPushButton(tr("Export CSV…"), bar);
+    m_exportCsv = new QToolButton(bar);
+    m_exportCsv->setText(tr("CSV…"));
+    m_exportCsv->setToolTip(tr("Export the word-pair weights as CSV"));
     m_exportCsv->setObjectName(QStringLiteral("alignmentExportCsv"));
-    row->addWidget(new QLabel(tr("Cross-attention:"), bar));
     row->addWidget(m_layerBox);
     row->addWidget(m_headBox);
+    row->addWidget(new QLabel(tr("target word:"), bar));
     row->addWidget(m_aggregationBox);
     row->addStretch(1);
-    row->addWidget(m_exportImage);
-    row->addWidget(m_exportCsv);
+    // The export buttons share the rule's line: one row of everything would not fit beside the
+    // model grid and the docks at 1024 pixels.
+    auto* ruleRow = new QHBoxLayout;
+    ruleRow->addWidget(m_rule, 1);
+    ruleRow->addWidget(m_exportImage, 0, Qt::AlignTop);
+    ruleRow->addWidget(m_exportCsv, 0, Qt::AlignTop);
+    column->addLayout(row);
+    column->addLayout(ruleRow);
 
     connect(m_layerBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         if (i >= 0) {
@@ -136,12 +143,12 @@ QWidget* AlignmentView::buildControls() {
     connect(m_aggregationBox, &QComboBox::currentIndexChanged, this, [this](int i) {
         setAggregation(static_cast<FromAggregation>(m_aggregationBox->itemData(i).toInt()));
     });
-    connect(m_exportImage, &QPushButton::clicked, this, [this] {
+    connect(m_exportImage, &QToolButton::clicked, this, [this] {
         askForSaveFile(this, tr("Export the alignment"),
                        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
                        [this](const QString& p) { return exportImage(p); });
     });
-    connect(m_exportCsv, &QPushButton::clicked, this, [this] {
+    connect(m_exportCsv, &QToolButton::clicked, this, [this] {
         askForSaveFile(this, tr("Export the alignment weights"), tr("CSV files (*.csv)"),
                        [this](const QString& p) { return exportCsv(p); });
     });

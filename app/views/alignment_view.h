@@ -25,8 +25,8 @@
 
 class QComboBox;
 class QLabel;
-class QPushButton;
 class QScrollArea;
+class QToolButton;
 
 namespace attnscope::app {
 
@@ -103,8 +103,8 @@ private:
     QComboBox* m_layerBox = nullptr;
     QComboBox* m_headBox = nullptr;
     QComboBox* m_aggregationBox = nullptr;
-    QPushButton* m_exportImage = nullptr;
-    QPushButton* m_exportCsv = nullptr;
+    QToolButton* m_exportImage = nullptr;
+    QToolButton* m_exportCsv = nullptr;
     QLabel* m_rule = nullptr;
     QLabel* m_status = nullptr;
     QScrollArea* m_scroll = nullptr;

@@ -300,6 +300,14 @@ private slots:
         }
     }
 
+    // The tab sits between the model grid and the right docks of a 1024-pixel window.
+    void controlsLeaveTheWindowNarrow() {
+        AlignmentView view;
+        view.setAnalysis(smallAnalysis());
+        QVERIFY2(view.minimumSizeHint().width() <= 520,
+                 qPrintable(QString::number(view.minimumSizeHint().width())));
+    }
+
     void longWordsAreElidedNotPushingTheCellsAway() {
         AlignmentView view;
         view.resize(1024, 700);

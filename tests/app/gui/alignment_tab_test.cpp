@@ -1,0 +1,94 @@
+// The main window's Alignment tab (issue 20): on an encoder-decoder model it shows
+// crossAlignment of the session's source-and-target analysis and follows the head picked for
+// cross-attention; on a one-stack model it says the view is for encoder-decoder models.
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTest>
+
+#include "attnscope/analysis/seq2seq_analysis.h"
+#include "main_window.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+#include "views/alignment_grid.h"
+#include "views/alignment_view.h"
+
+using namespace attnscope;
+using namespace attnscope::app;
+
+class AlignmentTabTest : public QObject {
+    Q_OBJECT
+
+private slots:
+
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true);
+        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
+        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
+    }
+
+    void init() {
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void showsTheSessionsAlignmentAndFollowsTheCrossHead() {
+        open(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/seq2seq/bart_tok_f32"));
+        auto* source = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+        auto* target = m_window->findChild<QLineEdit*>(QStringLiteral("targetEdit"));
+        QVERIFY(source && target);
+        source->clear();
+        QTest::keyClicks(source, QStringLiteral("The keys to the cabinet"));
+        QTest::keyClicks(target, QStringLiteral("attention heads look"));
+        AnalysisSession* s = m_window->session();
+        QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq() && s->seq2seq()->targetText == "attention heads look",
+                                 20000);
+        AlignmentView* view = alignmentView();
+        QCOMPARE(view->analysis(), s->seq2seq());
+        const auto& cross = s->seq2seq()->cross.forward;
+        QCOMPARE(view->layer(), cross.nLayers - 1);
+        QCOMPARE(view->head(), -1);
+        QVERIFY(view->grid()->cells().weights ==
+                analysis::crossAlignment(*s->seq2seq(), cross.nLayers - 1, -1).weights);
+        QCOMPARE(view->grid()->cells().targets, (QStringList{"attention", "heads", "look"}));
+        s->selectHead({0, 1});
+        QCOMPARE(view->layer(), 0);
+        QCOMPARE(view->head(), 1);
+        QVERIFY(view->grid()->cells().weights ==
+                analysis::crossAlignment(*s->seq2seq(), 0, 1).weights);
+    }
+
+    void oneStackModelsGetTheEmptyState() {
+        open(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32"));
+        QTest::keyClicks(m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit")),
+                         QStringLiteral("The keys"));
+        QTRY_VERIFY_WITH_TIMEOUT(m_window->session()->result() != nullptr, 20000);
+        QCOMPARE(alignmentView()->placeholder(), AlignmentView::oneStackText());
+    }
+
+private:
+    void open(const QString& dir) {
+        QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+        m_window->openModel(dir);
+        QVERIFY(loaded.wait(20000));
+        QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    }
+
+    AlignmentView* alignmentView() const {
+        auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+        auto* view = m_window->findChild<AlignmentView*>(QStringLiteral("alignmentView"));
+        if (!tabs || !view || tabs->tabText(tabs->indexOf(view)) != QStringLiteral("Alignment")) {
+            qFatal("no Alignment tab");
+        }
+        return view;
+    }
+
+    std::unique_ptr<MainWindow> m_window;
+};
+
+QTEST_MAIN(AlignmentTabTest)
+#include "alignment_tab_test.moc"
