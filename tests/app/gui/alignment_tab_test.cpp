@@ -55,6 +55,9 @@ private slots:
         QVERIFY(view->grid()->cells().weights ==
                 analysis::crossAlignment(*s->seq2seq(), cross.nLayers - 1, -1).weights);
         QCOMPARE(view->grid()->cells().targets, (QStringList{"attention", "heads", "look"}));
+        if (const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR"); !dir.isEmpty()) {
+            shot(dir, view);
+        }
         s->selectHead({0, 1});
         QCOMPARE(view->layer(), 0);
         QCOMPARE(view->head(), 1);
@@ -76,6 +79,15 @@ private:
         m_window->openModel(dir);
         QVERIFY(loaded.wait(20000));
         QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    }
+
+    // For people to look at: the tab in a 1024 × 700 window.
+    void shot(const QString& dir, AlignmentView* view) {
+        auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+        tabs->setCurrentWidget(view);
+        m_window->resize(1024, 700);
+        QTest::qWait(300);
+        m_window->grab().save(dir + QStringLiteral("/alignment-window-1024x700.png"));
     }
 
     AlignmentView* alignmentView() const {
