@@ -32,6 +32,7 @@
 #include "panels/importance_dock.h"
 #include "panels/mask_panel.h"
 #include "panels/message_bar.h"
+#include "panels/one_stack_docks.h"
 #include "panels/panel_scroll_area.h"
 #include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
@@ -170,6 +171,7 @@ void MainWindow::buildDocks() {
                 }
             });
     buildBottomDocks();
+    guardOneStackDocks(this, m_session);
     wireDependencies();
 }
 

@@ -8,6 +8,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -250,6 +251,14 @@ void Seq2SeqWindowTest::unsupportedFeaturesSayWhy() {
                  qPrintable(e.at(0).toString()));
     }
     QVERIFY(!m_window->service()->isScoring() && !m_window->service()->isSurveying());
+    // Their docks say so before any click.
+    for (const char* name : {"dependencyDock", "corefDock", "importanceDock", "surveyDock"}) {
+        auto* dock = m_window->findChild<QDockWidget*>(QLatin1String(name));
+        QVERIFY(dock);
+        QVERIFY(!dock->widget()->isEnabled());
+        QVERIFY(dock->widget()->toolTip().contains(QStringLiteral("encoder-decoder")));
+        QVERIFY(dock->windowTitle().endsWith(QStringLiteral("(not for encoder-decoder models)")));
+    }
     // Ablation refused, and the head's menu says so instead of offering it.
     s->ablateHead({0, 0}, forward::AblationKind::Zero);
     QVERIFY(s->ablations().empty());
