@@ -176,7 +176,7 @@ void MainWindowTest::failedLoadKeepsPreviousModel() {
     QTemporaryDir broken;
     QFile config(broken.filePath(QStringLiteral("config.json")));
     QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(R"({"model_type": "t5"})");
+    config.write(R"({"model_type": "xlnet"})");  // t5 is supported since issue 20
     config.close();
     QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
     m_window->openModel(broken.path());
@@ -185,7 +185,7 @@ void MainWindowTest::failedLoadKeepsPreviousModel() {
     QCOMPARE(session->model(), before);
     QCOMPARE(session->result(), result);
     auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
-    QVERIFY(bar->text().contains(QStringLiteral("'t5' is not supported")));
+    QVERIFY(bar->text().contains(QStringLiteral("'xlnet' is not supported")));
 }
 
 void MainWindowTest::typingRecomputesAndNewestWins() {
