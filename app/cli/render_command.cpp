@@ -80,8 +80,14 @@ forward::AttentionKind kindOf(const std::string& name) {
     return name == "decoder" ? forward::AttentionKind::Decoder : forward::AttentionKind::Cross;
 }
 
-// The maps to draw: the sentence's, or for an encoder-decoder model those of --kind.
-analysis::SentenceAnalysis analyzeForRender(const RenderArgs& args) {
+// The maps to draw: the sentence's, or for an encoder-decoder model those of --kind (cross by
+// default), with the row labels the head view gives them.
+struct RenderInput {
+    analysis::SentenceAnalysis analysis;
+    QStringList rowLabels;  // cross-attention: "→ piece", the token each decoder row produces
+};
+
+RenderInput analyzeForRender(const RenderArgs& args) {
     const auto m = loadForTarget(args.sentence, args.target);
     if (!m->isEncoderDecoder()) {
         if (args.kind) {
@@ -90,29 +96,27 @@ analysis::SentenceAnalysis analyzeForRender(const RenderArgs& args) {
                                   "this " +
                                   m->spec.modelType + " model has a single stack");
         }
-        return analyzeLoaded(*m, args.sentence);
+        return {analyzeLoaded(*m, args.sentence), {}};
     }
     analysis::Seq2SeqAnalysis a =
         analyzeSeq2Seq(*m, args.sentence, args.target, forwardOptions(args.sentence), true);
     const forward::AttentionKind kind = kindOf(args.kind.value_or("cross"));
-    if (kind == forward::AttentionKind::Cross) {
-        // render/figure.h draws square maps only (checkHeads wants n x n); saying so beats its
-        // "no attention maps to draw".
-        throw InvalidArgument(args.sentence.modelDir +
-                              ": --kind cross: figures of cross-attention (decoder rows x source "
-                              "columns) cannot be drawn yet; use --kind encoder or --kind "
-                              "decoder, or attnscope-cli attention for the maps");
-    }
     printResultWarnings(a.of(kind).forward);
     switch (kind) {
         case forward::AttentionKind::Encoder:
-            return std::move(a.encoder);
+            return {std::move(a.encoder), {}};
         case forward::AttentionKind::Decoder:
-            return std::move(a.decoder);
+            return {std::move(a.decoder), {}};
         case forward::AttentionKind::Cross:
             break;
     }
-    return std::move(a.cross);
+    RenderInput in{std::move(a.cross), {}};
+    if (a.targetTokens.size() == static_cast<std::size_t>(in.analysis.forward.nTokens)) {
+        for (int t = 0; t < in.analysis.forward.nTokens; ++t) {
+            in.rowLabels << QString::fromStdString(a.targetLabel(t));
+        }
+    }
+    return in;
 }
 
 std::vector<HeadId> selectedHeads(const RenderArgs& args) {
@@ -170,11 +174,13 @@ CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args) {
 
 int runRender(const RenderArgs& args) {
     // The model runs before Qt starts, so data errors never depend on the GUI layer.
-    const analysis::SentenceAnalysis analysis = analyzeForRender(args);
+    const RenderInput input = analyzeForRender(args);
+    const analysis::SentenceAnalysis& analysis = input.analysis;
     const std::vector<HeadId> heads = selectedHeads(args);  // empty: the whole grid
     render::checkFigureHeads(analysis, heads);
     const OffscreenGui gui;
-    const render::FigureOptions options = figureOptions(args);
+    render::FigureOptions options = figureOptions(args);
+    options.rowLabels = input.rowLabels;
     const QString out = QString::fromStdString(args.out);
     if (args.layer && args.head) {
         render::saveHeadFigure(out, analysis, heads.front(), options);

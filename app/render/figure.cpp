@@ -30,8 +30,9 @@ void checkHeads(const analysis::SentenceAnalysis& a, const std::vector<HeadId>& 
                                                        "raise the budget to export figures"))
                                   .toStdString());
     }
-    if (f.nTokens <= 0 ||
-        f.probs.size() != static_cast<std::size_t>(f.nLayers) * f.nHeads * f.nTokens * f.nTokens) {
+    if (f.nTokens <= 0 || f.keyCount() <= 0 ||
+        f.probs.size() !=
+            static_cast<std::size_t>(f.nLayers) * f.nHeads * f.nTokens * f.keyCount()) {
         throw InvalidArgument((prefix + QStringLiteral("no attention maps to draw")).toStdString());
     }
     for (const HeadId h : heads) {
@@ -47,34 +48,80 @@ void checkHeads(const analysis::SentenceAnalysis& a, const std::vector<HeadId>& 
     }
 }
 
-QStringList tokenLabels(const analysis::SentenceAnalysis& a) {
+QStringList idLabels(const std::vector<std::int32_t>& ids) {
     QStringList labels;
-    const bool fromTokens = a.tokens.size() == static_cast<std::size_t>(a.forward.nTokens);
-    for (int i = 0; i < a.forward.nTokens; ++i) {
-        labels << (fromTokens
-                       ? QString::fromStdString(a.label(i))
-                       : QString::number(a.forward.tokenIds.at(static_cast<std::size_t>(i))));
+    for (const std::int32_t id : ids) {
+        labels << QString::number(id);
     }
     return labels;
 }
 
+QStringList rowLabels(const analysis::SentenceAnalysis& a, const FigureOptions& o) {
+    const int n = a.forward.nTokens;
+    if (o.rowLabels.size() == n) {
+        return o.rowLabels;
+    }
+    if (a.tokens.size() != static_cast<std::size_t>(n)) {
+        return idLabels(a.forward.tokenIds);
+    }
+    QStringList labels;
+    for (int i = 0; i < n; ++i) {
+        labels << QString::fromStdString(a.label(i));
+    }
+    return labels;
+}
+
+// Empty for self-attention: the columns are the rows' tokens (figure_painter.h).
+QStringList columnLabels(const analysis::SentenceAnalysis& a) {
+    const forward::ForwardResult& f = a.forward;
+    if (!f.isCross()) {
+        return {};
+    }
+    if (a.keyTokens.size() != static_cast<std::size_t>(f.nKeys)) {
+        return idLabels(f.keyTokenIds);
+    }
+    QStringList labels;
+    for (int j = 0; j < f.nKeys; ++j) {
+        labels << QString::fromStdString(a.keyLabel(j));
+    }
+    return labels;
+}
+
+QString quotedLine(const std::string& text) {
+    return QStringLiteral("“%1”").arg(QString::fromStdString(text).simplified());  // one line
+}
+
 QString sentenceLine(const analysis::SentenceAnalysis& a) {
+    if (a.forward.isCross() && !a.keyText.empty()) {
+        return quotedLine(a.keyText) + QStringLiteral(" → ") + quotedLine(a.text);
+    }
     if (!a.text.empty()) {
-        QString text = QString::fromStdString(a.text).simplified();  // one line
-        return QStringLiteral("“%1”").arg(text);
+        return quotedLine(a.text);
     }
-    QStringList ids;
-    for (const std::int32_t id : a.forward.tokenIds) {
-        ids << QString::number(id);
-    }
-    return QStringLiteral("token ids: ") + ids.join(QLatin1Char(' '));
+    return QStringLiteral("token ids: ") + idLabels(a.forward.tokenIds).join(QLatin1Char(' '));
 }
 
 QString basicNote(const analysis::SentenceAnalysis& a) {
     const QString mask = QString::fromStdString(a.forward.maskKind);
-    return QStringLiteral("%1 tokens · mask: %2")
-        .arg(a.forward.nTokens)
-        .arg(mask.isEmpty() ? QStringLiteral("none") : mask);
+    const QString maskText = mask.isEmpty() ? QStringLiteral("none") : mask;
+    if (a.forward.isCross()) {
+        return QStringLiteral("%1 target × %2 source tokens · mask: %3")
+            .arg(a.forward.nTokens)
+            .arg(a.forward.nKeys)
+            .arg(maskText);
+    }
+    return QStringLiteral("%1 tokens · mask: %2").arg(a.forward.nTokens).arg(maskText);
+}
+
+// How to read a cross-attention map's axes, naming what the row labels are.
+QString crossAxesNote(const analysis::SentenceAnalysis& a, const FigureOptions& o) {
+    const bool produced = o.rowLabels.size() == a.forward.nTokens;
+    return produced ? QStringLiteral(
+                          "rows: target tokens (decoder), each labelled → the token it "
+                          "produces; columns: source tokens")
+                    : QStringLiteral(
+                          "rows: target tokens (decoder input); columns: source "
+                          "tokens");
 }
 
 QString titleStart(const FigureOptions& o) {
@@ -91,9 +138,14 @@ ColorRange sharedRange(const analysis::SentenceAnalysis& a, const std::vector<He
 FigureContent baseContent(const analysis::SentenceAnalysis& a, const FigureOptions& o) {
     FigureContent c;
     c.forward = &a.forward;
-    c.tokenLabels = tokenLabels(a);
+    c.tokenLabels = rowLabels(a, o);
+    c.keyLabels = columnLabels(a);
     c.subtitle = sentenceLine(a);
     c.style = o.style;
+    if (a.forward.isCross()) {
+        c.rowAxisTitle = QStringLiteral("target (decoder)");
+        c.colAxisTitle = QStringLiteral("source");
+    }
     return c;
 }
 
@@ -109,6 +161,9 @@ FigureContent headContent(const analysis::SentenceAnalysis& a, HeadId head,
     }
     c.title = titleStart(o) + what;
     c.note = basicNote(a);
+    if (a.forward.isCross()) {
+        c.note += QStringLiteral(" · ") + crossAxesNote(a, o);
+    }
     c.range = sharedRange(a, {head}, o.style);
     return c;
 }
@@ -134,22 +189,24 @@ FigureContent gridContent(const analysis::SentenceAnalysis& a, const FigureOptio
                                   .arg(f.nLayers * f.nHeads)
                                   .arg(f.nLayers)
                                   .arg(f.nHeads);
-    c.note = basicNote(a) + QStringLiteral(
-                                " · L = layer, H = head (0-based) · in each map, rows "
-                                "are queries and columns keys");
+    c.note = basicNote(a) + QStringLiteral(" · L = layer, H = head (0-based) · in each map, ") +
+             (a.forward.isCross() ? crossAxesNote(a, o)
+                                  : QStringLiteral("rows are queries and columns keys"));
     c.range = sharedRange(a, heads, o.style);
     return c;
 }
 
-// The number of columns that gives `count` square maps the most room on the page.
-int columnsFor(int count, QSize page) {
+// The number of columns that gives `count` maps the most room on the page; `aspect` is a map's
+// width over its height (1 for self-attention).
+int columnsFor(int count, QSize page, double aspect) {
     int best = 1;
     double bestSide = 0;
     for (int cols = 1; cols <= count; ++cols) {
         const int rows = (count + cols - 1) / cols;
         // About a fifth of the width goes to the colour bar and labels, a tenth of the height
         // to the title.
-        const double side = std::min(0.8 * page.width() / cols, 0.9 * page.height() / rows);
+        const double side =
+            std::min(0.8 * page.width() / cols / aspect, 0.9 * page.height() / rows);
         if (side > bestSide * 1.001) {
             best = cols;
             bestSide = side;
@@ -162,7 +219,8 @@ FigureContent setContent(const analysis::SentenceAnalysis& a, const std::vector<
                          const FigureOptions& o) {
     FigureContent c = baseContent(a, o);
     const int count = static_cast<int>(heads.size());
-    c.cols = columnsFor(count, o.pixelSize);
+    const forward::ForwardResult& f = a.forward;
+    c.cols = columnsFor(count, o.pixelSize, static_cast<double>(f.keyCount()) / f.nTokens);
     c.rows = (count + c.cols - 1) / c.cols;
     for (int i = 0; i < count; ++i) {
         c.panels.push_back({heads[static_cast<std::size_t>(i)], i / c.cols, i % c.cols,
@@ -170,8 +228,9 @@ FigureContent setContent(const analysis::SentenceAnalysis& a, const std::vector<
     }
     c.title = titleStart(o) + (count == 1 ? headText(heads.front())
                                           : QStringLiteral("%1 attention heads").arg(count));
-    c.note = basicNote(a) +
-             QStringLiteral(" · layers and heads 0-based · rows are queries, columns keys");
+    c.note = basicNote(a) + QStringLiteral(" · layers and heads 0-based · ") +
+             (a.forward.isCross() ? crossAxesNote(a, o)
+                                  : QStringLiteral("rows are queries, columns keys"));
     c.range = sharedRange(a, heads, o.style);
     return c;
 }

@@ -1,7 +1,9 @@
 // Publication figures of attention heads: one head, a chosen set of heads, or the whole model
 // as a layers x heads grid of small multiples, with token labels, a colour bar with numbers
 // and caption, and a title naming the model, the head(s) (0-based, and saying so) and the
-// sentence. Saved as PNG, SVG or PDF by the file's extension (figure_file.h).
+// sentence. Cross-attention maps (an encoder-decoder's decoder rows reading the source tokens)
+// are drawn [target rows, source columns] with square cells, so their panels are rectangular.
+// Saved as PNG, SVG or PDF by the file's extension (figure_file.h).
 //
 // The paint* functions draw into (0, 0)-(options.pixelSize) of the painter's coordinates, so
 // the GUI can show a preview by scaling its painter. The save* functions write atomically and
@@ -14,6 +16,7 @@
 
 #include <QSize>
 #include <QString>
+#include <QStringList>
 
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/head_id.h"
@@ -28,6 +31,10 @@ struct FigureOptions {
     int dpi = 200;                // physical size = pixelSize / dpi inches; type is in points
     HeatmapStyle style;
     QString modelName;  // starts the title; may be empty
+    // Labels of the map rows, replacing the analysis's tokens when there is one per row. For
+    // cross-attention the app and the CLI pass Seq2SeqAnalysis::targetLabel ("→ piece", the
+    // token each decoder row produces), as the head view names its rows; the note says which.
+    QStringList rowLabels;
 };
 
 void paintHeadFigure(QPainter& painter, const analysis::SentenceAnalysis& analysis, HeadId head,

@@ -35,7 +35,8 @@ constexpr double kMinBarHeightPt = 24;  // below the panels only when they are t
 constexpr double kHatchSpacingPt = 3;
 constexpr double kMinHatchCellPt = 2.5;  // smaller cells: the flat grey alone says "masked"
 constexpr double kMaxLabelExtentPt = 80;
-// Vector cells only while the file stays small; larger maps are embedded as an image.
+// Vector cells only while the file stays small; larger maps are embedded as an image. The
+// token limit holds for rows and columns alike, the cell limit counts rows × columns.
 constexpr int kMaxVectorTokens = 64;
 constexpr long long kMaxVectorCells = 250000;
 
@@ -76,13 +77,16 @@ struct Fixed {
     const BoolMatrix* mask = nullptr;  // null when no cell is masked
 };
 
+// Maps are [rows = nTokens, columns = keyCount()] with square cells, so a panel is square only
+// for self-attention. Row labels sit left of a panel, column labels above it: each axis has
+// its own extent (its longest label).
 struct Layout {
     double cell = 0;
-    double panel = 0;
+    double panelW = 0, panelH = 0;
     bool labels = false;
     int labelStep = 1;
     QFont labelFont;
-    double labelExtent = 0;
+    double rowLabelExtent = 0, colLabelExtent = 0;
     double blockLeft = 0, blockTop = 0;
     double titleTop = 0;
     std::vector<double> colLeft;  // [cols] left edge of the maps in each grid column
@@ -182,7 +186,7 @@ double leftExtent(const FigureContent& c, const Fixed& f, const Layout& l, int c
         w += f.axisHeight + f.labelGap;
     }
     if (labelsOn(c, l, col)) {
-        w += l.labelExtent + f.labelGap;
+        w += l.rowLabelExtent + f.labelGap;
     }
     return std::ceil(w);
 }
@@ -200,15 +204,19 @@ double topExtent(const FigureContent& c, const Fixed& f, const Layout& l, int ro
         h += f.axisHeight + f.labelGap;
     }
     if (labelsOn(c, l, row)) {
-        h += l.labelExtent + f.labelGap;
+        h += l.colLabelExtent + f.labelGap;
     }
     return std::ceil(h);
 }
 
-double labelExtentFor(const Context& ctx, const FigureContent& c, const QFont& font) {
+const QStringList& columnLabels(const FigureContent& c) {
+    return c.keyLabels.isEmpty() ? c.tokenLabels : c.keyLabels;
+}
+
+double labelExtentFor(const Context& ctx, const QStringList& labels, const QFont& font) {
     const QFontMetricsF fm = ctx.metrics(font);
     double w = 0;
-    for (const QString& s : c.tokenLabels) {
+    for (const QString& s : labels) {
         w = std::max(w, fm.horizontalAdvance(s));
     }
     return std::ceil(std::min({w, ctx.pt(kMaxLabelExtentPt), 0.22 * ctx.size.width()}));
@@ -220,7 +228,8 @@ Layout solve(const Context& ctx, const FigureContent& c, const Fixed& f, const Q
     l.labels = labelFont != nullptr;
     if (l.labels) {
         l.labelFont = *labelFont;
-        l.labelExtent = labelExtentFor(ctx, c, *labelFont);
+        l.rowLabelExtent = labelExtentFor(ctx, c.tokenLabels, *labelFont);
+        l.colLabelExtent = labelExtentFor(ctx, columnLabels(c), *labelFont);
     }
     double sumLeft = 0;
     for (int col = 0; col < c.cols; ++col) {
@@ -231,17 +240,19 @@ Layout solve(const Context& ctx, const FigureContent& c, const Fixed& f, const Q
         sumTop += topExtent(c, f, l, row);
     }
     const int n = std::max(1, c.forward->nTokens);
+    const int k = std::max(1, c.forward->keyCount());
     const double freeW =
         ctx.size.width() - 2 * f.margin - f.barBlockWidth - sumLeft - (c.cols - 1) * f.panelGap;
     const double freeH =
         ctx.size.height() - 2 * f.margin - f.titleHeight - sumTop - (c.rows - 1) * f.panelGap;
-    l.cell = std::max(0.05, std::min(freeW / (c.cols * n), freeH / (c.rows * n)));
+    l.cell = std::max(0.05, std::min(freeW / (c.cols * k), freeH / (c.rows * n)));
     if (l.cell >= 3) {
         l.cell = std::floor(l.cell);  // whole pixels: every PNG cell the same size
     }
-    l.panel = l.cell * n;
-    const double blockW = sumLeft + c.cols * l.panel + (c.cols - 1) * f.panelGap;
-    const double blockH = sumTop + c.rows * l.panel + (c.rows - 1) * f.panelGap;
+    l.panelW = l.cell * k;
+    l.panelH = l.cell * n;
+    const double blockW = sumLeft + c.cols * l.panelW + (c.cols - 1) * f.panelGap;
+    const double blockH = sumTop + c.rows * l.panelH + (c.rows - 1) * f.panelGap;
     const double spareW = ctx.size.width() - 2 * f.margin - blockW - f.barBlockWidth;
     const double spareH = ctx.size.height() - 2 * f.margin - f.titleHeight - blockH;
     l.blockLeft = std::round(f.margin + std::max(0.0, spareW / 2));
@@ -251,17 +262,17 @@ Layout solve(const Context& ctx, const FigureContent& c, const Fixed& f, const Q
     for (int col = 0; col < c.cols; ++col) {
         x += leftExtent(c, f, l, col);
         l.colLeft.push_back(std::round(x));
-        x += l.panel + f.panelGap;
+        x += l.panelW + f.panelGap;
     }
     double y = l.blockTop;
     for (int row = 0; row < c.rows; ++row) {
         y += topExtent(c, f, l, row);
         l.rowTop.push_back(std::round(y));
-        y += l.panel + f.panelGap;
+        y += l.panelH + f.panelGap;
     }
     const double top = l.rowTop.front();
-    const double bottom = l.rowTop.back() + l.panel - f.legendHeight;
-    l.bar = QRectF(l.colLeft.back() + l.panel + ctx.pt(kBarGapPt), top, ctx.pt(kBarWidthPt),
+    const double bottom = l.rowTop.back() + l.panelH - f.legendHeight;
+    l.bar = QRectF(l.colLeft.back() + l.panelW + ctx.pt(kBarGapPt), top, ctx.pt(kBarWidthPt),
                    std::max(ctx.pt(kMinBarHeightPt), bottom - top));
     return l;
 }
@@ -269,7 +280,8 @@ Layout solve(const Context& ctx, const FigureContent& c, const Fixed& f, const Q
 // The largest token labels that fit the cells; thinned or dropped when even the smallest
 // legible size does not fit.
 Layout layoutFigure(const Context& ctx, const FigureContent& c, const Fixed& f) {
-    if (c.tokenLabels.size() != c.forward->nTokens) {
+    if (c.tokenLabels.size() != c.forward->nTokens ||
+        columnLabels(c).size() != c.forward->keyCount()) {
         return solve(ctx, c, f, nullptr);
     }
     const QFont largest = ctx.font(kMaxLabelPt);
@@ -318,11 +330,11 @@ void paintTitle(QPainter& p, const Context& ctx, const FigureContent& c, const F
 void paintHeaders(QPainter& p, const FigureContent& c, const Fixed& f, const Layout& l) {
     p.setFont(f.header);
     for (int row = 0; row < std::min<int>(c.rows, c.rowHeaders.size()); ++row) {
-        p.drawText(QRectF(l.blockLeft, l.rowTop[row], f.headerWidth, l.panel),
+        p.drawText(QRectF(l.blockLeft, l.rowTop[row], f.headerWidth, l.panelH),
                    Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip, c.rowHeaders[row]);
     }
     for (int col = 0; col < std::min<int>(c.cols, c.colHeaders.size()); ++col) {
-        p.drawText(QRectF(l.colLeft[col], l.blockTop, l.panel, f.headerHeight),
+        p.drawText(QRectF(l.colLeft[col], l.blockTop, l.panelW, f.headerHeight),
                    Qt::AlignHCenter | Qt::AlignBottom | Qt::TextDontClip, c.colHeaders[col]);
     }
 }
@@ -331,21 +343,24 @@ void paintTokenLabels(QPainter& p, const FigureContent& c, const Fixed& f, const
                       const FigurePanel& panel, const QRectF& rect) {
     const QFontMetricsF fm(l.labelFont, p.device());
     p.setFont(l.labelFont);
+    const QStringList& keys = columnLabels(c);
     const bool rows = labelsOn(c, l, panel.col);
     const bool cols = labelsOn(c, l, panel.row);
-    for (int i = 0; i < c.tokenLabels.size(); i += l.labelStep) {
-        const QString text = fm.elidedText(c.tokenLabels[i], Qt::ElideRight, l.labelExtent);
-        if (rows) {
+    // Row i and column i in turn, as a square map always drew them.
+    for (int i = 0; i < std::max(c.tokenLabels.size(), keys.size()); i += l.labelStep) {
+        if (rows && i < c.tokenLabels.size()) {
+            const QString text = fm.elidedText(c.tokenLabels[i], Qt::ElideRight, l.rowLabelExtent);
             const double cy = rect.top() + (i + 0.5) * l.cell;
-            p.drawText(QRectF(rect.left() - f.labelGap - l.labelExtent, cy - fm.height() / 2,
-                              l.labelExtent, fm.height()),
+            p.drawText(QRectF(rect.left() - f.labelGap - l.rowLabelExtent, cy - fm.height() / 2,
+                              l.rowLabelExtent, fm.height()),
                        Qt::AlignRight | Qt::AlignVCenter | Qt::TextDontClip, text);
         }
-        if (cols) {
+        if (cols && i < keys.size()) {
+            const QString text = fm.elidedText(keys[i], Qt::ElideRight, l.colLabelExtent);
             p.save();
             p.translate(rect.left() + (i + 0.5) * l.cell, rect.top() - f.labelGap);
             p.rotate(-90);  // reads bottom to top, like rotated x tick labels in matplotlib
-            p.drawText(QRectF(0, -fm.height() / 2, l.labelExtent, fm.height()),
+            p.drawText(QRectF(0, -fm.height() / 2, l.colLabelExtent, fm.height()),
                        Qt::AlignLeft | Qt::AlignVCenter | Qt::TextDontClip, text);
             p.restore();
         }
@@ -355,19 +370,19 @@ void paintTokenLabels(QPainter& p, const FigureContent& c, const Fixed& f, const
 // Caption and axis titles above and left of one map, outside its token labels.
 void paintPanelTitles(QPainter& p, const FigureContent& c, const Fixed& f, const Layout& l,
                       const FigurePanel& panel, const QRectF& rect) {
-    const double labelsAbove = labelsOn(c, l, panel.row) ? l.labelExtent + f.labelGap : 0.0;
-    const double labelsLeft = labelsOn(c, l, panel.col) ? l.labelExtent + f.labelGap : 0.0;
+    const double labelsAbove = labelsOn(c, l, panel.row) ? l.colLabelExtent + f.labelGap : 0.0;
+    const double labelsLeft = labelsOn(c, l, panel.col) ? l.rowLabelExtent + f.labelGap : 0.0;
     p.setFont(f.header);
     double top = rect.top() - labelsAbove - f.labelGap;
     if (c.axisTitles) {
         top -= f.axisHeight;
         p.drawText(QRectF(rect.left(), top, rect.width(), f.axisHeight),
-                   Qt::AlignCenter | Qt::TextDontClip, QStringLiteral("key"));
+                   Qt::AlignCenter | Qt::TextDontClip, c.colAxisTitle);
         p.save();
         p.translate(rect.left() - labelsLeft - f.labelGap - f.axisHeight, rect.center().y());
         p.rotate(-90);
         p.drawText(QRectF(-rect.height() / 2, 0, rect.height(), f.axisHeight),
-                   Qt::AlignCenter | Qt::TextDontClip, QStringLiteral("query"));
+                   Qt::AlignCenter | Qt::TextDontClip, c.rowAxisTitle);
         p.restore();
         top -= f.labelGap;
     }
@@ -387,7 +402,7 @@ HatchStyle hatchStyle(const Context& ctx) {
 
 void paintPanel(QPainter& p, const Context& ctx, const FigureContent& c, const Fixed& f,
                 const Layout& l, const FigurePanel& panel, CellDrawing drawing) {
-    const QRectF rect(l.colLeft[panel.col], l.rowTop[panel.row], l.panel, l.panel);
+    const QRectF rect(l.colLeft[panel.col], l.rowTop[panel.row], l.panelW, l.panelH);
     const QImage cells = HeadColorRule(*c.forward, c.style).image(panel.head, c.range);
     paintHeatCells(p, rect, cells, drawing);
     if (f.mask != nullptr && l.cell >= ctx.pt(kMinHatchCellPt)) {
@@ -421,8 +436,9 @@ CellDrawing drawingFor(const QPainter& p, const FigureContent& c) {
                                                     engine->type() == QPaintEngine::Pdf ||
                                                     engine->type() == QPaintEngine::Picture);
     const long long n = c.forward->nTokens;
-    const auto cells = n * n * static_cast<long long>(c.panels.size());
-    return vectorDevice && n <= kMaxVectorTokens && cells <= kMaxVectorCells
+    const long long k = c.forward->keyCount();
+    const auto cells = n * k * static_cast<long long>(c.panels.size());
+    return vectorDevice && std::max(n, k) <= kMaxVectorTokens && cells <= kMaxVectorCells
                ? CellDrawing::Rectangles
                : CellDrawing::Image;
 }
@@ -431,7 +447,7 @@ CellDrawing drawingFor(const QPainter& p, const FigureContent& c) {
 
 const BoolMatrix* figureMask(const forward::ForwardResult& result) {
     const BoolMatrix& a = result.allowed;
-    const bool sized = a.rows() == result.nTokens && a.cols() == result.nTokens;
+    const bool sized = a.rows() == result.nTokens && a.cols() == result.keyCount();
     return sized && a.size() > 0 && a.minCoeff() == 0 ? &a : nullptr;
 }
 
@@ -439,7 +455,8 @@ void paintFigure(QPainter& painter, QSizeF size, double dpi, const FigureContent
     const auto inGrid = [&](const FigurePanel& p) {
         return p.row >= 0 && p.row < content.rows && p.col >= 0 && p.col < content.cols;
     };
-    if (content.forward == nullptr || content.forward->nTokens == 0 || content.panels.empty() ||
+    if (content.forward == nullptr || content.forward->nTokens == 0 ||
+        content.forward->keyCount() == 0 || content.panels.empty() ||
         !std::all_of(content.panels.begin(), content.panels.end(), inGrid)) {
         return;  // nothing sensible to draw; figure.cpp never builds such content
     }

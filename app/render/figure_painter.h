@@ -1,6 +1,7 @@
 // Lays out and paints a figure of one or more attention maps: a title block, the maps as small
 // multiples on a grid (each with optional token labels, caption, row and column headers), one
-// shared colour bar with a "masked" legend.
+// shared colour bar with a "masked" legend. Maps are [nTokens, keyCount()]: cells stay square,
+// so a cross-attention map's panel is as wide as it has source tokens.
 //
 // Sizes are physical: fonts and gaps are given in points and converted with the figure's DPI,
 // so the same figure comes out alike in PNG, SVG and PDF. Cell sizes of at least a few pixels
@@ -38,7 +39,9 @@ enum class TokenLabelPlacement {
 
 struct FigureContent {
     const forward::ForwardResult* forward = nullptr;  // the maps and the mask; not owned
-    QStringList tokenLabels;                          // [nTokens] for queries and keys alike
+    QStringList tokenLabels;                          // [nTokens] the rows (queries)
+    // [keyCount()] the columns; empty: tokenLabels, the rows' own tokens (self-attention).
+    QStringList keyLabels;
     std::vector<FigurePanel> panels;
     int rows = 1;
     int cols = 1;
@@ -46,15 +49,18 @@ struct FigureContent {
     QStringList colHeaders;  // [cols] above each grid column ("H0"); may be empty
     TokenLabelPlacement labelPlacement = TokenLabelPlacement::EveryPanel;
     bool thinLabels = false;  // too small to label every token: label every k-th (else none)
-    bool axisTitles = false;  // "query" left of the rows, "key" above the columns
-    QString title;            // bold first line
-    QString subtitle;         // the sentence
-    QString note;             // small grey line: token count, mask, conventions
+    bool axisTitles = false;  // rowAxisTitle left of the rows, colAxisTitle above the columns
+    QString rowAxisTitle = QStringLiteral("query");
+    QString colAxisTitle = QStringLiteral("key");
+    QString title;     // bold first line
+    QString subtitle;  // the sentence
+    QString note;      // small grey line: token count, mask, conventions
     HeatmapStyle style;
     ColorRange range;  // shared by every panel and shown by the colour bar
 };
 
-// The mask to draw: the result's `allowed` matrix when some cell is masked, else null.
+// The mask to draw: the result's `allowed` matrix ([nTokens, keyCount()]) when some cell is
+// masked, else null.
 const BoolMatrix* figureMask(const forward::ForwardResult& result);
 
 // Paints `content` over (0, 0)-(size) of the painter's coordinates, white background

@@ -297,23 +297,79 @@ TEST(Seq2SeqCliPredict, PredictsTheNextTargetTokenAtEachRow) {
     EXPECT_TRUE(has(one.err, "--position: 99 is outside the decoder input's")) << one.err;
 }
 
-TEST(Seq2SeqCliRender, DrawsEncoderAndDecoderMaps) {
+// The width and height stored in a PNG's IHDR chunk (big-endian, bytes 16-23).
+std::pair<std::uint32_t, std::uint32_t> pngSize(const std::string& bytes) {
+    const auto word = [&](std::size_t at) {
+        std::uint32_t v = 0;
+        for (std::size_t i = at; i < at + 4; ++i) {
+            v = (v << 8) | static_cast<unsigned char>(bytes.at(i));
+        }
+        return v;
+    };
+    return {word(16), word(20)};
+}
+
+// The largest <rect> of an SVG figure but its background: the frame around a map (its cells
+// are smaller runs, the colour bar narrower). Returns {width, height}.
+std::pair<double, double> largestRect(const std::string& svg) {
+    std::pair<double, double> best{0, 0};
+    for (std::size_t at = svg.find("<rect "); at != std::string::npos;
+         at = svg.find("<rect ", at + 1)) {
+        const auto attribute = [&](const std::string& name) {
+            std::string key(" ");  // (not " " + name: GCC 12 -Wrestrict)
+            key += name;
+            key += "=\"";
+            return std::stod(svg.substr(svg.find(key, at) + key.size()));
+        };
+        const double w = attribute("width");
+        const double h = attribute("height");
+        const bool page = attribute("x") == 0 && attribute("y") == 0;  // the white background
+        if (!page && w * h > best.first * best.second) {
+            best = {w, h};
+        }
+    }
+    return best;
+}
+
+// A whole <text> element's content as the SVG holds it (a label without < > &).
+std::string svgText(const std::string& label) {
+    std::string out(">");
+    out += label;
+    out += "</text>";
+    return out;
+}
+
+TEST(Seq2SeqCliRender, DrawsEveryKindCrossByDefault) {
     testing::ScratchDir tmp;
+    const std::string input = " --text 'The head looks at the keys.' --target 'Heads look.'";
     for (const std::string kind : {"encoder", "decoder", "cross"}) {
         const fs::path png = tmp.path() / (kind + ".png");
-        const auto run = cli("render " + quoted(kTokenized) +
-                             " --text 'The head looks.' --target 'Heads look.' --kind " + kind +
-                             " --layer 1 --head 1 --width 400 --height 400 --out " + quoted(png));
-        if (kind == "cross") {
-            // Until render/figure.h draws rectangular maps: a clear refusal, no file.
-            EXPECT_EQ(run.exitCode, 1) << run.err;
-            EXPECT_TRUE(has(run.err, "--kind cross: figures of cross-attention")) << run.err;
-            EXPECT_FALSE(fs::exists(png));
-            continue;
-        }
-        EXPECT_EQ(run.exitCode, 0) << kind << ": " << run.err;
-        EXPECT_TRUE(fs::exists(png)) << kind;
+        const auto run = cli("render " + quoted(kTokenized) + input + " --kind " + kind +
+                             " --layer 1 --head 1 --width 400 --height 300 --out " + quoted(png));
+        ASSERT_EQ(run.exitCode, 0) << kind << ": " << run.err;
+        const std::string bytes = testing::readFile(png);
+        ASSERT_GT(bytes.size(), 1000u) << kind;
+        EXPECT_EQ(bytes.substr(1, 3), "PNG") << kind;
+        EXPECT_EQ(pngSize(bytes), std::make_pair(400u, 300u)) << kind;
     }
+    // No --kind: cross-attention, [target rows, source columns] with square cells, the rows
+    // named by the token each produces as the GUI's head view names them.
+    const fs::path svg = tmp.path() / "cross.svg";
+    const auto run =
+        cli("render " + quoted(kTokenized) + input + " --layer 0 --head 1 --out " + quoted(svg));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const std::string text = testing::readFile(svg);
+    const auto m = load(kTokenized);
+    const analysis::Seq2SeqAnalysis a =
+        analysis::analyzeSeq2SeqText(*m, "The head looks at the keys.", "Heads look.");
+    const int rows = a.cross.forward.nTokens;
+    const int cols = a.cross.forward.nKeys;
+    ASSERT_NE(rows, cols);
+    const auto [w, h] = largestRect(text);
+    EXPECT_NEAR(w / h, static_cast<double>(cols) / rows, 0.03 * cols / rows) << w << " x " << h;
+    EXPECT_TRUE(has(text, svgText(a.targetLabel(1)))) << a.targetLabel(1);
+    EXPECT_TRUE(has(text, svgText(a.cross.keyLabel(1)))) << a.cross.keyLabel(1);
+    EXPECT_TRUE(has(text, "columns: source tokens"));
 }
 
 }  // namespace
