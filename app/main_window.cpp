@@ -457,6 +457,15 @@ void MainWindow::updateStatus() {
                                     .arg(result->forward.nLayers * result->forward.nHeads)
                                     .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1)
                               : QString();
+    if (const auto seq2seq = m_session->seq2seq()) {
+        // Both sides and the kind shown: "12 tokens" alone would not say of which.
+        computed = tr("source %1 · decoder %2 tokens · %3 shown · %4 ms")
+                       .arg(seq2seq->encoder.forward.nTokens)
+                       .arg(seq2seq->decoder.forward.nTokens)
+                       .arg(QString::fromStdString(
+                           forward::attentionKindTitle(m_session->attentionKind())))
+                       .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1);
+    }
     if (m_session->resultIsTruncated()) {
         computed.prepend(tr("truncated to the model's limit · "));
     }

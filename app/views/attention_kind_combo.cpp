@@ -64,7 +64,7 @@ QString attentionAxesText(AttentionKind kind) {
             return QObject::tr("rows: decoder queries, columns: decoder keys");
         case AttentionKind::Cross:
             // Short enough for the head view's title at 1024 px; the tool tips say more.
-            return QObject::tr("rows: target tokens produced (→), columns: source tokens");
+            return QObject::tr("rows: target tokens (→), columns: source tokens");
     }
     return {};
 }

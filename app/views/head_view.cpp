@@ -84,7 +84,6 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setWordWrap(true);  // a long line must not set the window's minimum width
     auto* bar = new QHBoxLayout;
-    bar->addWidget(m_kind);
     bar->addWidget(new QLabel(tr("Layer"), this));
     bar->addWidget(m_layer);
     bar->addWidget(new QLabel(tr("Head"), this));
@@ -94,6 +93,12 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     bar->addWidget(m_info, 1);
     bar->addWidget(m_words);
     auto* layout = new QVBoxLayout(this);
+    // A row of its own (shown for encoder-decoder models only): beside the layer and head it
+    // squeezed the statistics into a narrow column and widened the window past 1024 px.
+    auto* kindRow = new QHBoxLayout;
+    kindRow->addWidget(m_kind);
+    kindRow->addStretch(1);
+    layout->addLayout(kindRow);
     layout->addLayout(bar);
     m_ablation->setObjectName(QStringLiteral("headViewAblation"));
     m_ablation->setWordWrap(true);

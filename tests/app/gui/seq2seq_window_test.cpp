@@ -125,6 +125,12 @@ void Seq2SeqWindowTest::toolbarShowsSourceAndTarget() {
     }));
     QCOMPARE(m_window->session()->attentionKind(), AttentionKind::Cross);
     QCOMPARE(m_window->session()->targetText(), kTarget);
+    // The target field, Translate and the kind selector still fit a 1024 × 700 screen (the
+    // selector beside the layer and head once widened the window to 1055 px).
+    m_window->resize(1024, 700);
+    QTest::qWait(50);
+    QVERIFY2(m_window->width() <= 1024,
+             qPrintable(QStringLiteral("%1 px wide").arg(m_window->width())));
 }
 
 void Seq2SeqWindowTest::everyKindShowsTheCoresMaps() {
