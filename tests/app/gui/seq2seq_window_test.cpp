@@ -59,6 +59,7 @@ private slots:
     void unsupportedFeaturesSayWhy();
     void scaleIsTheShownStacksOwn();
     void hdf5ExportHoldsAllThreeKinds();
+    void aOneStackModelAfterwardsIsAsBefore();
     void screenshots();
 
 private:
@@ -335,6 +336,35 @@ void Seq2SeqWindowTest::hdf5ExportHoldsAllThreeKinds() {
     QCOMPARE(static_cast<int>(cross[2]), expected.cross.forward.nTokens);
     QCOMPARE(static_cast<int>(cross[3]), expected.cross.keyCount());
     QCOMPARE(static_cast<int>(file.dims("encoder/attention")[1]), expected.encoder.forward.nHeads);
+}
+
+// Back on a one-stack model: one sentence field, no kind selector, the docks enabled, and the
+// views showing its own pass.
+void Seq2SeqWindowTest::aOneStackModelAfterwardsIsAsBefore() {
+    openAndType();
+    AnalysisSession* s = m_window->session();
+    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
+    m_window->openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32"));
+    QVERIFY(loaded.wait(20000));
+    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QTRY_VERIFY_WITH_TIMEOUT(s->result() && s->result()->text == kSource.toStdString(), 20000);
+    QVERIFY(!s->seq2seq());
+    QVERIFY(!s->result()->forward.isCross());
+    QCOMPARE(s->layerCount(), model()->spec.nLayers);
+    QVERIFY(targetInput()->isHidden());
+    auto* view = m_window->findChild<HeadView*>(QStringLiteral("headView"));
+    QVERIFY(view->kindCombo()->isHidden());
+    QVERIFY(m_window->findChild<QComboBox*>(QStringLiteral("gridKind"))->isHidden());
+    for (const char* name : {"dependencyDock", "corefDock", "importanceDock", "surveyDock"}) {
+        auto* dock = m_window->findChild<QDockWidget*>(QLatin1String(name));
+        QVERIFY(dock->widget()->isEnabled());
+        QVERIFY(!dock->windowTitle().contains(QStringLiteral("encoder-decoder")));
+    }
+    auto* items = qobject_cast<QStandardItemModel*>(view->methodCombo()->model());
+    QVERIFY(items
+                ->item(view->methodCombo()->findData(
+                    static_cast<int>(analysis::AttributionMethod::Alti)))
+                ->isEnabled());
 }
 
 // Not a check: pictures of the cross-attention head view for people (ATTNSCOPE_SHOT_DIR=<folder>,
