@@ -16,12 +16,21 @@
 #include "attnscope/base/error.h"
 #include "render/figure.h"
 #include "session/analysis_session.h"
+#include "views/attention_kind_combo.h"
 
 namespace attnscope::app {
 
 namespace {
 
 constexpr int kPreviewWidth = 420;
+
+// The figure names a cross-attention map's rows as the head view does ("→ piece", the token
+// each decoder row produces); other maps keep the analysis's own tokens.
+void setRowLabels(render::FigureOptions& o, const AnalysisSession& session) {
+    if (session.seq2seq() && session.attentionKind() == forward::AttentionKind::Cross) {
+        o.rowLabels = queryLabels(session);
+    }
+}
 
 QSpinBox* spin(QWidget* parent, const char* name, int lo, int hi, int value) {
     auto* s = new QSpinBox(parent);
@@ -134,6 +143,7 @@ void ExportDialog::updatePreview() {
     o.pixelSize = QSize(m_width->value(), m_height->value());
     o.style = m_session->heatmapStyle();
     o.modelName = QFileInfo(m_session->modelPath()).fileName();
+    setRowLabels(o, *m_session);
     try {
         render::checkFigureHeads(*result, *chosen);
     } catch (const Error& e) {
@@ -164,6 +174,7 @@ bool ExportDialog::exportTo(const QString& path) {
     o.dpi = m_dpi->value();
     o.style = m_session->heatmapStyle();
     o.modelName = QFileInfo(m_session->modelPath()).fileName();
+    setRowLabels(o, *m_session);
     try {
         if (m_selected->isChecked()) {
             render::saveHeadFigure(path, *result, m_session->selectedHead(), o);
