@@ -28,6 +28,7 @@
 #include "pool_gate.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/compare_view.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
 #include "views/line_canvas.h"
@@ -175,6 +176,16 @@ void Seq2SeqWindowTest::everyKindShowsTheCoresMaps() {
     QVERIFY2(tip.contains(QString::fromStdString(expected.targetLabel(1))), qPrintable(tip));
     QVERIFY2(heatmap->title().contains(QStringLiteral("columns: source tokens")),
              qPrintable(heatmap->title()));
+    // The Compare tab draws the rectangular maps and their difference with the source's tokens
+    // on the columns too.
+    auto* compare = m_window->findChild<CompareView*>();
+    s->setCompareHead({0, 0});
+    QTRY_VERIFY(!compare->difference()->image().isNull());
+    QCOMPARE(compare->difference()->image().height(), expected.cross.forward.nTokens);
+    QCOMPARE(compare->difference()->image().width(), expected.cross.keyCount());
+    const QString diffTip = compare->heatmapA()->cellToolTip(0, last);
+    QVERIFY2(diffTip.contains(QString::fromStdString(expected.cross.keyLabel(last))),
+             qPrintable(diffTip));
 }
 
 void Seq2SeqWindowTest::predictionsAtATargetRowMarkTheTargetToken() {
