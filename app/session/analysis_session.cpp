@@ -310,8 +310,11 @@ void AnalysisSession::setCorefScores(std::shared_ptr<const CorefScores> scores) 
 // Once per result, treebank or coreference scores, so views read the alignment instead of
 // redoing it per hover.
 void AnalysisSession::refreshGold() {
-    m_gold = m_treebank && m_result ? app::sentenceGold(*m_treebank, *m_result) : nullptr;
-    m_windowGold = m_corefScores && m_result ? app::windowGold(*m_corefScores, *m_result) : nullptr;
+    // Gold trees and arcs are one sentence's: an encoder-decoder's maps may join two.
+    const bool oneSentence = m_result && !m_seq2seq;
+    m_gold = m_treebank && oneSentence ? app::sentenceGold(*m_treebank, *m_result) : nullptr;
+    m_windowGold =
+        m_corefScores && oneSentence ? app::windowGold(*m_corefScores, *m_result) : nullptr;
 }
 
 void AnalysisSession::setMapBudgetBytes(std::size_t bytes) {

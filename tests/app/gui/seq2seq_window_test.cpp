@@ -9,6 +9,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -61,6 +62,7 @@ private slots:
     void scaleIsTheShownStacksOwn();
     void hdf5ExportHoldsAllThreeKinds();
     void aOneStackModelAfterwardsIsAsBefore();
+    void treebankGoldIsNotDrawnOnEncoderDecoderMaps();
     void screenshots();
 
 private:
@@ -376,6 +378,29 @@ void Seq2SeqWindowTest::aOneStackModelAfterwardsIsAsBefore() {
                 ->item(view->methodCombo()->findData(
                     static_cast<int>(analysis::AttributionMethod::Alti)))
                 ->isEnabled());
+}
+
+// A treebank read with an earlier model stays open; its gold arcs are one sentence's, so they are
+// not laid over an encoder-decoder's maps even when the source is that sentence.
+void Seq2SeqWindowTest::treebankGoldIsNotDrawnOnEncoderDecoderMaps() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("one.conllu"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(
+        "# text = The keys to the cabinet\n"
+        "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n"
+        "2\tkeys\tkey\tNOUN\tNNS\t_\t0\troot\t_\t_\n"
+        "3\tto\tto\tADP\tIN\t_\t5\tcase\t_\t_\n"
+        "4\tthe\tthe\tDET\tDT\t_\t5\tdet\t_\t_\n"
+        "5\tcabinet\tcabinet\tNOUN\tNN\t_\t2\tnmod\t_\tSpaceAfter=No\n\n");
+    file.close();
+    AnalysisSession* s = m_window->session();
+    s->setTreebank(std::make_shared<const Treebank>(Treebank::read(path, {})));
+    openAndType();
+    s->setAttentionKind(AttentionKind::Encoder);
+    QCOMPARE(QString::fromStdString(s->result()->text), kSource);
+    QVERIFY(s->sentenceGold() == nullptr);
 }
 
 // Not a check: pictures of the cross-attention head view for people (ATTNSCOPE_SHOT_DIR=<folder>,
