@@ -116,12 +116,11 @@ QString basicNote(const analysis::SentenceAnalysis& a) {
 // How to read a cross-attention map's axes, naming what the row labels are.
 QString crossAxesNote(const analysis::SentenceAnalysis& a, const FigureOptions& o) {
     const bool produced = o.rowLabels.size() == a.forward.nTokens;
+    // Short: on a small page the note wraps over the room the map needs.
     return produced ? QStringLiteral(
-                          "rows: target tokens (decoder), each labelled → the token it "
-                          "produces; columns: source tokens")
-                    : QStringLiteral(
-                          "rows: target tokens (decoder input); columns: source "
-                          "tokens");
+                          "rows: target tokens (decoder) → the token each produces; "
+                          "columns: source tokens")
+                    : QStringLiteral("rows: target tokens (decoder input); columns: source tokens");
 }
 
 QString titleStart(const FigureOptions& o) {

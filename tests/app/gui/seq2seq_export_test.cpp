@@ -104,7 +104,7 @@ void Seq2SeqExportTest::exportsCrossAttentionFigures() {
     const QString sourceToken = QString::fromStdString(a->cross.keyLabel(1));
     QVERIFY2(svg.contains(QLatin1Char('>') + sourceToken + QStringLiteral("</text>")),
              qPrintable(sourceToken));
-    QVERIFY(svg.contains(QStringLiteral("each labelled → the token it produces")));
+    QVERIFY(svg.contains(QStringLiteral("(decoder) → the token each produces")));
 
     dialog->setChoice(ExportDialog::Choice::WholeGrid);
     const QString pngPath = dir.filePath(QStringLiteral("grid.png"));
