@@ -128,6 +128,12 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
     connect(m_method, &QComboBox::currentIndexChanged, this,
             [this] { m_session->setHeadViewMethod(comboMethod(m_method)); });
+    wireSession();
+    refreshGold();
+}
+
+void HeadView::wireSession() {
+    AnalysisSession* session = m_session;
     connect(session, &AnalysisSession::headViewMethodChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::attributionsChanged, this, [this] {
         if (m_session->headViewMethod() != analysis::AttributionMethod::Raw) {
@@ -140,7 +146,6 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::surveyChanged, this, &HeadView::refreshLabelBanner);
-    refreshGold();
 }
 
 void HeadView::refresh() {

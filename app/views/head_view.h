@@ -109,6 +109,8 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
+    void wireSession();  // the session's signals this view follows
+
     // The words the "Words" mode shows: the sentence's dependency gold when there is one, else
     // the coreference window's words (a word without a token is in no unit and not shown).
     struct WordSource {
