@@ -91,9 +91,21 @@ QString quotedLine(const std::string& text) {
     return QStringLiteral("“%1”").arg(QString::fromStdString(text).simplified());  // one line
 }
 
+// Cross-attention: “source” → “target”, each side's ids when it has no text.
+QString crossLine(const analysis::SentenceAnalysis& a) {
+    const QString source = a.keyText.empty()
+                               ? QStringLiteral("source ids: ") +
+                                     idLabels(a.forward.keyTokenIds).join(QLatin1Char(' '))
+                               : quotedLine(a.keyText);
+    const QString target = a.text.empty() ? QStringLiteral("decoder ids: ") +
+                                                idLabels(a.forward.tokenIds).join(QLatin1Char(' '))
+                                          : quotedLine(a.text);
+    return source + QStringLiteral(" → ") + target;
+}
+
 QString sentenceLine(const analysis::SentenceAnalysis& a) {
-    if (a.forward.isCross() && !a.keyText.empty()) {
-        return quotedLine(a.keyText) + QStringLiteral(" → ") + quotedLine(a.text);
+    if (a.forward.isCross()) {
+        return crossLine(a);
     }
     if (!a.text.empty()) {
         return quotedLine(a.text);
@@ -142,7 +154,7 @@ FigureContent baseContent(const analysis::SentenceAnalysis& a, const FigureOptio
     c.subtitle = sentenceLine(a);
     c.style = o.style;
     if (a.forward.isCross()) {
-        c.rowAxisTitle = QStringLiteral("target (decoder)");
+        c.rowAxisTitle = QStringLiteral("target");
         c.colAxisTitle = QStringLiteral("source");
     }
     return c;

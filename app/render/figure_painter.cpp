@@ -272,8 +272,16 @@ Layout solve(const Context& ctx, const FigureContent& c, const Fixed& f, const Q
     }
     const double top = l.rowTop.front();
     const double bottom = l.rowTop.back() + l.panelH - f.legendHeight;
+    // Flat maps (cross-attention to a long source from a few target tokens) get a bar as long
+    // as its caption, running below them while the page has room: a caption longer than its bar
+    // grows upwards, into the title. Square maps keep the layout they always had.
+    const double caption =
+        l.panelW > l.panelH
+            ? ctx.metrics(f.bar.captionFont).horizontalAdvance(colorBarCaption(c.range))
+            : 0.0;
+    const double room = ctx.size.height() - f.margin - f.legendHeight - top;
     l.bar = QRectF(l.colLeft.back() + l.panelW + ctx.pt(kBarGapPt), top, ctx.pt(kBarWidthPt),
-                   std::max(ctx.pt(kMinBarHeightPt), bottom - top));
+                   std::max({ctx.pt(kMinBarHeightPt), bottom - top, std::min(caption, room)}));
     return l;
 }
 

@@ -142,11 +142,20 @@ TEST(CrossFigure, RowsAndColumnsHaveTheirOwnLabelsAndTheNoteSaysWhich) {
     }
     EXPECT_FALSE(texts.contains(QStringLiteral("d3")));  // no row label for a source token
     EXPECT_TRUE(texts.contains(QStringLiteral("source")));
-    EXPECT_TRUE(texts.contains(QStringLiteral("target (decoder)")));
+    EXPECT_TRUE(texts.contains(QStringLiteral("target")));
     EXPECT_FALSE(texts.contains(QStringLiteral("query")));
     EXPECT_TRUE(anyContains(texts, QStringLiteral("3 target × 9 source tokens")));
     EXPECT_TRUE(anyContains(texts, QStringLiteral("rows: target tokens (decoder input)")));
     EXPECT_TRUE(anyContains(texts, QStringLiteral("“the source sentence” → “target side”")));
+    // Without text, each side's ids.
+    analysis::SentenceAnalysis ids = a;
+    ids.text.clear();
+    ids.keyText.clear();
+    const fs::path idsSvg = tmp.path() / "ids.svg";
+    saveHeadFigure(QString::fromStdString(idsSvg.string()), ids, {0, 0}, options());
+    EXPECT_TRUE(anyContains(svgTexts(idsSvg, &images),
+                            QStringLiteral("source ids: 100 101 102 103 104 105 106 107 108 → "
+                                           "decoder ids: 0 1 2")));
 
     // Rows named by the token each produces, as the head view names them.
     FigureOptions o = options();
