@@ -76,8 +76,9 @@ HfTokenizer::HfTokenizer(TokenizerSpec spec) : m_spec(std::move(spec)) {
                        (m_spec.sentencePiece ? 1 : 0) + (m_spec.unigram ? 1 : 0) +
                        (m_spec.wordLevel ? 1 : 0);
     if (models != 1) {
-        throw FormatError(m_spec.source + ": model: expected exactly one WordPiece, BPE, Unigram, "
-                                          "WordLevel or SentencePiece model");
+        throw FormatError(m_spec.source +
+                          ": model: expected exactly one WordPiece, BPE, Unigram, "
+                          "WordLevel or SentencePiece model");
     }
     const bool byteLevel = std::any_of(
         m_spec.preTokenizers.begin(), m_spec.preTokenizers.end(),
