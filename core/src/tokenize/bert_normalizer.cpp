@@ -46,20 +46,6 @@ NormalizedText dropNonspacingMarks(const NormalizedText& text) {
     return out;
 }
 
-NormalizedText lowercase(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    std::u32string lower;
-    for (const NormalizedChar& c : text) {
-        lower.clear();
-        appendLowercase(c.cp, lower);
-        for (char32_t cp : lower) {
-            out.push_back({cp, c.origBegin, c.origEnd});
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 NormalizedText nfd(const NormalizedText& text) {
@@ -107,7 +93,7 @@ NormalizedText bertNormalize(const NormalizedText& text, const BertNormalizerOpt
         out = dropNonspacingMarks(nfd(out));
     }
     if (options.lowercase) {
-        out = lowercase(out);
+        out = lowercaseText(out);
     }
     return out;
 }

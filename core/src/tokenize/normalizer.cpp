@@ -89,22 +89,6 @@ void appendNfcPiece(std::span<const NormalizedChar> piece, NormalizedText& out) 
     }
 }
 
-// Rust's char::to_lowercase per character; the extra characters of a multi-character mapping
-// ('İ' -> "i\u0307") share the span of their source, as HF's inserted characters do.
-NormalizedText lowercaseText(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    std::u32string lower;
-    for (const NormalizedChar& c : text) {
-        lower.clear();
-        appendLowercase(c.cp, lower);
-        for (char32_t cp : lower) {
-            out.push_back({cp, c.origBegin, c.origEnd});
-        }
-    }
-    return out;
-}
-
 // HF's StripAccents keeps what unicode-normalization's is_combining_mark rejects: Mn, Mc, Me.
 NormalizedText stripAccents(const NormalizedText& text) {
     NormalizedText out;

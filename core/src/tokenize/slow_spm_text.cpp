@@ -76,22 +76,6 @@ NormalizedText replacePair(const NormalizedText& text, char32_t quote) {
     return out;
 }
 
-// Each character turned into its parts (decompose and/or lowercase), the parts sharing its span.
-template <class Transform>
-NormalizedText perCharacter(const NormalizedText& text, Transform transform) {
-    NormalizedText out;
-    out.reserve(text.size());
-    std::u32string parts;
-    for (const NormalizedChar& c : text) {
-        parts.clear();
-        transform(c.cp, parts);
-        for (char32_t p : parts) {
-            out.push_back({p, c.origBegin, c.origEnd});
-        }
-    }
-    return out;
-}
-
 std::size_t find(std::span<const NormalizedChar> line, char32_t a, std::size_t from) {
     for (std::size_t i = from; i + 1 < line.size(); ++i) {
         if (line[i].cp == a && line[i + 1].cp == a) {

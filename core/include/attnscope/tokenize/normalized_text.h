@@ -46,4 +46,26 @@ std::string toUtf8(std::span<const NormalizedChar> text);
 // Inserts `cp` before the first character, sharing its span (HF's NormalizedString::prepend).
 void prependChar(NormalizedText& text, char32_t cp);
 
+// Each character replaced by what `transform(cp, parts)` appends for it (lower-casing, a
+// decomposition), every part sharing its span.
+template <class Transform>
+NormalizedText perCharacter(const NormalizedText& text, Transform transform) {
+    NormalizedText out;
+    out.reserve(text.size());
+    std::u32string parts;
+    for (const NormalizedChar& c : text) {
+        parts.clear();
+        transform(c.cp, parts);
+        for (const char32_t p : parts) {
+            out.push_back({p, c.origBegin, c.origEnd});
+        }
+    }
+    return out;
+}
+
+// Rust's char::to_lowercase per character ('İ' -> "i\u0307", both parts sharing its span).
+inline NormalizedText lowercaseText(const NormalizedText& text) {
+    return perCharacter(text, appendLowercase);
+}
+
 }  // namespace attnscope::tokenize
