@@ -117,22 +117,6 @@ NormalizedText stripText(const NormalizedText& text, bool left, bool right) {
                           text.begin() + static_cast<std::ptrdiff_t>(end));
 }
 
-void appendCompatDecomposition(char32_t cp, std::u32string& out) {
-    // The longest compatibility decomposition (U+FDFA) is 18 code points.
-    std::array<utf8proc_int32_t, 32> buf{};
-    int boundclass = 0;
-    const utf8proc_ssize_t n = utf8proc_decompose_char(
-        static_cast<utf8proc_int32_t>(cp), buf.data(), static_cast<utf8proc_ssize_t>(buf.size()),
-        static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &boundclass);
-    if (n <= 0 || static_cast<std::size_t>(n) > buf.size()) {
-        out += cp;
-        return;
-    }
-    for (utf8proc_ssize_t i = 0; i < n; ++i) {
-        out += static_cast<char32_t>(buf[static_cast<std::size_t>(i)]);
-    }
-}
-
 NormalizedText applyStep(const NormalizedText& text, const NormalizerStep& step) {
     switch (step.kind) {
         case NormalizerKind::Bert:
@@ -171,7 +155,7 @@ NormalizedText nfkd(const NormalizedText& text) {
     std::u32string parts;
     for (const NormalizedChar& c : text) {
         parts.clear();
-        appendCompatDecomposition(c.cp, parts);
+        appendCompatibilityDecomposition(c.cp, parts);
         for (char32_t cp : parts) {
             out.push_back({cp, c.origBegin, c.origEnd});
         }

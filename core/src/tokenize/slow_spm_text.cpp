@@ -22,23 +22,6 @@ constexpr std::array<std::pair<char32_t, char32_t>, 20> kDigitsOutsideNd = {{
     {0x10A40, 0x10A43}, {0x10E60, 0x10E68}, {0x11052, 0x1105A}, {0x1F100, 0x1F10A},
 }};
 
-// The full compatibility decomposition of one character (NFKD before canonical reordering,
-// which cannot matter here: every combining mark is dropped right after).
-void appendCompatibilityDecomposition(char32_t cp, std::u32string& out) {
-    std::array<utf8proc_int32_t, 32> buf{};  // the longest NFKD of one character is 18
-    int boundclass = 0;
-    const utf8proc_ssize_t n = utf8proc_decompose_char(
-        static_cast<utf8proc_int32_t>(cp), buf.data(), static_cast<utf8proc_ssize_t>(buf.size()),
-        static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &boundclass);
-    if (n <= 0 || static_cast<std::size_t>(n) > buf.size()) {
-        out += cp;
-        return;
-    }
-    for (utf8proc_ssize_t i = 0; i < n; ++i) {
-        out += static_cast<char32_t>(buf[static_cast<std::size_t>(i)]);
-    }
-}
-
 // " ".join(text.strip().split()): each whitespace run between words becomes one ' '.
 NormalizedText collapseSpaces(std::span<const NormalizedChar> text) {
     NormalizedText out;

@@ -173,6 +173,21 @@ void appendLowercase(char32_t cp, std::u32string& out) {
     out += static_cast<char32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(cp)));
 }
 
+void appendCompatibilityDecomposition(char32_t cp, std::u32string& out) {
+    std::array<utf8proc_int32_t, 32> buf{};  // the longest NFKD of one character is 18
+    int boundclass = 0;
+    const utf8proc_ssize_t n = utf8proc_decompose_char(
+        static_cast<utf8proc_int32_t>(cp), buf.data(), static_cast<utf8proc_ssize_t>(buf.size()),
+        static_cast<utf8proc_option_t>(UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT), &boundclass);
+    if (n <= 0 || static_cast<std::size_t>(n) > buf.size()) {
+        out += cp;
+        return;
+    }
+    for (utf8proc_ssize_t i = 0; i < n; ++i) {
+        out += static_cast<char32_t>(buf[static_cast<std::size_t>(i)]);
+    }
+}
+
 void appendCanonicalDecomposition(char32_t cp, std::u32string& out) {
     // The longest canonical decomposition is 4 code points; 32 leaves ample room.
     std::array<utf8proc_int32_t, 32> buf{};

@@ -67,6 +67,10 @@ void appendLowercase(char32_t cp, std::u32string& out);
 // canonical reordering).
 void appendCanonicalDecomposition(char32_t cp, std::u32string& out);
 
+// Appends the full compatibility decomposition of `cp` (what NFKD makes of one character before
+// canonical reordering); `cp` itself when it has none.
+void appendCompatibilityDecomposition(char32_t cp, std::u32string& out);
+
 // The canonical combining class used by NFD's reordering step.
 int combiningClass(char32_t cp);
 
