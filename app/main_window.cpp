@@ -35,6 +35,7 @@
 #include "panels/one_stack_docks.h"
 #include "panels/panel_scroll_area.h"
 #include "panels/prediction_panel.h"
+#include "panels/sentence_field.h"
 #include "panels/sentence_panel.h"
 #include "panels/survey_dock.h"
 #include "panels/target_input.h"
@@ -62,6 +63,8 @@ namespace {
 
 const char* const kSampleSentence = "The keys to the cabinet are on the table.";
 const char* const kMaskedSampleSentence = "The keys to the cabinet are on the [MASK].";
+// How long after showing the window its frame is checked again (WindowLayout::fitOnScreen).
+constexpr int kFrameWaitMs = 300;
 
 }  // namespace
 
@@ -123,6 +126,8 @@ void MainWindow::buildViews() {
     setCentralWidget(central);
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::askForModelFolder);
     connect(m_welcome, &WelcomePage::modelChosen, this, &MainWindow::openModel);
+    connect(m_welcome, &WelcomePage::backRequested, this,
+            [this] { m_pages->setCurrentWidget(m_tabs); });
 }
 
 void MainWindow::buildDocks() {
@@ -152,15 +157,14 @@ void MainWindow::buildDocks() {
     addDock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
     // The right-hand panels scroll rather than squeeze their texts when a dock is short, and
     // the dock cannot be made narrower than they need.
-    QDockWidget* maskDock = addDock(
-        tr("Mask and scale"), "maskDock",
-        new PanelScrollArea(new MaskPanel(m_session, this), PanelScrollArea::Keep::Width, this),
-        Qt::RightDockWidgetArea);
-    QDockWidget* predictionDock =
-        addDock(tr("Predictions"), "predictionDock",
-                new PanelScrollArea(new PredictionPanel(m_session, this),
-                                    PanelScrollArea::Keep::WidthAndHeight, this),
-                Qt::RightDockWidgetArea);
+    QDockWidget* maskDock =
+        addDock(tr("Mask and scale"), "maskDock",
+                new PanelScrollArea(new MaskPanel(m_session, this), this), Qt::RightDockWidgetArea);
+    // Predictions scroll too: with ablations the clean and ablated lists stand above each
+    // other, taller than a laptop's dock, and their minimum pushed the window off the screen.
+    QDockWidget* predictionDock = addDock(
+        tr("Predictions"), "predictionDock",
+        new PanelScrollArea(new PredictionPanel(m_session, this), this), Qt::RightDockWidgetArea);
     // Side by side as tabs: stacked, the two would make the window taller than a laptop screen.
     tabifyDockWidget(maskDock, predictionDock);
     maskDock->raise();
@@ -216,16 +220,10 @@ void MainWindow::buildBottomDocks() {
                 }
             });
     connect(m_dependencies, &DependencyPanel::treebankScored, m_dependencyDock, &QWidget::show);
-    // Opened at its minimum, the table shows one row and the heatmap one layer: give it two
-    // fifths of the window the first time it opens (later, the user's size stands).
-    connect(m_dependencyDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
-        if (visible && !m_dependencyDockSized) {
-            m_dependencyDockSized = true;
-            QTimer::singleShot(0, this, [this] {
-                resizeDocks({m_dependencyDock}, {height() * 2 / 5}, Qt::Vertical);
-            });
-        }
-    });
+    // Opened at its minimum, the table shows one row and the heatmap one layer (later, the
+    // user's size stands).
+    WindowLayout::sizeOnFirstShow(this, sentenceDock);
+    WindowLayout::sizeOnFirstShow(this, m_dependencyDock);
 }
 
 void MainWindow::wireDependencies() {
@@ -253,17 +251,13 @@ void MainWindow::buildToolBar() {
     auto* open = new QToolButton(bar);
     open->setText(tr("Open model…"));
     open->setObjectName(QStringLiteral("openModelButton"));
-    connect(open, &QToolButton::clicked, this, &MainWindow::askForModelFolder);
+    connect(open, &QToolButton::clicked, this, &MainWindow::showStartPage);
     bar->addWidget(open);
     bar->addSeparator();
-    m_sentenceLabel = new QLabel(tr(" Sentence: "), bar);
-    bar->addWidget(m_sentenceLabel);
-    m_sentenceEdit = new QLineEdit(bar);
-    m_sentenceEdit->setObjectName(QStringLiteral("sentenceEdit"));
-    m_sentenceEdit->setPlaceholderText(tr("Type a sentence; every head recomputes as you type"));
-    m_sentenceEdit->setClearButtonEnabled(true);
-    bar->addWidget(m_sentenceEdit);
-    connect(m_sentenceEdit, &QLineEdit::textChanged, m_session, &AnalysisSession::setText);
+    // Text, or token ids for a model without tokenizer files (issue 30).
+    auto* field = new SentenceField(m_session, bar);
+    m_sentenceEdit = field->edit();
+    bar->addWidget(field);
     // Encoder-decoder models: the field above is the source, this the target (hidden otherwise).
     m_target = new TargetInput(m_session, m_service, bar);
     m_targetAction = bar->addWidget(m_target);
@@ -291,7 +285,8 @@ void MainWindow::buildToolBar() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
-    file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::askForModelFolder);
+    file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::showStartPage)
+        ->setObjectName(QStringLiteral("openModelAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     QMenu* cache = file->addMenu(tr("From the &Hugging Face cache"));
     cache->setObjectName(QStringLiteral("cacheMenu"));
@@ -354,7 +349,7 @@ void MainWindow::buildMenus() {
     heads->addAction(makeClearAblationsAction(m_session, this));
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About AttnScope"), this, [this] {
-        m_messages->showMessage(
+        m_messages->showNote(
             tr("AttnScope %1. Layers and heads are numbered from 0. Entropies are in nats. "
                "Attention rows are queries, columns are keys. Numbers match PyTorch to 1e-5.")
                 .arg(QApplication::applicationVersion()));
@@ -364,6 +359,12 @@ void MainWindow::buildMenus() {
 void MainWindow::wireSession() {
     connect(m_session, &AnalysisSession::errorReported, m_messages,
             qOverload<const QString&>(&MessageBar::showMessage));
+    connect(m_session, &AnalysisSession::messageWithdrawn, m_messages, [this](const QString& m) {
+        if (m_messages->text() == m) {
+            m_messages->hide();
+        }
+    });
+    connect(m_session, &AnalysisSession::warningReported, m_messages, &MessageBar::showWarning);
     connect(m_session, &AnalysisSession::inputTooLong, this, [this](int tokens, int limit) {
         m_messages->showMessage(
             tr("This text has %1 tokens; the model reads at most %2 (its positions). The views "
@@ -372,11 +373,6 @@ void MainWindow::wireSession() {
                 .arg(limit),
             tr("Truncate to %1 tokens").arg(limit),
             [this] { m_session->setTruncateLongInput(true); });
-    });
-    connect(m_session, &AnalysisSession::textChanged, this, [this](const QString& text) {
-        if (m_sentenceEdit->text() != text) {
-            m_sentenceEdit->setText(text);
-        }
     });
     const auto showGrid = [this] {
         m_gridModel->setResult(m_session->result(), m_session->heatmapStyle(),
@@ -388,12 +384,7 @@ void MainWindow::wireSession() {
     });
     connect(m_session, &AnalysisSession::heatmapStyleChanged, this, showGrid);
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
-        const bool seq2seq = m_session->isEncoderDecoder();
-        m_sentenceLabel->setText(seq2seq ? tr(" Source: ") : tr(" Sentence: "));
-        m_sentenceEdit->setPlaceholderText(
-            seq2seq ? tr("Type the source; every head recomputes as you type")
-                    : tr("Type a sentence; every head recomputes as you type"));
-        m_targetAction->setVisible(seq2seq);
+        m_targetAction->setVisible(m_session->isEncoderDecoder());
         m_pages->setCurrentWidget(m_tabs);
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
         updateStatus();
@@ -515,6 +506,15 @@ void MainWindow::scoreCorefWhenOpen(const QString& path) {
     scoreWhenModelOpen(m_coref, m_session, m_service, path);
 }
 
+// The start page lists the shipped, recent and cached models; its button asks for a folder.
+void MainWindow::showStartPage() {
+    m_welcome->setModels(m_recent);
+    m_welcome->setOpenModel(m_session->model() ? QFileInfo(m_session->modelPath()).fileName()
+                                               : QString());
+    m_pages->setCurrentWidget(m_welcome);
+    m_welcome->setFocus();
+}
+
 void MainWindow::askForModelFolder() {
     auto* dialog = new QFileDialog(this, tr("Open a Hugging Face model folder"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -551,6 +551,12 @@ void MainWindow::restoreSettings() {
 
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
+    if (!m_fitted) {
+        // The frame's size is known once the window manager has framed the window.
+        m_fitted = true;
+        QTimer::singleShot(0, this, [this] { m_layout.fitOnScreen(); });
+        QTimer::singleShot(kFrameWaitMs, this, [this] { m_layout.fitOnScreen(); });
+    }
     if (m_firstRunDocks) {
         m_firstRunDocks = false;
         QTimer::singleShot(0, this, [this] { m_layout.sizeDocks(); });
@@ -570,6 +576,7 @@ void MainWindow::saveSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+    reopenGuardedDocks(this);  // the layout saved is the user's, not an encoder-decoder's
     saveSettings();
     event->accept();
 }

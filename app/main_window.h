@@ -88,6 +88,7 @@ private:
     void rememberModel(const QString& path);
     void refreshRecentMenu();
     void updateStatus();
+    void showStartPage();
     void askForModelFolder();
 
     AnalysisSession* m_session;
@@ -101,12 +102,10 @@ private:
     SentencePanel* m_sentences = nullptr;
     DependencyPanel* m_dependencies = nullptr;
     QDockWidget* m_dependencyDock = nullptr;
-    bool m_dependencyDockSized = false;  // given a useful height on its first opening
     CorefPanel* m_coref = nullptr;
     QDockWidget* m_corefDock = nullptr;
     HeadView* m_headView = nullptr;
     QLineEdit* m_sentenceEdit = nullptr;
-    QLabel* m_sentenceLabel = nullptr;
     TargetInput* m_target = nullptr;  // encoder-decoder models only
     QAction* m_targetAction = nullptr;
     QLabel* m_statusModel = nullptr;
@@ -119,6 +118,7 @@ private:
     QStringList m_recent;
     WindowLayout m_layout{this};
     bool m_firstRunDocks = false;  // no saved dock layout: size the docks once shown
+    bool m_fitted = false;         // the frame was fitted on the screen at the first show
 };
 
 }  // namespace attnscope::app

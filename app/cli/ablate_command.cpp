@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -12,10 +13,13 @@
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/error.h"
+#include "attnscope/export/ablation_export.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/text/sentence_file.h"
+#include "cli_checks.h"
 #include "sentence_input.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -58,7 +62,7 @@ const tokenize::Tokenizer& tokenizerFor(const model::Model& m, const std::string
 Sentence readSentence(const model::Model& m, const AblateArgs& args) {
     Sentence s;
     if (args.text) {
-        for (const tokenize::Token& t : tokenizerFor(m, "--text").encode(*args.text)) {
+        for (const tokenize::Token& t : textTokens(m, tokenizerFor(m, "--text"), *args.text)) {
             s.ids.push_back(t.id);
             s.labels.push_back(analysis::tokenLabel(t.text));
         }
@@ -177,6 +181,10 @@ analysis::LogitDiffRequest parseLogitDiff(const model::Model& m, const std::stri
                           m.dir.string() + " (A:B; write #ID for a token id)");
 }
 
+// What mean ablation averages over when no --mean-corpus is given: the input exactly as the
+// passes see it, so positions given to --mask hold the mask token in the means too.
+constexpr const char* kInputItself = "the input itself, as fed (masks in place)";
+
 std::shared_ptr<const forward::HeadMeans> headMeans(const model::Model& m, const AblateArgs& args,
                                                     const Sentence& s) {
     std::vector<std::vector<std::int32_t>> corpus;
@@ -204,7 +212,7 @@ std::shared_ptr<const forward::HeadMeans> headMeans(const model::Model& m, const
                     [&] { return forward::computeHeadMeans(m, corpus, {}); }));
     std::cout << "means pooled over " << corpus.size() << " sentence"
               << (corpus.size() == 1 ? "" : "s") << " of "
-              << (args.meanCorpus ? *args.meanCorpus : std::string("the input itself")) << " ("
+              << (args.meanCorpus ? *args.meanCorpus : std::string(kInputItself)) << " ("
               << means->rows << " token positions)\n";
     return means;
 }
@@ -310,7 +318,8 @@ void printTopHeads(const analysis::AblationEffects& e,
     });
     order.resize(std::min(order.size(), static_cast<std::size_t>(top)));
     std::cout << "\n# downstream heads whose maps changed most: Jensen-Shannon divergence of "
-                 "clean and ablated rows (nats, mean over query rows)\n";
+                 "clean and ablated rows (nats, mean over query rows; the ablated heads "
+                 "themselves left out)\n";
     if (order.empty()) {
         std::cout << "no other head's map changed\n";
         return;
@@ -326,6 +335,36 @@ void printTopHeads(const analysis::AblationEffects& e,
     }
 }
 
+// --out: every measure at full precision, with what the run was.
+void writeOutput(const AblateArgs& args, const model::Model& m, const Sentence& s,
+                 const forward::Interventions& iv,
+                 const std::vector<std::optional<AblationKind>>& resolved,
+                 const analysis::AblationEffects& e) {
+    exporting::AblationFileInfo info;
+    info.model = args.modelDir;
+    info.objective = forward::predictionKindName(m);
+    info.kind = args.kind;
+    for (std::size_t i = 0; i < iv.ablations.size(); ++i) {
+        info.ablations += (i ? ", " : "") + forward::describe(iv.ablations[i]);
+    }
+    if (kindOf(args.kind) == AblationKind::Mean) {
+        info.meanCorpus = args.meanCorpus.value_or(kInputItself);
+    }
+    info.tokenIds = s.ids;
+    info.tokens = s.labels;
+    for (const auto& kind : resolved) {
+        info.headAblated.push_back(kind.has_value());
+    }
+    info.textMasks = s.literalMasks;
+    info.piece = [&m](std::int32_t id) { return analysis::tokenLabel(analysis::idPiece(m, id)); };
+    if (std::filesystem::path(*args.out).extension() == ".h5") {
+        exporting::writeAblationH5(*args.out, e, info);
+    } else {
+        exporting::writeAblationCsv(*args.out, e, info);
+    }
+    std::cout << "\nwrote: " << *args.out << "\n";
+}
+
 }  // namespace
 
 CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
@@ -335,8 +374,8 @@ CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
         "delta NLL / KL / delta p top / logit difference, and the heads whose maps changed");
     cmd->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
     auto* text = cmd->add_option("--text", args.text, "Input text (needs a tokenizer)");
-    cmd->add_option("--token-ids", args.tokenIds, "Token ids instead of text, e.g. 101,7592,102")
-        ->delimiter(',')
+    addIdListOption(*cmd, "--token-ids", args.tokenIds,
+                    "Token ids instead of text, e.g. 101,7592,102")
         ->excludes(text);
     cmd->add_option("--heads", args.heads,
                     "Heads to ablate, LAYER-HEAD (or LAYER-gGROUP), 0-based: 3-7,5-1")
@@ -370,6 +409,14 @@ CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
     cmd->add_option("--top", args.top, "How many changed heads to list")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
+    cmd->add_option("--out", args.out,
+                    "Also write every measure at full precision: ablation.csv (one table; every "
+                    "head's js with head_ablated) or ablation.h5 (arrays)")
+        ->check([](const std::string& out) {
+            const std::string ext = std::filesystem::path(out).extension().string();
+            return ext == ".csv" || ext == ".h5" ? std::string()
+                                                 : std::string("--out must end in .csv or .h5");
+        });
     cmd->callback([&args] {
         if (!args.text && args.tokenIds.empty()) {
             throw CLI::RequiredError("--text or --token-ids");
@@ -379,9 +426,11 @@ CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
 }
 
 int runAblate(const AblateArgs& args) {
+    checkOutput("--out", args.out.value_or(""));  // before any work (issue 30)
     const auto model = loadModelWithWarnings(
         args.modelDir, args.text || args.meanCorpus ? model::TokenizerLoading::Full
                                                     : model::TokenizerLoading::VocabularyOnly);
+    refuseEncoderDecoder("ablate", args.modelDir, *model);
     const model::Model& m = *model;
     const model::ModelSpec& spec = m.spec;
     Sentence s = readSentence(m, args);
@@ -433,6 +482,9 @@ int runAblate(const AblateArgs& args) {
         printCausal(*e.causal, s, m);
     }
     printTopHeads(e, resolved, args.top);
+    if (args.out) {
+        writeOutput(args, m, s, iv, resolved, e);
+    }
     return 0;
 }
 

@@ -14,7 +14,9 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/attribution_export.h"
+#include "cli_checks.h"
 #include "scoring_support.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -202,10 +204,12 @@ CLI::App* addAttributionCommand(CLI::App& app, AttributionArgs& args) {
 
 int runAttribution(const AttributionArgs& args) {
     const InterruptCatcher interrupts;
+    checkOutput("--out", args.out);
     const SentenceArgs& sentence = args.sentence;
     const auto m = loadModelWithWarnings(
         sentence.modelDir,
         sentence.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly);
+    refuseEncoderDecoder("attribution", sentence.modelDir, *m);
     const forward::ForwardOptions options =
         analysis::attributionPassOptions(forwardOptions(sentence));
     const analysis::SentenceAnalysis a =

@@ -16,6 +16,7 @@
 #include "attnscope/io/input_file.h"
 #include "attnscope/model/model.h"
 #include "attnscope/tokenize/tokenizer.h"
+#include "cli_checks.h"
 #include "sentence_input.h"
 #include "seq2seq_command.h"
 
@@ -156,6 +157,7 @@ CLI::App* addAttentionCommand(CLI::App& app, AttentionArgs& args) {
 }
 
 int runAttention(const AttentionArgs& args) {
+    checkOutput("--out", args.out);
     const SentenceArgs& sentence = args.sentence;
     const auto m = loadForTarget(sentence, args.target);
     if (m->isEncoderDecoder()) {
@@ -164,7 +166,9 @@ int runAttention(const AttentionArgs& args) {
     forward::ForwardInput input;
     exporting::ExportTokens exportTokens;
     if (sentence.text) {
-        for (const tokenize::Token& t : requireTokenizer(*m).encode(*sentence.text)) {
+        const std::vector<tokenize::Token> tokens =
+            textTokens(*m, requireTokenizer(*m), *sentence.text);
+        for (const tokenize::Token& t : tokens) {
             input.tokenIds.push_back(t.id);
             exportTokens.text.push_back(t.text);
             exportTokens.offsets.emplace_back(t.charBegin, t.charEnd);

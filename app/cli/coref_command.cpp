@@ -12,7 +12,9 @@
 #include "attnscope/base/threads.h"
 #include "attnscope/export/coref_export.h"
 #include "attnscope/model/model.h"
+#include "cli_checks.h"
 #include "scoring_support.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -106,8 +108,11 @@ CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
 
 int runCoref(const CorefArgs& args) {
     const InterruptCatcher interrupts;
+    checkOutput("--out", args.out);
+    checkOutput("--dump", args.dump);
     std::cerr << "attnscope-cli: reading " << args.modelDir << " and " << args.treebank << "\n";
     const auto model = model::loadModel(args.modelDir);
+    refuseEncoderDecoder("coref", args.modelDir, *model);
     text::CorefOptions reading;
     reading.strict = args.strict;
     const analysis::CorefCorpus corpus = analysis::CorefCorpus::read(args.treebank, reading);

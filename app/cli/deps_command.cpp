@@ -12,7 +12,9 @@
 #include "attnscope/base/threads.h"
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/text/conllu.h"
+#include "cli_checks.h"
 #include "scoring_support.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -109,7 +111,10 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
 
 int runDeps(const DepsArgs& args) {
     const InterruptCatcher interrupts;
+    checkOutput("--out", args.out);
+    checkOutput("--dump", args.dump);
     const auto model = model::loadModel(args.modelDir);
+    refuseEncoderDecoder("deps", args.modelDir, *model);
     text::ConlluOptions reading;
     reading.strict = args.strict;
     text::ConlluResult treebank = text::readConllu(args.treebank, reading);

@@ -15,7 +15,9 @@
 #include "attnscope/export/importance_export.h"
 #include "attnscope/model/model.h"
 #include "attnscope/text/sentence_file.h"
+#include "cli_checks.h"
 #include "scoring_support.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -94,7 +96,9 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
         "importance", "Loss change of ablating each head alone on a corpus, and the pruning curve");
     cmd->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
     cmd->add_option("CORPUS", args.corpus, "Sentences: .txt (one a line) or .conllu")->required();
-    cmd->add_option("--out", args.out, "importance.csv (table) or importance.h5 (arrays)")
+    cmd->add_option("--out", args.out,
+                    "importance.csv (table) or importance.h5 (arrays); a masked LM's file also "
+                    "lists the masked positions the loss used")
         ->required()
         ->check([](const std::string& out) {
             const std::string ext = std::filesystem::path(out).extension().string();
@@ -112,7 +116,7 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--mask-fraction", args.maskFraction,
                     "Masked LM: share of each sentence's tokens masked, in (0, 1]")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteRange(0.0, 1.0))
         ->check(CLI::Validator(
             [](const std::string& value) {
                 double v = 0;
@@ -122,7 +126,9 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
             },
             "POSITIVE"))
         ->capture_default_str();
-    cmd->add_option("--seed", args.seed, "Masked LM: seed of the masking")->capture_default_str();
+    cmd->add_option("--seed", args.seed, "Masked LM: seed of the masking")
+        ->check(wholeNumber64())
+        ->capture_default_str();
     cmd->add_option("--threads", args.threads, "Worker threads")
         ->check(CLI::Range(1, 64))
         ->capture_default_str();
@@ -131,7 +137,9 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
 
 int runImportance(const ImportanceArgs& args) {
     const InterruptCatcher interrupts;
+    checkOutput("--out", args.out);  // before any work (issue 30)
     const auto model = model::loadModel(args.modelDir);
+    refuseEncoderDecoder("importance", args.modelDir, *model);
     throwIfInterrupted();
     analysis::ImportanceOptions options;
     options.maskFraction = args.maskFraction;
@@ -141,6 +149,7 @@ int runImportance(const ImportanceArgs& args) {
     options.shares = static_cast<std::size_t>(args.threads);
     const analysis::ImportanceCorpus corpus =
         analysis::importanceCorpus(*model, readCorpus(args), options);
+    options.sentenceOf = corpus.sentenceOf;  // the file lists the masked targets by sentence
     throwIfInterrupted();
     if (corpus.items.empty()) {
         throw Error(args.corpus + ": no sentence has a target (" +

@@ -1,8 +1,9 @@
 // attnscope-cli importance: how much the loss of a model on a corpus grows when each head (or
 // key/value group) alone is ablated, and Michel et al.'s pruning curve (rules in
 // analysis/head_importance.h), on as many threads as asked, with a progress bar on stderr;
-// Ctrl+C stops it without writing anything. Writes the table (.csv) or the arrays (.h5) and
-// prints the clean loss, the most and least important units and the curve.
+// Ctrl+C stops it without writing anything. Writes the table (.csv) or the arrays (.h5), with a
+// masked LM's masked targets, and prints the clean loss, the most and least important units and
+// the curve. The --out path is checked before any work.
 #pragma once
 
 #include <cstdint>

@@ -14,6 +14,7 @@
 #include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/version.h"
 #include "attribution_command.h"
+#include "cli_checks.h"
 #include "commands.h"
 #include "coref_command.h"
 #include "deps_command.h"
@@ -31,7 +32,11 @@ namespace {
 int runGuarded(const std::function<int()>& command) {
     using namespace attnscope;
     try {
-        return command();
+        const int code = command();
+        // What the command printed may still sit in the buffer: a full disk or a closed pipe
+        // shows only now, and must not end as success (issue 30).
+        cli::flushStandardOutput();
+        return code;
     } catch (const Cancelled&) {
         std::cerr << "attnscope-cli: interrupted; nothing written\n";
         return 130;  // the shell's code for a run ended by Ctrl+C
@@ -56,6 +61,7 @@ int runGuarded(const std::function<int()>& command) {
 int main(int argc, char** argv) {
     using namespace attnscope;
     keepFreedMemoryForReuse();
+    cli::captureStandardOutput();
     CLI::App app{"AttnScope command-line tool: inspect models and export every attention head"};
     app.set_version_flag("--version", std::string(version()));
     app.require_subcommand(1);

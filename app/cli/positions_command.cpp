@@ -13,6 +13,8 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/text/sentence_file.h"
+#include "cli_checks.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -213,7 +215,7 @@ CLI::App* addPositionsCommand(CLI::App& app, PositionsArgs& args) {
                   "Leave special tokens out as keys as well (argmax over the other keys)");
     cmd->add_option("--threshold", args.threshold,
                     "Positional when r* holds the row maximum this often")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteRange(0.0, 1.0))
         ->capture_default_str();
     cmd->add_option("--csv", args.csv, "Also write the table as CSV");
     cmd->callback([&args] {
@@ -225,10 +227,12 @@ CLI::App* addPositionsCommand(CLI::App& app, PositionsArgs& args) {
 }
 
 int runPositions(const PositionsArgs& args) {
+    checkOutput("--csv", args.csv);
     const bool idsOnly = args.sentencesFile.empty() && !args.sentence.text;
     const auto model = loadModelWithWarnings(
         args.sentence.modelDir,
         idsOnly ? model::TokenizerLoading::VocabularyOnly : model::TokenizerLoading::Full);
+    refuseEncoderDecoder("positions", args.sentence.modelDir, *model);
     const forward::ForwardOptions options = forwardOptions(args.sentence);
     analysis::RelativePositionOptions how;
     how.skipSpecialQueries = !args.includeSpecial;

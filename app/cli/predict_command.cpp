@@ -8,6 +8,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/forward/prediction.h"
+#include "cli_checks.h"
 #include "seq2seq_command.h"
 
 namespace attnscope::cli {
@@ -60,6 +61,7 @@ CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
 }
 
 int runPredict(const PredictArgs& args) {
+    checkOutput("--csv", args.csv.value_or(""));
     const auto model = loadForTarget(args.sentence, args.target);
     const model::Model& m = *model;
     if (m.isEncoderDecoder()) {

@@ -12,6 +12,7 @@
 
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/base/error.h"
+#include "cli_checks.h"
 #include "render/figure.h"
 #include "render/figure_file.h"
 
@@ -173,6 +174,7 @@ CLI::App* addRenderCommand(CLI::App& app, RenderArgs& args) {
 }
 
 int runRender(const RenderArgs& args) {
+    checkOutput("--out", args.out);
     // The model runs before Qt starts, so data errors never depend on the GUI layer.
     const RenderInput input = analyzeForRender(args);
     const analysis::SentenceAnalysis& analysis = input.analysis;

@@ -7,14 +7,16 @@
 #include <CLI/CLI.hpp>
 
 #include "attnscope/base/error.h"
+#include "cli_checks.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
 void addSentenceOptions(CLI::App& command, SentenceArgs& args) {
     command.add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
     auto* text = command.add_option("--text", args.text, "Input text (needs a tokenizer)");
-    auto* ids = command.add_option("--token-ids", args.tokenIds, "Token ids, e.g. 101,7592,102")
-                    ->delimiter(',');
+    auto* ids =
+        addIdListOption(command, "--token-ids", args.tokenIds, "Token ids, e.g. 101,7592,102");
     text->excludes(ids);
     command.add_option("--mask", args.mask, "Mask: default (the model's), none, causal")
         ->check(CLI::IsMember({"default", "none", "causal"}));
@@ -66,20 +68,32 @@ std::vector<std::int32_t> checkedTokenIds(const std::vector<std::int64_t>& ids) 
     return out;
 }
 
+std::vector<tokenize::Token> textTokens(const model::Model& m, const tokenize::Tokenizer& tokenizer,
+                                        const std::string& text) {
+    return withContext("--text", [&] {
+        std::vector<tokenize::Token> tokens = tokenizer.encode(text);
+        analysis::checkTextTokens(m, tokens);
+        return tokens;
+    });
+}
+
 analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args) {
     const forward::ForwardOptions options = forwardOptions(args);
     analysis::SentenceAnalysis a =
-        args.text ? analysis::analyzeText(m, *args.text, options)
-                  : analysis::analyzeIds(m, checkedTokenIds(args.tokenIds), options);
+        !args.text    ? analysis::analyzeIds(m, checkedTokenIds(args.tokenIds), options)
+        : m.tokenizer ? analysis::analyzeTokens(m, *args.text,
+                                                textTokens(m, *m.tokenizer, *args.text), options)
+                      : analysis::analyzeText(m, *args.text, options);  // its "no tokenizer"
     printResultWarnings(a.forward);
     return a;
 }
 
-LoadedSentence analyzeSentence(const SentenceArgs& args) {
+LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args) {
     LoadedSentence s;
     s.model =
         loadModelWithWarnings(args.modelDir, args.text ? model::TokenizerLoading::Full
                                                        : model::TokenizerLoading::VocabularyOnly);
+    refuseEncoderDecoder(command, args.modelDir, *s.model);
     s.analysis = analyzeLoaded(*s.model, args);
     return s;
 }

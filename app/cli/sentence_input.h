@@ -39,8 +39,9 @@ struct LoadedSentence {
 };
 
 // Loads the model (printing its warnings to stderr) and analyzes the sentence. With token ids
-// the tokenizer is not loaded, only the vocabulary that labels them.
-LoadedSentence analyzeSentence(const SentenceArgs& args);
+// the tokenizer is not loaded, only the vocabulary that labels them. `command` names the command
+// in the refusal of encoder-decoder models (refuseEncoderDecoder): the analysis is one stack's.
+LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args);
 
 // analyzeSentence with the model already loaded.
 analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args);
@@ -54,6 +55,10 @@ forward::ForwardOptions forwardOptions(const SentenceArgs& args);
 // --token-ids as the core takes them. InvalidArgument "--token-ids: <id> is not a valid token
 // id" outside 0..2^31-1; whether an id is in the model's vocabulary the core checks.
 std::vector<std::int32_t> checkedTokenIds(const std::vector<std::int64_t>& ids);
+// `text` through `tokenizer` (the model's), checked by analysis::checkTextTokens (no tokens, ids
+// beyond vocab_size); errors name --text: "--text: the text gives no tokens ...".
+std::vector<tokenize::Token> textTokens(const model::Model& m, const tokenize::Tokenizer& tokenizer,
+                                        const std::string& text);
 // The pass's warnings (NaN or Inf met), one "attnscope-cli: warning:" line each on stderr.
 void printResultWarnings(const forward::ForwardResult& result);
 

@@ -1,10 +1,12 @@
 #include "seq2seq_input.h"
 
 #include <iostream>
+#include <map>
 
 #include <CLI/CLI.hpp>
 
 #include "attnscope/base/error.h"
+#include "cli_checks.h"
 
 namespace attnscope::cli {
 
@@ -34,15 +36,29 @@ std::vector<tokenize::Token> sourceTokens(const model::Model& m, const SentenceA
     return withContext("source", [&] { return m.tokenizer->encode(*sentence.text); });
 }
 
-std::vector<std::int32_t> targetIdsOf(const std::vector<std::int64_t>& ids) {
+// Every id, the last included, against the decoder's vocabulary: the last target token is
+// never fed to the decoder (teacher forcing shifts it out), so the pass would not check it and
+// the export would record an id the model does not have (issue 30).
+std::vector<std::int32_t> targetIdsOf(const model::Model& m, const std::vector<std::int64_t>& ids) {
+    std::vector<std::int32_t> out;
     try {
-        return checkedTokenIds(ids);
+        out = checkedTokenIds(ids);
     } catch (const InvalidArgument& e) {
         // checkedTokenIds names --token-ids; the offending option here is --target-ids.
         std::string what = e.what();
         what.replace(0, std::string("--token-ids").size(), "--target-ids");
         throw InvalidArgument(what);
     }
+    const int vocab = m.decoder ? m.decoder->spec.vocabSize : m.spec.vocabSize;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        if (out[i] >= vocab) {
+            throw InvalidArgument("--target-ids: " + std::to_string(out[i]) + " (id " +
+                                  std::to_string(i + 1) + " of " + std::to_string(out.size()) +
+                                  ") is outside the decoder's vocabulary [0, " +
+                                  std::to_string(vocab) + ")");
+        }
+    }
+    return out;
 }
 
 std::vector<std::int32_t> greedyIds(const model::Model& m, const std::vector<std::int32_t>& source,
@@ -68,10 +84,8 @@ std::vector<std::int32_t> greedyIds(const model::Model& m, const std::vector<std
 void addTargetOptions(CLI::App& command, TargetArgs& args, bool greedy) {
     auto* text = command.add_option("--target", args.target,
                                     "Encoder-decoder models: the target text (teacher-forced)");
-    auto* ids = command
-                    .add_option("--target-ids", args.targetIds,
-                                "Encoder-decoder models: the target's token ids, e.g. 713,16,10,2")
-                    ->delimiter(',');
+    auto* ids = addIdListOption(command, "--target-ids", args.targetIds,
+                                "Encoder-decoder models: the target's token ids, e.g. 713,16,10,2");
     text->excludes(ids);
     if (greedy) {
         auto* decode = command
@@ -105,6 +119,11 @@ analysis::Seq2SeqAnalysis analyzeSeq2Seq(const model::Model& m, const SentenceAr
                                          const TargetArgs& target,
                                          const forward::ForwardOptions& options,
                                          bool requireTarget) {
+    if (sentence.text && m.tokenizer) {
+        // Tokenized once more only to name a tokenizer file that does not fit the model (or
+        // text that gives no tokens) before the pass would report a bare id.
+        textTokens(m, *m.tokenizer, *sentence.text);
+    }
     if (sentence.text && target.target) {
         return analysis::analyzeSeq2SeqText(m, *sentence.text, *target.target, options);
     }
@@ -114,6 +133,12 @@ analysis::Seq2SeqAnalysis analyzeSeq2Seq(const model::Model& m, const SentenceAr
                               "--target-ids, or decode one with --greedy N");
     }
     const std::vector<tokenize::Token> source = sourceTokens(m, sentence);
+    if (sentence.text && target.greedy) {
+        // The decoded ids themselves, with the text they decode to as the target's.
+        const std::vector<std::int32_t> decoded =
+            greedyIds(m, tokenize::ids(source), *target.greedy);
+        return analysis::analyzeSeq2SeqDecoded(m, *sentence.text, decoded, options);
+    }
     std::vector<std::int32_t> targetIds;
     std::vector<tokenize::Token> targetTokens;
     if (target.target) {
@@ -128,7 +153,7 @@ analysis::Seq2SeqAnalysis analyzeSeq2Seq(const model::Model& m, const SentenceAr
     } else if (target.greedy) {
         targetIds = greedyIds(m, tokenize::ids(source), *target.greedy);
     } else {
-        targetIds = targetIdsOf(target.targetIds);
+        targetIds = targetIdsOf(m, target.targetIds);
     }
     analysis::Seq2SeqAnalysis a =
         analysis::analyzeSeq2SeqIds(m, tokenize::ids(source), targetIds, options);
@@ -149,6 +174,45 @@ analysis::Seq2SeqAnalysis analyzeSeq2Seq(const model::Model& m, const SentenceAr
         a.targetTokens = std::move(targetTokens);
     }
     return a;
+}
+
+void refuseEncoderDecoder(const std::string& command, const std::string& modelDir,
+                          const model::Model& m) {
+    if (!m.isEncoderDecoder()) {
+        return;
+    }
+    // What each command would need of both stacks, and why one stack is not the answer.
+    static const std::map<std::string, std::string> kWhy = {
+        {"ablate",
+         "ablation removes heads of one stack and measures that stack's own output, so it would "
+         "ablate the encoder alone"},
+        {"survey",
+         "the survey scores one stack's self-attention over a corpus, so it would survey the "
+         "encoder alone"},
+        {"attribution",
+         "the attribution methods follow one stack from its input to its output, so they would "
+         "attribute the encoder alone"},
+        {"importance",
+         "head importance needs the loss of a one-stack language model; an encoder-decoder's "
+         "loss runs through both stacks"},
+        {"stats",
+         "the statistics are of one stack's self-attention, so they would describe the encoder "
+         "alone"},
+        {"positions",
+         "positional heads are found in one stack's self-attention, so it would search the "
+         "encoder alone"},
+        {"deps",
+         "dependency scoring reads one stack's self-attention, so it would score the encoder "
+         "alone"},
+        {"coref",
+         "coreference scoring reads one stack's self-attention, so it would score the encoder "
+         "alone"},
+    };
+    const auto why = kWhy.find(command);
+    throw InvalidArgument(
+        command + ": " + modelDir + " is an encoder-decoder model (" + m.spec.modelType +
+        "), not supported yet: " + (why != kWhy.end() ? why->second : "it runs one stack") +
+        "; use attention, render or predict with --target for its three kinds of attention");
 }
 
 int decoderStartToken(const model::Model& m) {

@@ -44,6 +44,13 @@ analysis::Seq2SeqAnalysis analyzeSeq2Seq(const model::Model& m, const SentenceAr
                                          const forward::ForwardOptions& options,
                                          bool requireTarget);
 
+// For the commands that run one stack (ablate, survey, attribution, importance), right after
+// loading: an encoder-decoder model is refused with the command's reason (InvalidArgument
+// naming the command, the folder and the model type), where running on would analyse the
+// encoder alone. Nothing for one-stack models.
+void refuseEncoderDecoder(const std::string& command, const std::string& modelDir,
+                          const model::Model& m);
+
 // The decoder start token, as the export records it.
 int decoderStartToken(const model::Model& m);
 

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attnscope/export/csv_writer.h"
+#include "cli_checks.h"
 
 namespace attnscope::cli {
 
@@ -18,7 +19,8 @@ CLI::App* addStatsCommand(CLI::App& app, StatsArgs& args) {
 }
 
 int runStats(const StatsArgs& args) {
-    const LoadedSentence s = analyzeSentence(args.sentence);
+    checkOutput("--out", args.out);
+    const LoadedSentence s = analyzeSentence("stats", args.sentence);
     exporting::writeHeadStatsCsv(args.out, s.analysis);
     std::cerr << "attnscope-cli: wrote statistics of " << s.analysis.stats.size() << " heads to "
               << args.out << "\n";

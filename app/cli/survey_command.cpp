@@ -19,7 +19,9 @@
 #include "attnscope/base/threads.h"
 #include "attnscope/export/survey_export.h"
 #include "attnscope/model/model.h"
+#include "cli_checks.h"
 #include "scoring_support.h"
+#include "seq2seq_input.h"
 
 namespace attnscope::cli {
 
@@ -115,8 +117,22 @@ void printSummary(const HeadSurvey& s, const analysis::SurveyCorpus& corpus,
     printTop(s, "previous token", "prev");
     printTop(s, "induction", probed ? "probe_induction" : "tl_induction_mul");
     printTop(s, "duplicate token", "tl_dup_mul");
-    printTop(s, "sink", "sink_rate");
+    printTop(s, "sink, fraction of sentences", "sink_rate");
     printTop(s, "positional", "positional_frequency");
+    if (s.rareError.empty()) {
+        printTop(s, "rare word", "rare_top1");
+    } else {
+        std::cout << "  rare word (rare_top1): undefined: " << s.rareError << "\n";
+    }
+    if (!s.probeSequences.empty()) {
+        const auto& first = s.probeSequences.front();
+        std::cout << "probe: " << s.probeSequences.size() << " sequences of " << first.size()
+                  << " ids (seed " << options.probeSeed << "), the first:";
+        for (const std::int32_t id : first) {
+            std::cout << " " << id;
+        }
+        std::cout << "\n";
+    }
     if (!s.mdsError.empty()) {
         std::cout << "no MDS map: " << s.mdsError << "\n";
     }
@@ -240,26 +256,30 @@ CLI::App* addSurveyCommand(CLI::App& app, SurveyArgs& args) {
         ->check(CLI::Range(2, 100000))
         ->capture_default_str();
     cmd->add_option("--probe-seed", args.probeSeed, "Seed of the probe's tokens")
+        ->check(wholeNumber64())
         ->capture_default_str();
     cmd->add_option("--sink-eps", args.sinkEps,
                     "A sentence is a sink for a head when key 0 gets more than this")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteRange(0.0, 1.0))
         ->capture_default_str();
     cmd->add_option("--rare-top", args.rareTop,
                     "Rare-word heads: a sentence counts when its rarest token is not among the "
-                    "corpus's N most frequent")
+                    "corpus's N most frequent ids (Voita's 500; a corpus of at most N distinct "
+                    "ids has no such sentence)")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     cmd->add_option("--positional-threshold", args.positionalThreshold,
                     "A head is positional when one offset wins at least this share of its rows")
-        ->check(CLI::Range(0.0, 1.0))
+        ->check(finiteRange(0.0, 1.0))
         ->capture_default_str();
     return cmd;
 }
 
 int runSurvey(const SurveyArgs& args) {
     const InterruptCatcher interrupts;
+    checkOutput("--out", args.out);
     const auto model = model::loadModel(args.modelDir);
+    refuseEncoderDecoder("survey", args.modelDir, *model);
     throwIfInterrupted();
     if (!model->tokenizer) {
         throw Error(args.modelDir + ": no tokenizer to read the corpus with");
@@ -305,7 +325,13 @@ int runSurvey(const SurveyArgs& args) {
     }
     printSummary(run.survey, corpus, options, args);
     printLabels(labelled, run);
-    std::cerr << "attnscope-cli: wrote " << args.out << "\n";
+    std::cerr << "attnscope-cli: wrote " << args.out;
+    if (std::filesystem::path(args.out).extension() == ".csv" &&
+        !run.survey.probeSequences.empty()) {
+        std::cerr << " and the probe's sequences to "
+                  << exporting::surveyProbeCsvPath(args.out).string();
+    }
+    std::cerr << "\n";
     return 0;
 }
 

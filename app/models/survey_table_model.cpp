@@ -294,9 +294,13 @@ int SurveyTableModel::columnCount(const QModelIndex& parent) const {
     return FixedColumns + static_cast<int>(m_names->size()) + (relations ? DependencyColumns : 0);
 }
 
+// A head's best relation is one it predicts better than the relation's best fixed offset: with
+// no positive margin it has none, shown as "–" (issue 30: "best" at −0.2 read as a finding).
 const analysis::BestRelation* SurveyTableModel::relationOf(int row) const {
     const auto i = static_cast<std::size_t>(row);
-    return m_run && i < m_run->bestRelations.size() ? &m_run->bestRelations[i] : nullptr;
+    const analysis::BestRelation* best =
+        m_run && i < m_run->bestRelations.size() ? &m_run->bestRelations[i] : nullptr;
+    return best && best->margin() > 0 ? best : nullptr;
 }
 
 QVariant SurveyTableModel::sortValue(int row, int column) const {
@@ -409,7 +413,7 @@ QVariant SurveyTableModel::headerData(int section, Qt::Orientation orientation, 
         case Relation:
             return display ? tr("Best relation")
                            : tr("The dependency relation this head predicts best over its "
-                                "offset baseline (L10)");
+                                "offset baseline (L10); – when it beats no relation's baseline");
         case RelationAccuracy:
             return display ? tr("Accuracy") : tr("The head's accuracy on that relation");
         case RelationMargin:

@@ -5,10 +5,10 @@
 #include <QDockWidget>
 #include <QMainWindow>
 #include <QScrollArea>
-#include <QTimer>
 
 #include "panels/coref_panel.h"
 #include "service/compute_service.h"
+#include "settings/window_layout.h"
 
 namespace attnscope::app {
 
@@ -35,17 +35,8 @@ CorefDock addCorefDock(QMainWindow* window, AnalysisSession* session, ComputeSer
     });
     QObject::connect(out.panel, &CorefPanel::headActivated, window, showHeadView);
     QObject::connect(out.panel, &CorefPanel::windowChosen, window, showHeadView);
-    // Opened at its minimum it shows one table row: two fifths of the window the first time
-    // (later, the user's size stands).
-    auto sized = std::make_shared<bool>(false);
-    QObject::connect(dock, &QDockWidget::visibilityChanged, window, [window, dock, sized](bool on) {
-        if (on && !*sized) {
-            *sized = true;
-            QTimer::singleShot(0, window, [window, dock] {
-                window->resizeDocks({dock}, {window->height() * 2 / 5}, Qt::Vertical);
-            });
-        }
-    });
+    // Opened at its minimum it shows one table row (later, the user's size stands).
+    WindowLayout::sizeOnFirstShow(window, dock);
     return out;
 }
 

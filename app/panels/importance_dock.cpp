@@ -12,6 +12,7 @@
 
 #include "panels/importance_panel.h"
 #include "service/compute_service.h"
+#include "settings/window_layout.h"
 
 namespace attnscope::app {
 
@@ -28,10 +29,12 @@ void addMenuEntry(QMainWindow* window, QDockWidget* dock, ImportancePanel* panel
     auto* action = new QAction(QObject::tr("Head &importance…"), file);
     action->setObjectName(QStringLiteral("importanceAction"));
     action->setToolTip(QObject::tr("Which heads matter: ablate each head alone on a corpus"));
+    // "…" asks: the corpus is chosen (the path field's file preselected), never assumed
+    // (issue 30: a loaded treebank in the field started a run at once).
     QObject::connect(action, &QAction::triggered, panel, [dock, panel] {
         dock->show();
         dock->raise();
-        panel->computeChosenFile();
+        panel->askForCorpus();
     });
     QAction* before = nullptr;
     for (QAction* a : file->actions()) {
@@ -69,15 +72,7 @@ ImportanceDock addImportanceDock(QMainWindow* window, AnalysisSession* session,
         dock->raise();
     });
     QObject::connect(panel, &ImportancePanel::headActivated, window, showHeadView);
-    auto sized = std::make_shared<bool>(false);
-    QObject::connect(dock, &QDockWidget::visibilityChanged, window, [window, dock, sized](bool on) {
-        if (on && !*sized) {
-            *sized = true;
-            QTimer::singleShot(0, window, [window, dock] {
-                window->resizeDocks({dock}, {window->height() / 2}, Qt::Vertical);
-            });
-        }
-    });
+    WindowLayout::sizeOnFirstShow(window, dock);
     // The window builds its menus after its docks.
     QTimer::singleShot(0, panel, [window, dock, panel] { addMenuEntry(window, dock, panel); });
     return out;

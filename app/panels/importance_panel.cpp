@@ -1,5 +1,7 @@
 #include "panels/importance_panel.h"
 
+#include <utility>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
@@ -268,6 +270,13 @@ void ImportancePanel::connectService() {
         m_progress->setFormat(tr("reading the sentences…"));
         setBusy(true);
     });
+    // The service tells how a run ended in the message bar: a "cancelled" or "failed" line is
+    // withdrawn once a later run succeeds (issue 30), also one that arrived while that run ran.
+    connect(m_session, &AnalysisSession::errorReported, this, [this](const QString& message) {
+        if (message.startsWith(tr("Head importance on "))) {
+            m_endNotices << message;
+        }
+    });
     connect(m_service, &ComputeService::importanceProgress, this, [this](int done, int total) {
         m_progress->setMaximum(std::max(total, 0));
         m_progress->setValue(done);
@@ -275,6 +284,11 @@ void ImportancePanel::connectService() {
     });
     connect(m_service, &ComputeService::importanceFinished, this, [this](bool ok) {
         setBusy(false);
+        if (ok) {
+            for (const QString& notice : std::exchange(m_endNotices, {})) {
+                m_session->withdrawMessage(notice);
+            }
+        }
         emit computingFinished(ok);
     });
 }
@@ -284,7 +298,11 @@ void ImportancePanel::askForCorpus() {
         new QFileDialog(this, tr("Sentences for head importance"), QFileInfo(m_path->text()).path(),
                         tr("Sentences (*.txt *.conllu *.conll);;All files (*)"));
     dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setObjectName(QStringLiteral("importanceCorpusDialog"));
     dialog->setFileMode(QFileDialog::ExistingFile);
+    if (!m_path->text().isEmpty()) {
+        dialog->selectFile(m_path->text());
+    }
     connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
         m_path->setText(path);
         startComputing(path);

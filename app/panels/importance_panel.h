@@ -17,6 +17,7 @@
 
 #include <memory>
 
+#include <QStringList>
 #include <QWidget>
 
 #include "attnscope/base/head_id.h"
@@ -132,6 +133,9 @@ private:
     QToolButton* m_export = nullptr;
     QLabel* m_summary = nullptr;
     QString m_summaryText;  // m_summary shows it elided
+    // How earlier runs ended without success ("Head importance on … cancelled/failed"), until one
+    // succeeds. A list: a run cancelled by a new one ends while the new one runs.
+    QStringList m_endNotices;
     HeatmapWidget* m_heatmap = nullptr;
     QTableView* m_table = nullptr;
     PruningChart* m_chart = nullptr;

@@ -4,8 +4,7 @@
 
 namespace attnscope::app {
 
-PanelScrollArea::PanelScrollArea(QWidget* panel, Keep keep, QWidget* parent)
-    : QScrollArea(parent), m_keep(keep) {
+PanelScrollArea::PanelScrollArea(QWidget* panel, QWidget* parent) : QScrollArea(parent) {
     setWidget(panel);
     setWidgetResizable(true);
     setFrameShape(QFrame::NoFrame);
@@ -21,9 +20,6 @@ QSize PanelScrollArea::minimumSizeHint() const {
     const int frame = 2 * frameWidth();
     // Room for the vertical scroll bar too: with it shown, the panel must still fit.
     size.setWidth(panel.width() + verticalScrollBar()->sizeHint().width() + frame);
-    if (m_keep == Keep::WidthAndHeight) {
-        size.setHeight(panel.height() + frame);
-    }
     return size;
 }
 

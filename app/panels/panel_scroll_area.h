@@ -10,17 +10,12 @@ namespace attnscope::app {
 
 class PanelScrollArea : public QScrollArea {
 public:
-    enum class Keep {
-        Width,           // short docks scroll
-        WidthAndHeight,  // the whole panel always shows (a few rows, such as the predictions)
-    };
-
-    PanelScrollArea(QWidget* panel, Keep keep, QWidget* parent = nullptr);
+    // Short docks scroll, the Predictions too (issue 30: with ablations its clean and ablated
+    // lists are taller than a laptop's dock, and a minimum of their height pushed the window's
+    // status bar off a 1024 × 700 screen).
+    explicit PanelScrollArea(QWidget* panel, QWidget* parent = nullptr);
 
     QSize minimumSizeHint() const override;
-
-private:
-    Keep m_keep;
 };
 
 }  // namespace attnscope::app

@@ -13,6 +13,7 @@
 #include "panels/survey_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "settings/window_layout.h"
 
 namespace attnscope::app {
 
@@ -85,15 +86,15 @@ SurveyDock addSurveyDock(QMainWindow* window, AnalysisSession* session, ComputeS
         dock->raise();
     });
     QObject::connect(panel, &SurveyPanel::headActivated, window, showHeadView);
-    auto sized = std::make_shared<bool>(false);
-    QObject::connect(dock, &QDockWidget::visibilityChanged, window, [window, dock, sized](bool on) {
-        if (on && !*sized) {
-            *sized = true;
-            QTimer::singleShot(0, window, [window, dock] {
-                window->resizeDocks({dock}, {window->height() / 2}, Qt::Vertical);
-            });
+    // Closing the dock ends its label filter: half the grid stayed faded with the box that set
+    // it gone (issue 30). The view action unticks only on a close, not when another dock's tab
+    // is raised over this one.
+    QObject::connect(dock->toggleViewAction(), &QAction::toggled, session, [session](bool on) {
+        if (!on) {
+            session->setLabelFilter({});
         }
     });
+    WindowLayout::sizeOnFirstShow(window, dock);
     // The window builds its menus after its docks.
     QTimer::singleShot(
         0, panel, [window, session, dock, panel] { addMenuEntries(window, session, dock, panel); });

@@ -1,11 +1,15 @@
 #include "panels/welcome_page.h"
 
 #include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "attnscope/model/arch_table.h"
 #include "attnscope/model/model_discovery.h"
 #include "session/default_model.h"
 
@@ -17,42 +21,86 @@ std::filesystem::path huggingFaceHubDir() {
                                     QDir::homePath().toStdString());
 }
 
-WelcomePage::WelcomePage(QWidget* parent) : QWidget(parent), m_list(new QListWidget(this)) {
+QString supportedModelTypes() {
+    QStringList types;
+    for (const model::ArchTable* table : model::archTables()) {
+        types << QString::fromLatin1(table->modelType);
+    }
+    return types.join(QStringLiteral(", "));
+}
+
+WelcomePage::WelcomePage(QWidget* parent)
+    : QWidget(parent),
+      m_intro(new QLabel(this)),
+      m_back(new QPushButton(this)),
+      m_list(new QListWidget(this)) {
     setObjectName(QStringLiteral("welcomePage"));
     m_list->setObjectName(QStringLiteral("welcomeModels"));
-    auto* title = new QLabel(tr("<h2>No model open</h2>"
-                                "<p>AttnScope runs a transformer on your sentence and shows every "
-                                "attention head: the model grid, one head in detail, the mask, "
-                                "entropy, and head-to-head comparisons.</p>"
-                                "<p>Open a Hugging Face model folder (config.json + "
-                                "model.safetensors + tokenizer files) of a BERT, RoBERTa, "
-                                "DistilBERT, ELECTRA or GPT-2 model.</p>"),
-                             this);
-    title->setWordWrap(true);
-    auto* open = new QPushButton(tr("Open model…"), this);
+    m_intro->setObjectName(QStringLiteral("welcomeIntro"));
+    m_intro->setWordWrap(true);
+    m_back->setObjectName(QStringLiteral("welcomeBack"));
+    m_back->hide();
+    auto* open = new QPushButton(tr("Open a folder…"), this);
     open->setObjectName(QStringLiteral("welcomeOpen"));
+    open->setToolTip(
+        tr("A Hugging Face model folder: config.json, model.safetensors and the "
+           "tokenizer files"));
     open->setDefault(true);
-    auto* listTitle = new QLabel(tr("Recent models and models in the Hugging Face cache "
-                                    "(double-click to open):"),
+    auto* listTitle = new QLabel(tr("The shipped model, recent models and models in the Hugging "
+                                    "Face cache (double-click to open):"),
                                  this);
+    listTitle->setWordWrap(true);
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(open);
+    buttons->addWidget(m_back);
+    buttons->addStretch(1);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(48, 32, 48, 32);
-    layout->addWidget(title);
-    layout->addWidget(open, 0, Qt::AlignLeft);
+    layout->addWidget(m_intro);
+    layout->addLayout(buttons);
     layout->addSpacing(16);
     layout->addWidget(listTitle);
     layout->addWidget(m_list, 1);
     connect(open, &QPushButton::clicked, this, &WelcomePage::openRequested);
+    connect(m_back, &QPushButton::clicked, this, &WelcomePage::backRequested);
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         if (item->flags() & Qt::ItemIsEnabled) {
             emit modelChosen(item->data(Qt::UserRole).toString());
         }
     });
+    setOpenModel({});
+}
+
+void WelcomePage::setOpenModel(const QString& name) {
+    m_back->setVisible(!name.isEmpty());
+    m_back->setText(tr("Back to %1").arg(name));
+    m_intro->setText(
+        tr("<h2>%1</h2>"
+           "<p>AttnScope runs a transformer on your sentence and shows every attention head: "
+           "the model grid, one head in detail, the mask, entropy, and head-to-head "
+           "comparisons.</p>"
+           "<p>Open a Hugging Face model folder (config.json + model.safetensors + tokenizer "
+           "files; without tokenizer files, type token ids). Model types it reads: %2.</p>")
+            .arg(name.isEmpty() ? tr("No model open") : tr("Open a model"),
+                 supportedModelTypes().toHtmlEscaped()));
+}
+
+QString WelcomePage::introText() const {
+    return m_intro->text();
+}
+
+void WelcomePage::keyPressEvent(QKeyEvent* event) {
+    if (event->key() == Qt::Key_Escape && m_back->isVisible()) {
+        emit backRequested();
+        return;
+    }
+    QWidget::keyPressEvent(event);
 }
 
 void WelcomePage::setModels(const QStringList& recent) {
     m_list->clear();
-    if (const QString shipped = defaultModelDir(); !shipped.isEmpty()) {
+    const QString shipped = defaultModelDir();
+    if (!shipped.isEmpty()) {
         auto* item = new QListWidgetItem(
             tr("AttnScope's own small model (BERT-style, trained by the project on English text)"),
             m_list);
@@ -60,6 +108,10 @@ void WelcomePage::setModels(const QStringList& recent) {
         item->setToolTip(shipped);
     }
     for (const QString& path : recent) {
+        if (!shipped.isEmpty() &&
+            QFileInfo(path).canonicalFilePath() == QFileInfo(shipped).canonicalFilePath()) {
+            continue;  // listed once, as the shipped model
+        }
         auto* item = new QListWidgetItem(tr("%1  (recent)").arg(path), m_list);
         item->setData(Qt::UserRole, path);
     }

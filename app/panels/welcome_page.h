@@ -1,17 +1,26 @@
-// What the window shows before any model is open: what AttnScope does, an "Open model…"
-// button, recent models and the loadable models found in the local Hugging Face cache.
+// The start page: what the window shows before any model is open, and again from File ▸ Open
+// model… (issue 30). What AttnScope does and which model families it reads (from the core's
+// architecture tables), an "Open a folder…" button, and a list of the shipped model, recent
+// models and the loadable models found in the local Hugging Face cache. With a model open, a
+// button (or Escape) goes back to it.
 #pragma once
+
+#include <filesystem>
 
 #include <QWidget>
 
+class QLabel;
 class QListWidget;
-
-#include <filesystem>
+class QPushButton;
 
 namespace attnscope::app {
 
 // The Hugging Face hub cache folder this process would use ($HF_HUB_CACHE, $HF_HOME/hub, ...).
 std::filesystem::path huggingFaceHubDir();
+
+// The model_type values the core loads, in its order ("bert, roberta, …"), for the start page
+// and its tests: model::archTables(), never a list kept here.
+QString supportedModelTypes();
 
 class WelcomePage : public QWidget {
     Q_OBJECT
@@ -19,14 +28,26 @@ class WelcomePage : public QWidget {
 public:
     explicit WelcomePage(QWidget* parent = nullptr);
 
-    // Refills the list: recent folders first, then the Hugging Face cache's models.
+    // Refills the list: the shipped model, recent folders, then the Hugging Face cache's models.
     void setModels(const QStringList& recent);
 
+    // The open model's name, for the "Back to …" button; empty: no model is open (the button
+    // hides and the heading says so).
+    void setOpenModel(const QString& name);
+
+    QString introText() const;
+
 signals:
-    void openRequested();                   // the "Open model…" button
+    void openRequested();                   // the "Open a folder…" button
     void modelChosen(const QString& path);  // a listed model, double-clicked or Enter
+    void backRequested();                   // back to the open model
+
+protected:
+    void keyPressEvent(QKeyEvent* event) override;
 
 private:
+    QLabel* m_intro;
+    QPushButton* m_back;
     QListWidget* m_list;
 };
 

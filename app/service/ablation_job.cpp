@@ -34,7 +34,8 @@ std::shared_ptr<const CachedMeans> computeMeans(const model::Model& model,
     forward::ForwardOptions meanOptions = options;
     std::vector<std::vector<std::int32_t>> sequences;
     QString description;
-    if (source.treebank) {
+    // Without a tokenizer (a model read by token ids) no treebank sentence can be encoded.
+    if (source.treebank && model.tokenizer) {
         // A custom mask and padding belong to the sentence on screen, not to other sentences.
         if (meanOptions.mask.kind == forward::MaskKind::Custom) {
             meanOptions.mask.kind = forward::MaskKind::ModelDefault;

@@ -1,5 +1,8 @@
 #include "service/compute_service.h"
 
+#include <algorithm>
+#include <optional>
+
 #include <QElapsedTimer>
 #include <QFileInfo>
 
@@ -22,6 +25,39 @@ using ResultPtr = std::shared_ptr<const analysis::SentenceAnalysis>;
 constexpr int kLoadSteps = 1000;
 constexpr int kScoringShares = 2;  // the machines AttnScope targets have two cores or more
 constexpr int kTopPredictions = 5;
+
+// The clean pass of the sentence field: its text, or the token ids a model without tokenizer
+// reads (`ids`, issue 30). Input longer than the model's positions is cut when `truncate` is on
+// (text at a token end, analysis/truncation.h; ids after the last that fits), else refused:
+// null, with its token count in `tokenCount`.
+ResultPtr cleanPass(const model::Model& model, const std::string& text,
+                    const std::optional<std::vector<std::int32_t>>& ids, bool truncate,
+                    const forward::ForwardOptions& options, std::size_t* tokenCount) {
+    const auto limit = static_cast<std::size_t>(model.spec.maxTokens());
+    if (ids) {
+        *tokenCount = ids->size();
+        if (ids->size() > limit && !truncate) {
+            return nullptr;
+        }
+        const std::vector<std::int32_t> fitting(ids->begin(),
+                                                ids->begin() + std::min(ids->size(), limit));
+        return std::make_shared<const analysis::SentenceAnalysis>(
+            analysis::analyzeIds(model, fitting, options));
+    }
+    std::string input = text;
+    std::vector<tokenize::Token> tokens = model.tokenizer->encode(text);
+    analysis::checkTextTokens(model, tokens);  // names a tokenizer that is not the model's
+    *tokenCount = tokens.size();
+    if (tokens.size() > limit) {
+        if (!truncate) {
+            return nullptr;
+        }
+        input = analysis::fittingPrefix(*model.tokenizer, text, tokens, limit);
+        tokens = model.tokenizer->encode(input);
+    }
+    return std::make_shared<const analysis::SentenceAnalysis>(
+        analysis::analyzeTokens(model, std::move(input), std::move(tokens), options));
+}
 
 }  // namespace
 
@@ -127,7 +163,10 @@ void ComputeService::scheduleCompute() {
         return;
     }
     const ModelPtr model = m_session->model();
-    if (!model || m_session->text().trimmed().isEmpty()) {
+    const TokenIdList& idInput = m_session->tokenIdInput();
+    const bool noInput = m_session->takesTokenIds() ? idInput.ok() && idInput.ids.empty()
+                                                    : m_session->text().trimmed().isEmpty();
+    if (!model || noInput) {
         m_jobs.dropKind(JobKind::Forward);
         m_session->setResult(nullptr);
         if (!isComputing()) {
@@ -135,10 +174,14 @@ void ComputeService::scheduleCompute() {
         }
         return;
     }
-    if (!model->tokenizer) {
+    if (!model->tokenizer && !m_session->takesTokenIds()) {
         m_jobs.dropKind(JobKind::Forward);
         m_session->reportError(
             tr("This model folder has no tokenizer, so typed text cannot be turned into tokens."));
+        return;
+    }
+    if (!idInput.ok()) {
+        m_jobs.dropKind(JobKind::Forward);  // the sentence field says what is wrong
         return;
     }
     forward::ForwardOptions options;
@@ -151,14 +194,17 @@ void ComputeService::scheduleCompute() {
     }
     options.keepLayerStates = true;  // so that an ablation restarts from its first layer
     const std::string text = m_session->text().toStdString();
+    // Token ids instead of text: a model without tokenizer files (issue 30).
+    const std::optional<std::vector<std::int32_t>> ids =
+        m_session->takesTokenIds() ? std::optional(m_session->tokenIdInput().ids) : std::nullopt;
     const bool truncate = m_session->truncateLongInput();
     const ResultPtr cached = m_cleanPass;
     const AblationPlan plan = ablationPlan();
     emit computeStarted();
     m_jobs.run(
         JobKind::Forward, &m_interactivePool,
-        [this, model, text, options, truncate, cached, plan](const CancelToken& cancel,
-                                                             JobProgress&) -> JobRunner::ApplyStep {
+        [this, model, text, ids, options, truncate, cached, plan](
+            const CancelToken& cancel, JobProgress&) -> JobRunner::ApplyStep {
             QElapsedTimer timer;
             timer.start();
             forward::ForwardOptions withCancel = options;
@@ -166,20 +212,13 @@ void ComputeService::scheduleCompute() {
             if (cached) {
                 return applyAblated(*model, cached, false, withCancel, plan, timer);
             }
-            std::string input = text;
-            std::vector<tokenize::Token> tokens = model->tokenizer->encode(text);
-            const auto limit = static_cast<std::size_t>(model->spec.maxTokens());
-            if (const std::size_t n = tokens.size(); n > limit) {
-                if (!truncate) {
-                    return [this, n, limit] {
-                        m_session->reportInputTooLong(static_cast<int>(n), static_cast<int>(limit));
-                    };
-                }
-                input = analysis::fittingPrefix(*model->tokenizer, text, tokens, limit);
-                tokens = model->tokenizer->encode(input);
+            std::size_t tokenCount = 0;
+            ResultPtr clean = cleanPass(*model, text, ids, truncate, withCancel, &tokenCount);
+            if (!clean) {
+                return [this, n = tokenCount, limit = model->spec.maxTokens()] {
+                    m_session->reportInputTooLong(static_cast<int>(n), limit);
+                };
             }
-            ResultPtr clean = std::make_shared<const analysis::SentenceAnalysis>(
-                analysis::analyzeTokens(*model, std::move(input), std::move(tokens), withCancel));
             return applyAblated(*model, clean, true, withCancel, plan, timer);
         },
         [this](const JobEnd& end) {

@@ -24,6 +24,8 @@ void ComputeService::scheduleSeq2Seq(const ModelPtr& model,
                                      const forward::ForwardOptions& options) {
     const std::string source = m_session->text().toStdString();
     const std::string target = m_session->targetText().toStdString();
+    // Translate's ids, as decoded; else the typed target is tokenized.
+    const std::vector<std::int32_t> decoded = m_session->decodedTarget();
     forward::ForwardOptions how;
     how.scale = options.scale;
     // A custom mask is sized for one sequence; the mask panel offers none for these models.
@@ -33,14 +35,16 @@ void ComputeService::scheduleSeq2Seq(const ModelPtr& model,
     emit computeStarted();
     m_jobs.run(
         JobKind::Forward, &m_interactivePool,
-        [this, model, source, target, how](const CancelToken& cancel,
-                                           JobProgress&) -> JobRunner::ApplyStep {
+        [this, model, source, target, decoded, how](const CancelToken& cancel,
+                                                    JobProgress&) -> JobRunner::ApplyStep {
             QElapsedTimer timer;
             timer.start();
             forward::ForwardOptions withCancel = how;
             withCancel.cancel = cancel;
             auto analysis = std::make_shared<const analysis::Seq2SeqAnalysis>(
-                analysis::analyzeSeq2SeqText(*model, source, target, withCancel));
+                decoded.empty()
+                    ? analysis::analyzeSeq2SeqText(*model, source, target, withCancel)
+                    : analysis::analyzeSeq2SeqDecoded(*model, source, decoded, withCancel));
             const double ms = static_cast<double>(timer.nsecsElapsed()) / 1e6;
             return [this, analysis, ms] {
                 m_lastMs = ms;
@@ -129,9 +133,9 @@ bool ComputeService::translate(int maxTokens) {
                 const QString text = QString::fromStdString(tokenize::decodeIds(out, ids));
                 QMetaObject::invokeMethod(
                     this,
-                    [this, run, text] {
+                    [this, run, text, ids] {
                         if (run == m_translateRun && !m_shutDown) {
-                            m_session->setTargetText(text);
+                            m_session->setDecodedTarget(text, ids);
                         }
                     },
                     Qt::QueuedConnection);
@@ -141,7 +145,7 @@ bool ComputeService::translate(int maxTokens) {
             return [this, run, ids = std::move(ids), text] {
                 // Finished before its cancel check, but a new source came meanwhile.
                 if (run == m_translateRun) {
-                    m_session->setTargetText(text);
+                    m_session->setDecodedTarget(text, ids);
                     emit translateFinished(true, ids);
                 }
             };

@@ -16,6 +16,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_model = std::move(model);
     m_modelPath = path;
     m_seq2seq.reset();
+    m_decodedTarget.clear();  // ids of the old model's vocabulary
     // Cross-attention is what an encoder-decoder adds over the one-stack models.
     m_kind = forward::AttentionKind::Cross;
     if (isEncoderDecoder()) {
@@ -33,7 +34,8 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_mask = {};  // the new model's default (causal for GPT-2, none for BERT)
     m_scale.reset();
     m_selected = clamp(m_selected);
-    m_compare = clamp(m_compare);
+    m_compareFollows = true;  // a B picked among the old model's heads is no choice for this one
+    m_compare = followingHead(m_selected);
     m_predictions = {};
     const bool hadScores = m_scores != nullptr;
     m_scores.reset();  // the old model's heads: a cell clicked would open another model's head
@@ -46,6 +48,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     const bool hadFilter = !m_labelFilter.isEmpty();
     m_labelFilter.clear();
     refreshGold();
+    parseTokenIds();
     const bool droppedAttributions = syncAttributions();
     emit modelChanged();
     emit computeSettingsChanged();
@@ -84,7 +87,25 @@ void AnalysisSession::setText(const QString& text) {
         return;
     }
     m_text = text;
+    parseTokenIds();
     emit textChanged(text);
+}
+
+bool AnalysisSession::takesTokenIds() const {
+    return m_model && !m_model->tokenizer && !m_model->isEncoderDecoder();
+}
+
+void AnalysisSession::parseTokenIds() {
+    TokenIdList parsed;
+    if (takesTokenIds()) {
+        parsed = app::parseTokenIds(m_text, m_model->spec.vocabSize);
+    }
+    const bool changed = parsed.ids != m_tokenIds.ids || parsed.error != m_tokenIds.error ||
+                         parsed.errorStart != m_tokenIds.errorStart;
+    m_tokenIds = std::move(parsed);
+    if (changed) {
+        emit tokenIdInputChanged();
+    }
 }
 
 void AnalysisSession::setMask(const forward::MaskChoice& mask) {
@@ -108,7 +129,13 @@ void AnalysisSession::setTruncateLongInput(bool on) {
 }
 
 bool AnalysisSession::resultIsTruncated() const {
-    return m_result && m_result->text.size() < static_cast<std::size_t>(m_text.toUtf8().size());
+    if (takesTokenIds()) {  // the result holds no text, only the ids
+        return m_result &&
+               static_cast<std::size_t>(m_result->forward.nTokens) < m_tokenIds.ids.size();
+    }
+    // An encoder-decoder's result is the target's on two kinds of three; text() is the source.
+    const analysis::SentenceAnalysis* read = m_seq2seq ? &m_seq2seq->encoder : m_result.get();
+    return read != nullptr && read->text.size() < static_cast<std::size_t>(m_text.toUtf8().size());
 }
 
 void AnalysisSession::reportInputTooLong(int tokens, int limit) {
@@ -355,12 +382,31 @@ void AnalysisSession::selectHead(HeadId head) {
         return;
     }
     m_selected = head;
+    const HeadId b = m_compareFollows ? followingHead(head) : m_compare;
+    const bool movedB = b != m_compare;
+    m_compare = b;
     startRound();
     emit selectedHeadChanged(head);
+    if (movedB) {
+        emit compareHeadChanged(b);
+    }
+}
+
+// The head after A in A's layer, wrapping to head 0; with one head per layer, the same head of
+// the next layer; A itself in a one-head model.
+HeadId AnalysisSession::followingHead(HeadId a) const {
+    if (headCount() > 1) {
+        return {a.layer, (a.head + 1) % headCount()};
+    }
+    if (layerCount() > 1) {
+        return {(a.layer + 1) % layerCount(), a.head};
+    }
+    return a;
 }
 
 void AnalysisSession::setCompareHead(HeadId head) {
     head = clamp(head);
+    m_compareFollows = false;  // the user's B stays where they put it
     if (head == m_compare) {
         return;
     }
@@ -378,12 +424,16 @@ void AnalysisSession::reportError(const QString& message) {
     emit errorReported(message);
 }
 
+void AnalysisSession::withdrawMessage(const QString& message) {
+    emit messageWithdrawn(message);
+}
+
 void AnalysisSession::reportWarnings(const std::vector<std::string>& warnings) {
     QStringList lines;
     for (const std::string& w : warnings) {
         lines << tr("Warning: %1").arg(QString::fromStdString(w));
     }
-    reportError(lines.join(QLatin1Char('\n')));
+    emit warningReported(lines.join(QLatin1Char('\n')));
 }
 
 }  // namespace attnscope::app

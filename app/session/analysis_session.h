@@ -30,6 +30,7 @@
 #include "session/coref.h"
 #include "session/importance.h"
 #include "session/survey.h"
+#include "session/token_id_input.h"
 #include "session/treebank.h"
 
 namespace attnscope::app {
@@ -53,6 +54,14 @@ public:
 
     void setText(const QString& text);
 
+    // A one-stack model without tokenizer files reads token ids, not text, from the sentence
+    // field (issue 30; token_id_input.h): text() is then parsed as ids whenever it or the model
+    // changes, and the result is of those ids (analysis::analyzeIds).
+    bool takesTokenIds() const;
+
+    // The parsed ids and the first error in them; empty unless takesTokenIds().
+    const TokenIdList& tokenIdInput() const { return m_tokenIds; }
+
     forward::MaskChoice mask() const { return m_mask; }
 
     void setMask(const forward::MaskChoice& mask);
@@ -63,7 +72,15 @@ public:
 
     QString targetText() const { return m_targetText; }
 
+    // A target typed: the teacher-forced pass tokenizes it.
     void setTargetText(const QString& text);
+
+    // What Translate decoded, and `text`, the text those ids decode to: the pass runs on the
+    // ids themselves (re-tokenizing the text can give other ids). Empty once a target is typed
+    // or another model opens.
+    const std::vector<std::int32_t>& decodedTarget() const { return m_decodedTarget; }
+
+    void setDecodedTarget(const QString& text, std::vector<std::int32_t> ids);
 
     // The source and target through the model, all three kinds; null for one-stack models and
     // until computed. result() is the shown kind's part of it (an aliasing pointer), so every
@@ -192,9 +209,13 @@ public:
 
     void selectToken(int index);
 
+    // Head B of the Compare tab. It follows A, on the head after A in A's layer (followingHead),
+    // until a B is picked (setCompareHead); a picked B stays until a new model is opened.
     HeadId compareHead() const { return m_compare; }
 
     void setCompareHead(HeadId head);
+
+    bool compareFollowsSelected() const { return m_compareFollows; }
 
     // The position whose predictions are shown: the selected token, else the last token (causal
     // LM) or the first mask token (masked LM); -1 for none.
@@ -306,7 +327,11 @@ public:
 
     // Shown in the window's message bar; the session itself keeps everything it had.
     void reportError(const QString& message);
-    // The model's load warnings and a result's (NaN met), one "Warning: …" line each.
+    // A message reported earlier no longer holds (a job that was cancelled or failed has since
+    // succeeded): the message bar hides it if it still shows it (issue 30).
+    void withdrawMessage(const QString& message);
+    // The model's load warnings and a result's (NaN met), one "Warning: …" line each, told by
+    // warningReported: the window shows them apart from errors.
     void reportWarnings(const std::vector<std::string>& warnings);
 
     int layerCount() const;
@@ -315,6 +340,8 @@ public:
 signals:
     void modelChanged();
     void textChanged(const QString& text);
+    // takesTokenIds() or tokenIdInput() changed (a new model, an edit).
+    void tokenIdInputChanged();
     void computeSettingsChanged();  // mask, scale, memory budget or truncation
     void resultChanged();
     void selectedHeadChanged(attnscope::HeadId head);
@@ -334,6 +361,8 @@ signals:
     void surveyChanged();
     void labelFilterChanged(const QString& tag);
     void errorReported(const QString& message);
+    void messageWithdrawn(const QString& message);
+    void warningReported(const QString& message);
     void inputTooLong(int tokens, int limit);
     void targetTextChanged(const QString& text);
     void attentionKindChanged(attnscope::forward::AttentionKind kind);
@@ -352,10 +381,12 @@ signals:
 
 private:
     HeadId clamp(HeadId head) const;
+    HeadId followingHead(HeadId a) const;
     void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
     // The shown kind's part of m_seq2seq as result and clean result (session_seq2seq.cpp).
     void applySeq2SeqKind();
     void startRound();
+    void parseTokenIds();
     void refreshGold();
     // Drops the attributions of an older clean pass; true when it did (the caller emits
     // attributionsChanged after resultChanged, once views hold the new result's gold and
@@ -368,6 +399,8 @@ private:
     QString m_modelPath;
     QString m_text;
     QString m_targetText;
+    TokenIdList m_tokenIds;
+    std::vector<std::int32_t> m_decodedTarget;
     std::shared_ptr<const analysis::Seq2SeqAnalysis> m_seq2seq;
     forward::AttentionKind m_kind = forward::AttentionKind::Cross;
     forward::MaskChoice m_mask;
@@ -386,6 +419,7 @@ private:
     quint64 m_round = 0;
     HeadId m_selected;
     HeadId m_compare;
+    bool m_compareFollows = true;
     int m_selectedToken = -1;
     render::HeatmapStyle m_style;
     Predictions m_predictions;

@@ -39,6 +39,7 @@ ImportanceRun computeImportanceRun(std::shared_ptr<const model::Model> model, co
     options.progress = progress;
     const analysis::ImportanceCorpus corpus =
         analysis::importanceCorpus(*model, sentences, options);
+    options.sentenceOf = corpus.sentenceOf;  // the exports list masked targets by sentence
     ImportanceRun out;
     out.result = analysis::headImportance(*model, corpus.items, options, run);
     out.corpusPath = path;

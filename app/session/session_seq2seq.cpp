@@ -9,9 +9,20 @@ namespace attnscope::app {
 using forward::AttentionKind;
 
 void AnalysisSession::setTargetText(const QString& text) {
-    if (text == m_targetText) {
+    if (text == m_targetText && m_decodedTarget.empty()) {
         return;
     }
+    // Typed, even when it spells what was decoded: it is tokenized from now on.
+    m_decodedTarget.clear();
+    m_targetText = text;
+    emit targetTextChanged(text);
+}
+
+void AnalysisSession::setDecodedTarget(const QString& text, std::vector<std::int32_t> ids) {
+    if (text == m_targetText && ids == m_decodedTarget) {
+        return;
+    }
+    m_decodedTarget = std::move(ids);
     m_targetText = text;
     emit targetTextChanged(text);
 }

@@ -1,9 +1,11 @@
 #include "settings/window_layout.h"
 
 #include <algorithm>
+#include <memory>
 
 #include <QDockWidget>
 #include <QMainWindow>
+#include <QMargins>
 #include <QScreen>
 #include <QTimer>
 
@@ -20,6 +22,7 @@ bool WindowLayout::restore(const AppSettings& settings) {
         const QScreen* screen = m_window->screen();
         m_window->resize(
             firstRunWindowSize(screen != nullptr ? screen->availableGeometry() : QRect()));
+        m_unfitted = m_window->size();
     }
     return m_window->restoreState(settings.windowState(), AppSettings::kWindowStateVersion);
 }
@@ -57,6 +60,52 @@ QSize WindowLayout::firstRunWindowSize(const QRect& available) {
     }
     const QSize all = available.size();
     return all.width() <= 1366 ? all : all * 0.9;
+}
+
+void WindowLayout::fitOnScreen() {
+    const QScreen* screen = m_window->screen();
+    if (screen == nullptr || m_unfitted != m_window->size() ||
+        (m_window->windowState() & (Qt::WindowMaximized | Qt::WindowFullScreen)) !=
+            Qt::WindowNoState) {
+        return;
+    }
+    const QRect inner = m_window->geometry();
+    const QRect outer = m_window->frameGeometry();
+    const QMargins frame(inner.left() - outer.left(), inner.top() - outer.top(),
+                         outer.right() - inner.right(), outer.bottom() - inner.bottom());
+    const QRect fitted = fittedGeometry(inner, frame, screen->availableGeometry());
+    if (fitted != inner) {
+        m_window->setGeometry(fitted);
+        m_unfitted = m_window->size();  // checked again once the window manager has framed it
+    }
+}
+
+QRect WindowLayout::fittedGeometry(const QRect& geometry, const QMargins& frame,
+                                   const QRect& available) {
+    if (available.isEmpty()) {
+        return geometry;
+    }
+    const QRect room = available.marginsRemoved(frame);
+    QRect fitted(geometry.topLeft(), geometry.size().boundedTo(room.size()));
+    fitted.moveLeft(std::clamp(fitted.left(), room.left(), room.right() - fitted.width() + 1));
+    fitted.moveTop(std::clamp(fitted.top(), room.top(), room.bottom() - fitted.height() + 1));
+    return fitted;
+}
+
+int WindowLayout::bottomDockHeight(int windowHeight) {
+    return windowHeight / 4;
+}
+
+void WindowLayout::sizeOnFirstShow(QMainWindow* window, QDockWidget* dock) {
+    auto sized = std::make_shared<bool>(false);
+    QObject::connect(dock, &QDockWidget::visibilityChanged, window, [window, dock, sized](bool on) {
+        if (on && !*sized) {
+            *sized = true;
+            QTimer::singleShot(0, window, [window, dock] {
+                window->resizeDocks({dock}, {bottomDockHeight(window->height())}, Qt::Vertical);
+            });
+        }
+    });
 }
 
 }  // namespace attnscope::app

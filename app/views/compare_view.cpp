@@ -93,36 +93,22 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
         w->setMinimumSize(160, 130);
         w->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     }
-    const auto select = [this] {
-        m_session->selectHead({m_layerA->value(), m_headA->value()});
+    // A's spin boxes move A (and a B that follows it); B's pick B, which then stays put.
+    const auto selectA = [this] { m_session->selectHead({m_layerA->value(), m_headA->value()}); };
+    const auto selectB = [this] {
         m_session->setCompareHead({m_layerB->value(), m_headB->value()});
     };
-    for (QSpinBox* s : {m_layerA, m_headA, m_layerB, m_headB}) {
-        connect(s, &QSpinBox::valueChanged, this, select);
+    for (QSpinBox* s : {m_layerA, m_headA}) {
+        connect(s, &QSpinBox::valueChanged, this, selectA);
+    }
+    for (QSpinBox* s : {m_layerB, m_headB}) {
+        connect(s, &QSpinBox::valueChanged, this, selectB);
     }
     connect(session, &AnalysisSession::resultChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::compareHeadChanged, this, &CompareView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &CompareView::refresh);
-    connect(session, &AnalysisSession::modelChanged, this, &CompareView::defaultCompareHead);
     refresh();
-}
-
-// B's default is the head after A in the same layer (wrapping to head 0; with one head per
-// layer, the same head of the next layer): set when a model opens while B is A, whose
-// difference would be blank. A B the user or a test sets later, A included, is kept.
-void CompareView::defaultCompareHead() {
-    const HeadId a = m_session->selectedHead();
-    if (m_session->compareHead() != a) {
-        return;
-    }
-    HeadId b = a;
-    if (m_session->headCount() > 1) {
-        b.head = (a.head + 1) % m_session->headCount();
-    } else if (m_session->layerCount() > 1) {
-        b.layer = (a.layer + 1) % m_session->layerCount();
-    }
-    m_session->setCompareHead(b);
 }
 
 void CompareView::refresh() {

@@ -1,8 +1,9 @@
 // Two heads side by side (same or different layers), their difference in a diverging colour
 // map, and the Jensen–Shannon divergence of every query row and in total (Clark et al.'s
 // head distance, methods.md §1.6). Head A follows the selected head; head B is the session's
-// compare head. Heads that are being recomputed (maps over the memory budget) show
-// "Computing head L·H…" until the session has them.
+// compare head, which follows A until one is picked (AnalysisSession::compareHead). Heads that are
+// being recomputed (maps over the memory budget) show "Computing head L·H…" until the session has
+// them.
 #pragma once
 
 #include <memory>
@@ -49,7 +50,6 @@ private:
         Matrix difference;
     };
 
-    void defaultCompareHead();
     void refresh();
     QString tooltip(int row, int col) const;
     void showNothing(const QString& placeholder);

@@ -53,6 +53,29 @@ QStringList unitLabels(const analysis::SentenceAnalysis& a, const std::vector<st
     return out;
 }
 
+// The head's statistics, one line that wraps between its terms only: each term is one
+// unbreakable unit (issue 30: "max" ended one line and "|logit| 3.21" began the next), and the
+// dot between two stays at the end of a line.
+QString statisticsLine(const forward::ForwardResult& f, const analysis::HeadStats& s, HeadId h) {
+    QStringList terms = {
+        QObject::tr("mean entropy %1 nats").arg(s.meanEntropy, 0, 'f', 3),
+        QObject::tr("max weight %1").arg(s.maxWeight, 0, 'f', 3),
+        QObject::tr("max |logit| %1").arg(s.maxAbsLogit, 0, 'f', 2),
+        QObject::tr("scale %1").arg(f.scales[static_cast<std::size_t>(h.layer)], 0, 'g', 4),
+        QObject::tr("mask %1").arg(QString::fromStdString(f.maskKind))};
+    for (QString& term : terms) {
+        term.replace(QLatin1Char(' '), QChar(0x00A0));  // no-break space
+        // Unicode lets a line break after "|" (class BA): a word joiner forbids it.
+        term.replace(QStringLiteral("|"), QStringLiteral("|") + QChar(0x2060));
+    }
+    const QString separator = QString(QChar(0x00A0)) + QStringLiteral("· ");
+    QString line = terms.join(separator);
+    if (const QString kv = kvSharingText(f, h.head); !kv.isEmpty()) {
+        line += separator + kv;  // prose: it may wrap inside
+    }
+    return line;
+}
+
 }  // namespace
 
 HeadView::HeadView(AnalysisSession* session, QWidget* parent)
@@ -77,10 +100,6 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_heatmap->setObjectName(QStringLiteral("headHeatmap"));
     m_info->setObjectName(QStringLiteral("headViewInfo"));
     m_words->setObjectName(QStringLiteral("headViewWords"));
-    m_words->setToolTip(
-        tr("Word-level attention (mean over a word's tokens, as scored), for "
-           "sentences of the loaded treebank"));
-    m_words->setEnabled(false);
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setWordWrap(true);  // a long line must not set the window's minimum width
     auto* bar = new QHBoxLayout;
@@ -124,8 +143,13 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     });
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, &HeadView::onCellClicked);
     m_heatmap->addWindowShortcuts();  // zoom and step keys even while typing a sentence
+    // Clicking the map to use its plain keys must not move the Predictions row (issue 30).
+    m_heatmap->setFocusClickOnly(true);
     connect(m_heatmap, &HeatmapWidget::stepRequested, this, &HeadView::step);
-    connect(m_words, &QCheckBox::toggled, this, &HeadView::refresh);
+    connect(m_words, &QCheckBox::toggled, this, [this](bool on) {
+        m_wordsWanted = on;
+        refresh();
+    });
     connect(m_method, &QComboBox::currentIndexChanged, this,
             [this] { m_session->setHeadViewMethod(comboMethod(m_method)); });
     wireSession();
@@ -164,9 +188,7 @@ void HeadView::refresh() {
         setMethodAvailability(m_method, clean ? clean->forward.nTokens : 0,
                               m_session->unsupportedReason());
     }
-    // Words, gold arcs at word level and mask editing belong to the head's own map.
-    m_words->setEnabled((m_gold != nullptr || m_coref != nullptr) &&
-                        method == analysis::AttributionMethod::Raw);
+    refreshWordsBox(method);
     m_record.reset();
     m_wordMap.reset();
     m_records->forget();
@@ -180,15 +202,7 @@ void HeadView::refresh() {
     }
     const auto& f = result->forward;
     const auto& s = result->stats[static_cast<std::size_t>(headIndex(h, f.nHeads))];
-    QString info = tr("mean entropy %1 nats · max weight %2 · max |logit| %3 · scale %4 · mask %5")
-                       .arg(s.meanEntropy, 0, 'f', 3)
-                       .arg(s.maxWeight, 0, 'f', 3)
-                       .arg(s.maxAbsLogit, 0, 'f', 2)
-                       .arg(f.scales[static_cast<std::size_t>(h.layer)], 0, 'g', 4)
-                       .arg(QString::fromStdString(f.maskKind));
-    if (const QString kv = kvSharingText(f, h.head); !kv.isEmpty()) {
-        info += " · " + kv;
-    }
+    QString info = statisticsLine(f, s, h);
     if (m_gold) {
         info += tr(" · gold arcs outlined (dependent row → head column)");
     }
@@ -248,16 +262,33 @@ void HeadView::refreshGold() {
     refresh();
 }
 
+// Words, gold arcs at word level and mask editing belong to the head's own map. A disabled box
+// shows unticked (issue 30: ticked and greyed said "words" while tokens showed) and says why;
+// the user's choice comes back with the gold.
+void HeadView::refreshWordsBox(analysis::AttributionMethod method) {
+    const bool gold = m_gold != nullptr || m_coref != nullptr;
+    const bool available = gold && method == analysis::AttributionMethod::Raw;
+    const QSignalBlocker block(m_words);
+    m_words->setEnabled(available);
+    m_words->setChecked(available && m_wordsWanted);
+    m_words->setToolTip(
+        available ? tr("Word-level attention (mean over a word's tokens, as scored)")
+        : gold    ? tr("Words: only for the head's own attention (the method shown is another)")
+                  : tr("Words: for sentences of a scored treebank or coreference corpus, whose "
+                          "words are known; this sentence has none"));
+}
+
 void HeadView::setWordLevel(bool on) {
-    m_words->setChecked(on);
+    m_wordsWanted = on;
+    refresh();
 }
 
 bool HeadView::wordLevel() const {
-    return m_words->isChecked();
+    return m_wordsWanted;
 }
 
 bool HeadView::showingWords() const {
-    return m_words->isChecked() && (m_gold || m_coref) && m_session->result() &&
+    return m_wordsWanted && (m_gold || m_coref) && m_session->result() &&
            m_session->headViewMethod() == analysis::AttributionMethod::Raw;
 }
 

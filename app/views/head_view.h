@@ -135,6 +135,7 @@ private:
     QString wordTooltip(int row, int col) const;
     bool showingWords() const;
     void refreshWords();
+    void refreshWordsBox(analysis::AttributionMethod method);
     void refreshGold();
     QString corefTooltip(int row, int col, bool words) const;
 
@@ -146,6 +147,7 @@ private:
     QLabel* m_labels;
     HeatmapWidget* m_heatmap;
     QCheckBox* m_words;
+    bool m_wordsWanted = false;  // the box's tick while it is available (setWordLevel)
     HeadRecordWatch* m_records;
     std::shared_ptr<const SentenceGold> m_gold;  // of the current sentence, if any
     std::shared_ptr<const WindowGold> m_coref;   // of the current coreference window, if any

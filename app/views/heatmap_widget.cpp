@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <QApplication>
 #include <QFontMetricsF>
@@ -9,7 +10,10 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QScrollBar>
 #include <QShortcut>
+#include <QStyle>
+#include <QTimer>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -31,10 +35,23 @@ double maxLabelWidth(const QFontMetricsF& fm, const QStringList& labels) {
 
 }  // namespace
 
-HeatmapWidget::HeatmapWidget(QWidget* parent) : QWidget(parent) {
+HeatmapWidget::HeatmapWidget(QWidget* parent)
+    : QWidget(parent),
+      m_hBar(new QScrollBar(Qt::Horizontal, this)),
+      m_vBar(new QScrollBar(Qt::Vertical, this)) {
     setMouseTracking(true);
     setFocusPolicy(Qt::StrongFocus);
     setAttribute(Qt::WA_OpaquePaintEvent, false);
+    m_hBar->setObjectName(QStringLiteral("heatmapHorizontalBar"));
+    m_vBar->setObjectName(QStringLiteral("heatmapVerticalBar"));
+    for (QScrollBar* bar : {m_hBar, m_vBar}) {
+        bar->hide();
+        bar->setFocusPolicy(Qt::NoFocus);  // the keys belong to the map
+        connect(bar, &QScrollBar::valueChanged, this, [this] {
+            m_pan = QPointF(-m_hBar->value(), -m_vBar->value());
+            update();
+        });
+    }
 }
 
 void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
@@ -55,6 +72,7 @@ void HeatmapWidget::setMap(const QImage& image, const render::ColorRange& range,
         m_outlined.clear();
         m_accented.clear();
     }
+    clampPan();
     update();
 }
 
@@ -63,6 +81,7 @@ void HeatmapWidget::clear(const QString& placeholder) {
     m_placeholder = placeholder;
     m_outlined.clear();
     m_accented.clear();
+    syncScrollBars();
     update();
 }
 
@@ -88,12 +107,21 @@ HeatmapWidget::Layout HeatmapWidget::layout() const {
     const double titleH = m_title.isEmpty() ? 0 : fm.height() + kGap;
     const double left = maxLabelWidth(fm, m_rowLabels) + kGap + 4;
     const double top = titleH + maxLabelWidth(fm, m_colLabels) + kGap + 4;
-    l.viewport = QRectF(left, top, std::max(10.0, width() - left - kColorBarWidth - kGap),
-                        std::max(10.0, height() - top - kGap));
+    const double fullW = std::max(10.0, width() - left - kColorBarWidth - kGap);
+    const double fullH = std::max(10.0, height() - top - kGap);
     const int rows = std::max(1, m_image.height());
     const int cols = std::max(1, m_image.width());
-    const double fit = std::min(l.viewport.width() / cols, l.viewport.height() / rows);
-    l.cell = fit * m_zoom;
+    // The cells grow exactly by the zoom. A zoomed map whose grid overflows an axis keeps a strip
+    // beside it for that axis's scroll bar, so the bar covers no cell; a strip taken from one
+    // axis can make the other overflow too, hence the second look.
+    l.cell = std::min(fullW / cols, fullH / rows) * m_zoom;
+    const double bar = m_zoom > 1.0 ? scrollBarExtent() : 0.0;
+    bool hBar = bar > 0 && cols * l.cell > fullW + 0.5;
+    bool vBar = bar > 0 && rows * l.cell > fullH + 0.5;
+    hBar = hBar || (vBar && bar > 0 && cols * l.cell > fullW - bar + 0.5);
+    vBar = vBar || (hBar && bar > 0 && rows * l.cell > fullH - bar + 0.5);
+    l.viewport = QRectF(left, top, std::max(10.0, fullW - (vBar ? bar : 0.0)),
+                        std::max(10.0, fullH - (hBar ? bar : 0.0)));
     l.grid = QRectF(l.viewport.topLeft() + m_pan, QSizeF(cols * l.cell, rows * l.cell));
     l.labelStep =
         std::max(1, static_cast<int>(std::ceil((fm.height() * 0.9) / std::max(l.cell, 0.01))));
@@ -176,6 +204,57 @@ void HeatmapWidget::clampPan() {
     const double minY = std::min(0.0, l.viewport.height() - l.grid.height());
     m_pan.setX(std::clamp(m_pan.x(), minX, 0.0));
     m_pan.setY(std::clamp(m_pan.y(), minY, 0.0));
+    syncScrollBars();
+}
+
+int HeatmapWidget::scrollBarExtent() const {
+    return style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this);
+}
+
+void HeatmapWidget::syncScrollBars() {
+    const Layout l = layout();
+    const bool shown = !m_image.isNull() && m_zoom > 1.0;
+    const QRect v = l.viewport.toAlignedRect();
+    const int extent = scrollBarExtent();
+    const auto place = [&](QScrollBar* bar, double content, double view, double pan,
+                           const QRect& where) {
+        const int hidden = static_cast<int>(std::ceil(content - view - 0.5));
+        const QSignalBlocker block(bar);
+        bar->setVisible(shown && hidden > 0);
+        bar->setRange(0, std::max(0, hidden));
+        bar->setPageStep(std::max(1, static_cast<int>(view)));
+        bar->setSingleStep(std::max(1, static_cast<int>(l.cell)));
+        bar->setValue(static_cast<int>(std::lround(-pan)));
+        bar->setGeometry(where);
+    };
+    place(m_hBar, l.grid.width(), l.viewport.width(), m_pan.x(),
+          QRect(v.left(), v.bottom() + 1, v.width(), extent));
+    place(m_vBar, l.grid.height(), l.viewport.height(), m_pan.y(),
+          QRect(v.right() + 1, v.top(), extent, v.height()));
+}
+
+void HeatmapWidget::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    clampPan();
+}
+
+void HeatmapWidget::focusInEvent(QFocusEvent* event) {
+    m_focusedByPress = event->reason() == Qt::MouseFocusReason;
+    if (m_focusedByPress) {
+        // Valid for the press that brought the focus only: QApplication delivers it right after
+        // this event, in the same dispatch. A press on a scroll bar (which takes no focus) gives
+        // the map the focus too but never reaches mousePressEvent; the next cell click must not
+        // then be taken for a focusing one.
+        QTimer::singleShot(0, this, [this] { m_focusedByPress = false; });
+    }
+    QWidget::focusInEvent(event);
+    update();  // the focus frame
+}
+
+void HeatmapWidget::focusOutEvent(QFocusEvent* event) {
+    m_focusedByPress = false;
+    QWidget::focusOutEvent(event);
+    update();
 }
 
 void HeatmapWidget::paintEvent(QPaintEvent*) {
@@ -220,6 +299,10 @@ void HeatmapWidget::paintEvent(QPaintEvent*) {
     p.restore();
     paintLabels(p, l);
     paintColorBar(p);
+    if (hasFocus()) {  // the plain keys work now: say so
+        p.setPen(QPen(palette().color(QPalette::Highlight), 1, Qt::DashLine));
+        p.drawRect(QRectF(rect()).adjusted(0.5, 0.5, -0.5, -0.5));
+    }
 }
 
 void HeatmapWidget::paintMaskHatch(QPainter& p, const Layout& l) const {
@@ -339,7 +422,10 @@ void HeatmapWidget::mousePressEvent(QMouseEvent* event) {
         m_pressAt = event->position();
         m_dragging = false;
         m_panAtPress = m_pan;
+        // The focus arrives before the press it comes with (QApplication gives it first).
+        m_pressOnlyFocuses = m_focusClickOnly && m_focusedByPress;
     }
+    m_focusedByPress = false;
 }
 
 // The click is decided on release: a press that became a drag panned the map and must not
@@ -349,7 +435,8 @@ void HeatmapWidget::mouseReleaseEvent(QMouseEvent* event) {
         return;
     }
     const QPointF pressedAt = *m_pressAt;
-    const bool click = !m_dragging;
+    const bool onlyFocuses = std::exchange(m_pressOnlyFocuses, false);
+    const bool click = !m_dragging && !onlyFocuses;
     m_pressAt.reset();
     m_dragging = false;
     unsetCursor();

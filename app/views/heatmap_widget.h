@@ -1,9 +1,10 @@
 // Draws one attention map as a raster with token labels on both axes (query rows, key
 // columns), a colour bar, hatched masked cells and a hover tooltip. Zoom with Ctrl+wheel or
-// +/-, pan by dragging or scrolling, 0 resets. A click (press and release that moved less
-// than QApplication::startDragDistance) emits cellClicked; a drag only pans. The widget knows
-// nothing about models: it is handed an image, labels and a tooltip function, so the head view
-// and the comparison view share it.
+// +/-, pan by dragging, scrolling or the scroll bars a zoomed map shows (issue 30: they say
+// there are more rows and columns than are in view), 0 resets. A click (press and release that
+// moved less than QApplication::startDragDistance) emits cellClicked; a drag only pans. The widget
+// knows nothing about models: it is handed an image, labels and a tooltip function, so the head
+// view and the comparison view share it.
 #pragma once
 
 #include <functional>
@@ -18,6 +19,8 @@
 
 #include "attnscope/base/tensor.h"
 #include "render/heatmap_image.h"
+
+class QScrollBar;
 
 namespace attnscope::app {
 
@@ -80,6 +83,16 @@ public:
 
     QSize minimumSizeHint() const override { return {240, 200}; }
 
+    // For an owner whose clicks change something (the head view moves the Predictions row):
+    // the click that gives an unfocused map the keyboard focus only focuses it, so clicking the
+    // map to use its keys changes nothing. Off by default.
+    void setFocusClickOnly(bool on) { m_focusClickOnly = on; }
+
+    // The scroll bars of a zoomed map (hidden while the whole map shows), for tests.
+    const QScrollBar* horizontalScrollBar() const { return m_hBar; }
+
+    const QScrollBar* verticalScrollBar() const { return m_vBar; }
+
 signals:
     void cellHovered(int row, int col);
     void cellClicked(int row, int col);
@@ -95,6 +108,9 @@ protected:
     void wheelEvent(QWheelEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
+    void focusInEvent(QFocusEvent* event) override;
+    void focusOutEvent(QFocusEvent* event) override;
 
 private:
     struct Layout {
@@ -109,6 +125,10 @@ private:
     void paintMaskHatch(QPainter& p, const Layout& l) const;
     void paintColorBar(QPainter& p) const;
     void clampPan();
+    // Places the scroll bars along the viewport's right and bottom edges and sets their ranges
+    // from the zoom and pan; shown only along an axis that does not fit.
+    void syncScrollBars();
+    int scrollBarExtent() const;
 
     QImage m_image;
     QSize m_cells;  // of the last map set, kept through clear()
@@ -130,6 +150,11 @@ private:
     bool m_dragging = false;
     QPointF m_panAtPress;
     std::optional<std::pair<int, int>> m_hover;
+    QScrollBar* m_hBar;
+    QScrollBar* m_vBar;
+    bool m_focusClickOnly = false;
+    bool m_focusedByPress = false;  // the focus came with the mouse press now under way
+    bool m_pressOnlyFocuses = false;
 };
 
 }  // namespace attnscope::app

@@ -30,23 +30,27 @@ S5  Entropy (§8.3, nats, 0 ln 0 = 0, no smoothing): H_i = -sum_j A[i][j] ln A[i
     rows with one allowed key have H = 0 by force (0/0) and say nothing, so they are left out.
 S6  TransformerLens detectors (§11.1, head_detector.py): templates D from the ids, position 0
     plays BOS: prev D[i][i-1] = 1 (i >= 1); dup D[i][j] = 1 iff id_i == id_j and j < i;
-    induction D[i][j] = 1 iff 1 <= j <= i and id_{j-1} == id_i. A' = A, with column 0 set to 0
-    when BOS is excluded (the "_nobos" keys). mul = sum A'.D / sum A' (undefined when sum A' = 0);
-    abs = 1 - sum_ij |A'[i][j] - D[i][j]| / n (every row, invalid ones included as TL does);
-    abs_tl = TL's published value 1 - round(sum|A'-D| / n, 3) with Python's round. Sentences with
+    induction D[i][j] = 1 iff 1 <= j <= i and id_{j-1} == id_i. When BOS is excluded (the
+    "_nobos" keys) column 0 is left out of both measures as head_detector.py leaves it out: mul
+    zeroes the attention there (A' = A with column 0 set to 0), abs zeroes the DIFFERENCE there
+    (abs_diff[:, 0] = 0), so a template weight in column 0 costs nothing (not |0 - D[i][0]|).
+    mul = sum A'.D / sum A' (undefined when sum A' = 0); abs = 1 - sum_ij E[i][j] / n with
+    E = |A - D| and, without BOS, E[:, 0] = 0 (every row, invalid ones included as TL does);
+    abs_tl = TL's published value 1 - round(sum E / n, 3) with Python's round. Sentences with
     n < 2 are skipped (TL asserts 1 < n). The formulas are applied to bidirectional maps too
     (TL has no such models; its lower-triangular assertion is not made).
 S7  Repeated-random-token probe (§11.2), causal models only (NaN for bidirectional ones): repeat
     r = 0..R-1 builds [bos, t_1..t_N, t_1..t_N]: SplitMix64 (head_importance.h) seeded with
     seed + r (mod 2^64); t_k = C[next() % |C|] for k = 1..N, C = the ids 0..vocab-1 that are not
     special, ascending. bos = --bos-id, else config bos_token_id, else the corpus's first id.
+    The sequences drawn are written out ("probe_tokens", [R, 2N+1]).
     score = mean over repeats of mean_{i = N+1..2N} A[i][i-N+1] (the corrected stripe: i = N-1
     and i = N are not induction positions). Chance repeats inside t are not avoided.
 S8  Sinks (§11.3): first_mass = mean over valid rows i >= 1 of A[i][0] (n < 2: undefined).
     alpha = mean over valid rows i with M[i][0] = 1 of A[i][0] (Gu et al.'s alpha_0: the mean
     attention key 0 gets from the queries that can see it, row 0 included); the sentence is a
     sink for the head iff alpha > eps (strict; --eps, default 0.3); sink_rate = share of
-    sentences (in [0, 1]; Gu et al. print 100x) where it is.
+    sentences (a fraction in [0, 1]; Gu et al. print 100x, a percent) where it is.
 S9  Voita positional verdict (§2.1-2.2), exactly relative_position.h with its defaults: a query
     row counts iff it is valid and its id is not special; r_i = argmax_j A[i][j] - i over keys M
     allows (first key on ties). Counts are SUMMED over the corpus (token-weighted, unlike S3).
@@ -54,21 +58,25 @@ S9  Voita positional verdict (§2.1-2.2), exactly relative_position.h with its d
     positional_frequency = count(r*) / counted rows; positional = 1 iff >= 0.9 (--threshold);
     confidence = mean over counted rows of max_j A[i][j]. NaN (and offset 0) without rows.
 S10 Rare-word head (§2.4). Frequencies come from the corpus itself: f(id) = occurrences of id in
-    all its sentences. Top-K ids = sorted by (f descending, id ascending), first K (--rare-top,
-    default 500, Voita's). Per sentence, candidates = non-special positions; eligible iff at
-    least 2 candidates and the rarest candidate id (the lowest id among equally rare ones) is
-    not a top-K id. The head's key =
+    all its sentences (special ids counted too). Top-K ids = sorted by (f descending, id
+    ascending), first K (--rare-top, default 500, Voita's; ties at the K-th frequency go to the
+    lower ids). Per sentence, candidates = non-special positions; eligible iff at least 2
+    candidates and the rarest candidate id (the lowest id among equally rare ones) is not a
+    top-K id. A corpus with at most K distinct ids has no eligible sentence, so every value is
+    NaN there (rare_sentences, the count of eligible sentences, says 0). The head's key =
     argmax over candidates j of alpha_j = mean over counted rows (S9's rows) that M lets see j of
     A[i][j] (the column mean over the rows that can see the key, so early keys of a causal map
     are not favoured; first j on ties; a candidate no row sees is skipped). With the candidate
     frequencies sorted ascending f(1) <= f(2) <= ..., top1 holds iff f(key) == f(1) and top2 iff
     f(key) <= f(2) (tied rarest all count). rare_top1 / rare_top2 = share of eligible sentences
     (NaN without one; sentences with no key are not eligible).
-S11 Head distance (§1.6): for heads a, b and a row i valid in both, JS_i = 0.5 sum_j [P ln(P/M_)
-    + Q ln(Q/M_)], P = A_a[i], Q = A_b[i], M_ = (P+Q)/2, 0 ln 0 = 0, nats, no smoothing (Clark's
-    0.001/n smoothing would put mass on masked keys). Per sentence the mean over those rows,
-    then S3 over sentences. Symmetric, 0 on the diagonal; Clark SUMS over rows and documents,
-    which only rescales the matrix.
+S11 Head distance (§1.6, Clark's head_distances.py): for heads a, b and a row i valid in both,
+    JS_i = 0.5 sum_j [P ln(P/M_) + Q ln(Q/M_)], P = 0.001/n + 0.999 A_a[i], Q = 0.001/n + 0.999
+    A_b[i] (Clark's smoothing, over all n keys: a key masked in both heads gets 0.001/n in both
+    and adds exactly 0), M_ = (P+Q)/2, nats. Per sentence the SUM over those rows (Clark's);
+    over the corpus the sum over sentences divided by the number of sentences (Clark sums; his
+    notebook calls the matrix "average", and a constant factor leaves the map's shape alone).
+    NaN where no sentence has a row valid in both. Symmetric, 0 on the diagonal.
 S12 MDS: classical (Torgerson) on the dissimilarities D of S11: B = -1/2 J (D*D) J, J = I -
     11^T/N; eigenvalues descending; coordinate c = v_c sqrt(lambda_c) (0 when lambda_c <= 0);
     the sign of each eigenvector is fixed so that its entry of largest |value| is positive
@@ -84,7 +92,8 @@ CLI:
       [--probe-length 10] [--probe-seed 0] [--bos-id N] --out FILE.safetensors
 FILE: one comma-separated id list per line (blank lines skipped). Output F64 [L,H] tensors, one
 per name in SCORES (positional_offset I64), distance F64 [L*H, L*H], mds F64 [L*H, 2],
-mds_eigenvalues F64 [2]; metadata: every option, sentences, layers, heads.
+mds_eigenvalues F64 [2], probe_tokens I64 [R, 2N+1] when the probe ran; metadata: every option,
+sentences, layers, heads, rare_sentences.
 """
 
 import argparse
@@ -151,17 +160,22 @@ def templates(ids):
 def tl_scores(a, template, exclude_bos, exclude_current=False):
     """S6 for maps a [K,n,n]: (mul, abs, abs_tl) each [K]; mul NaN where sum A' = 0."""
     ap = a.copy()  # never mutate the caller's maps (§11.1)
+    idx = np.arange(a.shape[-1])
     if exclude_bos:
         ap[:, :, 0] = 0.0
     if exclude_current:
-        idx = np.arange(a.shape[-1])
         ap[:, idx, idx] = 0.0
     n = a.shape[-1]
     total = ap.sum((1, 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         mul = np.where(total > 0, (ap * template).sum((1, 2)) / np.where(total > 0, total, 1),
                        np.nan)
-    err = np.abs(ap - template).sum((1, 2)) / n
+    diff = np.abs(a - template)  # TL: abs_diff of the unmasked pattern, then masked
+    if exclude_bos:
+        diff[:, :, 0] = 0.0
+    if exclude_current:
+        diff[:, idx, idx] = 0.0
+    err = diff.sum((1, 2)) / n
     return mul, 1.0 - err, np.array([1.0 - round(float(e), 3) for e in err])
 
 
@@ -274,6 +288,18 @@ def top_ids(freq, k):
     return set(sorted(freq, key=lambda t: (-freq[t], t))[:k])
 
 
+def rare_sentences(corpus, opts):
+    """S10: how many sentences are eligible (head-independent)."""
+    freq = corpus_frequencies(corpus)
+    top = top_ids(freq, opts.rare_top)
+    count = 0
+    for ids in corpus:
+        cand = [t for t in ids if t not in opts.special]
+        if len(cand) >= 2 and min((freq[t], t) for t in cand)[1] not in top:
+            count += 1
+    return count
+
+
 def rare_sentence(a, ids, allowed, counted, freq, top, special):
     """S10 for one sentence: (eligible [K] bool, top1 [K], top2 [K]) as floats."""
     k = a.shape[0]
@@ -303,11 +329,11 @@ def rare_sentence(a, ids, allowed, counted, freq, top, special):
     return eligible, top1, top2
 
 
-def js_matrix(a, valid, smoothing=0.0):
-    """S11 for one sentence: [K,K] mean row JS over rows valid in both heads (NaN if none).
-    smoothing > 0 applies Clark's P = s/n + (1-s)A (for the §1.6 goldens only)."""
+def js_matrix(a, valid, smoothing=0.001):
+    """S11 for one sentence: [K,K] summed row JS over rows valid in both heads (NaN if none),
+    rows smoothed as Clark's P = s/n + (1-s)A (smoothing=0 only to show what it changes)."""
     n = a.shape[-1]
-    p = smoothing / n + (1.0 - smoothing) * a if smoothing else a
+    p = smoothing / n + (1.0 - smoothing) * a
     pa, pb = p[:, None], p[None, :]
     m = 0.5 * (pa + pb)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -316,9 +342,7 @@ def js_matrix(a, valid, smoothing=0.0):
         tb = np.where(pb > 0, pb * (np.log(np.where(pb > 0, pb, 1.0)) - log_m), 0.0)
     js = 0.5 * (ta.sum(-1) + tb.sum(-1))  # [K,K,n]
     both = valid[:, None, :] & valid[None, :, :]
-    count = both.sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(count > 0, np.where(both, js, 0.0).sum(-1) / np.maximum(count, 1), np.nan)
+    return np.where(both.any(-1), np.where(both, js, 0.0).sum(-1), np.nan)
 
 
 def classical_mds(d, dims=2):
@@ -370,7 +394,8 @@ def survey_maps(maps, corpus, masks, opts):
     """Every score from given maps: maps [sentence] -> [K,n,n] float64, masks [sentence] ->
     [n,n] bool. Returns ({name: [K]}, distance [K,K]). No probe (S7 needs the model)."""
     k = maps[0].shape[0]
-    means, dist = MeanScores(), MeanScores()
+    means = MeanScores()
+    dist_sum, dist_defined = np.zeros((k, k)), np.zeros((k, k), dtype=bool)
     pos = Positions(k)
     freq = corpus_frequencies(corpus)
     top = top_ids(freq, opts.rare_top)
@@ -384,13 +409,15 @@ def survey_maps(maps, corpus, masks, opts):
         rare_n += eligible
         rare1 += np.where(eligible, t1, 0.0)
         rare2 += np.where(eligible, t2, 0.0)
-        dist.add("js", js_matrix(a, valid_rows(a, allowed)))
+        js = js_matrix(a, valid_rows(a, allowed))
+        dist_sum += np.where(np.isnan(js), 0.0, js)
+        dist_defined |= ~np.isnan(js)
     scores = {name: means.mean(name) for name in MEAN_SCORES}
     scores.update(pos.verdict(opts.threshold))
     with np.errstate(invalid="ignore", divide="ignore"):
         scores["rare_top1"] = np.where(rare_n > 0, rare1 / np.maximum(rare_n, 1), np.nan)
         scores["rare_top2"] = np.where(rare_n > 0, rare2 / np.maximum(rare_n, 1), np.nan)
-    return scores, dist.mean("js")
+    return scores, np.where(dist_defined, dist_sum / len(maps), np.nan)
 
 
 def probe_tokens(vocab, special, seed, repeat, length, bos):
@@ -425,9 +452,10 @@ class Model:
         return probs.double().numpy().reshape(self.layers * self.heads, len(ids), len(ids))
 
 
-def survey(model, corpus, opts, probe=(4, 10, 0), bos=None):
+def survey(model, corpus, opts, probe=(4, 10, 0), bos=None, sequences=None):
     """Every score of S4-S12 for a Model: ({name: [L,H]}, distance, mds, eigenvalues).
-    probe = (repeats, length, seed); repeats 0 or a bidirectional model gives NaN."""
+    probe = (repeats, length, seed); repeats 0 or a bidirectional model gives NaN. The probe's
+    sequences are appended to `sequences` when it is a list."""
     maps = [model.maps(ids) for ids in corpus]
     masks = [allowed_mask(model.cfg, len(ids)) for ids in corpus]
     scores, dist = survey_maps(maps, corpus, masks, opts)
@@ -445,6 +473,8 @@ def survey(model, corpus, opts, probe=(4, 10, 0), bos=None):
         total = np.zeros(k)
         for r in range(repeats):
             seq = probe_tokens(model.cfg["vocab_size"], opts.special, seed, r, length, bos)
+            if sequences is not None:
+                sequences.append(seq)
             total += probe_stripe(model.maps(seq), length)
         scores["probe_induction"] = total / repeats
     coords, lam = classical_mds(dist)
@@ -466,8 +496,11 @@ def write_survey(args):
                    parse_id_set(args.period_ids, "--period-ids"), args.eps, args.threshold,
                    args.rare_top)
     probe = (args.probe_repeats, args.probe_length, args.probe_seed)
-    scores, dist, coords, lam = survey(model, corpus, opts, probe, args.bos_id)
+    sequences = []
+    scores, dist, coords, lam = survey(model, corpus, opts, probe, args.bos_id, sequences)
     out = {name: torch.from_numpy(np.ascontiguousarray(v)) for name, v in scores.items()}
+    if sequences:
+        out["probe_tokens"] = torch.tensor(sequences, dtype=torch.int64)
     out["positional_offset"] = out["positional_offset"].to(torch.int64)
     out["distance"] = torch.from_numpy(np.ascontiguousarray(dist))
     out["mds"] = torch.from_numpy(np.ascontiguousarray(coords))
@@ -481,7 +514,8 @@ def write_survey(args):
         "threshold": repr(args.threshold), "rare_top": str(args.rare_top),
         "probe_repeats": str(args.probe_repeats), "probe_length": str(args.probe_length),
         "probe_seed": str(args.probe_seed), "bos_id": "" if args.bos_id is None else
-        str(args.bos_id), "rules": "survey_reference.py S1-S12"})
+        str(args.bos_id), "rare_sentences": str(rare_sentences(corpus, opts)),
+        "rules": "survey_reference.py S1-S12"})
     print(f"{args.out}: {len(corpus)} sentences, {model.layers}x{model.heads} heads")
 
 

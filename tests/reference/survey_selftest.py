@@ -61,8 +61,10 @@ def previous_token_head(check):
     # Causal, n = 5, rows 0 -> 0 and i -> i-1. Clark's denominator is every row: prev = 4/5,
     # self = 1/5 (row 0), first = 2/5 (rows 0, 1). TL prev mul: 4 of the 5 units of mass on the
     # template = 0.8; without BOS, rows 0 and 1 lose their mass: 3/3 = 1. TL abs: row 0 costs
-    # |1 - 0| = 1 -> 1 - 1/5 = 0.8; without BOS row 0 is all zero like its template but row 1
-    # (template 1 at key 0, zeroed) costs 1 -> 0.8 too. No repeated id: dup mul 0, dup abs
+    # |1 - 0| = 1 -> 1 - 1/5 = 0.8; without BOS TL zeroes the difference in column 0
+    # (abs_diff[:, 0] = 0), where rows 0 and 1 put all their weight: nothing is left -> 1 (zeroing
+    # the attention instead would charge row 1's template |0 - 1| = 1 -> 0.8, 1/n too low).
+    # No repeated id: dup mul 0, dup abs
     # 1 - 5/5 = 0. Sinks: first_mass = rows 1..4 on key 0 = 1/4; alpha = 2/5 > 0.3 -> a sink.
     # Voita: offsets 0, -1, -1, -1, -1 -> r* = -1 with 4/5 < 0.9, confidence 1.
     check.case = "golden: previous-token head"
@@ -70,7 +72,8 @@ def previous_token_head(check):
     for name, want in (("prev", 0.8), ("self", 0.2), ("first", 0.4), ("last", 0.0),
                        ("next", 0.0), ("entropy", 0.0), ("entropy_norm", 0.0),
                        ("tl_prev_mul", 0.8), ("tl_prev_mul_nobos", 1.0), ("tl_prev_abs", 0.8),
-                       ("tl_prev_abs_nobos", 0.8), ("tl_prev_abs_tl", 0.8),
+                       ("tl_prev_abs_nobos", 1.0), ("tl_prev_abs_tl", 0.8),
+                       ("tl_prev_abs_tl_nobos", 1.0),
                        ("tl_dup_mul", 0.0), ("tl_dup_abs", 0.0), ("first_mass", 0.25),
                        ("sink_rate", 1.0), ("positional_offset", -1),
                        ("positional_frequency", 0.8), ("positional", 0.0), ("confidence", 1.0)):
@@ -204,10 +207,14 @@ def rare_word(check):
     check.case = "golden: rare-word head"
     maps = [one_hot_map(4, [1, 3, 3, 3]), one_hot_map(4, [3, 1, 1, 1])]
     corpus = [[101, 5, 5, 8], [101, 5, 9, 9]]
-    for k, want in ((0, 0.5), (1, 0.5), (2, 1.0)):
-        s, _ = sr.survey_maps(maps, corpus, [full(4)] * 2, sr.Options(special={101}, rare_top=k))
+    for k, want, eligible in ((0, 0.5, 2), (1, 0.5, 2), (2, 1.0, 1), (4, math.nan, 0),
+                              (500, math.nan, 0)):
+        opts = sr.Options(special={101}, rare_top=k)
+        s, _ = sr.survey_maps(maps, corpus, [full(4)] * 2, opts)
         check.near(f"rare_top1, K = {k}", s["rare_top1"][0], want)
         check.near(f"rare_top2, K = {k}", s["rare_top2"][0], want)
+        # 4 distinct ids: from K = 4 on every id is a top id and no sentence is eligible.
+        check(f"rare_sentences, K = {k}", sr.rare_sentences(corpus, opts) == eligible)
     # [101 8 9 9 5 5 5]: candidate f sorted 1, 2, 2, 3, 3, 3. A head on key 2 (id 9, f 2) is
     # second rarest (2 <= f(2) = 2) but not rarest; one on key 4 (id 5, f 3) is neither.
     ids = [101, 8, 9, 9, 5, 5, 5]
@@ -218,20 +225,29 @@ def rare_word(check):
 
 
 def distances_and_mds(check):
-    # methods.md §1.6 goldens (Clark's smoothing, summed over the 3 rows): identity vs cyclic
-    # shift 2.069743, identity vs uniform 0.947151. Unsmoothed (S11), per row: disjoint one-hots
-    # ln 2; one-hot vs uniform 1/2 (ln 1.5 + ln 2 / 3).
+    # methods.md §1.6 goldens of Clark's head_distances.py (rows smoothed as 0.001/n + 0.999 A,
+    # JS summed over the 3 rows): identity vs cyclic shift 2.069743, identity vs uniform
+    # 0.947151. Without the smoothing each row would give ln 2 (disjoint one-hots) and
+    # (ln 1.5 + ln 2 / 3) / 2 (one-hot vs uniform), summed over 3 rows.
     check.case = "golden: head distance"
     eye = np.eye(3)
     heads = np.stack([eye, np.roll(eye, 1, axis=1), np.full((3, 3), 1 / 3)])
     valid = np.ones((3, 3), dtype=bool)
-    smooth = sr.js_matrix(heads, valid, smoothing=0.001) * 3
-    check.near("Clark identity vs shift", smooth[0, 1], 2.069743, 1e-6)
-    check.near("Clark identity vs uniform", smooth[0, 2], 0.947151, 1e-6)
     d = sr.js_matrix(heads, valid)
-    check.near("identity vs shift = ln 2", d[0, 1], math.log(2))
-    check.near("identity vs uniform", d[0, 2], 0.5 * (math.log(1.5) + math.log(2) / 3))
+    check.near("Clark identity vs shift", d[0, 1], 2.069743, 1e-6)
+    check.near("Clark identity vs uniform", d[0, 2], 0.947151, 1e-6)
+    raw = sr.js_matrix(heads, valid, smoothing=0.0)
+    check.near("unsmoothed: identity vs shift = 3 ln 2", raw[0, 1], 3 * math.log(2))
+    check.near("unsmoothed: identity vs uniform", raw[0, 2],
+               1.5 * (math.log(1.5) + math.log(2) / 3))
     check("symmetric, zero diagonal", np.array_equal(d, d.T) and not np.diag(d).any())
+    # Over a corpus: the per-sentence sums added and divided by the sentences. The same 3-row
+    # sentence twice and a 1-row sentence where both heads are one-hot on key 0 (distance 0):
+    # (2 x 2.069743 + 0) / 3.
+    one = np.ones((2, 1, 1))
+    _, dist = sr.survey_maps([heads[:2], heads[:2], one], [[1, 2, 3], [1, 2, 3], [1]],
+                             [valid, valid, np.ones((1, 1), dtype=bool)], sr.Options())
+    check.near("corpus: sum over sentences / sentences", dist[0, 1], 2 * 2.069743 / 3, 1e-6)
     # Points (0,0), (3,0), (0,4): classical MDS of their distances has eigenvalues
     # (50 +- sqrt 772)/6 and gives back every distance; each column's largest |entry| > 0.
     check.case = "golden: classical MDS"
@@ -274,7 +290,8 @@ def fixture_invariants(check, root, name):
     special = {corpus[0][0]}
     opts = sr.Options(special=special, punct={corpus[-1][2]}, period={corpus[-1][3]}, rare_top=0)
     probe = (2, 4, 0)
-    scores, dist, coords, lam = sr.survey(model, corpus, opts, probe)
+    sequences = []
+    scores, dist, coords, lam = sr.survey(model, corpus, opts, probe, sequences=sequences)
     unit = ("first", "last", "self", "prev", "next", "punct", "period", "special", "first_mass",
             "sink_rate", "entropy_norm", "confidence", "positional_frequency", "rare_top1",
             "rare_top2") + tuple(k for k in scores if k.startswith("tl_") and "_mul" in k)
@@ -290,11 +307,14 @@ def fixture_invariants(check, root, name):
         check("causal: probe in [0, 1]", ((pr >= 0) & (pr <= 1)).all())
         check("causal: every sentence's first row is a sink (row 0 = 1)",
               (scores["first"] > 0).all())
+        check("causal: the probe's 2 sequences [bos, t, t] are kept",
+              len(sequences) == 2 and all(len(q) == 9 and q[1:5] == q[5:] for q in sequences))
     else:
         check("bidirectional: no probe (NaN)", np.isnan(scores["probe_induction"]).all())
-    check("distance symmetric, zero diagonal, in [0, ln 2]",
+    bound = math.log(2) * np.mean([len(ids) for ids in corpus])  # each row's JS <= ln 2
+    check("distance symmetric, zero diagonal, in [0, ln 2 x mean n]",
           np.array_equal(dist, dist.T) and not np.diag(dist).any()
-          and (dist >= 0).all() and (dist <= math.log(2) + 1e-12).all())
+          and (dist >= 0).all() and (dist <= bound + 1e-12).all())
     check("MDS centred, eigenvalues descending, sign rule",
           np.abs(coords.sum(0)).max() < 1e-9 and lam[0] >= lam[1]
           and all(coords[np.argmax(np.abs(coords[:, c])), c] >= 0 for c in range(2)))
@@ -305,7 +325,7 @@ def fixture_invariants(check, root, name):
     diff = max(np.nanmax(np.abs(again[k] - scores[k]), initial=0.0) for k in scores)
     check("corpus order does not matter", diff < 1e-12 and np.abs(dist2 - dist).max() < 1e-12,
           f"{diff:.1e}")
-    return model, corpus, scores
+    return model, corpus, scores, sequences
 
 
 # Scores that count or threshold something: float32 rounding may flip them near a tie.
@@ -351,7 +371,7 @@ def loops_check(check, model, corpus, opts, scores):
     check.near("loops: sink rate", scores["sink_rate"][last], float(np.mean(sink)), 1e-12)
 
 
-def cli_round_trip(check, root, name, corpus, scores):
+def cli_round_trip(check, root, name, corpus, scores, sequences):
     check.case = f"{name} CLI"
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "corpus.txt")
@@ -376,6 +396,9 @@ def cli_round_trip(check, root, name, corpus, scores):
         same = all(np.array_equal(tensors[k].numpy(), scores[k], equal_nan=True)
                    for k in sr.SCORES if k in tensors)
         check("file equals the in-process survey", same)
+        written = tensors["probe_tokens"].tolist() if "probe_tokens" in tensors else []
+        check("probe_tokens are the probe's sequences", written == sequences,
+              f"{written} vs {sequences}")
         bad = subprocess.run(cmd[:-2] + ["--period-ids", "x", "--out", out], capture_output=True,
                              text=True, check=False)
         check("a bad id list is one error line naming the option",
@@ -394,9 +417,9 @@ def run(root):
             print(f"  skip {name}: not in {root}")
             continue
         seen += 1
-        _, corpus, scores = fixture_invariants(check, root, name)
+        _, corpus, scores, sequences = fixture_invariants(check, root, name)
         if name in ("gpt2_f32", "bert_f32"):
-            cli_round_trip(check, root, name, corpus, scores)
+            cli_round_trip(check, root, name, corpus, scores, sequences)
     print(f"survey self-test: {check.count} checks on {seen} checkpoints, "
           f"{len(check.failed)} failed; {time.monotonic() - start:.1f} s")
     if not seen:

@@ -1,12 +1,14 @@
 // Value zeroing, rules A12–A13 of tests/reference/attribution_reference.py (Mohebbi et al.
 // 2023, inseq's value_zeroing.py): for every layer and key j, the layer rerun on its clean input
-// with v_j zeroed in every head, and how far each token's output turns (1 − cosine).
+// with v_j zeroed in every head, and how far each token's output turns (1 − cosine). The last
+// layer's outputs are compared after the model's final norm, where it has one (A12).
 #include <algorithm>
 #include <cmath>
 
 #include "attnscope/base/eigen_core.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/forward/layer_block.h"
+#include "attnscope/ops/layer_ops.h"
 #include "attribution_layers.h"
 
 namespace attnscope::analysis::detail {
@@ -32,12 +34,25 @@ double oneMinusCosine(const RowD& a, const RowD& b) {
     return 0.5 * (a / std::max(na, 1e-8) - b / std::max(nb, 1e-8)).squaredNorm();
 }
 
+// The state A12 compares: the layer's output, or for the last layer the model's last hidden
+// state, which inseq reads from Hugging Face's hidden_states[-1]: after the final norm of pre-LN
+// models (GPT-2's ln_f, the Llama family's norm). Post-LN models have none; their last hidden
+// state is the last layer's output. The norm acts on each row alone, so stacked variants may
+// pass through it together.
+Matrix comparedState(const model::Model& model, int layer, Matrix output) {
+    const model::ModelSpec& spec = model.spec;
+    if (layer != spec.nLayers - 1 || !spec.finalNorm) {
+        return output;
+    }
+    return ops::normalize(output, model.weights.finalNorm, spec.normKind, spec.normEps);
+}
+
 // Layer l's raw scores (A12) into `raw`, [n, n].
 void layerScores(const model::Model& model, int layer, const LayerTerms& t, double* raw,
                  const AttributionOptions& options, double done, double share) {
     const Eigen::Index n = t.x.rows();
     const Eigen::Index d = t.x.cols();
-    const Matrix clean = forward::finishLayer(model, layer, t.y);
+    const Matrix clean = comparedState(model, layer, forward::finishLayer(model, layer, t.y));
     const Eigen::Index keysPerBlock = std::clamp<Eigen::Index>(kRowsPerBlock / n, 1, n);
     // Every variant starts from the same clean input: stacked once, a block's worth.
     const Matrix stacked = t.x.replicate(keysPerBlock, 1);
@@ -53,11 +68,14 @@ void layerScores(const model::Model& model, int layer, const LayerTerms& t, doub
             keyTermsInto(t, static_cast<int>(first + k), buffers, terms);
             attention.middleRows(k * n, n) = t.attention - terms;
         }
-        const Matrix zeroed = forward::finishLayer(
+        const Matrix zeroed = comparedState(
             model, layer,
-            forward::attentionResidual(
-                model, layer, keys == keysPerBlock ? stacked : Matrix(stacked.topRows(keys * n)),
-                attention));
+            forward::finishLayer(
+                model, layer,
+                forward::attentionResidual(
+                    model, layer,
+                    keys == keysPerBlock ? stacked : Matrix(stacked.topRows(keys * n)),
+                    attention)));
         for (Eigen::Index k = 0; k < keys; ++k) {
             const Eigen::Index j = first + k;
             for (Eigen::Index i = 0; i < n; ++i) {

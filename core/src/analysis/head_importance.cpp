@@ -283,6 +283,25 @@ void fillPruning(const Job& job, const ShareExecutor& run, ImportanceResult& r) 
     }
 }
 
+// The masked LM's targets as the files list them (ImportanceResult::masked).
+void fillMasked(const std::vector<ImportanceItem>& items, const ImportanceOptions& options,
+                ImportanceResult& r) {
+    if (r.objective != ImportanceObjective::MaskedLm) {
+        return;
+    }
+    if (!options.sentenceOf.empty() && options.sentenceOf.size() != items.size()) {
+        throw InvalidArgument("head importance: " + std::to_string(options.sentenceOf.size()) +
+                              " source sentences given for " + std::to_string(items.size()) +
+                              " items");
+    }
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const std::size_t sentence = options.sentenceOf.empty() ? i : options.sentenceOf[i];
+        for (const auto& [position, id] : items[i].targets) {
+            r.masked.push_back({sentence, position, id});
+        }
+    }
+}
+
 }  // namespace
 
 ImportanceResult headImportance(const model::Model& model, const std::vector<ImportanceItem>& items,
@@ -313,6 +332,7 @@ ImportanceResult headImportance(const model::Model& model, const std::vector<Imp
     for (const ImportanceItem& item : items) {
         r.targets += static_cast<std::int64_t>(item.targets.size());
     }
+    fillMasked(items, options, r);
     std::vector<std::vector<forward::HeadAblation>> units;
     for (int u = 0; u < job.nUnits; ++u) {
         units.push_back({unitAblation(job, u)});

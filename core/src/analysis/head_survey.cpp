@@ -35,12 +35,14 @@ std::vector<std::string> meanNames() {
     return v;
 }
 
+enum class RareSentence { TooFewTokens, RarestIsFrequent, Eligible };
+
 // S10 for one sentence and every head: adds to eligible / top1 / top2.
-void rareSentence(const std::vector<std::int32_t>& ids, const std::vector<int>& keys,
-                  const std::vector<std::uint8_t>& special,
-                  const std::map<std::int32_t, std::int64_t>& freq,
-                  const std::set<std::int32_t>& top, std::vector<double>& eligible,
-                  std::vector<double>& top1, std::vector<double>& top2) {
+RareSentence rareSentence(const std::vector<std::int32_t>& ids, const std::vector<int>& keys,
+                          const std::vector<std::uint8_t>& special,
+                          const std::map<std::int32_t, std::int64_t>& freq,
+                          const std::set<std::int32_t>& top, std::vector<double>& eligible,
+                          std::vector<double>& top1, std::vector<double>& top2) {
     std::vector<std::int64_t> fs;
     std::pair<std::int64_t, std::int32_t> rarest{std::numeric_limits<std::int64_t>::max(), 0};
     for (std::size_t j = 0; j < ids.size(); ++j) {
@@ -50,8 +52,11 @@ void rareSentence(const std::vector<std::int32_t>& ids, const std::vector<int>& 
             rarest = std::min(rarest, {f, ids[j]});  // the lowest id among equally rare ones
         }
     }
-    if (fs.size() < 2 || top.count(rarest.second)) {
-        return;
+    if (fs.size() < 2) {
+        return RareSentence::TooFewTokens;
+    }
+    if (top.count(rarest.second)) {
+        return RareSentence::RarestIsFrequent;
     }
     std::sort(fs.begin(), fs.end());
     for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -63,6 +68,7 @@ void rareSentence(const std::vector<std::int32_t>& ids, const std::vector<int>& 
         top1[k] += f == fs[0] ? 1.0 : 0.0;
         top2[k] += f <= fs[1] ? 1.0 : 0.0;
     }
+    return RareSentence::Eligible;
 }
 
 // S9's verdict of every head (token-weighted counts summed over the corpus).
@@ -84,12 +90,32 @@ void positionalScores(const std::vector<RelativePositionAccumulator>& positions,
     }
 }
 
+// Why S10 left every head undefined: the first rule that kept every sentence out.
+std::string rareReason(std::size_t withTwo, std::size_t eligible, std::size_t distinct, int top) {
+    const std::string k = std::to_string(top);
+    if (withTwo == 0) {
+        return "no sentence has two tokens that are not special";
+    }
+    if (eligible == 0 && distinct <= static_cast<std::size_t>(top)) {
+        return "the corpus has " + std::to_string(distinct) + " distinct ids, not more than " +
+               "rare-top " + k + ", so every token is among the " + k +
+               " most frequent and none is rare; lower rare-top below " + std::to_string(distinct) +
+               " or survey more sentences";
+    }
+    if (eligible == 0) {
+        return "every sentence's rarest token is among the corpus's " + k +
+               " most frequent ids (rare-top)";
+    }
+    return "no head attends to a token that is not special in any eligible sentence";
+}
+
 // S10 over every sentence: frequencies and top-K ids are the whole corpus's, so this runs at
 // the end, from each sentence's ids and each head's key there.
 void rareScores(const std::vector<std::vector<std::int32_t>>& ids,
                 const std::vector<std::vector<int>>& keys,
                 const std::map<std::int32_t, std::int64_t>& frequency, const SurveyOptions& options,
-                std::size_t k, std::map<std::string, std::vector<double>>& scores) {
+                std::size_t k, HeadSurvey& out) {
+    auto& scores = out.scores;
     // Top-K ids by (frequency descending, id ascending).
     std::vector<std::pair<std::int64_t, std::int32_t>> byFreq;
     for (const auto& [id, f] : frequency) {
@@ -103,12 +129,23 @@ void rareScores(const std::vector<std::vector<std::int32_t>>& ids,
     }
     const std::set<std::int32_t> specialSet(options.specialIds.begin(), options.specialIds.end());
     std::vector<double> eligible(k, 0.0), top1(k, 0.0), top2(k, 0.0);
+    std::size_t withTwo = 0;
+    out.rareSentences = 0;
     for (std::size_t s = 0; s < ids.size(); ++s) {
         std::vector<std::uint8_t> special(ids[s].size());
         for (std::size_t j = 0; j < special.size(); ++j) {
             special[j] = specialSet.count(ids[s][j]) ? 1 : 0;
         }
-        rareSentence(ids[s], keys[s], special, frequency, top, eligible, top1, top2);
+        switch (rareSentence(ids[s], keys[s], special, frequency, top, eligible, top1, top2)) {
+            case RareSentence::Eligible:
+                ++out.rareSentences;
+                [[fallthrough]];
+            case RareSentence::RarestIsFrequent:
+                ++withTwo;
+                break;
+            case RareSentence::TooFewTokens:
+                break;
+        }
     }
     auto& r1 = scores["rare_top1"];
     auto& r2 = scores["rare_top2"];
@@ -119,6 +156,11 @@ void rareScores(const std::vector<std::vector<std::int32_t>>& ids,
             r1[h] = top1[h] / eligible[h];
             r2[h] = top2[h] / eligible[h];
         }
+    }
+    out.rareError.clear();
+    if (std::all_of(eligible.begin(), eligible.end(), [](double e) { return e == 0; })) {
+        out.rareError =
+            rareReason(withTwo, out.rareSentences, frequency.size(), std::max(0, options.rareTop));
     }
 }
 
@@ -139,6 +181,41 @@ const std::vector<std::string>& surveyScoreNames() {
         return v;
     }();
     return names;
+}
+
+std::string surveyScoreUnit(const std::string& name) {
+    const auto& names = surveyScoreNames();
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+        throw InvalidArgument("head survey: no score named '" + name + "'");
+    }
+    if (name == "entropy") {
+        return "nats";
+    }
+    if (name == "entropy_norm") {
+        return "fraction of ln m (0-1)";
+    }
+    if (name == "sink_rate") {
+        return "fraction of sentences (0-1; Gu et al. print 100x)";
+    }
+    if (name == "positional_offset") {
+        return "tokens (key - query)";
+    }
+    if (name == "positional") {
+        return "0 or 1";
+    }
+    if (name == "positional_frequency") {
+        return "fraction of rows (0-1)";
+    }
+    if (name.starts_with("rare_top")) {
+        return "fraction of eligible sentences (0-1)";
+    }
+    if (name.find("_abs") != std::string::npos) {
+        return "1 - mean row L1 error (-1 to 1)";
+    }
+    if (name.find("_mul") != std::string::npos) {
+        return "fraction of attention (0-1)";
+    }
+    return "attention weight (0-1)";  // Clark's means, first_mass, confidence, the probe
 }
 
 const std::vector<double>& HeadSurvey::score(const std::string& name) const {
@@ -232,11 +309,12 @@ HeadSurvey SurveyAccumulator::finish() const {
     }
     out.scores["probe_induction"].assign(k, kNaN);
     positionalScores(m_positions, m_options.positionalThreshold, out.scores);
-    rareScores(m_ids, m_rareKeys, m_frequency, m_options, k, out.scores);
+    rareScores(m_ids, m_rareKeys, m_frequency, m_options, k, out);
+    // S11: Clark's sum over rows and sentences, divided by the sentences surveyed (a constant
+    // factor, so the map's shape is Clark's) so that corpora of different sizes compare.
     out.distance.resize(k * k);
     for (std::size_t c = 0; c < k * k; ++c) {
-        out.distance[c] =
-            m_jsCounts[c] > 0 ? m_jsSums[c] / static_cast<double>(m_jsCounts[c]) : kNaN;
+        out.distance[c] = m_jsCounts[c] > 0 ? m_jsSums[c] / static_cast<double>(m_sentences) : kNaN;
     }
     try {
         classicalMds(out.distance, static_cast<int>(k), 2, out.mds, out.mdsEigenvalues);

@@ -67,9 +67,12 @@ std::vector<double> probeStripe(const model::Model& model, const std::vector<std
     return out;
 }
 
+// S7 on every repeat: the mean stripe per head, and the sequences drawn (kept in the survey so
+// a file says exactly what the probe read).
 std::vector<double> probe(const model::Model& model, const std::vector<std::int32_t>& firstIds,
                           const SurveyOptions& options, const ShareExecutor& run,
-                          const std::function<void()>& passDone) {
+                          const std::function<void()>& passDone,
+                          std::vector<std::vector<std::int32_t>>& sequences) {
     // S7's order: the option, the model's BOS, the corpus's first id. The model's BOS is the
     // tokenizer's bos role, since the loader keeps no config bos_token_id; where the two could
     // differ, the CLI/app pass bosId explicitly.
@@ -89,14 +92,14 @@ std::vector<double> probe(const model::Model& model, const std::vector<std::int3
     }
     const auto repeats = static_cast<std::size_t>(options.probeRepeats);
     std::vector<std::vector<double>> stripes(repeats);
+    sequences.assign(repeats, {});
     const std::size_t n = std::max<std::size_t>(options.shares, 1);
     runShares(n, options.cancel, run, [&](std::size_t share) {
         for (std::size_t r = share; r < repeats; r += n) {
             options.cancel.throwIfCancelled();
-            const auto seq =
-                probeTokens(model.spec.vocabSize, options.specialIds, options.probeSeed,
-                            static_cast<int>(r), options.probeLength, bosId);
-            stripes[r] = probeStripe(model, seq, options.probeLength, options.cancel);
+            sequences[r] = probeTokens(model.spec.vocabSize, options.specialIds, options.probeSeed,
+                                       static_cast<int>(r), options.probeLength, bosId);
+            stripes[r] = probeStripe(model, sequences[r], options.probeLength, options.cancel);
             passDone();
         }
     });
@@ -163,7 +166,8 @@ HeadSurvey surveyCorpus(const model::Model& model,
     HeadSurvey out = acc.finish();
     out.skipped = skipped;
     if (probePasses > 0) {
-        out.scores["probe_induction"] = probe(model, sentences.front(), options, run, passDone);
+        out.scores["probe_induction"] =
+            probe(model, sentences.front(), options, run, passDone, out.probeSequences);
     }
     return out;
 }

@@ -18,6 +18,9 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
+// S11: Clark's head_distances.py smooths every row as 0.001 / n + 0.999 A before the JS.
+constexpr double kJsSmoothing = 0.001;
+
 // Index of each S3 score in SentenceSurvey::means (surveyMeanScoreNames() order).
 enum Mean : int {
     First,
@@ -107,7 +110,12 @@ void detector(const float* a, const Sentence& s, const std::vector<double>& d, d
         for (int i = 0; i < n; ++i) {
             for (int j = 0; j < n; ++j) {
                 const std::size_t c = static_cast<std::size_t>(i) * n + j;
-                const double v = (bos == 1 && j == 0) ? 0.0 : static_cast<double>(a[c]);
+                if (bos == 1 && j == 0) {
+                    // mul zeroes the attention there, abs the difference (TL's abs_diff[:, 0] =
+                    // 0): column 0 adds nothing to either, not |0 - D[i][0]| to abs.
+                    continue;
+                }
+                const auto v = static_cast<double>(a[c]);
                 total += v;
                 hit += v * d[c];
                 err += std::abs(v - d[c]);
@@ -207,29 +215,35 @@ int rareKey(const float* a, const std::vector<std::uint8_t>& valid, const Senten
     return best;
 }
 
-// S11: mean over rows valid in both heads of the row JS (nats, 0 ln 0 = 0, no smoothing).
+// S11 (Clark's head_distances.py): the sum over rows valid in both heads of the row JS (nats) of
+// the smoothed rows P = s/n + (1 - s) A, s = kJsSmoothing; NaN when no row is. logP / logQ hold
+// ln P of every cell. Cells equal in both heads add exactly 0 and are skipped, which makes the
+// masked cells of causal maps free.
 double pairJs(const float* p, const float* q, const std::vector<double>& logP,
               const std::vector<double>& logQ, const std::vector<std::uint8_t>& validP,
               const std::vector<std::uint8_t>& validQ, int n) {
-    RowMean mean;
+    const double floor = kJsSmoothing / n;
+    double total = 0;
+    bool any = false;
     for (int i = 0; i < n; ++i) {
         if (!validP[static_cast<std::size_t>(i)] || !validQ[static_cast<std::size_t>(i)]) {
             continue;
         }
+        any = true;
         double sum = 0;
         for (int j = 0; j < n; ++j) {
             const std::size_t c = static_cast<std::size_t>(i) * n + j;
-            const double a = p[c];
-            const double b = q[c];
-            if (a == b) {
+            if (p[c] == q[c]) {
                 continue;  // then M == P == Q: both terms are exactly 0
             }
+            const double a = floor + (1.0 - kJsSmoothing) * p[c];
+            const double b = floor + (1.0 - kJsSmoothing) * q[c];
             const double logM = std::log(0.5 * (a + b));
-            sum += (a > 0 ? a * (logP[c] - logM) : 0.0) + (b > 0 ? b * (logQ[c] - logM) : 0.0);
+            sum += a * (logP[c] - logM) + b * (logQ[c] - logM);
         }
-        mean.add(0.5 * sum);
+        total += 0.5 * sum;
     }
-    return mean.value();
+    return any ? total : kNaN;
 }
 
 }  // namespace
@@ -290,7 +304,7 @@ SentenceSurvey surveyMaps(const std::vector<const float*>& maps, int n,
         auto& lg = logs[static_cast<std::size_t>(h)];
         lg.resize(cells);
         for (std::size_t c = 0; c < cells; ++c) {
-            lg[c] = a[c] > 0 ? std::log(static_cast<double>(a[c])) : 0.0;
+            lg[c] = std::log(kJsSmoothing / n + (1.0 - kJsSmoothing) * a[c]);  // S11's ln P
         }
     }
     out.js.assign(static_cast<std::size_t>(k) * k, 0.0);

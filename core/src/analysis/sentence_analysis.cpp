@@ -139,12 +139,33 @@ std::string tokenLabel(std::string s) {
     return s;
 }
 
+void checkTextTokens(const model::Model& m, const std::vector<tokenize::Token>& tokens) {
+    if (tokens.empty()) {
+        throw InvalidArgument(
+            "the text gives no tokens (it is empty, or the tokenizer keeps nothing of it and "
+            "adds no special tokens): there is nothing to run the model on");
+    }
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        if (tokens[i].id >= 0 && tokens[i].id < m.spec.vocabSize) {
+            continue;
+        }
+        throw InvalidArgument(
+            m.dir.string() + ": the tokenizer (" +
+            (m.tokenizer ? m.tokenizer->describe() : std::string("?")) + ") gives token " +
+            std::to_string(i) + " ('" + clipped(tokens[i].text, 40) + "') the id " +
+            std::to_string(tokens[i].id) + ", but config.json's vocab_size is " +
+            std::to_string(m.spec.vocabSize) + ": the tokenizer files do not belong to this model");
+    }
+}
+
 SentenceAnalysis analyzeText(const model::Model& m, const std::string& text,
                              const forward::ForwardOptions& options) {
     if (!m.tokenizer) {
         throw InvalidArgument(m.dir.string() + ": the model folder has no tokenizer");
     }
-    return analyzeTokens(m, text, m.tokenizer->encode(text), options);
+    std::vector<tokenize::Token> tokens = m.tokenizer->encode(text);
+    checkTextTokens(m, tokens);
+    return analyzeTokens(m, text, std::move(tokens), options);
 }
 
 SentenceAnalysis analyzeTokens(const model::Model& m, std::string text,

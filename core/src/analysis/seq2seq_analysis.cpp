@@ -1,5 +1,6 @@
 #include "attnscope/analysis/seq2seq_analysis.h"
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 
@@ -7,6 +8,7 @@
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/prediction.h"
+#include "attnscope/tokenize/detokenize.h"
 
 namespace attnscope::analysis {
 
@@ -97,22 +99,99 @@ Seq2SeqAnalysis run(const model::Model& m, SentenceAnalysis source, std::string 
 
 }  // namespace
 
+namespace {
+
+// The target tokenizer, checked as every text entry point needs it.
+const tokenize::Tokenizer& textTokenizer(const model::Model& m) {
+    decoderOf(m);
+    const tokenize::Tokenizer* target = m.targetTextTokenizer();
+    if (!m.tokenizer || target == nullptr) {
+        throw InvalidArgument(m.dir.string() + ": the model folder has no tokenizer");
+    }
+    return *target;
+}
+
+SentenceAnalysis sourceOf(const model::Model& m, const std::string& text) {
+    SentenceAnalysis source;
+    source.text = text;
+    source.tokens = withContext("source", [&] { return m.tokenizer->encode(text); });
+    return source;
+}
+
+// The roles decodeIds leaves out; the tokenizer marks the same tokens special when encoding.
+bool hasSpecialRole(const tokenize::TokenVocabulary& v, std::int32_t id) {
+    using tokenize::SpecialRole;
+    for (const SpecialRole role : {SpecialRole::Cls, SpecialRole::Sep, SpecialRole::Bos,
+                                   SpecialRole::Eos, SpecialRole::Pad, SpecialRole::Mask}) {
+        if (v.specialId(role) == id) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::size_t codePoints(const std::string& text, std::size_t bytes) {
+    return static_cast<std::size_t>(
+        std::count_if(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(bytes),
+                      [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+// How much of `text` `part` spells from its start, ending on a character boundary. Decoding a
+// prefix of the ids need not give a prefix of the text: a byte-level piece holding half a
+// character decodes to U+FFFD until the rest arrives.
+std::size_t sharedPrefix(const std::string& text, const std::string& part) {
+    auto n = static_cast<std::size_t>(
+        std::mismatch(text.begin(), text.end(), part.begin(), part.end()).first - text.begin());
+    while (n > 0 && n < text.size() && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) {
+        --n;
+    }
+    return n;
+}
+
+// The decoded ids as tokens of `text` (their decoding): token k spans what decoding ids[0..k]
+// adds to decoding ids[0..k-1]. Quadratic in the ids, which greedy decoding keeps to hundreds.
+std::vector<tokenize::Token> decodedTokens(const model::Model& m, const tokenize::Tokenizer& t,
+                                           const std::vector<std::int32_t>& ids,
+                                           const std::string& text) {
+    std::vector<tokenize::Token> out;
+    std::vector<std::int32_t> prefix;
+    std::size_t begin = 0;
+    for (const std::int32_t id : ids) {
+        prefix.push_back(id);
+        const std::size_t end = std::max(begin, sharedPrefix(text, tokenize::decodeIds(t, prefix)));
+        tokenize::Token token = tokenOf(m, id, hasSpecialRole(t, id));
+        token.byteBegin = begin;
+        token.byteEnd = end;
+        token.charBegin = codePoints(text, begin);
+        token.charEnd = codePoints(text, end);
+        out.push_back(std::move(token));
+        begin = end;
+    }
+    return out;
+}
+
+}  // namespace
+
 Seq2SeqAnalysis analyzeSeq2SeqText(const model::Model& m, const std::string& sourceText,
                                    const std::string& targetText,
                                    const forward::ForwardOptions& options) {
-    decoderOf(m);
-    const tokenize::Tokenizer* targetTokenizer = m.targetTextTokenizer();
-    if (!m.tokenizer || targetTokenizer == nullptr) {
-        throw InvalidArgument(m.dir.string() + ": the model folder has no tokenizer");
-    }
-    SentenceAnalysis source;
-    source.text = sourceText;
-    source.tokens = withContext("source", [&] { return m.tokenizer->encode(sourceText); });
+    const tokenize::Tokenizer& targetTokenizer = textTokenizer(m);
+    SentenceAnalysis source = sourceOf(m, sourceText);
     std::vector<tokenize::Token> target;
     if (!targetText.empty()) {
-        target = withContext("target", [&] { return targetTokenizer->encode(targetText); });
+        target = withContext("target", [&] { return targetTokenizer.encode(targetText); });
     }
     return run(m, std::move(source), targetText, std::move(target), options);
+}
+
+Seq2SeqAnalysis analyzeSeq2SeqDecoded(const model::Model& m, const std::string& sourceText,
+                                      const std::vector<std::int32_t>& targetIds,
+                                      const forward::ForwardOptions& options) {
+    const tokenize::Tokenizer& targetTokenizer = textTokenizer(m);
+    SentenceAnalysis source = sourceOf(m, sourceText);
+    std::string text = tokenize::decodeIds(targetTokenizer, targetIds);
+    std::vector<tokenize::Token> target = decodedTokens(m, targetTokenizer, targetIds, text);
+    return run(m, std::move(source), std::move(text), std::move(target), options);
 }
 
 Seq2SeqAnalysis analyzeSeq2SeqIds(const model::Model& m, const std::vector<std::int32_t>& sourceIds,

@@ -10,7 +10,9 @@
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
 #include "attnscope/text/sentence_file.h"
+#include "attnscope/tokenize/hf_tokenizer.h"
 #include "attnscope/tokenize/pre_tokenizer.h"
+#include "attnscope/tokenize/slow_spm_tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::analysis {
@@ -160,9 +162,41 @@ SurveyCorpus readSurveyCorpus(const model::Model& model, const std::filesystem::
     return corpus;
 }
 
+namespace {
+
+// Hugging Face's all_special_ids as far as AttnScope knows them: the roles ([CLS], [SEP], BOS,
+// EOS, pad, mask, unk), the added tokens the files mark special, and any id the tokenizer marked
+// special while encoding this corpus.
+std::vector<std::int32_t> declaredSpecialIds(const tokenize::Tokenizer& tokenizer,
+                                             const SurveyCorpus& corpus) {
+    std::set<std::int32_t> out(corpus.specialIds.begin(), corpus.specialIds.end());
+    using tokenize::SpecialRole;
+    for (const SpecialRole role :
+         {SpecialRole::Cls, SpecialRole::Sep, SpecialRole::Bos, SpecialRole::Eos, SpecialRole::Pad,
+          SpecialRole::Mask, SpecialRole::Unk}) {
+        if (const auto id = tokenizer.specialId(role)) {
+            out.insert(*id);
+        }
+    }
+    if (const auto* hf = dynamic_cast<const tokenize::HfTokenizer*>(&tokenizer)) {
+        for (const tokenize::AddedToken& t : hf->spec().addedTokens) {
+            if (t.special) {
+                out.insert(t.id);
+            }
+        }
+    } else if (const auto* spm = dynamic_cast<const tokenize::SlowSpmTokenizer*>(&tokenizer)) {
+        for (const tokenize::SlowAddedToken& t : spm->spec().added) {
+            out.insert(t.id);  // the slow tokenizers' added tokens are all special ones
+        }
+    }
+    return {out.begin(), out.end()};
+}
+
+}  // namespace
+
 void addCorpusIds(const model::Model& model, const SurveyCorpus& corpus, SurveyOptions& options) {
     const tokenize::Tokenizer& tokenizer = tokenizerOf(model);
-    options.specialIds = corpus.specialIds;
+    options.specialIds = declaredSpecialIds(tokenizer, corpus);
     options.punctIds.clear();
     options.periodIds.clear();
     const std::set<std::int32_t> special(options.specialIds.begin(), options.specialIds.end());
@@ -172,12 +206,11 @@ void addCorpusIds(const model::Model& model, const SurveyCorpus& corpus, SurveyO
         if (piece.empty() || special.count(id) > 0) {
             continue;
         }
+        // Clark's General_Analysis.ipynb: punctuation is exactly "." and ",".
         const std::u32string chars = pieceText(tokenizer, piece);
-        if (chars.empty() ||
-            !std::all_of(chars.begin(), chars.end(), tokenize::isBertPunctuation)) {
-            continue;
+        if (chars == U"." || chars == U",") {
+            options.punctIds.push_back(id);
         }
-        options.punctIds.push_back(id);
         if (chars == U".") {
             options.periodIds.push_back(id);
         }

@@ -56,7 +56,9 @@ constexpr DatasetSpec kDatasets[] = {
      "value_zeroing_raw with forbidden cells and scores < 1e-5 set to 0, rows divided by their "
      "sums"},
     {"value_zeroing_raw", AttributionMethod::ValueZeroing, Part::PerLayer, "A12", false,
-     "1 - cos(h_i, h~_i): how much zeroing key j's values in layer l changes token i's output"},
+     "1 - cos(h_i, h~_i): how much zeroing key j's values in layer l changes token i's output; "
+     "for the last layer h is the model's last hidden state, after its final norm where it has "
+     "one (pre-LN models; inseq's rule)"},
 };
 
 const char* dimsOf(Part part) {

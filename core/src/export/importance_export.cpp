@@ -46,6 +46,20 @@ std::vector<std::int64_t> ranks(const ImportanceResult& r) {
     return out;
 }
 
+// The masked LM's targets as three parallel int64 arrays under masked/.
+void writeMasked(const Writer& w, const std::vector<analysis::ImportanceMaskedTarget>& masked) {
+    std::vector<std::int64_t> sentence, position, target;
+    for (const analysis::ImportanceMaskedTarget& t : masked) {
+        sentence.push_back(static_cast<std::int64_t>(t.sentence));
+        position.push_back(t.position);
+        target.push_back(t.originalId);
+    }
+    const std::vector<hsize_t> dims = {masked.size()};
+    w.dataset("masked/sentence", H5T_NATIVE_INT64, dims, sentence.data());
+    w.dataset("masked/position", H5T_NATIVE_INT64, dims, position.data());
+    w.dataset("masked/target_id", H5T_NATIVE_INT64, dims, target.data());
+}
+
 }  // namespace
 
 std::string objectiveName(analysis::ImportanceObjective objective) {
@@ -59,7 +73,8 @@ std::string unitName(const ImportanceResult& result) {
 void writeImportanceCsv(const fs::path& path, const ImportanceResult& r) {
     checkShape(path, r);
     CsvWriter csv({"record", "layer", "head", "group", "delta_loss", "ablated_loss",
-                   "ablated_accuracy", "rank", "fraction", "removed", "loss", "accuracy"});
+                   "ablated_accuracy", "rank", "fraction", "removed", "loss", "accuracy",
+                   "sentence", "position", "target_id"});
     const std::vector<std::int64_t> rank = ranks(r);
     const std::string none;
     for (int layer = 0; layer < r.nLayers; ++layer) {
@@ -68,12 +83,17 @@ void writeImportanceCsv(const fs::path& path, const ImportanceResult& r) {
             const CsvValue id = std::int64_t{unit};
             csv.addRow({std::string("unit"), std::int64_t{layer}, r.kvGroups ? none : id,
                         r.kvGroups ? id : none, r.deltaLoss[u], r.ablatedLoss[u],
-                        r.ablatedAccuracy[u], rank[u], none, none, none, none});
+                        r.ablatedAccuracy[u], rank[u], none, none, none, none, none, none, none});
         }
     }
     for (const analysis::PruningPoint& p : r.pruning) {
         csv.addRow({std::string("pruning"), none, none, none, none, none, none, none, p.fraction,
-                    std::int64_t{p.removed}, p.loss, p.accuracy});
+                    std::int64_t{p.removed}, p.loss, p.accuracy, none, none, none});
+    }
+    for (const analysis::ImportanceMaskedTarget& t : r.masked) {
+        csv.addRow({std::string("masked"), none, none, none, none, none, none, none, none, none,
+                    none, none, static_cast<std::int64_t>(t.sentence), std::int64_t{t.position},
+                    std::int64_t{t.originalId}});
     }
     csv.writeFile(path);
 }
@@ -103,6 +123,9 @@ void writeImportanceH5(const fs::path& path, const ImportanceResult& r,
         w.dataset("pruning/removed", H5T_NATIVE_INT64, points, removed.data());
         w.dataset("pruning/loss", H5T_NATIVE_DOUBLE, points, loss.data());
         w.dataset("pruning/accuracy", H5T_NATIVE_DOUBLE, points, accuracy.data());
+        if (!r.masked.empty()) {
+            writeMasked(w, r.masked);
+        }
         w.stringAttribute("model", info.model);
         w.stringAttribute("corpus", info.corpus);
         w.stringAttribute("objective", objectiveName(r.objective));

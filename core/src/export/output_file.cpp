@@ -148,4 +148,40 @@ void writeOutputFile(const fs::path& path, std::string_view bytes) {
     renameIntoPlace(tmp, target);
 }
 
+void checkOutputWritable(const fs::path& path) {
+    const OutputTarget target = resolveOutput(path);
+    if (target.writeThrough) {
+        struct stat st {};
+
+        if (::stat(path.c_str(), &st) == 0 && !S_ISFIFO(st.st_mode) &&
+            ::access(path.c_str(), W_OK) != 0) {
+            const int err = errno;
+            failErrno(path, "cannot open for writing", err);
+        }
+        return;
+    }
+    const fs::path folder =
+        target.file.parent_path().empty() ? fs::path(".") : target.file.parent_path();
+
+    struct stat st {};
+
+    if (::stat(folder.c_str(), &st) != 0) {
+        const int err = errno;
+        throw Error(path.string() + ": cannot write: the folder '" + folder.string() +
+                    (err == ENOENT ? "' does not exist" : "' cannot be opened: ") +
+                    (err == ENOENT ? "" : std::strerror(err)));
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        throw Error(path.string() + ": cannot write: '" + folder.string() + "' is not a folder");
+    }
+    const fs::path tmp = temporaryBeside(target.file);
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        const int err = errno;
+        failErrno(path, "cannot create the temporary file " + tmp.filename().string(), err);
+    }
+    ::close(fd);
+    ::unlink(tmp.c_str());
+}
+
 }  // namespace attnscope::exporting

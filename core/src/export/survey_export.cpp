@@ -15,6 +15,11 @@ using analysis::HeadSurvey;
 
 namespace {
 
+constexpr const char* kProbeRule =
+    "S7: repeat r is [bos, t_1..t_N, t_1..t_N]; SplitMix64 seeded with probe_seed + r (mod 2^64), "
+    "t_k = C[next() % |C|] for k = 1..N, C = the ids 0..vocab-1 not in options/special_ids, "
+    "ascending";
+
 // A survey built by hand could disagree with itself; a file must not.
 void checkShape(const fs::path& path, const HeadSurvey& s) {
     const std::string where = path.string() + ": head survey of " + std::to_string(s.nLayers) +
@@ -35,6 +40,51 @@ void checkShape(const fs::path& path, const HeadSurvey& s) {
     if (!s.mds.empty() && (s.mds.size() != n * 2 || s.mdsEigenvalues.size() != 2)) {
         throw InvalidArgument(where + "the MDS map is of another size");
     }
+    for (const auto& seq : s.probeSequences) {
+        if (seq.empty() || seq.size() != s.probeSequences.front().size()) {
+            throw InvalidArgument(where + "the probe's sequences differ in length");
+        }
+    }
+}
+
+// S7's sequences as a [repeats, 2N + 1] table, with the rule that drew them.
+void writeProbe(const Writer& w, hid_t file, const HeadSurvey& s) {
+    if (s.probeSequences.empty()) {
+        return;
+    }
+    std::vector<std::int64_t> values;
+    for (const auto& seq : s.probeSequences) {
+        values.insert(values.end(), seq.begin(), seq.end());
+    }
+    w.dataset("probe/tokens", H5T_NATIVE_INT64,
+              {s.probeSequences.size(), s.probeSequences.front().size()}, values.data());
+    const Handle set(H5Dopen2(file, "probe/tokens", H5P_DEFAULT), H5Dclose,
+                     "probe/tokens: cannot reopen");
+    w.stringAttributeOn(set, "rule", std::string(kProbeRule));
+}
+
+// Every score's unit on its dataset (sink_rate: a fraction, where Gu et al. print percent).
+void writeUnits(const Writer& w, hid_t file) {
+    for (const std::string& name : analysis::surveyScoreNames()) {
+        const std::string path = "scores/" + name;
+        const Handle set(H5Dopen2(file, path.c_str(), H5P_DEFAULT), H5Dclose,
+                         path + ": cannot reopen");
+        w.stringAttributeOn(set, "unit", analysis::surveyScoreUnit(name));
+    }
+}
+
+void writeProbeCsv(const fs::path& csv, const HeadSurvey& s) {
+    if (s.probeSequences.empty()) {
+        return;
+    }
+    CsvWriter table({"repeat", "position", "id"});
+    for (std::size_t r = 0; r < s.probeSequences.size(); ++r) {
+        for (std::size_t i = 0; i < s.probeSequences[r].size(); ++i) {
+            table.addRow({static_cast<std::int64_t>(r), static_cast<std::int64_t>(i),
+                          std::int64_t{s.probeSequences[r][i]}});
+        }
+    }
+    table.writeFile(surveyProbeCsvPath(csv));
 }
 
 // HDF5 refuses a null buffer even for no elements.
@@ -109,6 +159,12 @@ void writeExtras(const Writer& w, const HeadSurvey& s, const SurveyExtras& extra
 
 }  // namespace
 
+fs::path surveyProbeCsvPath(const fs::path& csv) {
+    fs::path out = csv;
+    out.replace_extension(".probe.csv");
+    return out;
+}
+
 void writeSurveyCsv(const fs::path& path, const HeadSurvey& s, const SurveyExtras& extras) {
     checkShape(path, s);
     checkExtras(path, s, extras);
@@ -148,6 +204,7 @@ void writeSurveyCsv(const fs::path& path, const HeadSurvey& s, const SurveyExtra
         }
     }
     csv.writeFile(path);
+    writeProbeCsv(path, s);
 }
 
 void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
@@ -162,6 +219,7 @@ void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
         for (const std::string& name : analysis::surveyScoreNames()) {
             w.dataset(("scores/" + name).c_str(), H5T_NATIVE_DOUBLE, heads, s.score(name).data());
         }
+        writeUnits(w, file);
         const auto n = static_cast<hsize_t>(s.nLayers) * static_cast<hsize_t>(s.nHeads);
         w.dataset("distance", H5T_NATIVE_DOUBLE, {n, n}, s.distance.data());
         if (!s.mds.empty()) {
@@ -180,7 +238,13 @@ void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
                                         {static_cast<std::int64_t>(s.skipped)});
         w.numberAttribute<std::int64_t>("too_long", H5T_NATIVE_INT64,
                                         {static_cast<std::int64_t>(info.tooLong)});
+        w.numberAttribute<std::int64_t>("rare_sentences", H5T_NATIVE_INT64,
+                                        {static_cast<std::int64_t>(s.rareSentences)});
+        if (!s.rareError.empty()) {
+            w.stringAttribute("rare_error", s.rareError);
+        }
         writeOptions(w, options);
+        writeProbe(w, file, s);
         writeExtras(w, s, extras);
     });
 }

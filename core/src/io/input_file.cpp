@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -37,14 +38,36 @@ std::string refusal(mode_t mode) {
     return "is not a regular file";
 }
 
+// Why `path` cannot be opened, given the errno of the failed stat or open. A symlink whose
+// target is missing (an interrupted Hugging Face download leaves them) is named as such, with its
+// target, instead of a bare "No such file or directory" about a name the user can see.
+std::string cannotOpen(const std::filesystem::path& path, int err) {
+    struct stat st {};
+
+    if (err == ENOENT && ::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        std::error_code ec;
+        const std::filesystem::path target = std::filesystem::read_symlink(path, ec);
+        return "cannot open: it is a symbolic link to '" +
+               (ec ? std::string("?") : target.string()) + "', which does not exist";
+    }
+    return "cannot open: " + osReason(err);
+}
+
 }  // namespace
 
 PathKind pathKind(const std::filesystem::path& path) {
     struct stat st {};
 
     if (::stat(path.c_str(), &st) != 0) {
-        return {errno == ENOENT || errno == ENOTDIR ? PathKind::Missing : PathKind::Unreadable,
-                errno};
+        const int err = errno;
+
+        // A dangling symlink is there but broken: opening it names the link and its target.
+        struct stat link {};
+
+        const bool dangling = err == ENOENT && ::lstat(path.c_str(), &link) == 0;
+        return {(err == ENOENT || err == ENOTDIR) && !dangling ? PathKind::Missing
+                                                               : PathKind::Unreadable,
+                err};
     }
     if (S_ISREG(st.st_mode)) {
         return {PathKind::Regular, 0};
@@ -56,7 +79,8 @@ void requireRegularFile(const std::filesystem::path& path) {
     struct stat st {};
 
     if (::stat(path.c_str(), &st) != 0) {
-        throw FormatError(path.string() + ": cannot open: " + osReason(errno));
+        const int err = errno;
+        throw FormatError(path.string() + ": " + cannotOpen(path, err));
     }
     if (const std::string why = refusal(st.st_mode); !why.empty()) {
         throw FormatError(path.string() + ": " + why);
@@ -88,7 +112,8 @@ InputFile::InputFile(const std::filesystem::path& path) {
     // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
     m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (m_fd < 0) {
-        throw FormatError(path.string() + ": cannot open: " + osReason(errno));
+        const int err = errno;
+        throw FormatError(path.string() + ": " + cannotOpen(path, err));
     }
 
     struct stat st {};

@@ -11,8 +11,6 @@ using nlohmann::json;
 
 namespace {
 
-struct TooDeep {};
-
 // "line L, column C" of byte offset `pos` (0-based) in `text`.
 std::string placeOf(std::string_view text, std::size_t pos) {
     pos = std::min(pos, text.size());
@@ -29,8 +27,12 @@ std::string placeOf(std::string_view text, std::size_t pos) {
     return "line " + std::to_string(line) + ", column " + std::to_string(col);
 }
 
-// Where the nesting first exceeds kMaxJsonDepth. The parser's callback knows the depth but not
-// the position, so the text is scanned again, only once the limit has been hit.
+// Where the nesting first exceeds kMaxJsonDepth, or text.size() if it never does: one pass over
+// the bytes, skipping strings. nlohmann's parser callback could count the depth too, but it makes
+// the parser re-scan the parent object after every child value (json_sax_dom_callback_parser's
+// discarded-value check), which is quadratic: a safetensors header of 300,000 tensors took hours
+// (issue 30). Up to the first syntax error this agrees with the parser's own depth, since both
+// see the same brackets outside strings.
 std::size_t firstTooDeep(std::string_view text) {
     int depth = 0;
     bool inString = false;
@@ -54,6 +56,54 @@ std::size_t firstTooDeep(std::string_view text) {
     }
     return text.size();
 }
+
+// A SAX handler that builds nothing and only decides which comes first in a too-deep text: a
+// syntax error (rethrown as the parser's own exception, so parseJson reports it as usual) or
+// the nesting limit (parsing stops there). Linear, and its memory does not grow with the depth.
+struct DepthCheck {
+    int depth = 0;
+    bool tooDeep = false;
+
+    bool null() { return true; }
+
+    bool boolean(bool) { return true; }
+
+    bool number_integer(json::number_integer_t) { return true; }
+
+    bool number_unsigned(json::number_unsigned_t) { return true; }
+
+    bool number_float(json::number_float_t, const json::string_t&) { return true; }
+
+    bool string(json::string_t&) { return true; }
+
+    bool binary(json::binary_t&) { return true; }
+
+    bool key(json::string_t&) { return true; }
+
+    bool start_object(std::size_t) { return enter(); }
+
+    bool end_object() { return leave(); }
+
+    bool start_array(std::size_t) { return enter(); }
+
+    bool end_array() { return leave(); }
+
+    template <class Exception>
+    bool parse_error(std::size_t, const std::string&, const Exception& e) {
+        throw e;
+    }
+
+private:
+    bool enter() {
+        tooDeep = ++depth > kMaxJsonDepth;
+        return !tooDeep;
+    }
+
+    bool leave() {
+        --depth;
+        return true;
+    }
+};
 
 // Where the number token `token` first stands alone in the text, for "number overflow" errors,
 // which nlohmann reports without a position.
@@ -92,18 +142,18 @@ std::string reasonOf(const json::exception& e) {
 }  // namespace
 
 json parseJson(std::string_view text, const std::string& file) {
-    const json::parser_callback_t limitDepth = [](int depth, json::parse_event_t, json&) {
-        if (depth > kMaxJsonDepth) {
-            throw TooDeep{};
-        }
-        return true;
-    };
     try {
-        return json::parse(text, limitDepth);
-    } catch (const TooDeep&) {
-        throw FormatError(file + ": " + placeOf(text, firstTooDeep(text)) +
-                          ": JSON nested more than " + std::to_string(kMaxJsonDepth) +
-                          " levels deep");
+        const std::size_t tooDeepAt = firstTooDeep(text);
+        if (tooDeepAt < text.size()) {
+            DepthCheck check;
+            json::sax_parse(text, &check);  // throws the parser's error if one comes first
+            if (check.tooDeep) {
+                throw FormatError(file + ": " + placeOf(text, tooDeepAt) +
+                                  ": JSON nested more than " + std::to_string(kMaxJsonDepth) +
+                                  " levels deep");
+            }
+        }
+        return json::parse(text);
     } catch (const json::parse_error& e) {
         throw FormatError(file + ": " + placeOf(text, e.byte > 0 ? e.byte - 1 : 0) +
                           ": not valid JSON: " + reasonOf(e));

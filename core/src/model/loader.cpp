@@ -464,10 +464,10 @@ void readTokenizer(Model& model) {
             "no tokenizer files (tokenizer.json, tokenizer.model, vocab.txt or vocab.json + "
             "merges.txt); give token ids instead of text");
     } else if (model.tokenizer->vocabSize() > static_cast<std::size_t>(model.spec.vocabSize)) {
-        model.warnings.push_back(
-            "the tokenizer has " + std::to_string(model.tokenizer->vocabSize()) +
-            " tokens but the model only " + std::to_string(model.spec.vocabSize) +
-            " (vocab_size): text with the extra tokens cannot be run");
+        model.warnings.push_back("the tokenizer (" + model.tokenizer->describe() +
+                                 ") exceeds config.json's vocab_size of " +
+                                 std::to_string(model.spec.vocabSize) +
+                                 ": the tokenizer files may not belong to this model");
     }
 }
 

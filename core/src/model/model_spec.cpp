@@ -57,7 +57,7 @@ namespace {
 // Weight shapes multiply these in int; a corrupt head_dim must be named as such rather than
 // overflow there or surface later as a complaint about rotary dimensions.
 void checkHeadWidths(const ModelSpec& spec, const std::string& file) {
-    constexpr std::int64_t kMaxWidth = 1 << 24;
+    constexpr std::int64_t kMaxWidth = kMaxModelWidth;
     const std::int64_t query = std::int64_t{spec.nHeads} * spec.headDimK;
     const std::int64_t keyValue =
         std::int64_t{spec.nKvHeads} * (std::int64_t{spec.headDimK} + spec.headDimV);
@@ -108,6 +108,15 @@ void checkSeq2SeqParts(const ModelSpec& spec, const std::string& file) {
                 std::to_string(spec.relativeMaxDistance) + ") larger than the exact buckets (" +
                 std::to_string(perSide / 2) + ")");
         }
+    }
+    // The start token is the decoder's first input: checked here, so a bad one names the key
+    // when the model loads instead of failing in the first forward pass (issue 30).
+    if (spec.decoderStartTokenId &&
+        (*spec.decoderStartTokenId < 0 || *spec.decoderStartTokenId >= spec.vocabSize)) {
+        throw FormatError(file +
+                          ": decoder_start_token_id: " + std::to_string(*spec.decoderStartTokenId) +
+                          " is not a token id (expected 0 to vocab_size - 1 = " +
+                          std::to_string(spec.vocabSize - 1) + ")");
     }
     constexpr std::int64_t kMaxTableValues = std::int64_t{1} << 28;
     if (spec.sinusoidalPositions &&

@@ -4,6 +4,10 @@
 #include <array>
 #include <charconv>
 #include <cstdint>
+#include <istream>
+#include <limits>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -34,9 +38,10 @@ std::string where(const std::string& file, int line) {
     throw FormatError(where(file, line) + reason);
 }
 
+// A value from the file in a message, cut short: a hostile line can be megabytes long.
 std::string quoted(std::string_view s) {
     std::string out = "'";
-    out.append(s).append("'");
+    out.append(clipped(s)).append("'");
     return out;
 }
 
@@ -51,6 +56,14 @@ std::optional<int> parseNumber(std::string_view s) {
         return std::nullopt;
     }
     return value;
+}
+
+// Why parseNumber refused `s`: digits beyond int's range are a number, only too large.
+std::string notANumber(std::string_view s) {
+    const bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string_view::npos;
+    return digits
+               ? " is too large (at most " + std::to_string(std::numeric_limits<int>::max()) + ")"
+               : " is not a number";
 }
 
 // Splits at tabs; returns the number of columns found (which may exceed kColumns, in which
@@ -186,9 +199,10 @@ private:
     void word(const Columns& cols, int number) {
         const auto id = parseNumber(cols[0]);
         if (!id) {
-            fail(
-                m_file, number,
-                "ID " + quoted(cols[0]) + " is not a number, a range (3-4) or an empty node (3.1)");
+            const std::string why = notANumber(cols[0]);
+            fail(m_file, number,
+                 "ID " + quoted(cols[0]) + why +
+                     (why == " is not a number" ? ", a range (3-4) or an empty node (3.1)" : ""));
         }
         if (*id != nextWordId()) {
             fail(m_file, number,
@@ -203,7 +217,7 @@ private:
             if (!head) {
                 fail(m_file, number,
                      "HEAD " + quoted(cols[6]) + " of word " + std::to_string(w.id) +
-                         " is not a number");
+                         notANumber(cols[6]));
             }
             if (*head == w.id) {
                 fail(m_file, number, "word " + std::to_string(w.id) + " has itself as HEAD");
@@ -390,12 +404,32 @@ ConlluReader::ConlluReader(const fs::path& path, ConlluOptions options)
     m_options.checkEvery = std::max(1, m_options.checkEvery);
 }
 
+std::optional<std::size_t> readBoundedLine(std::istream& in, std::string& line) {
+    line.clear();
+    std::streambuf* buffer = in.rdbuf();
+    std::size_t length = 0;
+    for (int c = buffer->sbumpc();; c = buffer->sbumpc()) {
+        if (c == std::char_traits<char>::eof()) {
+            in.setstate(std::ios::eofbit);
+            return length > 0 ? std::optional(length) : std::nullopt;
+        }
+        if (c == '\n') {
+            return length;
+        }
+        if (length++ < kMaxConlluLineBytes) {
+            line.push_back(static_cast<char>(c));
+        }
+    }
+}
+
 bool ConlluReader::readLine() {
-    if (!std::getline(m_in, m_line)) {
+    const std::optional<std::size_t> length = readBoundedLine(m_in, m_line);
+    if (!length) {
         return false;
     }
+    m_lineBytes = *length;
     ++m_lineNumber;
-    m_bytesRead += m_line.size() + 1;
+    m_bytesRead += m_lineBytes + 1;
     if (!m_line.empty() && m_line.back() == '\r') {
         m_line.pop_back();
     }
@@ -454,6 +488,11 @@ std::optional<Sentence> ConlluReader::next() {
             continue;
         }
         try {
+            if (m_lineBytes > kMaxConlluLineBytes) {
+                fail(m_file, m_lineNumber,
+                     "the line is " + std::to_string(m_lineBytes) + " bytes long, more than the " +
+                         std::to_string(kMaxConlluLineBytes) + " a CoNLL-U line may have");
+            }
             builder.add(m_line, m_lineNumber);
         } catch (const FormatError& e) {
             if (m_options.strict) {

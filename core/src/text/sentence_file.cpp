@@ -1,10 +1,12 @@
 #include "attnscope/text/sentence_file.h"
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/input_file.h"
+#include "attnscope/text/conllu.h"
 #include "attnscope/tokenize/unicode.h"
 
 namespace attnscope::text {
@@ -102,8 +104,15 @@ std::vector<std::string> readSentences(const fs::path& path) {
     std::vector<std::string> plain;
     std::string l;
     int number = 0;
-    while (std::getline(in, l)) {
+    // Bounded lines (issue 30): a 5 MB "sentence" would cost gigabytes in the tokenizer later.
+    while (const std::optional<std::size_t> length = readBoundedLine(in, l)) {
         ++number;
+        if (*length > kMaxConlluLineBytes) {
+            throw FormatError(file + ":" + std::to_string(number) + ": the line is " +
+                              std::to_string(*length) + " bytes long, more than the " +
+                              std::to_string(kMaxConlluLineBytes) +
+                              " a sentence line may have (one sentence a line)");
+        }
         if (!l.empty() && l.back() == '\r') {
             l.pop_back();
         }

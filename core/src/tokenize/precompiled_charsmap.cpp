@@ -40,9 +40,13 @@ std::uint32_t readU32(std::string_view bytes, std::size_t at) {
 }
 
 // Walks every node a lookup can reach. A lookup at node p reads unit p ^ c for any byte c, so
-// p's whole 256-unit block must be inside the array; a leaf's value must start a replacement.
+// p's whole 256-unit block must be inside the array; a leaf's value must start a replacement,
+// and that replacement must end with a NUL before the strings do: sentencepiece writes one after
+// each, and without it a lookup would return every byte up to the end of the blob (issue 30).
 void checkTrie(const std::vector<std::uint32_t>& array, std::string_view strings,
                const std::string& where) {
+    // A replacement starting at v is terminated iff some NUL lies at or after v.
+    const std::size_t lastNul = strings.rfind('\0');
     const std::size_t n = array.size();
     std::vector<bool> seen(n, false);
     std::vector<std::size_t> stack{offsetOf(array[0])};
@@ -71,6 +75,12 @@ void checkTrie(const std::vector<std::uint32_t>& array, std::string_view strings
                     fail(where,
                          "a replacement offset points outside the replacement strings "
                          "or into a character");
+                }
+                if (lastNul == std::string_view::npos || value > lastNul) {
+                    fail(where, "the replacement string at byte " + std::to_string(value) +
+                                    " has no terminating NUL (the " +
+                                    std::to_string(strings.size()) +
+                                    " bytes of replacement strings end without one)");
                 }
             }
             stack.push_back(child);

@@ -3,7 +3,8 @@
 // vocabulary) and compare the heatmap, table and pruning curve with the core's own run; sort the
 // table; click a cell and a row to open the head; cancel and fail keeping the previous result;
 // export CSV (read back), HDF5 and figures; drop the result with a new model; key/value groups
-// of a grouped-query model; the File menu entry and --importance.
+// of a grouped-query model; the File menu entry and --importance. Issue 30: a successful rerun
+// withdraws the "cancelled" message; the menu entry asks for the corpus.
 #include "panels/importance_panel.h"
 
 #include <algorithm>
@@ -11,9 +12,11 @@
 #include <QAction>
 #include <QDockWidget>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QLineSeries>
 #include <QMenuBar>
 #include <QPushButton>
@@ -35,6 +38,7 @@
 #include "models/importance_table_model.h"
 #include "panel_test_support.h"
 #include "panels/importance_dock.h"
+#include "panels/message_bar.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
@@ -104,6 +108,8 @@ private slots:
     void anotherModelDropsTheResult();
     void keyValueGroupsOfAGroupedModel();
     void menuEntryAndCommandLine();
+    void successfulRerunWithdrawsTheCancelNotice();
+    void menuEntryAsksForTheCorpus();
     void fitsA1024x700Window();
 
 private:
@@ -452,6 +458,45 @@ void ImportancePanelTest::menuEntryAndCommandLine() {
     QVERIFY(m_window->session()->importance());
 }
 
+// The message bar kept "Head importance … cancelled" through a rerun that succeeded (issue 30).
+void ImportancePanelTest::successfulRerunWithdrawsTheCancelNotice() {
+    auto* bar = m_window->findChild<MessageBar*>();
+    QSignalSpy progress(m_window->service(), &ComputeService::importanceProgress);
+    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
+    ImportanceRequest all;
+    all.maxSentences = 0;
+    m_panel->setRequest(all);
+    m_panel->startComputing(m_large);
+    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    m_panel->cancelComputing();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QVERIFY2(bar->text().contains(QStringLiteral("cancelled")), qPrintable(bar->text()));
+    compute(m_small);
+    QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
+    // Another message shown meanwhile is not the panel's to withdraw.
+    m_window->session()->reportError(QStringLiteral("something else"));
+    compute(m_small);
+    QCOMPARE(bar->text(), QStringLiteral("something else"));
+}
+
+// With a corpus already in the path field (a loaded treebank puts it there), File ▸ Head
+// importance… started a run at once instead of asking (issue 30).
+void ImportancePanelTest::menuEntryAsksForTheCorpus() {
+    m_window->findChild<QLineEdit*>(QStringLiteral("importancePath"))->setText(m_small);
+    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("importanceAction"), {}));
+    QSignalSpy started(m_window->service(), &ComputeService::importanceStarted);
+    findAction(m_window.get(), QStringLiteral("importanceAction"), {})->trigger();
+    auto* dialog = m_window->findChild<QFileDialog*>(QStringLiteral("importanceCorpusDialog"));
+    QVERIFY(dialog);
+    QTRY_VERIFY(dialog->isVisible());
+    QCOMPARE(QFileInfo(dialog->selectedFiles().value(0)).fileName(), QFileInfo(m_small).fileName());
+    QTest::qWait(100);
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!m_panel->isComputing());
+    dialog->reject();
+    QCOMPARE(started.count(), 0);
+}
+
 // A wrapped summary gave the panel a height-for-width: the dock's scroll area then laid it out
 // at its preferred height, and heatmap, table and chart were cut off below the dock's edge.
 void ImportancePanelTest::fitsA1024x700Window() {
@@ -462,6 +507,16 @@ void ImportancePanelTest::fitsA1024x700Window() {
     QTest::qWait(200);  // the dock's first-open resize is queued
     auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
     QVERIFY(scroll);
+    // The dock opens at a quarter of the window so that the head map keeps about half (issue
+    // 30): the panel scrolls there at its minimum height, never laid out taller than that (a
+    // wrapped summary's height-for-width did), and shows whole once the dock is 300 px tall.
+    QVERIFY2(m_panel->height() <=
+                 std::max(scroll->viewport()->height(), m_panel->minimumSizeHint().height()),
+             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
+                            .arg(m_panel->height())
+                            .arg(scroll->viewport()->height())));
+    m_window->resizeDocks({dock}, {300}, Qt::Vertical);
+    QTest::qWait(50);
     QVERIFY2(m_panel->height() <= scroll->viewport()->height(),
              qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
                             .arg(m_panel->height())

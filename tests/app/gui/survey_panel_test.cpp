@@ -4,7 +4,8 @@
 // by label (the session's label filter, the table's rows); click a row or a point to open the
 // head; cancel and fail keeping the previous result; export a CSV with the labels; a .conllu
 // corpus gives each head's best relation; a new model drops the result; the File menu entries
-// and --survey.
+// and --survey. Issue 30: closing the dock ends its label filter; a head beats no relation's
+// baseline has no best relation.
 #include "panels/survey_panel.h"
 
 #include <algorithm>
@@ -124,6 +125,8 @@ private slots:
     void badFileReportsErrorAndKeepsResult();
     void exportsCsvWithLabels();
     void treebankGivesBestRelations();
+    void bestRelationNeedsAPositiveMargin();
+    void closingTheDockEndsTheLabelFilter();
     void loadedTreebankIsNotReadAgain();
     void anotherModelDropsTheResult();
     void menuEntriesAndCommandLine();
@@ -420,15 +423,62 @@ void SurveyPanelTest::treebankGivesBestRelations() {
     QCOMPARE(table->headerData(relation, Qt::Horizontal).toString(),
              QStringLiteral("Best relation"));
     for (int row = 0; row < kHeads; ++row) {
-        QCOMPARE(
-            table->index(row, relation).data().toString(),
-            QString::fromStdString(run->bestRelations[static_cast<std::size_t>(row)].relation));
+        const analysis::BestRelation& best = run->bestRelations[static_cast<std::size_t>(row)];
+        QCOMPARE(table->index(row, relation).data().toString(),
+                 best.margin() > 0 ? QString::fromStdString(best.relation) : QStringLiteral("–"));
     }
     QVERIFY(!table->index(0, relation).data().toString().isEmpty());
     QVERIFY(m_panel->summaryText().contains(QStringLiteral("dependency relations scored")));
     // Without trees, no relation columns.
     survey(m_small);
     QCOMPARE(table->dependencyColumn(SurveyTableModel::Relation), -1);
+}
+
+// The table listed a "best relation" 0.25 below its relation's offset baseline (issue 30): a head
+// has a best relation only where it beats the baseline, else "–" in all three columns.
+void SurveyPanelTest::bestRelationNeedsAPositiveMargin() {
+    survey(m_small);
+    auto run = std::make_shared<SurveyRun>(*m_window->session()->survey());
+    run->bestRelations.assign(kHeads, {});
+    run->bestRelations[0] = {"det", 0.70, 0.40, -1};
+    run->bestRelations[1] = {"nsubj", 0.20, 0.45, 1};
+    run->bestRelations[2] = {"amod", 0.50, 0.50, -1};  // a tie beats nothing either
+    m_window->session()->setSurvey(run);
+    SurveyTableModel* table = m_panel->tableModel();
+    const int relation = table->dependencyColumn(SurveyTableModel::Relation);
+    QVERIFY(relation >= 0);
+    const auto text = [&](int row, int column) {
+        return table->index(row, relation + column).data().toString();
+    };
+    QCOMPARE(text(0, 0), QStringLiteral("det"));
+    QCOMPARE(text(0, 1), QStringLiteral("0.700"));
+    QCOMPARE(text(0, 2), QStringLiteral("+0.300"));
+    for (int row : {1, 2, 3}) {
+        for (int column = 0; column < SurveyTableModel::DependencyColumns; ++column) {
+            QCOMPARE(text(row, column), QStringLiteral("–"));
+        }
+    }
+}
+
+// The filter dimmed half the grid and stayed on once the dock was closed, with nothing left on
+// screen to undo it (issue 30). Another dock's tab raised over it is no close.
+void SurveyPanelTest::closingTheDockEndsTheLabelFilter() {
+    survey(m_small);
+    labelBroadest(3);
+    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
+    QTRY_VERIFY(dock->isVisible());
+    m_window->session()->setLabelFilter(QStringLiteral("broad"));
+    auto* importance = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
+    importance->show();
+    importance->raise();
+    QTest::qWait(50);
+    QCOMPARE(m_window->session()->labelFilter(), QStringLiteral("broad"));
+    dock->show();
+    dock->raise();
+    QTRY_VERIFY(dock->isVisible());
+    dock->close();
+    QTRY_VERIFY(m_window->session()->labelFilter().isEmpty());
+    QCOMPARE(m_panel->labelFilterBox()->currentIndex(), 0);  // "All heads"
 }
 
 // File ▸ Survey the loaded treebank surveys the session's sentences: the file is gone by then,
@@ -519,6 +569,16 @@ void SurveyPanelTest::fitsA1024x700Window() {
     QTest::qWait(200);  // the dock's first-open resize is queued
     auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
     QVERIFY(scroll);
+    // The dock opens at a quarter of the window so that the head map keeps about half (issue
+    // 30): the panel scrolls there at its minimum height, never laid out taller than that (a
+    // wrapped summary's height-for-width did), and shows whole once the dock is 300 px tall.
+    QVERIFY2(m_panel->height() <=
+                 std::max(scroll->viewport()->height(), m_panel->minimumSizeHint().height()),
+             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
+                            .arg(m_panel->height())
+                            .arg(scroll->viewport()->height())));
+    m_window->resizeDocks({dock}, {300}, Qt::Vertical);
+    QTest::qWait(50);
     QVERIFY2(m_panel->height() <= scroll->viewport()->height(),
              qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
                             .arg(m_panel->height())

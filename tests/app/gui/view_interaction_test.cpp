@@ -1,12 +1,18 @@
 // Issue 15, the heatmap's mouse and keys: a drag that pans is not also a click (it toggled a
 // mask cell or moved the Predictions row), and zoom and head-stepping keys work while the
 // head view is showing even when the sentence field has the focus, which keeps its own keys.
+// Issue 30: a zoomed map shows scroll bars over no cell, and the click that focuses the head
+// map (to use its plain keys) does not move the Predictions row.
+#include <cmath>
+
 #include <QApplication>
 #include <QLineEdit>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
+#include <QWheelEvent>
 
 #include "main_window.h"
 #include "service/compute_service.h"
@@ -49,6 +55,8 @@ private slots:
     void initTestCase();
     void dragPansWithoutClicking();
     void keysWorkWhileTypingInTheSentenceField();
+    void zoomedMapShowsScrollBars();
+    void focusingClickKeepsThePredictionRow();
 };
 
 void ViewInteractionTest::initTestCase() {
@@ -145,6 +153,109 @@ void ViewInteractionTest::keysWorkWhileTypingInTheSentenceField() {
     QTest::keyClick(edit, Qt::Key_Right, Qt::AltModifier);
     QCOMPARE(heatmap->zoom(), 1.0);
     QCOMPARE(session->selectedHead(), (HeadId{0, 0}));
+}
+
+// Zoomed, the map gave no sign of the rows and columns out of view (issue 30).
+void ViewInteractionTest::zoomedMapShowsScrollBars() {
+    HeatmapWidget map;
+    map.resize(500, 420);
+    const QStringList labels = {"a", "b", "c", "d", "e", "f"};
+    map.setMap(grayCells(6), {}, labels, labels, std::nullopt);
+    map.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    const QScrollBar* h = map.horizontalScrollBar();
+    const QScrollBar* v = map.verticalScrollBar();
+    QVERIFY(!h->isVisible() && !v->isVisible());  // the whole map shows
+
+    // Cells grow exactly by the zoom: the scroll bars' strips never make them smaller (at 1.02
+    // they took 16 px from a cell size fitted to the viewport).
+    const double unzoomed = map.cellRect(0, 0).width();
+    map.setZoom(1.02);
+    QVERIFY2(std::abs(map.cellRect(0, 0).width() - 1.02 * unzoomed) < 1e-9,
+             qPrintable(QStringLiteral("cell %1 px at 1.02, %2 px at 1")
+                            .arg(map.cellRect(0, 0).width())
+                            .arg(unzoomed)));
+
+    map.setZoom(3.0);
+    QVERIFY(h->isVisible() && v->isVisible());
+    QVERIFY(h->maximum() > 0 && v->maximum() > 0);
+    QCOMPARE(v->value(), 0);
+    // The bars follow a pan by the wheel, and moving a bar pans the map.
+    QWheelEvent wheel(QPointF(250, 250), map.mapToGlobal(QPointF(250, 250)), {}, {0, -240},
+                      Qt::NoButton, {}, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&map, &wheel);
+    QVERIFY(v->value() > 0);
+    const_cast<QScrollBar*>(v)->setValue(v->maximum());
+    const_cast<QScrollBar*>(h)->setValue(h->maximum());
+    // At the far end the last cell lies whole beside the bars, none under them.
+    const QRectF last = map.cellRect(5, 5);
+    QVERIFY2(last.right() <= v->geometry().left() + 1 && last.bottom() <= h->geometry().top() + 1,
+             qPrintable(QStringLiteral("cell (%1, %2) to (%3, %4), bars at x %5, y %6")
+                            .arg(last.left())
+                            .arg(last.top())
+                            .arg(last.right())
+                            .arg(last.bottom())
+                            .arg(v->geometry().left())
+                            .arg(h->geometry().top())));
+    QVERIFY(map.cellAt(last.center()).has_value());
+    map.resetZoom();
+    QVERIFY(!h->isVisible() && !v->isVisible());
+}
+
+// The README says to click the map to use its plain keys; that click moved the Predictions row.
+void ViewInteractionTest::focusingClickKeepsThePredictionRow() {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    AnalysisSession* session = window.session();
+    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
+    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
+    QVERIFY(loaded.wait(kTimeoutMs));
+    auto* edit = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
+    edit->setText(QStringLiteral("one two three four"));
+    auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    QTRY_VERIFY_WITH_TIMEOUT(session->result() && !heatmap->image().isNull(), kTimeoutMs);
+    edit->setFocus();
+    const int before = session->predictionPosition();
+    QVERIFY(before != 1);
+    const QPoint row1 = heatmap->cellRect(1, 0).center().toPoint();
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, row1);
+    QVERIFY(heatmap->hasFocus());
+    QCOMPARE(session->selectedToken(), -1);
+    QCOMPARE(session->predictionPosition(), before);
+    // Focused, the plain keys work and a click picks the row.
+    QTest::keyClick(heatmap, Qt::Key_Plus);
+    QVERIFY(heatmap->zoom() > 1.0);
+    QTest::keyClick(heatmap, Qt::Key_0);
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, row1);
+    QCOMPARE(session->selectedToken(), 1);
+    QCOMPARE(session->predictionPosition(), 1);
+
+    // A press on a zoomed map's scroll bar focuses the map too (the bar takes no focus) but is
+    // no focusing click of the map's own: the next click on a cell picks its row.
+    edit->setFocus();
+    heatmap->setZoom(3.0);
+    const QScrollBar* bar = heatmap->verticalScrollBar();
+    QVERIFY(bar->isVisible());
+    QTest::mouseClick(const_cast<QScrollBar*>(bar), Qt::LeftButton, {},
+                      QPoint(bar->width() / 2, bar->height() - 4));
+    QVERIFY(heatmap->hasFocus());
+    QTest::qWait(0);
+    std::optional<QPoint> other;  // a visible cell of another row than the one picked
+    for (int r = 0; r < 4 && !other; ++r) {
+        const QPoint at = heatmap->cellRect(r, 0).center().toPoint();
+        const auto cell = heatmap->cellAt(at);
+        if (r != session->predictionPosition() && cell && cell->first == r &&
+            !bar->geometry().contains(at)) {
+            other = at;
+        }
+    }
+    QVERIFY(other.has_value());
+    const int row = heatmap->cellAt(*other)->first;
+    QTest::mouseClick(heatmap, Qt::LeftButton, {}, *other);
+    QCOMPARE(session->predictionPosition(), row);
 }
 
 QTEST_MAIN(ViewInteractionTest)

@@ -1,12 +1,14 @@
 // Issue 15, the Compare tab: head B starts on another head than A (not a blank difference),
 // every map's tool tip gives the tokens and the values, the Jensen–Shannon divergence says its
 // log base and range, head B can be picked in the model grid, and the maps grow with the view.
+// Issue 30: B follows A into another layer until a B is picked.
 #include "views/compare_view.h"
 
 #include <cmath>
 
 #include <QHeaderView>
 #include <QLabel>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTest>
@@ -50,6 +52,7 @@ private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
 
     void headBStartsOnTheNextHead();
+    void headBFollowsAUntilPicked();
     void toolTipsGiveTokensAndValues();
     void divergenceSaysItsUnitAndRange();
     void gridPicksHeadB();
@@ -71,6 +74,34 @@ void CompareViewTest::headBStartsOnTheNextHead() {
     CompareView view(&other);
     other.setModel(test::shapeOnlyModel(2, 3), QStringLiteral("shape"));
     QVERIFY(other.compareHead() != other.selectedHead());
+}
+
+// The README: "head B starts on the next head of A's layer". A moved to another layer left B
+// behind in the old one (issue 30).
+void CompareViewTest::headBFollowsAUntilPicked() {
+    Setup s;
+    QCOMPARE(s.session.compareHead(), (HeadId{0, 1}));
+    s.session.selectHead({1, 0});
+    QCOMPARE(s.session.compareHead(), (HeadId{1, 1}));
+    s.session.selectHead({1, 2});
+    QCOMPARE(s.session.compareHead(), (HeadId{1, 0}));  // wraps within the layer
+    // A's spin boxes move A, and B with it.
+    s.view.findChild<QSpinBox*>(QStringLiteral("compareLayerA"))->setValue(0);
+    QCOMPARE(s.session.selectedHead(), (HeadId{0, 2}));
+    QCOMPARE(s.session.compareHead(), (HeadId{0, 0}));
+    QVERIFY(s.session.compareFollowsSelected());
+    // B picked in its spin boxes stays where it was put, whatever A does.
+    s.view.findChild<QSpinBox*>(QStringLiteral("compareLayerB"))->setValue(1);
+    QCOMPARE(s.session.compareHead(), (HeadId{1, 0}));
+    QVERIFY(!s.session.compareFollowsSelected());
+    s.session.selectHead({0, 1});
+    QCOMPARE(s.session.compareHead(), (HeadId{1, 0}));
+    QCOMPARE(s.view.findChild<QSpinBox*>(QStringLiteral("compareLayerB"))->value(), 1);
+    // A new model starts over: B follows again.
+    s.session.setModel(test::shapeOnlyModel(2, 3), QStringLiteral("shape"));
+    QVERIFY(s.session.compareFollowsSelected());
+    s.session.selectHead({1, 1});
+    QCOMPARE(s.session.compareHead(), (HeadId{1, 2}));
 }
 
 void CompareViewTest::toolTipsGiveTokensAndValues() {

@@ -119,8 +119,11 @@ TEST(HeadSurveyGolden, PreviousTokenHead) {
                   {"tl_prev_mul", 0.8},
                   {"tl_prev_mul_nobos", 1.0},
                   {"tl_prev_abs", 0.8},
-                  {"tl_prev_abs_nobos", 0.8},
+                  // TL zeroes the difference in column 0, where rows 0 and 1 put all their
+                  // weight (issue 30): nothing is left to charge, not row 1's |0 - D[1][0]| = 1.
+                  {"tl_prev_abs_nobos", 1.0},
                   {"tl_prev_abs_tl", 0.8},
+                  {"tl_prev_abs_tl_nobos", 1.0},
                   {"tl_dup_mul", 0.0},
                   {"tl_dup_abs", 0.0},
                   {"first_mass", 0.25},
@@ -251,6 +254,30 @@ TEST(HeadSurveyGolden, RareWordHead) {
         EXPECT_NEAR(s.score("rare_top1")[0], want, kTol) << "K = " << k;
         EXPECT_NEAR(s.score("rare_top2")[0], want, kTol) << "K = " << k;
     }
+    // The corpus has 4 distinct ids (101, 5, 8, 9): from rare-top 4 on every id is among the most
+    // frequent, no sentence is eligible, and the survey says so rather than leaving a bare NaN.
+    for (const int k : {4, 500}) {
+        SurveyOptions o;
+        o.specialIds = {101};
+        o.rareTop = k;
+        const HeadSurvey s = survey(corpus, o);
+        EXPECT_TRUE(std::isnan(s.score("rare_top1")[0])) << "K = " << k;
+        EXPECT_EQ(s.rareSentences, 0u);
+        EXPECT_NE(s.rareError.find("the corpus has 4 distinct ids, not more than rare-top " +
+                                   std::to_string(k)),
+                  std::string::npos)
+            << s.rareError;
+    }
+    SurveyOptions two;
+    two.specialIds = {101};
+    two.rareTop = 2;
+    const HeadSurvey some = survey(corpus, two);
+    EXPECT_EQ(some.rareSentences, 1u);  // s2's rarest id 9 is a top-2 id
+    EXPECT_TRUE(some.rareError.empty()) << some.rareError;
+    SurveyOptions allSpecial;
+    allSpecial.specialIds = {101, 5, 9};
+    EXPECT_EQ(survey(corpus, allSpecial).rareError,
+              "no sentence has two tokens that are not special");
     const std::vector<std::int32_t> ids = {101, 8, 9, 9, 5, 5, 5};
     for (const auto& [key, top1, top2] :
          std::vector<std::tuple<int, double, double>>{{2, 0, 1}, {4, 0, 0}, {1, 1, 1}}) {
@@ -271,8 +298,10 @@ TEST(HeadSurveyGolden, JensenShannonDistances) {
     }
     const Map third(9, 1.0f / 3.0f);
     const HeadSurvey s = survey({{{eye, shift, third}, {1, 2, 3}, full(3)}});
-    EXPECT_NEAR(s.distance[1], std::log(2.0), kTol);
-    EXPECT_NEAR(s.distance[2], 0.5 * (std::log(1.5) + std::log(2.0) / 3), 1e-7);
+    // methods.md §1.6's goldens of Clark's head_distances.py: rows smoothed as 0.001/n + 0.999 A,
+    // the JS summed over the 3 rows (issue 30; unsmoothed row means gave ln 2 and 0.458).
+    EXPECT_NEAR(s.distance[1], 2.069743, 1e-6);
+    EXPECT_NEAR(s.distance[2], 0.947151, 1e-6);
     for (int x = 0; x < 3; ++x) {
         EXPECT_EQ(s.distance[static_cast<std::size_t>(x * 4)], 0.0);
         for (int y = 0; y < 3; ++y) {
@@ -280,6 +309,20 @@ TEST(HeadSurveyGolden, JensenShannonDistances) {
                       s.distance[static_cast<std::size_t>(y * 3 + x)]);
         }
     }
+}
+
+// Over a corpus, S11 adds the sentences' row sums and divides by the sentences surveyed: the
+// same two heads twice, then a one-token sentence where they agree, give 2 x 2.069743 / 3.
+TEST(HeadSurveyGolden, DistanceIsTheSentencesRowSumsOverTheSentences) {
+    Map eye(9, 0.0f), shift(9, 0.0f);
+    for (int i = 0; i < 3; ++i) {
+        eye[static_cast<std::size_t>(i * 3 + i)] = 1.0f;
+        shift[static_cast<std::size_t>(i * 3 + (i + 1) % 3)] = 1.0f;
+    }
+    const Sentence three{{eye, shift}, {1, 2, 3}, full(3)};
+    const HeadSurvey s = survey({three, three, {{Map{1.0f}, Map{1.0f}}, {1}, full(1)}});
+    EXPECT_NEAR(s.distance[1], 2 * 2.069743 / 3, 1e-6);
+    EXPECT_EQ(s.distance[0], 0.0);
 }
 
 TEST(HeadSurveyGolden, ClassicalMds) {
@@ -461,6 +504,13 @@ TEST(HeadSurveyModel, ProbeOnlyForCausalModels) {
     }
     for (double v : gpt2.score("next")) {
         EXPECT_EQ(v, 0.0);  // causal: no weight on the next token
+    }
+    // The sequences the probe read are kept (issue 30), in repeat order, as S7 draws them.
+    EXPECT_TRUE(bert.probeSequences.empty());
+    ASSERT_EQ(gpt2.probeSequences.size(), 2u);
+    for (int r = 0; r < 2; ++r) {
+        EXPECT_EQ(gpt2.probeSequences[static_cast<std::size_t>(r)],
+                  analysis::probeTokens(fixture("gpt2_f32")->spec.vocabSize, {5}, 0, r, 4, 556));
     }
     // Without bosId the probe starts with the tokenizer's BOS (<|endoftext|> = 556 here), not
     // the corpus's first id (5).

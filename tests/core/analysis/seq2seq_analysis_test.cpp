@@ -13,6 +13,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
+#include "attnscope/tokenize/detokenize.h"
 
 namespace attnscope::analysis {
 namespace {
@@ -128,6 +129,50 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, GreedyDecoding,
 TEST(Seq2SeqAnalysis, GreedyNeedsAnLmHead) {
     const auto m = load("t5_model_f16");
     expectError<InvalidArgument>([&] { greedyTarget(*m, {3, 4, 1}); }, {"no LM head"});
+}
+
+// Translate's target (issue 30): the ids as decoded, not the decoded text re-tokenized, which
+// here merges the one-character pieces and adds <s> (as T5's [6992 x 8] came back as
+// [3, 6992 x 8, 1]). Each token spans the bytes it adds to the text; a piece holding half of
+// "é" spans nothing and the next piece the whole character.
+TEST(Seq2SeqAnalysis, DecodedTargetKeepsItsIds) {
+    const auto m = model::loadModel(kRoot / "bart_tok_f32");
+    const tokenize::Tokenizer& t = *m->targetTextTokenizer();
+    std::vector<std::int32_t> ids;
+    for (const char* piece : {"h", "e", "a", "d", "s", "Ġ", "c", "a", "f", "Ã", "©"}) {
+        ids.push_back(t.tokenToId(piece).value());
+    }
+    ids.push_back(m->decoder->spec.eosTokenId.value());
+    const std::string text = "heads café";
+    ASSERT_EQ(tokenize::decodeIds(t, ids), text);
+    ASSERT_NE(tokenize::ids(t.encode(text)), ids);  // what the old path analysed
+    const Seq2SeqAnalysis a = analyzeSeq2SeqDecoded(*m, "The keys to it", ids);
+    EXPECT_EQ(tokenize::ids(a.targetTokens), ids);
+    EXPECT_EQ(a.targetText, text);
+    EXPECT_EQ(a.encoder.text, "The keys to it");
+    EXPECT_EQ(a.encoder.tokens.front().text, "<s>");  // the source tokenized as typed text
+    // The same pass as the ids run alone.
+    const Seq2SeqAnalysis byIds = analyzeSeq2SeqIds(*m, tokenize::ids(a.encoder.tokens), ids);
+    EXPECT_EQ(a.decoder.forward.tokenIds, byIds.decoder.forward.tokenIds);
+    const HeadId last{a.cross.forward.nLayers - 1, a.cross.forward.nHeads - 1};
+    EXPECT_EQ(a.cross.forward.attention(last), byIds.cross.forward.attention(last));
+    const std::vector<std::pair<std::size_t, std::size_t>> bytes = {
+        {0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5},  {5, 6},
+        {6, 7}, {7, 8}, {8, 9}, {9, 9}, {9, 11}, {11, 11}};
+    ASSERT_EQ(a.targetTokens.size(), bytes.size());
+    for (std::size_t k = 0; k < bytes.size(); ++k) {
+        const tokenize::Token& token = a.targetTokens[k];
+        EXPECT_EQ(std::pair(token.byteBegin, token.byteEnd), bytes[k]) << "token " << k;
+        EXPECT_EQ(token.special, k + 1 == bytes.size()) << "token " << k;
+    }
+    EXPECT_EQ(a.targetTokens[10].charBegin, 9u);  // "é" is one character
+    EXPECT_EQ(a.targetTokens[10].charEnd, 10u);
+    EXPECT_EQ(a.targetTokens[11].charBegin, 10u);
+    // So word-level cross-attention reads it as a typed target.
+    EXPECT_EQ(crossAlignment(a, 0).targetWords, (std::vector<std::string>{"heads", "café"}));
+    // Without a tokenizer there is no text to decode to.
+    expectError<InvalidArgument>([&] { analyzeSeq2SeqDecoded(*load("bart_f32"), "a", {5}); },
+                                 {"no tokenizer"});
 }
 
 // Word-level cross-attention on a hand-made map: rows are target words as produced, columns

@@ -3,6 +3,7 @@
 // passes equal to scoreTreebank's, and L10's inputs (dependencyLabels, bestRelations).
 #include "attnscope/analysis/survey_corpus.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -135,10 +136,40 @@ TEST(SurveyCorpus, LinesAreTokenizedAndTooLongOnesCounted) {
     addCorpusIds(*m, corpus, options);
     const auto period = *m->tokenizer->tokenToId(".");
     EXPECT_EQ(options.periodIds, std::vector<std::int32_t>{period});
-    EXPECT_NE(
-        std::find(options.punctIds.begin(), options.punctIds.end(), *m->tokenizer->tokenToId("!")),
-        options.punctIds.end());
     EXPECT_EQ(runSurvey(*m, corpus, options, {}, inline_).dependencies, std::nullopt);
+}
+
+// Issue 30: the survey's punctuation is Clark's ("." and ","), not BERT's class, which also holds
+// "!" and symbols such as "$" and "="; its special ids are the tokenizer's declared ones, those
+// the corpus never produced included.
+TEST(SurveyCorpus, PunctuationIsClarksAndSpecialIdsAreTheTokenizers) {
+    const auto bert = fixture("bert_f32");
+    const std::vector<std::string> lines = {"the cat sat."};
+    SurveyOptions options;
+    addCorpusIds(*bert, surveyCorpusFromLines(*bert, lines), options);
+    const auto idOf = [&bert](const char* piece) { return *bert->tokenizer->tokenToId(piece); };
+    EXPECT_EQ(options.punctIds, (std::vector<std::int32_t>{std::min(idOf(","), idOf(".")),
+                                                           std::max(idOf(","), idOf("."))}));
+    std::vector<std::int32_t> declared = {idOf("[PAD]"), idOf("[UNK]"), idOf("[CLS]"),
+                                          idOf("[SEP]"), idOf("[MASK]")};
+    std::sort(declared.begin(), declared.end());
+    EXPECT_EQ(options.specialIds, declared);
+    // GPT-2 adds nothing around the text, yet <|endoftext|> is special (its BOS, EOS and unk), so
+    // the probe never draws it and S4's special mass counts it wherever it occurs.
+    const auto gpt2 = fixture("gpt2_f32");
+    const SurveyCorpus plain = surveyCorpusFromLines(*gpt2, lines);
+    EXPECT_TRUE(plain.specialIds.empty());
+    SurveyOptions g;
+    addCorpusIds(*gpt2, plain, g);
+    EXPECT_EQ(g.specialIds,
+              std::vector<std::int32_t>{*gpt2->tokenizer->tokenToId("<|endoftext|>")});
+    EXPECT_EQ(g.periodIds, std::vector<std::int32_t>{*gpt2->tokenizer->tokenToId(".")});
+    for (const char* notClark : {"!", "$", "="}) {
+        if (const auto id = gpt2->tokenizer->tokenToId(notClark)) {
+            EXPECT_EQ(std::find(g.punctIds.begin(), g.punctIds.end(), *id), g.punctIds.end())
+                << notClark;
+        }
+    }
 }
 
 // readSurveyCorpus: the file's kind by its extension, the first N sentences, what the file held.

@@ -1,7 +1,8 @@
 // The corpus survey against the independent reference (issue 18): on the corpora that
 // tests/reference/run_survey_expected.sh gives tests/reference/survey_reference.py (CTest fixture
 // survey_expected), analysis::surveyCorpus must give every continuous score within 1e-6, the
-// distance matrix within 1e-6 and the MDS map within 1e-5 (S12's sign rule makes it unique).
+// distance matrix within 1e-6 and the MDS map within 1e-5 (S12's sign rule makes it unique); the
+// probe's sequences and the count of rare-word-eligible sentences exactly.
 //
 // Counted and thresholded scores (positional_*, sink_rate, rare_top*, *_abs_tl*) are compared
 // exactly. The reference's parity note says they may flip where a float32 tie or threshold
@@ -115,6 +116,22 @@ void expectDistanceAndMds(const analysis::HeadSurvey& s, const io::SafetensorsFi
     }
 }
 
+// S7's draws (kept in the survey, issue 30) and S10's eligible sentences.
+void expectProbeAndRare(const analysis::HeadSurvey& s, const io::SafetensorsFile& f) {
+    EXPECT_EQ(std::to_string(s.rareSentences), f.metadata().at("rare_sentences"));
+    if (f.find("probe_tokens") == nullptr) {
+        EXPECT_TRUE(s.probeSequences.empty());
+        return;
+    }
+    const auto want = testing::int64s(f, "probe_tokens");
+    std::vector<std::int64_t> got;
+    for (const auto& seq : s.probeSequences) {
+        got.insert(got.end(), seq.begin(), seq.end());
+    }
+    EXPECT_EQ(got, want);
+    EXPECT_EQ(s.probeSequences.size(), 3u);  // --probe-repeats 3
+}
+
 class SurveyParity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(SurveyParity, MatchesTheReference) {
@@ -127,6 +144,7 @@ TEST_P(SurveyParity, MatchesTheReference) {
     EXPECT_EQ(s.sentences, corpus.size());
     expectScores(s, f);
     expectDistanceAndMds(s, f);
+    expectProbeAndRare(s, f);
 }
 
 const std::vector<std::int32_t> kCausalPunct = {0, 11, 13, 30};

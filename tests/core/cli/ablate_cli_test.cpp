@@ -1,15 +1,19 @@
 // attnscope-cli ablate end to end (issue 17): on fixture checkpoints of each model kind the
 // printed measures are what analysis::measureAblation returns for the same passes (printed to 6
 // significant digits), key/value groups on a GQA model, means over a corpus file, mask tokens in
-// the text, and usage (exit 2) versus data (exit 1) errors naming the option.
+// the text, and usage (exit 2) versus data (exit 1) errors naming the option; --out's CSV and
+// HDF5 files read back at full precision.
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../support/csv_fields.h"
+#include "../support/h5_reader.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
 #include "attnscope/analysis/ablation_effects.h"
@@ -279,6 +283,155 @@ TEST(AblateCliErrors, DataErrorsExitOneNamingTheOption) {
     EXPECT_NE(bert.err.find("--mask: position 5 is outside the sentence's 2 tokens"),
               std::string::npos)
         << bert.err;
+}
+
+// ---- --out ----
+
+// One CSV record (RFC 4180 quoting, as csv_writer.h writes it) as a column -> field map.
+using CsvRow = std::map<std::string, std::string>;
+
+std::vector<CsvRow> readCsv(const fs::path& path) {
+    std::istringstream in(testing::readFile(path));
+    std::string line;
+    std::getline(in, line);
+    const std::vector<std::string> header = testing::csvFields(line);
+    std::vector<CsvRow> rows;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> fields = testing::csvFields(line);
+        EXPECT_EQ(fields.size(), header.size()) << line;
+        CsvRow row;
+        for (std::size_t k = 0; k < std::min(fields.size(), header.size()); ++k) {
+            row[header[k]] = fields[k];
+        }
+        rows.push_back(row);
+    }
+    return rows;
+}
+
+std::vector<CsvRow> recordsOf(const std::vector<CsvRow>& rows, const std::string& record) {
+    std::vector<CsvRow> out;
+    for (const CsvRow& r : rows) {
+        if (r.at("record") == record) {
+            out.push_back(r);
+        }
+    }
+    return out;
+}
+
+// Full precision: the file's number is the computed one up to the last bits (the terminal's
+// 6 significant digits would miss by 1e-7 relative and more).
+void expectExact(const std::string& field, double expected, const std::string& what) {
+    if (std::isnan(expected)) {
+        EXPECT_EQ(field, "nan") << what;
+        return;
+    }
+    EXPECT_NEAR(std::stod(field), expected, 1e-12 * std::max(1.0, std::abs(expected))) << what;
+}
+
+TEST(AblateCliOut, CausalLmCsvHoldsEveryMeasureAtFullPrecision) {
+    testing::ScratchDir tmp;
+    const fs::path csv = tmp.path() / "ablation.csv";
+    const auto r =
+        ablate("gpt2_f32", "--token-ids " + kIdList + " --heads 0-1 --kind sink " +
+                               "--logit-diff 4:#7:#9 --out " + testing::shellQuoted(csv));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("wrote: " + csv.string()), std::string::npos) << r.out;
+    const Passes p = passes("gpt2_f32", kIds, heads("0-1", forward::AblationKind::Sink));
+    const auto e = analysis::measureAblation(*p.model, p.clean, p.ablated,
+                                             {{}, analysis::LogitDiffRequest{4, 7, 9}});
+    ASSERT_TRUE(e.causal);
+    const std::vector<CsvRow> rows = readCsv(csv);
+    // Every head, the ablated one too (the printed list leaves it out).
+    const auto headRows = recordsOf(rows, "head");
+    ASSERT_EQ(headRows.size(), e.js.size());
+    for (std::size_t k = 0; k < headRows.size(); ++k) {
+        const CsvRow& h = headRows[k];
+        const HeadId id{std::stoi(h.at("layer")), std::stoi(h.at("head"))};
+        EXPECT_EQ(h.at("head_ablated"), (id == HeadId{0, 1} ? "1" : "0")) << k;
+        expectExact(h.at("js"), e.jsOf(id), "js of " + id.toString());
+    }
+    const auto nll = recordsOf(rows, "nll");
+    ASSERT_EQ(nll.size(), 1u);
+    expectExact(nll[0].at("clean"), e.causal->nllClean, "nll_clean");
+    expectExact(nll[0].at("delta"), e.causal->deltaNll, "delta_nll");
+    const auto next = recordsOf(rows, "next");
+    ASSERT_EQ(next.size(), kIds.size());
+    for (std::size_t i = 0; i < next.size(); ++i) {
+        EXPECT_EQ(next[i].at("target_id"), std::to_string(e.causal->topIds[i]));
+        expectExact(next[i].at("clean"), e.causal->pTopClean[i], "p_top_clean");
+        expectExact(next[i].at("ablated"), e.causal->pTopAblated[i], "p_top_ablated");
+        expectExact(next[i].at("kl"), e.causal->kl[i], "kl");
+    }
+    const auto diff = recordsOf(rows, "logit_diff");
+    ASSERT_EQ(diff.size(), 1u);
+    EXPECT_EQ(diff[0].at("position"), "4");
+    expectExact(diff[0].at("delta"), e.causal->logitDiff->delta, "logit diff");
+}
+
+TEST(AblateCliOut, MaskedLmHdf5HoldsEveryMeasure) {
+    testing::ScratchDir tmp;
+    const fs::path h5 = tmp.path() / "ablation.h5";
+    // distilbert_f16's mask token is id 4, which kIds holds at position 3 (in the text).
+    const auto r = ablate("distilbert_f16", "--token-ids " + kIdList +
+                                                " --heads 0-1,1-0 --mask 2,7 --kind mean --out " +
+                                                testing::shellQuoted(h5));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const testing::H5Reader f(h5);
+    ASSERT_TRUE(f.ok());
+    const Passes probe = passes("distilbert_f16", kIds, {});
+    std::vector<std::int32_t> ids = kIds;
+    const std::int32_t mask = *probe.model->vocabulary()->specialId(tokenize::SpecialRole::Mask);
+    ids[2] = ids[7] = mask;
+    forward::Interventions iv = heads("0-1,1-0", forward::AblationKind::Mean);
+    // The means pool over the input as fed: masks in place.
+    iv.means = std::make_shared<forward::HeadMeans>(forward::computeHeadMeans(*probe.model, {ids}));
+    const Passes p = passes("distilbert_f16", ids, iv);
+    analysis::EffectRequest request{{{2, kIds[2]}, {7, kIds[7]}}, std::nullopt};
+    request.targets.push_back({3, forward::topPredictions(*p.model, p.clean, 3, 1).front().id});
+    const auto e = analysis::measureAblation(*p.model, p.clean, p.ablated, request);
+    const auto fed = f.values<std::int64_t>("token_ids", H5T_NATIVE_INT64);
+    EXPECT_EQ(std::vector<std::int64_t>(ids.begin(), ids.end()), fed);
+    EXPECT_EQ(f.strings("tokens").size(), kIds.size());
+    EXPECT_EQ(f.text("kind"), "mean");
+    EXPECT_EQ(f.text("objective"), "masked LM");
+    EXPECT_EQ(f.text("mean_corpus"), "the input itself, as fed (masks in place)");
+    const auto js = f.values<double>("js", H5T_NATIVE_DOUBLE);
+    ASSERT_EQ(js.size(), e.js.size());
+    for (std::size_t k = 0; k < js.size(); ++k) {
+        if (std::isnan(e.js[k])) {
+            EXPECT_TRUE(std::isnan(js[k])) << k;
+        } else {
+            EXPECT_NEAR(js[k], e.js[k], 1e-12 * std::max(1.0, std::abs(e.js[k]))) << k;
+        }
+    }
+    const auto ablated = f.values<std::int8_t>("head_ablated", H5T_NATIVE_INT8);
+    ASSERT_EQ(ablated.size(), e.js.size());
+    EXPECT_EQ(ablated[1] + ablated[static_cast<std::size_t>(e.nHeads)], 2);
+    const auto position = f.values<std::int64_t>("masked/position", H5T_NATIVE_INT64);
+    const auto inText = f.values<std::int8_t>("masked/in_text", H5T_NATIVE_INT8);
+    const auto delta = f.values<double>("masked/delta_logp", H5T_NATIVE_DOUBLE);
+    ASSERT_EQ(position.size(), e.masked.size());
+    ASSERT_EQ(delta.size(), e.masked.size());
+    for (std::size_t i = 0; i < e.masked.size(); ++i) {
+        EXPECT_EQ(position[i], e.masked[i].target.position);
+        EXPECT_EQ(inText[i], e.masked[i].target.position == 3 ? 1 : 0);
+        EXPECT_NEAR(delta[i], e.masked[i].deltaLogp, 1e-12 * std::abs(e.masked[i].deltaLogp));
+    }
+    EXPECT_FALSE(f.exists("causal"));
+}
+
+TEST(AblateCliOut, OutputIsCheckedBeforeAnyWork) {
+    testing::ScratchDir tmp;
+    const auto usage = ablate("gpt2_f32", "--token-ids 3,4 --heads 0-1 --out x.txt");
+    EXPECT_EQ(usage.exitCode, 2) << usage.err;
+    EXPECT_NE(usage.err.find("--out must end in .csv or .h5"), std::string::npos) << usage.err;
+    const fs::path missing = tmp.path() / "no" / "such" / "ablation.csv";
+    const auto r =
+        ablate("gpt2_f32", "--token-ids 3,4 --heads 0-1 --out " + testing::shellQuoted(missing));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("--out: " + missing.string() + ": cannot write"), std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("model:"), std::string::npos) << r.out;  // nothing was computed
 }
 
 }  // namespace

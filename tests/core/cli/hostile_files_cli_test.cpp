@@ -2,6 +2,8 @@
 // ends with exit 1 (data) or 2 (usage) and one line naming the file and the reason — never a
 // signal, a hang or a silent success — and what the output path was survives.
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -102,6 +104,64 @@ TEST(HostileOutputs, AFullDiskIsAnErrorAndKeepsTheOldFile) {
     }
 }
 
+// Issue 30: what a command prints to standard output on a full disk was lost with exit code 0.
+TEST(HostileOutputs, StandardOutputOnAFullDiskIsAnError) {
+    if (!fs::exists("/dev/full")) {
+        GTEST_SKIP() << "no /dev/full";
+    }
+    for (const std::string& args :
+         {"predict " + kBert + " --token-ids 2,4,3 --position 1", "info " + kBert,
+          "tokenize " + kBert + " hi",
+          "predict " + kBert + " --token-ids 2,4,3 --position 1 --csv /dev/stdout"}) {
+        expectDataError(cli(args + " >/dev/full"),
+                        {"No space left on device",
+                         args.ends_with("stdout") ? "/dev/stdout" : "standard output"});
+    }
+    expectDataError(cli("predict " + kBert + " --token-ids 2,4,3 --position 1 --csv /dev/full"),
+                    {"/dev/full: cannot write: No space left on device"});
+}
+
+// Issue 30: an output that cannot be written is found before the model is even read, so a long
+// run never ends by failing on its output. The model folder here does not exist: the message
+// must be about the output all the same.
+TEST(HostileOutputs, OutputsAreCheckedBeforeAnyWork) {
+    testing::ScratchDir tmp;
+    const std::string model = quoted(tmp.path() / "no-model");
+    const std::string input = quoted(tmp.path() / "no-input.conllu");
+    const fs::path folder = tmp.path() / "no-folder";
+    const auto in = [&](const std::string& name) { return quoted(folder / name); };
+    const std::string missing =
+        ": cannot write: the folder '" + folder.string() + "' does not exist";
+
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+
+    const std::vector<Case> cases = {
+        {"attention " + model + " --token-ids 1 --out " + in("a.h5"), "--out: "},
+        {"render " + model + " --token-ids 1 --layer 0 --head 0 --out " + in("a.png"), "--out: "},
+        {"stats " + model + " --token-ids 1 --out " + in("a.csv"), "--out: "},
+        {"predict " + model + " --token-ids 1 --csv " + in("a.csv"), "--csv: "},
+        {"positions " + model + " --token-ids 1 --csv " + in("a.csv"), "--csv: "},
+        {"deps " + model + " " + input + " --out " + in("a.csv"), "--out: "},
+        {"deps " + model + " " + input + " --out " + quoted(tmp.path() / "ok.csv") + " --dump " +
+             in("a.h5"),
+         "--dump: "},
+        {"coref " + model + " " + input + " --out " + in("a.csv"), "--out: "},
+        {"survey " + model + " " + input + " --out " + in("a.csv"), "--out: "},
+        {"attribution " + model + " --token-ids 1 --method raw --out " + in("a.h5"), "--out: "},
+    };
+    for (const Case& c : cases) {
+        SCOPED_TRACE(c.args);
+        const CommandRun r = cli(c.args);
+        expectDataError(r, {c.message + folder.string(), missing});
+        EXPECT_EQ(r.err.find("no-model"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 0)
+        << "the check left a file behind";
+}
+
 TEST(HostileInputs, BrokenFilesEndAsOneLine) {
     testing::ScratchDir tmp;
     const fs::path model = tmp.copyOf(kCheckpoints / "bert_f32", "bert");
@@ -129,6 +189,71 @@ TEST(HostileInputs, ImpossibleSettingsAreUsageErrors) {
         EXPECT_EQ(r.exitCode, 2) << scale << ": " << r.err;
         EXPECT_NE(r.err.find("finite"), std::string::npos) << r.err;
     }
+    // Issue 30: CLI::Range let NaN through, CLI11 clamped 2^64 to 2^64 - 1 and read -1 as it,
+    // and an id list of '' was the id 0 while empty elements vanished.
+    const std::string survey = "survey " + kBert + " corpus.txt --out x.csv ";
+    const std::string ids = "stats " + kBert + " --out x.csv --token-ids ";
+
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+
+    const std::vector<Case> cases = {
+        {survey + "--sink-eps nan", "--sink-eps: 'nan' is not a number in [0, 1]"},
+        {survey + "--positional-threshold nan", "--positional-threshold: 'nan' is not a number"},
+        {"positions " + kBert + " --token-ids 2,3 --threshold nan", "--threshold: 'nan'"},
+        {survey + "--probe-seed 18446744073709551616",
+         "--probe-seed: '18446744073709551616' is larger than 18446744073709551615"},
+        {survey + "--probe-seed -1", "--probe-seed: '-1' is not a whole number"},
+        {ids + "''", "--token-ids: the id list is empty"},
+        {ids + "2,,3", "--token-ids: element 2 of '2,,3' is empty"},
+        {ids + "2,3,", "--token-ids: element 3 of '2,3,' is empty"},
+        {ids + "2,x", "--token-ids: 'x' is not a token id"},
+        {ids + "99999999999999999999", "--token-ids: '99999999999999999999' is not a valid"},
+        {"ablate " + kBert + " --heads 0-0 --token-ids ''", "--token-ids: the id list is empty"},
+        {"importance " + kBert + " corpus.txt --out x.csv --seed 18446744073709551616",
+         "--seed: '18446744073709551616' is larger than 18446744073709551615"},
+        {"importance " + kBert + " corpus.txt --out x.csv --mask-fraction nan",
+         "--mask-fraction: 'nan' is not a number"},
+    };
+    for (const Case& c : cases) {
+        const CommandRun r = cli(c.args);
+        EXPECT_EQ(r.exitCode, 2) << c.args << ": " << r.err;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    }
+}
+
+// Issue 30: empty text read "forward pass: no tokens"; a tokenizer file from another model
+// (here a vocab.txt with one token more than vocab_size) only "id 409 is outside the vocabulary".
+TEST(HostileInputs, TextTheModelCannotRunNamesTheCause) {
+    const std::string gpt2 = quoted(kCheckpoints / "gpt2_f32");
+    for (const std::string& command :
+         {"attention " + gpt2 + " --text '' --out x.h5", "stats " + gpt2 + " --text '' --out x.csv",
+          "ablate " + gpt2 + " --text '' --heads 0-0"}) {
+        expectDataError(cli(command),
+                        {"--text: the text gives no tokens (it is empty, or the "
+                         "tokenizer keeps nothing of it and adds no special tokens)"});
+    }
+    testing::ScratchDir tmp;
+    const fs::path model = tmp.copyOf(kCheckpoints / "bert_f32", "bert");
+    testing::writeFile(model / "vocab.txt", testing::readFile(model / "vocab.txt") + "zzzz\n");
+    const CommandRun r =
+        cli("stats " + quoted(model) + " --text 'the zzzz' --out " + quoted(tmp.path() / "x.csv"));
+    EXPECT_EQ(r.exitCode, 1) << r.err;
+    const std::string vocab = (model / "vocab.txt").string();
+    EXPECT_NE(
+        r.err.find("attnscope-cli: warning: the tokenizer (WordPiece (410 tokens) from " + vocab +
+                   ") exceeds config.json's vocab_size of 409: the tokenizer "
+                   "files may not belong to this model\n"),
+        std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("attnscope-cli: --text: " + model.string() +
+                         ": the tokenizer (WordPiece (410 tokens) from " + vocab +
+                         ") gives token 2 ('zzzz') the id 409, but config.json's vocab_size is "
+                         "409: the tokenizer files do not belong to this model\n"),
+              std::string::npos)
+        << r.err;
 }
 
 TEST(HostileInputs, DepsNeedsSentences) {

@@ -1,13 +1,18 @@
-// attnscope-cli importance end to end (issue 17): the summary and the CSV on a sentence file,
-// the HDF5 file for key/value groups, usage and data errors, and Ctrl+C.
+// attnscope-cli importance end to end (issue 17): the summary and the CSV on a sentence file
+// (with the masked positions the loss used, issue 30), the HDF5 file for key/value groups and
+// for a masked LM, usage and data errors, an unwritable --out refused before any work, and
+// Ctrl+C.
 #include <algorithm>
 #include <filesystem>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "../support/h5_reader.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
+#include "attnscope/analysis/head_importance.h"
+#include "attnscope/model/model.h"
 
 namespace attnscope {
 namespace {
@@ -56,12 +61,35 @@ TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
     EXPECT_TRUE(has(run.out, "      1.00        6  ")) << run.out;  // every head at 100 %
     const std::string table = testing::readFile(csv);
     EXPECT_EQ(table.rfind("record,layer,head,group,delta_loss,ablated_loss,ablated_accuracy,rank,"
-                          "fraction,removed,loss,accuracy\n",
+                          "fraction,removed,loss,accuracy,sentence,position,target_id\n",
                           0),
               0u)
         << table;
-    // bert_f32 has 2 layers x 3 heads; 11 pruning points.
-    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 6 + 11) << table;
+    // The masked targets the loss used: the corpus's own rule with seed 3, by source sentence
+    // (the blank line is no sentence).
+    const auto model = model::loadModel(kCheckpoints / "bert_f32");
+    analysis::ImportanceOptions options;
+    options.seed = 3;
+    const analysis::ImportanceCorpus items =
+        analysis::importanceCorpus(*model,
+                                   {"the cat sat on the mat and looked at the door",
+                                    "a dog ran to the park", "she said that it was late"},
+                                   options);
+    std::string masked;
+    std::size_t targets = 0;
+    for (std::size_t i = 0; i < items.items.size(); ++i) {
+        for (const auto& [position, id] : items.items[i].targets) {
+            masked += "\nmasked,,,,,,,,,,,," + std::to_string(items.sentenceOf[i]) + "," +
+                      std::to_string(position) + "," + std::to_string(id);
+            ++targets;
+        }
+    }
+    EXPECT_GE(targets, 3u);
+    EXPECT_TRUE(has(table, masked + "\n")) << table << "\nwanted" << masked;
+    // bert_f32 has 2 layers x 3 heads; 11 pruning points; then the targets.
+    EXPECT_EQ(std::count(table.begin(), table.end(), '\n'),
+              static_cast<std::ptrdiff_t>(1 + 6 + 11 + targets))
+        << table;
     EXPECT_TRUE(has(table, "\nunit,1,2,,")) << table;
     EXPECT_TRUE(has(table, "\npruning,,,,,,,,0.5,3,")) << table;
     EXPECT_TRUE(has(run.err, "wrote")) << run.err;
@@ -82,6 +110,39 @@ TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
     EXPECT_TRUE(has(run.out, ": 2 sentences, 2 scored")) << run.out;
     EXPECT_TRUE(has(run.out, "most important kv groups")) << run.out;
     EXPECT_TRUE(has(run.out, "  1-g1 ")) << run.out;
+    // A causal LM masks nothing: every token predicts the next.
+    const testing::H5Reader f(h5);
+    EXPECT_TRUE(f.exists("delta_loss"));
+    EXPECT_FALSE(f.exists("masked"));
+}
+
+TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
+    testing::ScratchDir tmp;
+    const fs::path corpus = tmp.path() / "sentences.txt";
+    testing::writeFile(corpus, kSentences);
+    const fs::path h5 = tmp.path() / "importance.h5";
+    const testing::CommandRun run =
+        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
+                                quoted(corpus) + " --threads 1 --out " + quoted(h5)));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    const testing::H5Reader f(h5);
+    const auto sentence = f.values<std::int64_t>("masked/sentence", H5T_NATIVE_INT64);
+    const auto position = f.values<std::int64_t>("masked/position", H5T_NATIVE_INT64);
+    const auto target = f.values<std::int64_t>("masked/target_id", H5T_NATIVE_INT64);
+    EXPECT_EQ(static_cast<std::int64_t>(sentence.size()),
+              f.number<std::int64_t>("targets", H5T_NATIVE_INT64));
+    ASSERT_EQ(position.size(), sentence.size());
+    ASSERT_EQ(target.size(), sentence.size());
+    const auto model = model::loadModel(kCheckpoints / "bert_f32");
+    const std::vector<std::string> lines = {"the cat sat on the mat and looked at the door",
+                                            "a dog ran to the park", "she said that it was late"};
+    for (std::size_t k = 0; k < sentence.size(); ++k) {
+        ASSERT_LT(sentence[k], 3);
+        const auto tokens = model->tokenizer->encode(lines[static_cast<std::size_t>(sentence[k])]);
+        ASSERT_LT(position[k], static_cast<std::int64_t>(tokens.size()));
+        // The target is the sentence's own token at that position.
+        EXPECT_EQ(target[k], tokens[static_cast<std::size_t>(position[k])].id) << k;
+    }
 }
 
 TEST(ImportanceCli, UsageAndDataErrors) {
@@ -120,6 +181,14 @@ TEST(ImportanceCli, UsageAndDataErrors) {
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_TRUE(has(missing.err, "absent.txt")) << missing.err;
     EXPECT_FALSE(fs::exists(out));
+    // An --out that cannot be written is refused before the corpus is read or a pass runs.
+    const fs::path nowhere = tmp.path() / "no" / "such" / "importance.csv";
+    const testing::CommandRun unwritable =
+        testing::runCommand(cli(base + " --out " + quoted(nowhere)));
+    EXPECT_EQ(unwritable.exitCode, 1);
+    EXPECT_TRUE(has(unwritable.err, "--out: " + nowhere.string() + ": cannot write"))
+        << unwritable.err;
+    EXPECT_FALSE(has(unwritable.err, "Ctrl+C stops")) << unwritable.err;
 }
 
 // Ctrl+C stops a run between passes: exit code 130, one line, no output file.

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/csv_fields.h"
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
@@ -22,26 +23,6 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
 testing::CommandRun run(const std::string& args) {
     return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' " + args);
-}
-
-// One CSV record, RFC 4180 quoting (token pieces may hold commas and quotes).
-std::vector<std::string> csvFields(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-            out.back() += '"';
-            ++i;
-        } else if (c == '"') {
-            quoted = !quoted;
-        } else if (c == ',' && !quoted) {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
 }
 
 struct Row {
@@ -58,7 +39,7 @@ std::vector<Row> readPredictions(const fs::path& csv) {
     EXPECT_EQ(line, "position,token,predicts,rank,id,candidate,probability,logit");
     std::vector<Row> rows;
     while (std::getline(in, line)) {
-        const auto f = csvFields(line);
+        const auto f = testing::csvFields(line);
         EXPECT_EQ(f.size(), 8u) << line;
         if (f.size() == 8) {
             rows.push_back({std::stoi(f[0]), std::stoi(f[3]), std::stoi(f[4]), std::stod(f[6])});

@@ -24,6 +24,7 @@
 #include "attnscope/forward/prediction.h"
 #include "attnscope/io/safetensors.h"
 #include "attnscope/model/model.h"
+#include "attnscope/tokenize/detokenize.h"
 
 namespace attnscope {
 namespace {
@@ -214,6 +215,8 @@ TEST(Seq2SeqCliText, GreedyTargetIsTheCoresGreedyTarget) {
     EXPECT_TRUE(has(run.err, "):" + printed + "\n")) << run.err;
     const H5Reader h5(out);
     EXPECT_EQ(int64s(h5, "target_token_ids"), std::vector<std::int64_t>(ids.begin(), ids.end()));
+    // With the text they decode to as the target's (issue 30), as the GUI's Translate shows it.
+    EXPECT_EQ(h5.text("target_text"), tokenize::decodeIds(*m->targetTextTokenizer(), ids));
 }
 
 struct ErrorCase {
@@ -253,6 +256,19 @@ TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
          "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids -4 --out " +
              quoted(out),
          1, "--target-ids: -4 is not a valid token id"},
+        // Issue 30: the last id is never fed to the decoder, so only this check sees it; an
+        // empty list was read as the id 0, an empty element dropped.
+        {"last target id outside the vocabulary",
+         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,99999 --out " +
+             quoted(out),
+         1, "--target-ids: 99999 (id 2 of 2) is outside the decoder's vocabulary [0, "},
+        {"empty target ids",
+         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids '' --out " +
+             quoted(out),
+         2, "--target-ids: the id list is empty"},
+        {"empty target id element",
+         "predict " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,,6", 2,
+         "--target-ids: element 2 of '5,,6' is empty"},
     };
     for (const ErrorCase& c : cases) {
         const auto run = cli(c.args);
@@ -261,6 +277,85 @@ TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
         EXPECT_FALSE(has(run.err, "internal error")) << c.name;
         EXPECT_FALSE(fs::exists(out)) << c.name;
         EXPECT_FALSE(fs::exists(png)) << c.name;
+    }
+}
+
+// Issue 30: a tokenizer from another model (here one merge and one token beyond vocab_size) is
+// named as the cause, where the encoder's pass only said that id 561 is outside the vocabulary.
+TEST(Seq2SeqCliErrors, ATokenizerThatDoesNotFitTheModelIsNamed) {
+    testing::ScratchDir tmp;
+    const fs::path model = tmp.copyOf(kTokenized, "bart");
+    testing::editJson(model / "vocab.json", [](auto& j) { j["zz"] = 561; });
+    testing::writeFile(model / "merges.txt", testing::readFile(model / "merges.txt") + "z z\n");
+    const auto run = cli("attention " + quoted(model) + " --text 'a zz' --target 'b' --out " +
+                         quoted(tmp.path() / "never.h5"));
+    EXPECT_EQ(run.exitCode, 1) << run.err;
+    EXPECT_TRUE(has(run.err, "attnscope-cli: --text: " + model.string() +
+                                 ": the tokenizer (byte-level BPE (562 tokens, 301 merges) from " +
+                                 (model / "vocab.json").string() + " + " +
+                                 (model / "merges.txt").string() +
+                                 ") gives token 3 ('zz') the id 561, but config.json's vocab_size "
+                                 "is 561: the tokenizer files do not belong to this model\n"))
+        << run.err;
+    EXPECT_FALSE(fs::exists(tmp.path() / "never.h5"));
+}
+
+// The commands that run one stack refuse encoder-decoder models with the reason (issue 30):
+// ablate, survey and attribution used to analyse the encoder alone, importance to blame a
+// missing prediction head. One line, exit code 1 as for any input the command cannot take.
+TEST(Seq2SeqCliErrors, OneStackCommandsRefuseEncoderDecoderModels) {
+    testing::ScratchDir tmp;
+    const std::string corpus = quoted(tmp.path() / "corpus.txt");
+    testing::writeFile(tmp.path() / "corpus.txt", "The keys to the cabinet.\nHeads look.\n");
+    const std::string treebank = quoted(tmp.path() / "gold.conllu");
+    testing::writeFile(tmp.path() / "gold.conllu",
+                       "# text = Heads look\n"
+                       "1\tHeads\thead\tNOUN\t_\t_\t2\tnsubj\t_\tEntity=(e1)\n"
+                       "2\tlook\tlook\tVERB\t_\t_\t0\troot\t_\t_\n\n");
+    const auto to = [&](const std::string& ext) {
+        return " --out " + quoted(tmp.path() / ("out" + ext));
+    };
+    const fs::path t5 = kRoot / "t5_v10_f32";
+
+    struct Case {
+        std::string command;
+        fs::path model;
+        std::string type;
+        std::string args;
+        std::string reason;
+    };
+
+    const std::vector<Case> cases = {
+        {"ablate", kTokenized, "bart", "--text 'The keys' --heads 0-0", "ablate the encoder alone"},
+        {"survey", kTokenized, "bart", corpus + to(".csv"), "survey the encoder alone"},
+        {"attribution", t5, "t5", "--token-ids 5,6,1 --method rollout" + to(".h5"),
+         "attribute the encoder alone"},
+        {"importance", kTokenized, "bart", corpus + to(".csv"), "loss runs through both stacks"},
+        {"stats", kTokenized, "bart", "--text 'The keys'" + to(".csv"), "the encoder alone"},
+        {"positions", t5, "t5", "--token-ids 5,6,1 --csv " + quoted(tmp.path() / "out.csv"),
+         "search the encoder alone"},
+        {"deps", kTokenized, "bart", treebank + to(".csv"), "score the encoder alone"},
+        {"coref", kTokenized, "bart", treebank + to(".csv"), "score the encoder alone"},
+    };
+    for (const Case& c : cases) {
+        auto run = cli(c.command + " " + quoted(c.model) + " " + c.args);
+        EXPECT_EQ(run.exitCode, 1) << c.command << ": " << run.err;
+        // coref says what it reads before it reads it; the refusal is the one line after that.
+        const std::string reading = "attnscope-cli: reading ";
+        if (run.err.starts_with(reading)) {
+            run.err.erase(0, run.err.find('\n') + 1);
+        }
+        EXPECT_TRUE(run.err.starts_with("attnscope-cli: " + c.command + ": " + c.model.string() +
+                                        " is an encoder-decoder model (" + c.type +
+                                        "), not supported yet: "))
+            << c.command << ": " << run.err;
+        EXPECT_TRUE(has(run.err, c.reason + "; use attention, render or predict with --target "
+                                            "for its three kinds of attention\n"))
+            << c.command << ": " << run.err;
+        EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+        EXPECT_TRUE(run.out.empty()) << c.command << ": " << run.out;
+        EXPECT_FALSE(fs::exists(tmp.path() / "out.csv") || fs::exists(tmp.path() / "out.h5"))
+            << c.command;
     }
 }
 

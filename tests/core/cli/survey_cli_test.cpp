@@ -66,10 +66,17 @@ TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(has(run.out, ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
         << run.out;
-    EXPECT_TRUE(has(run.out, "ids: 2 special, ")) << run.out;  // [CLS] and [SEP]
+    // The tokenizer's declared special tokens ([PAD], [UNK], [CLS], [SEP], [MASK]); Clark's
+    // punctuation "," and "." (issue 30).
+    EXPECT_TRUE(has(run.out, "ids: 5 special, 2 punctuation, 1 period")) << run.out;
     EXPECT_TRUE(has(run.out, "per layer, mean over heads:")) << run.out;
     EXPECT_TRUE(has(run.out, "  induction (tl_induction_mul):")) << run.out;  // no probe on BERT
-    EXPECT_TRUE(has(run.out, "  sink (sink_rate):")) << run.out;
+    EXPECT_TRUE(has(run.out, "  sink, fraction of sentences (sink_rate):")) << run.out;
+    // Three sentences hold far fewer than 500 distinct ids: no rare word, and the summary says why.
+    EXPECT_TRUE(has(run.out, "  rare word (rare_top1): undefined: the corpus has ")) << run.out;
+    EXPECT_TRUE(has(run.out, " distinct ids, not more than rare-top 500, so every token"))
+        << run.out;
+    EXPECT_FALSE(fs::exists(tmp.path() / "survey.probe.csv"));  // no probe on BERT
     EXPECT_TRUE(has(run.out, "  positional (positional_frequency):")) << run.out;
     const std::string table = testing::readFile(csv);
     EXPECT_EQ(table.rfind("layer,head,first,last,self,prev,", 0), 0u) << table;
@@ -140,6 +147,15 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     }
     EXPECT_EQ(h5.values<double>("distance", H5T_NATIVE_DOUBLE), expected.distance);
     EXPECT_EQ(h5.values<double>("mds", H5T_NATIVE_DOUBLE), expected.mds);
+    std::vector<std::int64_t> drawn;
+    for (const auto& seq : expected.probeSequences) {
+        drawn.insert(drawn.end(), seq.begin(), seq.end());
+    }
+    EXPECT_EQ(h5.dims("probe/tokens"), (std::vector<hsize_t>{2, 9}));
+    EXPECT_EQ(h5.values<std::int64_t>("probe/tokens", H5T_NATIVE_INT64), drawn);
+    EXPECT_EQ(h5.number<std::int64_t>("rare_sentences", H5T_NATIVE_INT64),
+              static_cast<std::int64_t>(expected.rareSentences));
+    EXPECT_TRUE(has(run.out, "probe: 2 sequences of 9 ids (seed 9), the first: ")) << run.out;
     EXPECT_EQ(h5.number<std::int64_t>("sentences", H5T_NATIVE_INT64), 3);
     EXPECT_EQ(h5.number<std::int64_t>("too_long", H5T_NATIVE_INT64), 0);
     EXPECT_EQ(h5.number<std::int64_t>("probe_length", H5T_NATIVE_INT64), 4);
@@ -226,6 +242,9 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
     EXPECT_TRUE(has(run.out, ": 4 sentences, 3 surveyed, 1 longer than the model's positions"))
         << run.out;
     EXPECT_TRUE(has(run.err, "1 longer than the model's 21 positions left out")) << run.err;
+    EXPECT_TRUE(
+        has(testing::readFile(tmp.path() / "survey.probe.csv"), "repeat,position,id\n0,0,"));
+    EXPECT_TRUE(has(run.err, "and the probe's sequences to ")) << run.err;
     const fs::path onlyLong = tmp.path() / "only_long.txt";
     testing::writeFile(onlyLong, longLine);
     const fs::path out = tmp.path() / "never.csv";

@@ -48,13 +48,28 @@ TEST(ImportanceCsv, WritesUnitRowsThenPruningRows) {
     exporting::writeImportanceCsv(path, smallResult());
     EXPECT_EQ(testing::readFile(path),
               "record,layer,head,group,delta_loss,ablated_loss,ablated_accuracy,rank,fraction,"
-              "removed,loss,accuracy\n"
-              "unit,0,0,,0.25,2.75,0.25,3,,,,\n"
-              "unit,0,1,,-0.5,2,0.375,4,,,,\n"
-              "unit,1,0,,1.5,4,0,1,,,,\n"
-              "unit,1,1,,0.5,3,0.125,2,,,,\n"
-              "pruning,,,,,,,,0,0,2.5,0.25\n"
-              "pruning,,,,,,,,0.5,2,3.5,0.125\n");
+              "removed,loss,accuracy,sentence,position,target_id\n"
+              "unit,0,0,,0.25,2.75,0.25,3,,,,,,,\n"
+              "unit,0,1,,-0.5,2,0.375,4,,,,,,,\n"
+              "unit,1,0,,1.5,4,0,1,,,,,,,\n"
+              "unit,1,1,,0.5,3,0.125,2,,,,,,,\n"
+              "pruning,,,,,,,,0,0,2.5,0.25,,,\n"
+              "pruning,,,,,,,,0.5,2,3.5,0.125,,,\n");
+}
+
+// Issue 30: a masked LM's run lists the targets its loss used, one `masked` row each.
+TEST(ImportanceCsv, ListsTheMaskedTargetsAfterThePruningRows) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "masked.csv";
+    ImportanceResult r = smallResult();
+    r.masked = {{0, 3, 1205}, {2, 14, 688}};
+    exporting::writeImportanceCsv(path, r);
+    const std::string text = testing::readFile(path);
+    EXPECT_TRUE(
+        text.ends_with("pruning,,,,,,,,0.5,2,3.5,0.125,,,\n"
+                       "masked,,,,,,,,,,,,0,3,1205\n"
+                       "masked,,,,,,,,,,,,2,14,688\n"))
+        << text;
 }
 
 TEST(ImportanceCsv, NamesKeyValueGroupsInTheGroupColumn) {
@@ -64,7 +79,7 @@ TEST(ImportanceCsv, NamesKeyValueGroupsInTheGroupColumn) {
     r.kvGroups = true;
     exporting::writeImportanceCsv(path, r);
     const std::string text = testing::readFile(path);
-    EXPECT_NE(text.find("\nunit,0,,1,-0.5,2,0.375,4,,,,\n"), std::string::npos) << text;
+    EXPECT_NE(text.find("\nunit,0,,1,-0.5,2,0.375,4,,,,,,,\n"), std::string::npos) << text;
 }
 
 TEST(ImportanceCsv, RefusesAResultOfInconsistentShape) {

@@ -120,6 +120,53 @@ TEST(SurveyH5, WritesScoresDistancesMapAndOptions) {
     EXPECT_EQ(h5.number<std::int64_t>("probe_bos", H5T_NATIVE_INT64), 5);
 }
 
+// Issue 30: the probe's sequences, the unit of every score (sink_rate a fraction, where Gu et al.
+// print percent) and why rare-word scores are undefined are in the file.
+TEST(SurveyH5, KeepsTheProbeSequencesUnitsAndTheRareWordReason) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.h5";
+    HeadSurvey s = smallSurvey();
+    s.probeSequences = {{5, 30, 31, 30, 31}, {5, 40, 41, 40, 41}};
+    s.rareError = "the corpus has 4 distinct ids, not more than rare-top 500";
+    exporting::writeSurveyH5(path, s, someOptions(), {});
+    const H5Reader h5(path);
+    ASSERT_TRUE(h5.ok());
+    EXPECT_EQ(h5.dims("probe/tokens"), (std::vector<hsize_t>{2, 5}));
+    EXPECT_EQ(h5.values<std::int64_t>("probe/tokens", H5T_NATIVE_INT64),
+              (std::vector<std::int64_t>{5, 30, 31, 30, 31, 5, 40, 41, 40, 41}));
+    EXPECT_NE(h5.text("rule", "probe/tokens").find("SplitMix64 seeded with probe_seed + r"),
+              std::string::npos);
+    EXPECT_EQ(h5.text("unit", "scores/sink_rate"),
+              "fraction of sentences (0-1; Gu et al. print 100x)");
+    EXPECT_EQ(h5.text("unit", "scores/entropy"), "nats");
+    for (const std::string& name : analysis::surveyScoreNames()) {
+        EXPECT_TRUE(h5.hasAttribute("unit", ("scores/" + name).c_str())) << name;
+    }
+    EXPECT_EQ(h5.text("rare_error"), s.rareError);
+    EXPECT_EQ(h5.number<std::int64_t>("rare_sentences", H5T_NATIVE_INT64), 0);
+    const fs::path plain = tmp.path() / "plain.h5";
+    exporting::writeSurveyH5(plain, smallSurvey(), someOptions(), {});
+    EXPECT_FALSE(H5Reader(plain).exists("probe"));
+    EXPECT_FALSE(H5Reader(plain).hasAttribute("rare_error"));
+    s.probeSequences[1].pop_back();
+    EXPECT_THROW(exporting::writeSurveyH5(tmp.path() / "bad.h5", s, someOptions(), {}),
+                 InvalidArgument);
+}
+
+// A CSV keeps the probe's sequences beside the table, one row per token.
+TEST(SurveyCsv, WritesTheProbeSequencesBesideTheTable) {
+    testing::ScratchDir tmp;
+    const fs::path path = tmp.path() / "survey.csv";
+    EXPECT_EQ(exporting::surveyProbeCsvPath(path), tmp.path() / "survey.probe.csv");
+    exporting::writeSurveyCsv(path, smallSurvey());
+    EXPECT_FALSE(fs::exists(tmp.path() / "survey.probe.csv"));  // no probe ran
+    HeadSurvey s = smallSurvey();
+    s.probeSequences = {{5, 30, 30}, {5, 40, 40}};
+    exporting::writeSurveyCsv(path, s);
+    EXPECT_EQ(testing::readFile(tmp.path() / "survey.probe.csv"),
+              "repeat,position,id\n0,0,5\n0,1,30\n0,2,30\n1,0,5\n1,1,40\n1,2,40\n");
+}
+
 TEST(SurveyH5, LeavesTheMapOutAndSaysWhyWhenItFailed) {
     testing::ScratchDir tmp;
     const fs::path path = tmp.path() / "nomap.h5";

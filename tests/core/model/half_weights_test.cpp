@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/raw_tensors.h"
 #include "../support/reference_file.h"
 #include "../support/test_files.h"
 #include "attnscope/forward/forward_pass.h"
@@ -148,15 +149,7 @@ TEST(HalfWeightsUntied, DecoderStaysHalfAndGivesTheFloat32Logits) {
         vocab = j["vocab_size"].get<int>();
         hidden = j["hidden_size"].get<int>();
     });
-    std::vector<testing::RawTensor> tensors;
-    {
-        const io::SafetensorsFile f(dir / "model.safetensors");
-        for (const auto& [name, t] : f.tensors()) {
-            tensors.push_back(
-                {name, std::string(io::dtypeName(t.dtype)), t.shape,
-                 std::string(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size())});
-        }
-    }
+    std::vector<testing::RawTensor> tensors = testing::readRawTensors(dir / "model.safetensors");
     std::string head(static_cast<std::size_t>(vocab) * static_cast<std::size_t>(hidden) * 2, '\0');
     for (std::size_t i = 0; i < head.size() / 2; ++i) {
         const float v = 0.08f * std::sin(0.7f * static_cast<float>(i) + 0.3f);

@@ -80,6 +80,46 @@ TEST_F(HostileModel, ImpossibleSizesNameTheirKey) {
     expectError<FormatError>([&] { loadModel(bert); }, {"config.json", "layer norm epsilon"});
 }
 
+// Issue 30: each refused at load, naming config.json and the key, before any weight is read.
+TEST_F(HostileModel, DecoderStartTokenOutsideTheVocabularyNamesTheKey) {
+    const fs::path dir = m_dir.path() / "t5";
+    fs::create_directory(dir);
+    testing::writeFile(dir / "config.json",
+                       R"({"model_type": "t5", "d_model": 10, "d_kv": 6, "d_ff": 17,)"
+                       R"( "num_heads": 2, "num_layers": 3, "num_decoder_layers": 2,)"
+                       R"( "feed_forward_proj": "gated-gelu", "relative_attention_num_buckets": 6,)"
+                       R"( "relative_attention_max_distance": 12, "vocab_size": 61,)"
+                       R"( "pad_token_id": 0, "eos_token_id": 1})");
+    for (const int start : {61, 99999, -1}) {
+        testing::editJson(dir / "config.json",
+                          [start](auto& j) { j["decoder_start_token_id"] = start; });
+        expectError<FormatError>([&] { loadModel(dir); },
+                                 {"config.json: decoder_start_token_id: " + std::to_string(start) +
+                                  " is not a token id (expected 0 to vocab_size - 1 = 60)"});
+    }
+}
+
+TEST_F(HostileModel, OverflowingGpt2WidthNamesNEmbd) {
+    // 4 × 2^29 overflows int: it read as a feed-forward size of 0.
+    const fs::path dir = withConfig("gpt2_f32", [](auto& j) {
+        j["n_embd"] = 536870912;
+        j["n_head"] = 1;
+        j.erase("n_inner");
+    });
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"config.json: n_embd: 536870912 is too large",
+                              "4 × n_embd = 2147483648", "at most 16777216"});
+}
+
+TEST_F(HostileModel, DanglingWeightsSymlinkIsNamedNotTakenForNoWeights) {
+    const fs::path dir = copy("bert_f32");
+    fs::remove(dir / "model.safetensors");
+    fs::create_symlink("../blobs/0123abcd", dir / "model.safetensors");
+    expectError<FormatError>([&] { loadModel(dir); },
+                             {"model.safetensors: cannot open: it is a symbolic link to "
+                              "'../blobs/0123abcd', which does not exist"});
+}
+
 TEST_F(HostileModel, ConfigNumbersOutsideDoubleAreFormatErrors) {
     const fs::path dir = copy("bert_f32");
     testing::writeFile(dir / "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 1e400}");

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.h"
+#include "../support/raw_tensors.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/prediction.h"
@@ -70,6 +71,25 @@ TEST_F(Seq2SeqLoader, ReadsBothStacksWithTheirOwnSpecs) {
     EXPECT_FALSE(marian->decoder->weights.prediction.decoder.empty());  // its own lm_head
 }
 
+// Real T5 checkpoints store a position bias on the decoder's first cross-attention that T5 never
+// uses; transformers drops it without a word, and so does the loader (issue 30: every T5 open
+// showed an "ignored tensor" warning).
+TEST_F(Seq2SeqLoader, UnusedCrossAttentionBiasOfT5IsNoWarning) {
+    const fs::path dir = m_dir.copyOf(kRoot / "t5_v10_f32", "t5-bias");
+    std::vector<testing::RawTensor> tensors = testing::readRawTensors(dir / "model.safetensors");
+    for (std::size_t i = 0, n = tensors.size(); i < n; ++i) {
+        if (tensors[i].name ==
+            "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight") {
+            testing::RawTensor bias = tensors[i];
+            bias.name = "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias.weight";
+            tensors.push_back(bias);
+        }
+    }
+    testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(tensors));
+    const auto t5 = load(dir);
+    EXPECT_TRUE(t5->warnings.empty()) << t5->warnings.front();
+}
+
 TEST_F(Seq2SeqLoader, BaseModelClassHasNoTiedHead) {
     EXPECT_FALSE(forward::hasPredictionHead(*load(kRoot / "t5_model_f16")));
     // The same checkpoint, called a ForConditionalGeneration: the tied head is there.
@@ -81,17 +101,10 @@ TEST_F(Seq2SeqLoader, BaseModelClassHasNoTiedHead) {
 
 TEST_F(Seq2SeqLoader, MissingDecoderTensorIsNamed) {
     const fs::path dir = m_dir.copyOf(kRoot / "bart_f32", "bart");
-    std::vector<testing::RawTensor> kept;
-    {
-        const io::SafetensorsFile f(dir / "model.safetensors");
-        for (const auto& [name, t] : f.tensors()) {
-            if (name != "model.decoder.layers.1.encoder_attn.k_proj.weight") {
-                kept.push_back(
-                    {name, std::string(io::dtypeName(t.dtype)), t.shape,
-                     std::string(reinterpret_cast<const char*>(t.bytes.data()), t.bytes.size())});
-            }
-        }
-    }
+    std::vector<testing::RawTensor> kept = testing::readRawTensors(dir / "model.safetensors");
+    std::erase_if(kept, [](const testing::RawTensor& t) {
+        return t.name == "model.decoder.layers.1.encoder_attn.k_proj.weight";
+    });
     testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(kept));
     expectError<FormatError>([&] { load(dir); },
                              {"missing tensor", "decoder.layers.1.encoder_attn.k_proj.weight",

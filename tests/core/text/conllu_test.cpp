@@ -200,6 +200,11 @@ const std::vector<BadCase>& badCases() {
         {"id_negative", rows("-1|x|x|X|_|_|0|root|_|_\n\n"), 1, "multiword range '-1'"},
         {"head_not_number", rows("1|a|a|X|_|_|0|root|_|_\n2|x|x|X|_|_|one|dep|_|_\n\n"), 2,
          "HEAD 'one' of word 2 is not a number"},
+        // Issue 30: digits beyond int are too large, not "not a number".
+        {"head_too_large", rows("1|a|a|X|_|_|0|root|_|_\n2|x|x|X|_|_|99999999999|dep|_|_\n\n"), 2,
+         "HEAD '99999999999' of word 2 is too large (at most 2147483647)"},
+        {"id_too_large", rows("99999999999|x|x|X|_|_|0|root|_|_\n\n"), 1,
+         "ID '99999999999' is too large (at most 2147483647)"},
         {"id_gap", rows("1|a|a|X|_|_|0|root|_|_\n3|x|x|X|_|_|1|dep|_|_\n\n"), 2,
          "word ID 3 out of order: expected 2"},
         {"id_not_from_one", rows("# c\n2|x|x|X|_|_|0|root|_|_\n\n"), 2,
@@ -288,6 +293,38 @@ TEST_F(ConlluTest, NonStrictSkipsEveryBadSentenceStrictStopsAtTheFirst) {
     ConlluReader reader(path, strict);
     EXPECT_TRUE(reader.next().has_value());
     testing::expectError<FormatError>([&] { reader.next(); }, {"mix.conllu:4:", "HEAD 2"});
+}
+
+// Issue 30: a 5 MB single-token line went whole into the sentence and through the tokenizer
+// (852 MB, 25 s); a file with no line break at all was read into one string. Lines are read
+// with bounded memory and refused past kMaxConlluLineBytes; a line at the limit is still fine.
+TEST_F(ConlluTest, OverlongLinesAreRefusedWithoutHoldingThem) {
+    const std::string huge = rows("1|" + std::string(5000000, 'a') + "|_|X|_|_|0|root|_|_\n\n");
+    const std::string atLimit =
+        rows("1|" + std::string(kMaxConlluLineBytes - 21, 'b') + "|_|X|_|_|0|root|_|_\n\n");
+    ASSERT_EQ(atLimit.size(), kMaxConlluLineBytes + 2);
+    const auto path = write("huge.conllu", huge + kGood + atLimit);
+    const auto start = std::chrono::steady_clock::now();
+    const ConlluResult r = readConllu(path);
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+    ASSERT_EQ(r.warnings.size(), 1u);
+    EXPECT_EQ(
+        r.warnings[0],
+        path.string() +
+            ":1: the line is 5000021 bytes long, more than the 65536 a CoNLL-U line may have");
+    ASSERT_EQ(r.sentences.size(), 2u);
+    EXPECT_EQ(r.sentences[0].sentId, "good");
+    EXPECT_EQ(r.sentences[1].words[0].form.size(), kMaxConlluLineBytes - 21);
+    EXPECT_EQ(r.sentences[1].line, 6);
+
+    ConlluOptions strict;
+    strict.strict = true;
+    testing::expectError<FormatError>([&] { readConllu(path, strict); },
+                                      {"huge.conllu:1: the line is 5000021 bytes long"});
+    // No line break at all: one line of the whole file.
+    const auto flat = write("flat.conllu", std::string(3000000, 'x'));
+    testing::expectError<FormatError>([&] { readConllu(flat, strict); },
+                                      {"flat.conllu:1: the line is 3000000 bytes long"});
 }
 
 TEST_F(ConlluTest, LastSentenceWithoutTrailingBlankLineIsKept) {

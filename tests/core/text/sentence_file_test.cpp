@@ -6,6 +6,7 @@
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
+#include "attnscope/text/conllu.h"
 
 namespace attnscope::text {
 namespace {
@@ -47,6 +48,24 @@ TEST(SentenceFile, ErrorsNameFileAndLine) {
                                       {"bin.txt:2", "UTF-8"});
     testing::expectError<FormatError>([&] { readSentences(dir.path() / "none.txt"); },
                                       {"none.txt", "cannot open"});
+}
+
+// Issue 30: a 5 MB line was read whole and tokenized as one sentence (gigabytes, seconds); now
+// it is refused with its length, in both kinds of file, and never held whole in memory.
+TEST(SentenceFile, OverlongLinesAreRefused) {
+    testing::ScratchDir dir;
+    const std::string huge(5'000'000, 'a');
+    testing::writeFile(dir.path() / "long.txt", "Fine.\n" + huge + "\nAlso fine.\n");
+    testing::expectError<FormatError>(
+        [&] { readSentences(dir.path() / "long.txt"); },
+        {"long.txt:2: the line is 5000000 bytes long, more than the 65536 a sentence line may "
+         "have"});
+    testing::writeFile(dir.path() / "long.conllu", "# text = " + huge + "\n");
+    testing::expectError<FormatError>([&] { readSentences(dir.path() / "long.conllu"); },
+                                      {"long.conllu:1: the line is 5000009 bytes long"});
+    const std::string longest(kMaxConlluLineBytes, 'b');  // the limit itself is allowed
+    testing::writeFile(dir.path() / "edge.txt", longest + "\n");
+    EXPECT_EQ(readSentences(dir.path() / "edge.txt"), std::vector<std::string>{longest});
 }
 
 TEST(SentenceFile, RealTreebankWhenShared) {

@@ -2,12 +2,14 @@
 // nested thousands deep. Each costs memory in proportion to what the file holds, or is refused.
 // Malformed Unigram and WordLevel models and Precompiled charsmaps (issue 20) are FormatErrors
 // naming the file and JSON path.
+#include <filesystem>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/pre_tokenizer.h"
@@ -141,6 +143,16 @@ TEST(HostileTokenizer, MalformedPrecompiledCharsmapsAreRefused) {
     // Size 0x00B40200 claimed, 4 bytes given.
     expectRefused(model, {path, "only"}, charsmap(R"("ALQCAACEAAAA")"));
     expectRefused(model, {path}, charsmap("42"));
+    // Issue 30: "a" -> "xy" with no NUL after the replacement strings; a lookup would return
+    // every byte to the blob's end. The file is the fuzz regression input of the same name.
+    const std::filesystem::path noNul = std::filesystem::path(ATTNSCOPE_TOKENIZE_DATA_DIR) /
+                                        "../../fuzz/regressions/fuzz_tokenizer_json/"
+                                        "precompiled_charsmap_without_nul.json";
+    testing::expectError<FormatError>(
+        [&] { loadTokenizerJson(noNul); },
+        {"precompiled_charsmap_without_nul.json", path,
+         "the replacement string at byte 0 has no terminating NUL (the 2 bytes of replacement "
+         "strings end without one)"});
     expectRefused(model, {"$.normalizer.precompiled_charsmap"}, R"({"type": "Precompiled"})");
     expectRefused(model, {"$.normalizer.strip_left"}, R"({"type": "Strip", "strip_right": true})");
 }

@@ -125,6 +125,12 @@ TEST(Precompiled, HostileCharsmapsAreFormatErrors) {
     units[200] = (1U << 31) | 9;  // a replacement offset beyond the strings
     refuse(blobOf(units, kTinyStrings), "replacement offset");
     refuse(blobOf(tinyTrie(), std::string("x\xC3\0\0", 4)), "not valid UTF-8");
+    // Issue 30: "a" -> "xy" with the strings' NULs cut off: the lookup would return every byte to
+    // the end of the blob. Also refused when a later NUL exists but not after this replacement.
+    refuse(blobOf(tinyTrie(), "xy"), "replacement string at byte 0 has no terminating NUL");
+    units = tinyTrie();
+    units[201] = (1U << 31) | 3;  // "b" -> "zz", the strings being "xy\0zz"
+    refuse(blobOf(units, std::string("xy\0zz", 5)), "at byte 3 has no terminating NUL");
     units = tinyTrie();
     units[1U ^ 'a'] = ((1U ^ 'a' ^ 0x3000U) << 10) | 'a';  // an inner node outside
     refuse(blobOf(units, kTinyStrings), "outside");

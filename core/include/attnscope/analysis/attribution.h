@@ -54,7 +54,8 @@ struct Attribution {
     int nTokens = 0;
     // The map each layer gets, [nLayers, n, n]: raw: the mean of the layer's heads (A6's Ā);
     // norm: norm_layer (A5); rollout: R_l (A6); flow: row-normalised flow (A7); ALTI: the rollout
-    // of the layers' contributions (A11 alti); value zeroing: layer l's own map (A13).
+    // of the layers' contributions (A11 alti); value zeroing: layer l's own map (A13), the last
+    // layer's compared after the model's final norm where it has one (A12, as inseq does).
     LayerMaps layers;
     // [nLayers, nHeads, n, n]: raw: the probabilities; norm: norm_head (A5). Empty otherwise.
     FloatBuffer heads;  // sized without zeroing: every method that has head maps writes them all

@@ -47,6 +47,9 @@ struct ImportanceOptions {
     CancelToken cancel;  // checked before every pass and between layers
     // Fraction of the passes done, from whichever thread ran one: must be thread-safe.
     ProgressFn progress;
+    // [items] the source sentence of each item (ImportanceCorpus::sentenceOf), for
+    // ImportanceResult::masked; empty: the item's own index.
+    std::vector<std::size_t> sentenceOf;
 };
 
 // One sentence ready for the loss: the model's input and what each position must predict.
@@ -89,6 +92,15 @@ struct PruningPoint {
     double accuracy = 0;
 };
 
+// A masked LM target the run used: in sentence `sentence` (0-based, counting every sentence
+// read, skipped ones included), token `position` held the mask token and `originalId` is the
+// token the model had to predict there.
+struct ImportanceMaskedTarget {
+    std::size_t sentence = 0;
+    int position = 0;
+    std::int32_t originalId = 0;
+};
+
 struct ImportanceResult {
     int nLayers = 0;
     int nUnits = 0;  // per layer: query heads, or key/value groups
@@ -106,6 +118,9 @@ struct ImportanceResult {
     std::vector<double> ablatedAccuracy;  // [nLayers * nUnits]
     std::vector<int> order;               // unit indices, least important first
     std::vector<PruningPoint> pruning;
+    // Masked LM: every target of every item, in item then position order; empty for a causal LM
+    // (every position predicts the next token).
+    std::vector<ImportanceMaskedTarget> masked;
 
     double deltaOf(int layer, int unit) const {
         return deltaLoss[static_cast<std::size_t>(layer * nUnits + unit)];
@@ -114,7 +129,8 @@ struct ImportanceResult {
 
 // Throws Cancelled when cancelled, InvalidArgument for a model without a prediction head, an
 // empty corpus (no item), an item without targets or with one outside its tokens or the
-// vocabulary, or a bad option (fraction outside (0, 1], pruning fraction outside [0, 1]).
+// vocabulary, or a bad option (fraction outside (0, 1], pruning fraction outside [0, 1],
+// sentenceOf of another length than the items).
 ImportanceResult headImportance(const model::Model& model, const std::vector<ImportanceItem>& items,
                                 const ImportanceOptions& options, const ShareExecutor& run);
 

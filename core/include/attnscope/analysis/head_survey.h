@@ -58,11 +58,16 @@ const std::vector<std::string>& surveyScoreNames();
 // The S3-averaged scores (survey_reference.MEAN_SCORES), a prefix of surveyScoreNames().
 const std::vector<std::string>& surveyMeanScoreNames();
 
+// The unit of a score as the files name it (survey_export.h), e.g. "nats" for entropy and
+// "fraction of sentences (0-1; Gu et al. print 100x)" for sink_rate. InvalidArgument for a name
+// not in surveyScoreNames().
+std::string surveyScoreUnit(const std::string& name);
+
 // One sentence's contribution, before any corpus-level rule. Heads k = layer * nHeads + head.
 struct SentenceSurvey {
     std::vector<std::int32_t> ids;
     std::vector<double> means;  // [meanScores * K], name-major; NaN = undefined here (S3)
-    std::vector<double> js;     // [K * K] S11 mean row JS of this sentence; NaN = no shared row
+    std::vector<double> js;     // [K * K] S11 summed row JS of this sentence; NaN = no shared row
     std::vector<RelativePositionAccumulator> positions;  // [K] S9 counts of this sentence
     std::vector<int> rareKey;  // [K] S10 the head's key position, -1 when none or ineligible
 };
@@ -89,6 +94,12 @@ struct HeadSurvey {
     std::string mdsError;                // why mds is empty
     std::size_t sentences = 0;           // surveyed
     std::size_t skipped = 0;             // empty sentences (no pass)
+    // S10: sentences whose rarest token lies outside the corpus's rareTop most frequent ids, and
+    // why rare_top1 / rare_top2 are undefined for every head (empty when some head has them).
+    std::size_t rareSentences = 0;
+    std::string rareError;
+    // S7: the probe's sequences [bos, t_1..t_N, t_1..t_N] in repeat order; empty without a probe.
+    std::vector<std::vector<std::int32_t>> probeSequences;
 
     const std::vector<double>& score(const std::string& name) const;
 };

@@ -41,9 +41,17 @@ std::string idPiece(const model::Model& model, std::int32_t id);
 // "·", byte-level "Ċ" (a newline) becomes "↵".
 std::string tokenLabel(std::string piece);
 
-// Tokenizes `text` (InvalidArgument without a tokenizer), appends `options.mask.paddingTokens`
-// pad tokens when asked, runs the forward pass and the statistics. A custom mask whose size no
-// longer matches the tokens is fitted: the overlapping part is kept, new cells are allowed.
+// Tokens of a text that the model cannot run, refused with the cause named (issue 30):
+// InvalidArgument "the text gives no tokens ..." for none, and for an id beyond the model's
+// vocab_size one naming the tokenizer's file ("<dir>: the tokenizer (... from spiece.model)
+// gives token 3 ('▁x') the id 40000, but config.json's vocab_size is 32128: ..."), where the
+// forward pass would only say "no tokens" or "id 40000 is outside the vocabulary".
+void checkTextTokens(const model::Model& model, const std::vector<tokenize::Token>& tokens);
+
+// Tokenizes `text` (InvalidArgument without a tokenizer; checkTextTokens), appends
+// `options.mask.paddingTokens` pad tokens when asked, runs the forward pass and the statistics. A
+// custom mask whose size no longer matches the tokens is fitted: the overlapping part is kept, new
+// cells are allowed.
 SentenceAnalysis analyzeText(const model::Model& model, const std::string& text,
                              const forward::ForwardOptions& options);
 

@@ -47,6 +47,18 @@ Seq2SeqAnalysis analyzeSeq2SeqIds(const model::Model& model,
                                   const std::vector<std::int32_t>& targetIds,
                                   const forward::ForwardOptions& options = {});
 
+// A decoded target (greedyTarget's ids) as the target, kept id for id: re-tokenizing the text
+// decoded from them can give other ids (T5 decodes [6992 x 8] to a text that re-tokenizes to
+// [3, 6992 x 8, 1]), and the teacher-forced rows must be the steps that were decoded. The source
+// is tokenized as analyzeSeq2SeqText does; targetText is tokenize::decodeIds of `targetIds`
+// with the target tokenizer, and each target token spans the bytes it adds to that text (what
+// decoding the first k + 1 ids adds to decoding the first k), so labels and word alignment
+// read it as a typed target. Special tokens (the end token) are marked special, as the
+// tokenizer marks them. InvalidArgument as analyzeSeq2SeqText.
+Seq2SeqAnalysis analyzeSeq2SeqDecoded(const model::Model& model, const std::string& sourceText,
+                                      const std::vector<std::int32_t>& targetIds,
+                                      const forward::ForwardOptions& options = {});
+
 struct GreedyOptions {
     int maxTokens = 64;  // target tokens generated at most (the end token included)
     CancelToken cancel;

@@ -64,10 +64,13 @@ SurveyCorpus readSurveyCorpus(const model::Model& model, const std::filesystem::
                               std::size_t maxSentences, const CancelToken& cancel = {},
                               const std::vector<text::Sentence>* known = nullptr);
 
-// S1/S4's ids: the corpus's special ids, the vocabulary's punctuation pieces (after removing the
-// word-boundary mark — WordPiece "##", byte-level BPE's "Ġ" via its byte table, SentencePiece
-// "▁" — non-empty and made only of BERT's punctuation, special tokens excluded) and of those the
-// pieces that are exactly "."; and the tokenizer's BOS for the probe (S7) when it has one.
+// S1/S4's ids. Special: Hugging Face's all_special_ids as far as the tokenizer tells them — its
+// special roles ([CLS], [SEP], BOS, EOS, pad, mask, unk), the added tokens its files mark special
+// (for the slow SentencePiece tokenizers every added token) and the corpus's special ids.
+// Punctuation: Clark's ("." and ","), i.e. the vocabulary pieces that are exactly "." or ","
+// once the word-boundary mark is removed (WordPiece "##", byte-level BPE's "Ġ" via its byte
+// table, SentencePiece "▁"), special tokens excluded; period: those that are ".". And the
+// tokenizer's BOS for the probe (S7) when it has one.
 void addCorpusIds(const model::Model& model, const SurveyCorpus& corpus, SurveyOptions& options);
 
 struct SurveyRun {

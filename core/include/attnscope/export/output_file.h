@@ -25,4 +25,11 @@ OutputTarget resolveOutput(const std::filesystem::path& path);
 // Writes `bytes` to `path` by the rules above.
 void writeOutputFile(const std::filesystem::path& path, std::string_view bytes);
 
+// Checks, before any work is done, that writeOutputFile could write `path`: not a folder, its
+// folder exists, and a temporary file can be created there (and is removed again); a device is
+// checked for write permission and a FIFO not at all (opening it would wait for a reader).
+// Throws the same Error writing would ("<path>: cannot write: ..."), so a long computation does
+// not end by failing on its output (issue 30). A full disk still shows only when writing.
+void checkOutputWritable(const std::filesystem::path& path);
+
 }  // namespace attnscope::exporting

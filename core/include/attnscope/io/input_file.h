@@ -11,7 +11,9 @@
 namespace attnscope::io {
 
 // What a path is, following symlinks, without throwing (std::filesystem::exists throws on a
-// symlink loop). `error` holds errno when the path could not be examined at all.
+// symlink loop). `error` holds errno when the path could not be examined at all. A symlink whose
+// target is missing is Unreadable, not Missing: the name is there, so opening it reports the
+// broken link ("cannot open: it is a symbolic link to '<target>', which does not exist").
 struct PathKind {
     enum Kind { Missing, Regular, Directory, Other, Unreadable } kind = Missing;
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,6 +121,10 @@ std::string activationName(Activation a);
 // UnsupportedModel "<file>: <key>: ..." for anything else.
 Activation parseActivation(const std::string& name, const std::string& file,
                            const std::string& key);
+
+// The widest hidden, feed-forward or all-heads size checkSpec accepts (weight shapes are
+// multiplied in int, and no real model comes near it).
+inline constexpr std::int64_t kMaxModelWidth = std::int64_t{1} << 24;
 
 // Checks sizes are positive and consistent; FormatError naming the config file otherwise.
 void checkSpec(const ModelSpec& spec, const std::string& file);

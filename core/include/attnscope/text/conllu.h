@@ -110,6 +110,18 @@ struct ConlluOptions {
     int checkEvery = 4096;  // lines between cancel checks and progress reports
 };
 
+// The longest line a CoNLL-U file may have. Real treebank lines are short (UD English's longest
+// is 1,153 bytes); a longer one is a sentence error ("line 3 is 5000023 bytes long, more than
+// ..."), and only its first kMaxConlluLineBytes are ever held in memory, so a 5 MB word or a
+// file without line breaks cannot cost gigabytes downstream (a tokenizer spends about 170 bytes
+// and 5 µs per byte of a single word).
+inline constexpr std::size_t kMaxConlluLineBytes = 64 * 1024;
+
+// Reads one line into `line` (without its '\n'), storing at most kMaxConlluLineBytes of it, so
+// memory stays bounded however long the line; returns its full length, or nullopt at the end.
+// The sentence-list reader (sentence_file.h) reads its lines the same way.
+std::optional<std::size_t> readBoundedLine(std::istream& in, std::string& line);
+
 // Streams sentences from a file, holding one sentence (and one line) in memory at a time.
 class ConlluReader {
 public:
@@ -134,7 +146,8 @@ private:
     std::string m_file;
     ConlluOptions m_options;
     std::ifstream m_in;
-    std::string m_line;  // the current line, without its line ending
+    std::string m_line;           // the current line, without its line ending, cut at the limit
+    std::size_t m_lineBytes = 0;  // its full length, cut or not
     int m_lineNumber = 0;
     std::size_t m_bytesRead = 0;
     std::size_t m_fileSize = 0;

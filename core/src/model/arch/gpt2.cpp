@@ -1,5 +1,7 @@
 // GPT-2: pre-norm causal decoder with a final LayerNorm. Its Conv1D layers store weights as
 // [in, out], and c_attn fuses query|key|value along the output axis.
+#include <cstdint>
+
 #include "attnscope/base/error.h"
 #include "bert_family.h"
 
@@ -37,7 +39,17 @@ ModelSpec readGpt2Config(const io::JsonFile& config) {
     spec.dModel = config.positiveInt("n_embd");
     spec.nHeads = config.positiveInt("n_head");
     spec.nLayers = config.positiveInt("n_layer");
-    spec.dFfn = config.has("n_inner") ? config.positiveInt("n_inner") : 4 * spec.dModel;
+    if (config.has("n_inner")) {
+        spec.dFfn = config.positiveInt("n_inner");
+    } else if (std::int64_t{4} * spec.dModel <= kMaxModelWidth) {
+        spec.dFfn = 4 * spec.dModel;
+    } else {
+        // 4 × n_embd would overflow int (or pass as a size no model has); name the key.
+        throw FormatError(file + ": n_embd: " + std::to_string(spec.dModel) +
+                          " is too large: without n_inner the feed-forward size is 4 × n_embd = " +
+                          std::to_string(std::int64_t{4} * spec.dModel) + ", at most " +
+                          std::to_string(kMaxModelWidth) + " (2^24) is supported");
+    }
     spec.vocabSize = config.positiveInt("vocab_size");
     spec.maxPositions = config.positiveIntOf({"n_positions", "n_ctx"});
     spec.typeVocabSize = 0;

@@ -131,12 +131,16 @@ std::vector<TensorEntry> decoderEntries() {
     return e;
 }
 
-// Older checkpoints also store the stacks' own (tied) copies of the embedding.
+// Older checkpoints also store the stacks' own (tied) copies of the embedding. Real T5
+// checkpoints also hold a relative position bias on the decoder's first cross-attention, which
+// T5 never uses (cross-attention has no position bias); transformers ignores it on load too
+// (T5ForConditionalGeneration's _keys_to_ignore_on_load_unexpected).
 const ArchTable kT5Decoder = {
     "t5",
     {},
     decoderEntries(),
-    {"encoder.", "decoder.embed_tokens."},
+    {"encoder.", "decoder.embed_tokens.",
+     "decoder.block.0.layer.1.EncDecAttention.relative_attention_bias."},
     readT5Decoder,
     {PredictionKind::CausalLm, {}, "lm_head.weight", nullptr},
 };
