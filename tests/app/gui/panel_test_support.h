@@ -3,9 +3,12 @@
 // shown in it.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include <QCoreApplication>
+#include <QDockWidget>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -51,6 +54,29 @@ inline std::unique_ptr<MainWindow> windowWithModel(const QString& path) {
     window->resize(1400, 900);
     window->show();
     return openModelIn(*window, path) ? std::move(window) : nullptr;
+}
+
+// A corpus panel in its bottom dock at a small window (issue 30): the dock opens at a quarter of
+// the window so that the head map keeps about half, where the panel scrolls at its minimum
+// height, never laid out taller than that (a wrapped summary's height-for-width did); once the
+// dock is 300 px tall the panel shows whole. Empty when all holds, else what did not.
+inline QString dockedPanelFitProblem(MainWindow& window, QDockWidget* dock, const QWidget* panel) {
+    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
+    if (!scroll) {
+        return QStringLiteral("the dock holds no scroll area");
+    }
+    const auto problem = [&] {
+        return QStringLiteral("panel %1 px in a viewport of %2 px")
+            .arg(panel->height())
+            .arg(scroll->viewport()->height());
+    };
+    if (panel->height() >
+        std::max(scroll->viewport()->height(), panel->minimumSizeHint().height())) {
+        return problem();
+    }
+    window.resizeDocks({dock}, {300}, Qt::Vertical);
+    QTest::qWait(50);
+    return panel->height() <= scroll->viewport()->height() ? QString() : problem();
 }
 
 }  // namespace attnscope::app::paneltest

@@ -20,7 +20,6 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QPushButton>
-#include <QScrollArea>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -567,22 +566,8 @@ void SurveyPanelTest::fitsA1024x700Window() {
     auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
     QTRY_VERIFY(dock->isVisible());
     QTest::qWait(200);  // the dock's first-open resize is queued
-    auto* scroll = qobject_cast<QScrollArea*>(dock->widget());
-    QVERIFY(scroll);
-    // The dock opens at a quarter of the window so that the head map keeps about half (issue
-    // 30): the panel scrolls there at its minimum height, never laid out taller than that (a
-    // wrapped summary's height-for-width did), and shows whole once the dock is 300 px tall.
-    QVERIFY2(m_panel->height() <=
-                 std::max(scroll->viewport()->height(), m_panel->minimumSizeHint().height()),
-             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
-                            .arg(m_panel->height())
-                            .arg(scroll->viewport()->height())));
-    m_window->resizeDocks({dock}, {300}, Qt::Vertical);
-    QTest::qWait(50);
-    QVERIFY2(m_panel->height() <= scroll->viewport()->height(),
-             qPrintable(QStringLiteral("panel %1 px in a viewport of %2 px")
-                            .arg(m_panel->height())
-                            .arg(scroll->viewport()->height())));
+    const QString fit = paneltest::dockedPanelFitProblem(*m_window, dock, m_panel);
+    QVERIFY2(fit.isEmpty(), qPrintable(fit));
     QVERIFY(m_panel->table()->height() >= 100);
     QVERIFY(m_panel->scatter()->height() >= 100);
     auto* summary = m_window->findChild<QLabel*>(QStringLiteral("surveySummary"));

@@ -15,7 +15,7 @@
 #include <QWheelEvent>
 
 #include "main_window.h"
-#include "service/compute_service.h"
+#include "panel_test_support.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
@@ -26,6 +26,17 @@ using namespace attnscope::app;
 namespace {
 
 constexpr int kTimeoutMs = 20000;
+
+// Shows `window` at 1400 x 900, active (the keys under test go to the focused widget), with the
+// GPT-2 test checkpoint open; false when either did not happen in time.
+bool showWithGpt2(MainWindow& window) {
+    window.resize(1400, 900);
+    window.show();
+    window.activateWindow();
+    return QTest::qWaitForWindowActive(&window) &&
+           paneltest::openModelIn(
+               window, QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"), kTimeoutMs);
+}
 
 QImage grayCells(int n) {
     QImage image(n, n, QImage::Format_RGB32);
@@ -99,14 +110,8 @@ void ViewInteractionTest::dragPansWithoutClicking() {
 
 void ViewInteractionTest::keysWorkWhileTypingInTheSentenceField() {
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    window.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(showWithGpt2(window));
     AnalysisSession* session = window.session();
-    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
-    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
-    QVERIFY(loaded.wait(kTimeoutMs));
     auto* tabs = window.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
     auto* headView = window.findChild<HeadView*>(QStringLiteral("headView"));
     tabs->setCurrentWidget(headView);
@@ -205,14 +210,8 @@ void ViewInteractionTest::zoomedMapShowsScrollBars() {
 // The README says to click the map to use its plain keys; that click moved the Predictions row.
 void ViewInteractionTest::focusingClickKeepsThePredictionRow() {
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    window.activateWindow();
-    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QVERIFY(showWithGpt2(window));
     AnalysisSession* session = window.session();
-    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
-    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
-    QVERIFY(loaded.wait(kTimeoutMs));
     auto* edit = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
     edit->setText(QStringLiteral("one two three four"));
     auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
