@@ -134,10 +134,9 @@ TEST_P(AttributionParity, Alti) {
     // A10's bound is 1e-5 × max(1, max |y|), checked at run time (computeAttribution throws
     // beyond it); the small fixtures meet 1e-5 outright. The large-values GPT-2's attention
     // outputs are 36 times larger, and so is the rounding of their sum.
-    if (GetParam() != "gpt2_f32_values_x6") {
-        for (double e : a.reconstructionError) {
-            EXPECT_LE(e, 1e-5);
-        }
+    const double bound = GetParam() == std::string("gpt2_f32_values_x6") ? 36 * 1e-5 : 1e-5;
+    for (double e : a.reconstructionError) {
+        EXPECT_LE(e, bound);
     }
 }
 
