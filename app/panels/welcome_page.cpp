@@ -101,11 +101,12 @@ void WelcomePage::setModels(const QStringList& recent) {
     m_list->clear();
     const QString shipped = defaultModelDir();
     if (!shipped.isEmpty()) {
-        auto* item = new QListWidgetItem(
-            tr("AttnScope's own small model (BERT-style, trained by the project on English text)"),
-            m_list);
+        // Short enough for the list at 1024 × 700 (the longer line ran under a scroll bar); the
+        // rest goes to the tool tip.
+        auto* item = new QListWidgetItem(tr("AttnScope's own small model (BERT-style)"), m_list);
         item->setData(Qt::UserRole, shipped);
-        item->setToolTip(shipped);
+        item->setToolTip(
+            tr("A 4-layer masked LM trained by the project on English text\n%1").arg(shipped));
     }
     for (const QString& path : recent) {
         if (!shipped.isEmpty() &&
