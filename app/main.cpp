@@ -6,12 +6,12 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include "analyses/importance/importance_dock.h"
+#include "analyses/survey/survey_dock.h"
 #include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/version.h"
 #include "command_line.h"
 #include "main_window.h"
-#include "panels/importance_dock.h"
-#include "panels/survey_dock.h"
 
 int main(int argc, char** argv) {
     attnscope::keepFreedMemoryForReuse();

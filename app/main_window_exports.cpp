@@ -5,15 +5,15 @@
 #include <QMenu>
 #include <QStatusBar>
 
+#include "analyses/entropy/entropy_charts.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/export/hdf5_writer.h"
 #include "attnscope/export/seq2seq_export.h"
 #include "dialogs/export_dialog.h"
-#include "dialogs/file_dialogs.h"
 #include "main_window.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/entropy_charts.h"
+#include "widgets/file_dialogs.h"
 
 namespace attnscope::app {
 

@@ -1,4 +1,4 @@
-#include "cli_checks.h"
+#include "cli/cli_checks.h"
 
 #include <array>
 #include <cerrno>

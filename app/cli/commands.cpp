@@ -1,4 +1,4 @@
-#include "commands.h"
+#include "cli/commands.h"
 
 #include <cmath>
 #include <filesystem>
@@ -16,9 +16,9 @@
 #include "attnscope/io/input_file.h"
 #include "attnscope/model/model.h"
 #include "attnscope/tokenize/tokenizer.h"
-#include "cli_checks.h"
-#include "sentence_input.h"
-#include "seq2seq_command.h"
+#include "cli/cli_checks.h"
+#include "cli/sentence_input.h"
+#include "cli/seq2seq_command.h"
 
 namespace attnscope::cli {
 

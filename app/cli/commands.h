@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "sentence_input.h"
-#include "seq2seq_input.h"
+#include "cli/sentence_input.h"
+#include "cli/seq2seq_input.h"
 
 namespace CLI {
 class App;

@@ -8,22 +8,22 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ablate_command.h"
+#include "analyses/ablation/ablate_command.h"
+#include "analyses/attribution/attribution_command.h"
+#include "analyses/coref/coref_command.h"
+#include "analyses/dependencies/deps_command.h"
+#include "analyses/entropy/stats_command.h"
+#include "analyses/importance/importance_command.h"
+#include "analyses/offsets/positions_command.h"
+#include "analyses/survey/survey_command.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/version.h"
-#include "attribution_command.h"
-#include "cli_checks.h"
-#include "commands.h"
-#include "coref_command.h"
-#include "deps_command.h"
-#include "importance_command.h"
-#include "positions_command.h"
-#include "predict_command.h"
-#include "render_command.h"
-#include "stats_command.h"
-#include "survey_command.h"
+#include "cli/cli_checks.h"
+#include "cli/commands.h"
+#include "cli/predict_command.h"
+#include "cli/render_command.h"
 
 namespace {
 

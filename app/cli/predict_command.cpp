@@ -1,4 +1,4 @@
-#include "predict_command.h"
+#include "cli/predict_command.h"
 
 #include <iomanip>
 #include <iostream>
@@ -8,8 +8,8 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/forward/prediction.h"
-#include "cli_checks.h"
-#include "seq2seq_command.h"
+#include "cli/cli_checks.h"
+#include "cli/seq2seq_command.h"
 
 namespace attnscope::cli {
 

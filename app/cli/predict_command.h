@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "sentence_input.h"
-#include "seq2seq_input.h"
+#include "cli/sentence_input.h"
+#include "cli/seq2seq_input.h"
 
 namespace CLI {
 class App;

@@ -1,4 +1,4 @@
-#include "render_command.h"
+#include "cli/render_command.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,7 +12,7 @@
 
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/base/error.h"
-#include "cli_checks.h"
+#include "cli/cli_checks.h"
 #include "render/figure.h"
 #include "render/figure_file.h"
 

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "attnscope/base/head_id.h"
-#include "sentence_input.h"
-#include "seq2seq_input.h"
+#include "cli/sentence_input.h"
+#include "cli/seq2seq_input.h"
 
 namespace CLI {
 class App;

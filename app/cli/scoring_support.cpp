@@ -1,4 +1,4 @@
-#include "scoring_support.h"
+#include "cli/scoring_support.h"
 
 #include <chrono>
 #include <csignal>

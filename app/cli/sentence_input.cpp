@@ -1,4 +1,4 @@
-#include "sentence_input.h"
+#include "cli/sentence_input.h"
 
 #include <filesystem>
 #include <iostream>
@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 
 #include "attnscope/base/error.h"
-#include "cli_checks.h"
-#include "seq2seq_input.h"
+#include "cli/cli_checks.h"
+#include "cli/seq2seq_input.h"
 
 namespace attnscope::cli {
 

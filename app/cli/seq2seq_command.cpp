@@ -1,4 +1,4 @@
-#include "seq2seq_command.h"
+#include "cli/seq2seq_command.h"
 
 #include <iomanip>
 #include <iostream>
@@ -9,7 +9,7 @@
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/export/seq2seq_export.h"
 #include "attnscope/forward/prediction.h"
-#include "seq2seq_input.h"
+#include "cli/seq2seq_input.h"
 
 namespace attnscope::cli {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "attnscope/model/model.h"
-#include "commands.h"
-#include "predict_command.h"
+#include "cli/commands.h"
+#include "cli/predict_command.h"
 
 namespace attnscope::cli {
 

@@ -1,4 +1,4 @@
-#include "seq2seq_input.h"
+#include "cli/seq2seq_input.h"
 
 #include <iostream>
 #include <map>
@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "attnscope/base/error.h"
-#include "cli_checks.h"
+#include "cli/cli_checks.h"
 
 namespace attnscope::cli {
 

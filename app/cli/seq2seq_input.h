@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "attnscope/analysis/seq2seq_analysis.h"
-#include "sentence_input.h"
+#include "cli/sentence_input.h"
 
 namespace CLI {
 class App;

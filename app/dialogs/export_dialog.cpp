@@ -16,7 +16,7 @@
 #include "attnscope/base/error.h"
 #include "render/figure.h"
 #include "session/analysis_session.h"
-#include "views/attention_kind_combo.h"
+#include "widgets/attention_kind_combo.h"
 
 namespace attnscope::app {
 

@@ -17,6 +17,10 @@
 #include <QObject>
 #include <QString>
 
+#include "analyses/attribution/attribution_document.h"
+#include "analyses/coref/coref_document.h"
+#include "analyses/importance/importance_document.h"
+#include "analyses/survey/survey_document.h"
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
@@ -26,10 +30,7 @@
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
-#include "session/attribution.h"
-#include "session/coref.h"
-#include "session/importance.h"
-#include "session/survey.h"
+#include "session/meta_types.h"
 #include "session/token_id_input.h"
 #include "session/treebank.h"
 
@@ -438,6 +439,3 @@ private:
 };
 
 }  // namespace attnscope::app
-
-Q_DECLARE_METATYPE(attnscope::HeadId)
-Q_DECLARE_METATYPE(attnscope::forward::AttentionKind)

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "session/analysis_session.h"
-#include "views/head_record_status.h"
+#include "session/head_record_status.h"
 
 namespace attnscope::app {
 

@@ -9,10 +9,10 @@
 #include <QPainter>
 #include <QRegularExpression>
 
-#include "models/head_grid_model.h"
+#include "analyses/ablation/ablation_menu.h"
 #include "render/colormap.h"
 #include "session/analysis_session.h"
-#include "views/ablation_menu.h"
+#include "views/head_grid_model.h"
 
 namespace attnscope::app {
 

@@ -12,15 +12,15 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "analyses/ablation/ablation_menu.h"
+#include "analyses/attribution/method_selector.h"
+#include "analyses/coref/coref_document.h"
 #include "attnscope/analysis/word_attention.h"
-#include "models/kv_groups.h"
 #include "session/analysis_session.h"
-#include "session/coref.h"
 #include "session/head_record_watch.h"
-#include "views/ablation_menu.h"
-#include "views/attention_kind_combo.h"
 #include "views/heatmap_widget.h"
-#include "views/method_selector.h"
+#include "views/kv_groups.h"
+#include "widgets/attention_kind_combo.h"
 
 namespace attnscope::app {
 

@@ -15,8 +15,8 @@
 
 #include "session/analysis_session.h"
 #include "session/head_record_watch.h"
-#include "views/chart_palette.h"
 #include "views/line_canvas.h"
+#include "widgets/chart_palette.h"
 
 namespace attnscope::app {
 

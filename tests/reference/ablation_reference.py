@@ -56,7 +56,6 @@ mean_sentences, logit_diff, mask_id, compute_dtype, max_abs_diff_vs_float64 (abl
   ablation_reference.py --self-test CHECKPOINTS_DIR   invariants on the fixture checkpoints.
 """
 
-import argparse
 import collections
 import json
 import math
@@ -67,6 +66,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 import torch_reference  # noqa: E402
 
@@ -421,9 +421,7 @@ def write_reference(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--self-test", metavar="CHECKPOINTS_DIR")
-    parser.add_argument("--model", help="checkpoint folder")
+    parser = reference_main.parser(__doc__, self_test=True, model_required=False)
     parser.add_argument("--ids", help="comma-separated token ids")
     parser.add_argument("--ablate", default="", help="e.g. 1-0:zero,2-g1:sink,0-3:mean")
     parser.add_argument("--mean-corpus", help="one comma-separated id list per line")
@@ -432,18 +430,10 @@ def main():
     parser.add_argument("--mask-id", type=int, help="mask token id (default: tokenizer files)")
     parser.add_argument("--out", help="output .safetensors")
     args = parser.parse_args()
-    if args.self_test:
-        import ablation_selftest  # noqa: E402 (only the self-test needs it)
-        sys.exit(ablation_selftest.run(args.self_test))
+    reference_main.run_self_test(args, "ablation_selftest")
     if not (args.model and args.ids and args.out):
         parser.error("--model, --ids and --out are required (or --self-test)")
-    try:
-        write_reference(args)
-    except (ValueError, OSError, KeyError, NotImplementedError) as e:
-        sys.exit(f"ablation_reference.py: {e}")
-    except IndexError as e:
-        # Position tables: a sentence longer than the model's positions.
-        sys.exit(f"ablation_reference.py: {args.model}: an input does not fit the model ({e})")
+    reference_main.write_or_exit(write_reference, args, "ablation_reference.py", "an input")
 
 
 if __name__ == "__main__":

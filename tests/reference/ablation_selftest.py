@@ -12,6 +12,7 @@ import torch
 import ablation_reference as ar
 import st_io
 import torch_reference
+import selftest_checks
 from selftest_checks import Checks
 
 CASES = ("bert_f32", "gpt2_f32", "roberta_f32", "distilbert_f16", "llama_f32",
@@ -266,8 +267,7 @@ def run(root):
     hand_made(check)
     worst, seen = 0.0, 0
     for name in CASES:
-        if not os.path.isdir(os.path.join(root, name)):
-            print(f"  skip {name}: not in {root}")
+        if not selftest_checks.have_case(root, name):
             continue
         seen += 1
         check.case = name
@@ -280,10 +280,6 @@ def run(root):
         check_mean(check, c)
         worst = max(worst, check_combined(check, c))
     elapsed = time.monotonic() - start
-    print(f"ablation self-test: {check.count} checks on {seen} checkpoints, "
-          f"{len(check.failed)} failed; worst fp32/fp64 gap of ablated probs {worst:.2e}; "
-          f"{elapsed:.1f} s")
-    if not seen:
-        print(f"no fixture checkpoint under {root}")
-        return 1
-    return 1 if check.failed else 0
+    return selftest_checks.finish(
+        "ablation", check, seen, root,
+        f"; worst fp32/fp64 gap of ablated probs {worst:.2e}; {elapsed:.1f} s")

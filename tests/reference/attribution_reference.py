@@ -132,7 +132,6 @@ CLI:
       value-zeroing[,...] --out FILE.safetensors
 """
 
-import argparse
 import json
 import os
 import sys
@@ -142,6 +141,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llama_reference  # noqa: E402
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 import torch_reference  # noqa: E402
 
@@ -556,20 +556,13 @@ def write_reference(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="checkpoint folder")
+    parser = reference_main.parser(__doc__)
     parser.add_argument("--ids", required=True, help="comma-separated token ids")
     parser.add_argument("--method", default="all",
                         help="all, or a comma-separated list of " + ", ".join(METHODS))
     parser.add_argument("--out", required=True, help="output .safetensors")
     args = parser.parse_args()
-    try:
-        write_reference(args)
-    except (ValueError, OSError, KeyError, NotImplementedError) as e:
-        sys.exit(f"attribution_reference.py: {e}")
-    except IndexError as e:
-        # Position tables: a sentence longer than the model's positions.
-        sys.exit(f"attribution_reference.py: {args.model}: the input does not fit the model ({e})")
+    reference_main.write_or_exit(write_reference, args, "attribution_reference.py", "the input")
 
 
 if __name__ == "__main__":

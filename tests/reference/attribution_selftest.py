@@ -435,8 +435,7 @@ def run(root):
     value_zeroing_golden(check)
     seen = 0
     for name, index in CASES:
-        if not os.path.isdir(os.path.join(root, name)):
-            print(f"  skip {name}: not in {root}")
+        if not selftest_checks.have_case(root, name):
             continue
         check.case = name
         seen += 1
@@ -451,15 +450,9 @@ def run(root):
             large_values_case(check, model, ids)
     if seen:
         cli_round_trip(check, root)
-    print(f"attribution self-test: {check.count} checks on {seen} checkpoints, "
-          f"{len(check.failed)} failed, {time.monotonic() - start:.1f} s")
-    if not seen:
-        print(f"no fixture checkpoint under {root}")
-        return 1
-    return 1 if check.failed else 0
+    return selftest_checks.finish("attribution", check, seen, root,
+                                  f", {time.monotonic() - start:.1f} s")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: attribution_selftest.py CHECKPOINTS_DIR")
-    sys.exit(run(sys.argv[1]))
+    selftest_checks.main(run, "attribution_selftest.py")

@@ -39,7 +39,6 @@ special_ids, sentences, skipped, targets, units.
   importance_reference.py --self-test CHECKPOINTS_DIR   invariants (importance_selftest.py).
 """
 
-import argparse
 import collections
 import math
 import os
@@ -49,6 +48,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ablation_reference as ar  # noqa: E402
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 
 MASK64 = (1 << 64) - 1
@@ -256,9 +256,7 @@ def write_reference(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--self-test", metavar="CHECKPOINTS_DIR")
-    parser.add_argument("--model", help="checkpoint folder")
+    parser = reference_main.parser(__doc__, self_test=True, model_required=False)
     parser.add_argument("--corpus", help="one comma-separated id list per line")
     parser.add_argument("--special-ids", default="", help="ids never masked, e.g. 101,102")
     parser.add_argument("--mask-id", type=int, help="mask token id (default: tokenizer files)")
@@ -270,17 +268,12 @@ def main():
                         help="pruning fractions, comma-separated")
     parser.add_argument("--out", help="output .safetensors")
     args = parser.parse_args()
-    if args.self_test:
-        import importance_selftest  # noqa: E402 (only the self-test needs it)
-        sys.exit(importance_selftest.run(args.self_test))
+    reference_main.run_self_test(args, "importance_selftest")
     if not (args.model and args.corpus and args.out):
         parser.error("--model, --corpus and --out are required (or --self-test)")
     if args.seed < 0:
         parser.error("--seed must be >= 0")
-    try:
-        write_reference(args)
-    except (ValueError, OSError, KeyError, NotImplementedError) as e:
-        sys.exit(f"importance_reference.py: {e}")
+    reference_main.write_or_exit(write_reference, args, "importance_reference.py")
 
 
 if __name__ == "__main__":

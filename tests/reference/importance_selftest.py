@@ -11,6 +11,7 @@ import torch
 import ablation_reference as ar
 import importance_reference as ir
 import torch_reference
+import selftest_checks
 from selftest_checks import Checks
 
 # Two sentences framed by BERT-fixture specials (101, 102), a specials-only one, a repeat.
@@ -123,8 +124,7 @@ def run(root):
     items(check)
     for name, kind, kv in (("bert_f32", "zero", False), ("gpt2_f32", "mean", False),
                            ("qwen2_gqa2_bf16", "zero", True), ("llama3_gqa4_f32", "sink", True)):
-        if not os.path.isdir(os.path.join(root, name)):
-            print(f"  skip {name}: not in {root}")
+        if not selftest_checks.have_case(root, name):
             continue
         importance_invariants(check, root, name, kind, kv)
     check.case = "bert_f32"

@@ -96,7 +96,6 @@ mds_eigenvalues F64 [2], probe_tokens I64 [R, 2N+1] when the probe ran; metadata
 sentences, layers, heads, rare_sentences.
 """
 
-import argparse
 import math
 import os
 import sys
@@ -108,6 +107,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ablation_reference as ar  # noqa: E402
 import importance_reference  # noqa: E402  (its SplitMix64 mirrors head_importance.h)
 import llama_reference  # noqa: E402
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 
 CLARK = ("first", "last", "self", "prev", "next", "punct", "period", "special")
@@ -520,8 +520,7 @@ def write_survey(args):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", required=True, help="checkpoint folder")
+    parser = reference_main.parser(__doc__)
     parser.add_argument("--corpus", required=True, help="one comma-separated id list per line")
     parser.add_argument("--special-ids", default="", help="e.g. 101,102,0")
     parser.add_argument("--punct-ids", default="", help="ids counted as punctuation (S4)")
@@ -535,12 +534,7 @@ def main():
     parser.add_argument("--bos-id", type=int, help="probe BOS (S7)")
     parser.add_argument("--out", required=True, help="output .safetensors")
     args = parser.parse_args()
-    try:
-        write_survey(args)
-    except (ValueError, OSError, KeyError, NotImplementedError) as e:
-        sys.exit(f"survey_reference.py: {e}")
-    except IndexError as e:
-        sys.exit(f"survey_reference.py: {args.model}: an input does not fit the model ({e})")
+    reference_main.write_or_exit(write_survey, args, "survey_reference.py", "an input")
 
 
 if __name__ == "__main__":

@@ -413,22 +413,15 @@ def run(root):
         golden(check)
     seen = 0
     for name in CASES:
-        if not os.path.isdir(os.path.join(root, name)):
-            print(f"  skip {name}: not in {root}")
+        if not selftest_checks.have_case(root, name):
             continue
         seen += 1
         _, corpus, scores, sequences = fixture_invariants(check, root, name)
         if name in ("gpt2_f32", "bert_f32"):
             cli_round_trip(check, root, name, corpus, scores, sequences)
-    print(f"survey self-test: {check.count} checks on {seen} checkpoints, "
-          f"{len(check.failed)} failed; {time.monotonic() - start:.1f} s")
-    if not seen:
-        print(f"no fixture checkpoint under {root}")
-        return 1
-    return 1 if check.failed else 0
+    return selftest_checks.finish("survey", check, seen, root,
+                                  f"; {time.monotonic() - start:.1f} s")
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit("usage: survey_selftest.py CHECKPOINTS_DIR")
-    sys.exit(run(sys.argv[1]))
+    selftest_checks.main(run, "survey_selftest.py")

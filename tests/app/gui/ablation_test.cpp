@@ -15,15 +15,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "analyses/predictions/prediction_panel.h"
 #include "main_window.h"
-#include "models/head_grid_model.h"
 #include "panel_test_support.h"
-#include "panels/message_bar.h"
-#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
+#include "widgets/message_bar.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -7,12 +7,12 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "analyses/alignment/alignment_grid.h"
+#include "analyses/alignment/alignment_view.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "main_window.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/alignment_grid.h"
-#include "views/alignment_view.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

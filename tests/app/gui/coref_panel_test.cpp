@@ -2,7 +2,7 @@
 // CorefUD file (two documents, written here) in the background with a small random BERT (real
 // vocabulary), compare the table and heatmap with the core's own scoring, cancel, fail, drop the
 // scores with a new model, and show a window with its gold coreference arcs in the head view.
-#include "panels/coref_panel.h"
+#include "analyses/coref/coref_panel.h"
 
 #include <algorithm>
 #include <fstream>
@@ -21,13 +21,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "analyses/coref/coref_document.h"
+#include "analyses/coref/coref_table_model.h"
+#include "analyses/dependencies/dependency_panel.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
-#include "models/coref_table_model.h"
-#include "panels/dependency_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "session/coref.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
 

@@ -8,12 +8,12 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include "analyses/predictions/prediction_panel.h"
 #include "attnscope/forward/prediction.h"
 #include "main_window.h"
-#include "models/head_grid_model.h"
-#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/heatmap_widget.h"
 

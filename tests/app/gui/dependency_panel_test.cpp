@@ -1,7 +1,7 @@
 // Drives the Dependencies dock of the real main window offscreen: score the first sentences of
 // UD English-EWT dev in the background with a small random BERT (real vocabulary), compare the
 // table with the core's own scoring, click the heatmap, cancel, fail, and see gold arcs.
-#include "panels/dependency_panel.h"
+#include "analyses/dependencies/dependency_panel.h"
 
 #include <fstream>
 
@@ -19,9 +19,9 @@
 #include <QTest>
 #include <QThreadPool>
 
+#include "analyses/dependencies/dependency_table_model.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "main_window.h"
-#include "models/dependency_table_model.h"
 #include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"

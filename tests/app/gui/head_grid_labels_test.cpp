@@ -17,14 +17,14 @@
 #include "attnscope/analysis/head_labels.h"
 #include "attnscope/analysis/head_survey.h"
 #include "main_window.h"
-#include "models/head_grid_model.h"
 #include "panel_test_support.h"
-#include "panels/theme.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
+#include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
+#include "widgets/theme.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -18,17 +18,17 @@
 #include <QThreadPool>
 
 #include "../../core/support/same_bits.h"
+#include "analyses/compare/compare_view.h"
+#include "analyses/offsets/offsets_view.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/head_record.h"
 #include "main_window.h"
-#include "panels/message_bar.h"
 #include "pool_gate.h"
 #include "render/heatmap_image.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/compare_view.h"
 #include "views/heatmap_widget.h"
-#include "views/offsets_view.h"
+#include "widgets/message_bar.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -5,7 +5,7 @@
 // export CSV (read back), HDF5 and figures; drop the result with a new model; key/value groups
 // of a grouped-query model; the File menu entry and --importance. Issue 30: a successful rerun
 // withdraws the "cancelled" message; the menu entry asks for the corpus.
-#include "panels/importance_panel.h"
+#include "analyses/importance/importance_panel.h"
 
 #include <algorithm>
 
@@ -31,17 +31,17 @@
 #include <QTextStream>
 #include <QValueAxis>
 
+#include "analyses/importance/importance_dock.h"
+#include "analyses/importance/importance_table_model.h"
+#include "analyses/importance/pruning_chart.h"
 #include "attnscope/analysis/head_importance.h"
 #include "command_line.h"
 #include "main_window.h"
-#include "models/importance_table_model.h"
 #include "panel_test_support.h"
-#include "panels/importance_dock.h"
-#include "panels/message_bar.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
-#include "views/pruning_chart.h"
+#include "widgets/message_bar.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -12,9 +12,9 @@
 
 #include "attnscope/analysis/truncation.h"
 #include "main_window.h"
-#include "panels/message_bar.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "widgets/message_bar.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

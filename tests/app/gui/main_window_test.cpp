@@ -12,16 +12,16 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
+#include "analyses/compare/compare_view.h"
 #include "dialogs/export_dialog.h"
-#include "models/head_grid_model.h"
-#include "panels/message_bar.h"
 #include "render/heatmap_image.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/compare_view.h"
+#include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "widgets/message_bar.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

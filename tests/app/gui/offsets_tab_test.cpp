@@ -11,12 +11,12 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "analyses/offsets/offset_chart.h"
+#include "analyses/offsets/offsets_view.h"
 #include "attnscope/analysis/relative_position.h"
 #include "main_window.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/offset_chart.h"
-#include "views/offsets_view.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -22,11 +22,11 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "analyses/coref/coref_panel.h"
+#include "analyses/dependencies/dependency_panel.h"
+#include "analyses/importance/importance_dock.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
-#include "panels/coref_panel.h"
-#include "panels/dependency_panel.h"
-#include "panels/importance_dock.h"
 #include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"

@@ -2,7 +2,7 @@
 // a score outside [0, 1], the selected head's bin accented, the bar tool tips, the grid's columns,
 // PNG/SVG figures and errors that name the path. With ATTNSCOPE_SHOT_DIR set, also writes
 // pictures of the grid there.
-#include "views/score_histograms.h"
+#include "analyses/survey/score_histograms.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,9 +24,9 @@
 #include <QToolTip>
 #include <QValueAxis>
 
-#include "panels/theme.h"
 #include "session/analysis_session.h"  // HeadId as a QVariant (the signal spy)
-#include "views/chart_palette.h"
+#include "widgets/chart_palette.h"
+#include "widgets/theme.h"
 
 using attnscope::app::ScoreColumn;
 using attnscope::app::ScoreHistograms;

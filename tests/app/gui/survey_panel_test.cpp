@@ -6,7 +6,7 @@
 // corpus gives each head's best relation; a new model drops the result; the File menu entries
 // and --survey. Issue 30: closing the dock ends its label filter; a head beats no relation's
 // baseline has no best relation.
-#include "panels/survey_panel.h"
+#include "analyses/survey/survey_panel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -30,15 +30,15 @@
 #include <QTest>
 #include <QTextStream>
 
+#include "analyses/survey/mds_scatter.h"
+#include "analyses/survey/score_histograms.h"
+#include "analyses/survey/survey_dock.h"
+#include "analyses/survey/survey_table_model.h"
 #include "command_line.h"
 #include "main_window.h"
-#include "models/survey_table_model.h"
 #include "panel_test_support.h"
-#include "panels/survey_dock.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
-#include "views/mds_scatter.h"
-#include "views/score_histograms.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

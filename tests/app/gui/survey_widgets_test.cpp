@@ -22,10 +22,10 @@
 #include <QToolTip>
 #include <QValueAxis>
 
-#include "panels/theme.h"
+#include "analyses/survey/mds_scatter.h"
 #include "session/analysis_session.h"  // HeadId as a QVariant (the signal spy)
-#include "views/chart_palette.h"
-#include "views/mds_scatter.h"
+#include "widgets/chart_palette.h"
+#include "widgets/theme.h"
 
 using attnscope::HeadId;
 using attnscope::app::MdsColouring;

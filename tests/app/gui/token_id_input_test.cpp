@@ -15,10 +15,10 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "main_window.h"
 #include "panel_test_support.h"
-#include "panels/message_bar.h"
-#include "panels/sentence_field.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
+#include "widgets/message_bar.h"
+#include "widgets/sentence_field.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

@@ -20,8 +20,8 @@
 #include <QTabWidget>
 #include <QTest>
 
+#include "analyses/predictions/prediction_panel.h"
 #include "main_window.h"
-#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"

@@ -19,32 +19,20 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
 using CliRun = testing::CommandRun;
 
-CliRun run(const std::string& commandLine) {
-    return testing::runCommand(commandLine);
-}
-
-std::string cli(const std::string& args) {
-    return std::string("'") + ATTNSCOPE_CLI + "' " + args;
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
-const std::string kBert = quoted(kCheckpoints / "bert_f32");
-const std::string kGpt2 = quoted(kCheckpoints / "gpt2_f32");
+const std::string kBert = testing::shellQuoted(kCheckpoints / "bert_f32");
+const std::string kGpt2 = testing::shellQuoted(kCheckpoints / "gpt2_f32");
 
 TEST(RenderCli, HelpListsTheOptions) {
-    const CliRun render = run(cli("render --help"));
+    const CliRun render = testing::runCli("render --help");
     EXPECT_EQ(render.exitCode, 0);
     for (const char* option : {"--layer", "--head", "--heads", "--grid", "--width", "--height",
                                "--dpi", "--colormap", "--scaling", "--mask", "--token-ids"}) {
         EXPECT_NE(render.out.find(option), std::string::npos) << option << "\n" << render.out;
     }
-    const CliRun stats = run(cli("stats --help"));
+    const CliRun stats = testing::runCli("stats --help");
     EXPECT_EQ(stats.exitCode, 0);
     EXPECT_NE(stats.out.find("--out"), std::string::npos) << stats.out;
-    EXPECT_NE(run(cli("--help")).out.find("render"), std::string::npos);
+    EXPECT_NE(testing::runCli("--help").out.find("render"), std::string::npos);
 }
 
 TEST(RenderCli, UsageErrorsExitWithTwo) {
@@ -67,7 +55,7 @@ TEST(RenderCli, UsageErrorsExitWithTwo) {
              "stats " + kBert + ids,  // no --out
              "stats " + kBert + " --out x.csv",
          }) {
-        const CliRun r = run(cli(args));
+        const CliRun r = testing::runCli(args);
         EXPECT_EQ(r.exitCode, 2) << args << "\n" << r.err;
     }
 }
@@ -75,26 +63,27 @@ TEST(RenderCli, UsageErrorsExitWithTwo) {
 TEST(RenderCli, DataErrorsExitWithOne) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "fig.png";
-    const CliRun noHead = run(
-        cli("render " + kBert + " --token-ids 2,150,3 --layer 5 --head 0 --out " + quoted(out)));
+    const CliRun noHead =
+        testing::runCli("render " + kBert + " --token-ids 2,150,3 --layer 5 --head 0 --out " +
+                        testing::shellQuoted(out));
     EXPECT_EQ(noHead.exitCode, 1);
     EXPECT_NE(noHead.err.find("layer 5, head 0 does not exist"), std::string::npos) << noHead.err;
     EXPECT_EQ(std::count(noHead.err.begin(), noHead.err.end(), '\n'), 1) << noHead.err;
 
-    const CliRun badId =
-        run(cli("render " + kBert + " --token-ids 2,999999 --grid --out " + quoted(out)));
+    const CliRun badId = testing::runCli("render " + kBert + " --token-ids 2,999999 --grid --out " +
+                                         testing::shellQuoted(out));
     EXPECT_EQ(badId.exitCode, 1);
     EXPECT_NE(badId.err.find("outside the vocabulary"), std::string::npos) << badId.err;
 
     const fs::path nowhere = tmp.path() / "missing" / "fig.svg";
-    const CliRun noFolder =
-        run(cli("render " + kBert + " --token-ids 2,150,3 --grid --out " + quoted(nowhere)));
+    const CliRun noFolder = testing::runCli(
+        "render " + kBert + " --token-ids 2,150,3 --grid --out " + testing::shellQuoted(nowhere));
     EXPECT_EQ(noFolder.exitCode, 1);
     EXPECT_NE(noFolder.err.find(nowhere.string() + ": "), std::string::npos) << noFolder.err;
     EXPECT_FALSE(fs::exists(out));
 
-    const CliRun statsNoModel =
-        run(cli("stats " + quoted(tmp.path() / "nope") + " --token-ids 1 --out x.csv"));
+    const CliRun statsNoModel = testing::runCli(
+        "stats " + testing::shellQuoted(tmp.path() / "nope") + " --token-ids 1 --out x.csv");
     EXPECT_EQ(statsNoModel.exitCode, 1);
     EXPECT_NE(statsNoModel.err.find("nope"), std::string::npos) << statsNoModel.err;
 }
@@ -102,10 +91,10 @@ TEST(RenderCli, DataErrorsExitWithOne) {
 TEST(RenderCli, WritesAHeadPngOfTheRequestedSize) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "head.png";
-    const CliRun r =
-        run(cli("render " + kGpt2 + " --text 'Researchers compare attention heads' --layer 1 " +
-                "--head 2 --width 800 --height 640 --dpi 160 --colormap magma --scaling log " +
-                "--out " + quoted(out)));
+    const CliRun r = testing::runCli(
+        "render " + kGpt2 + " --text 'Researchers compare attention heads' --layer 1 " +
+        "--head 2 --width 800 --height 640 --dpi 160 --colormap magma --scaling log " + "--out " +
+        testing::shellQuoted(out));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const QImage image(QString::fromStdString(out.string()));
     ASSERT_FALSE(image.isNull());
@@ -119,28 +108,30 @@ TEST(RenderCli, RunsHeadlessWhateverTheEnvironmentSays) {
     testing::ScratchDir tmp;
     const std::string env = "QT_QPA_PLATFORM=no-such-platform DISPLAY= WAYLAND_DISPLAY= ";
     const fs::path svg = tmp.path() / "grid.svg";
-    const CliRun grid =
-        run(env + cli("render " + kBert + " --token-ids 2,150,200,3 --grid --out " + quoted(svg)));
+    const CliRun grid = testing::runCommand(
+        env + testing::cliCommand("render " + kBert + " --token-ids 2,150,200,3 --grid --out " +
+                                  testing::shellQuoted(svg)));
     ASSERT_EQ(grid.exitCode, 0) << grid.err;
     EXPECT_NE(testing::readFile(svg).find("<svg"), std::string::npos);
 
     const fs::path pdf = tmp.path() / "set.pdf";
-    const CliRun set =
-        run(env + cli("render " + kBert + " --token-ids 2,150,200,3 --heads 0-1,1-2 " +
-                      "--mask causal --out " + quoted(pdf)));
+    const CliRun set = testing::runCommand(
+        env + testing::cliCommand("render " + kBert + " --token-ids 2,150,200,3 --heads 0-1,1-2 " +
+                                  "--mask causal --out " + testing::shellQuoted(pdf)));
     ASSERT_EQ(set.exitCode, 0) << set.err;
     EXPECT_EQ(testing::readFile(pdf).rfind("%PDF-", 0), 0u);
 
-    const CliRun info = run(env + cli("info " + kBert));
+    const CliRun info = testing::runCommand(env + testing::cliCommand("info " + kBert));
     EXPECT_EQ(info.exitCode, 0) << info.err;
 }
 
 TEST(StatsCli, WritesOneRowPerHead) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "stats.csv";
-    const CliRun r = run("QT_QPA_PLATFORM=no-such-platform " +
-                         cli("stats " + kGpt2 + " --text 'Researchers compare attention heads' " +
-                             "--out " + quoted(out)));
+    const CliRun r = testing::runCommand(
+        "QT_QPA_PLATFORM=no-such-platform " +
+        testing::cliCommand("stats " + kGpt2 + " --text 'Researchers compare attention heads' " +
+                            "--out " + testing::shellQuoted(out)));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     std::istringstream in(testing::readFile(out));
     std::vector<std::string> lines;

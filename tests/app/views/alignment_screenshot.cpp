@@ -12,9 +12,9 @@
 #include <QEventLoop>
 #include <QTimer>
 
+#include "analyses/alignment/alignment_view.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/model/model.h"
-#include "views/alignment_view.h"
 
 using namespace attnscope;
 

@@ -3,7 +3,7 @@
 // weights for one head and for the mean, the headers are the words, the selectors change what
 // is shown, the empty states say what is missing, a click emits the picked pair, exports write
 // the same numbers, and 5 to 40 words per side lay out at 1024×700 and 1920×1080. Issue 20.
-#include "views/alignment_view.h"
+#include "analyses/alignment/alignment_view.h"
 
 #include <cmath>
 #include <random>
@@ -19,7 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "views/alignment_grid.h"
+#include "analyses/alignment/alignment_grid.h"
 
 using namespace attnscope;
 using attnscope::app::AlignmentGrid;

@@ -2,7 +2,7 @@
 // every map's tool tip gives the tokens and the values, the Jensen–Shannon divergence says its
 // log base and range, head B can be picked in the model grid, and the maps grow with the view.
 // Issue 30: B follows A into another layer until a B is picked.
-#include "views/compare_view.h"
+#include "analyses/compare/compare_view.h"
 
 #include <cmath>
 
@@ -13,9 +13,9 @@
 #include <QTableWidget>
 #include <QTest>
 
-#include "models/head_grid_model.h"
 #include "session/analysis_session.h"
 #include "view_test_data.h"
+#include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/heatmap_widget.h"
 

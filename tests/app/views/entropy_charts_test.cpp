@@ -2,7 +2,7 @@
 // checkpoints: the per-head points are the core's statistics, the reference line is the
 // uniform maximum, the per-query chart follows the selection and leaves fully masked rows out,
 // clicking a point selects its head, and charts export to PNG and SVG. Issue 3.
-#include "views/entropy_charts.h"
+#include "analyses/entropy/entropy_charts.h"
 
 #include <cmath>
 #include <numeric>
@@ -17,11 +17,11 @@
 #include <QTest>
 #include <QValueAxis>
 
+#include "analyses/entropy/head_metric_chart.h"
+#include "analyses/entropy/query_entropy_chart.h"
 #include "attnscope/analysis/head_stats.h"
 #include "session/analysis_session.h"
 #include "view_test_data.h"
-#include "views/head_metric_chart.h"
-#include "views/query_entropy_chart.h"
 
 using namespace attnscope;
 using attnscope::app::AnalysisSession;

@@ -2,7 +2,7 @@
 // the bars are the core's mean attention by offset, the highlighted bar and the caption are
 // Voita's verdict, a causal mask clips the positive offsets, and the view follows the selected
 // head, the result and the palette. Issue 5.
-#include "views/offsets_view.h"
+#include "analyses/offsets/offsets_view.h"
 
 #include <cmath>
 
@@ -14,11 +14,11 @@
 #include <QToolTip>
 #include <QValueAxis>
 
+#include "analyses/offsets/offset_chart.h"
 #include "attnscope/analysis/relative_position.h"
 #include "session/analysis_session.h"
 #include "view_test_data.h"
-#include "views/chart_palette.h"
-#include "views/offset_chart.h"
+#include "widgets/chart_palette.h"
 
 using namespace attnscope;
 using attnscope::app::AnalysisSession;

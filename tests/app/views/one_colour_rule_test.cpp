@@ -9,9 +9,9 @@
 #include <QTest>
 
 #include "attnscope/analysis/head_stats.h"
-#include "models/head_grid_model.h"
 #include "render/figure.h"
 #include "render/head_colors.h"
+#include "views/head_grid_model.h"
 
 using namespace attnscope;
 using attnscope::app::HeadGridModel;

@@ -15,12 +15,12 @@
 #include <QSvgRenderer>
 #include <QTextStream>
 
+#include "analyses/entropy/entropy_charts.h"
+#include "analyses/offsets/offsets_view.h"
 #include "session/analysis_session.h"
 #include "view_test_data.h"
-#include "views/entropy_charts.h"
 #include "views/line_canvas.h"
 #include "views/line_view.h"
-#include "views/offsets_view.h"
 
 using namespace attnscope;
 

@@ -31,8 +31,7 @@ const std::vector<std::int32_t> kIds = {3, 17, 9, 4, 12, 8, 21, 5, 2, 30, 11};
 const std::string kIdList = "3,17,9,4,12,8,21,5,2,30,11";
 
 testing::CommandRun ablate(const std::string& model, const std::string& args) {
-    return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' ablate " +
-                               testing::shellQuoted(kCheckpoints / model) + " " + args);
+    return testing::runCli("ablate " + testing::shellQuoted(kCheckpoints / model) + " " + args);
 }
 
 std::vector<std::string> fields(const std::string& line) {

@@ -28,28 +28,6 @@ using testing::H5Reader;
 const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 constexpr double kTol = 1e-5;
 
-std::string cli(const std::string& args) {
-    std::string out = "'";
-    out.append(ATTNSCOPE_CLI).append("' attribution ").append(args);
-    return out;
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-std::string idList(const std::vector<std::int64_t>& ids) {
-    std::string out;
-    for (const std::int64_t id : ids) {
-        out.append(out.empty() ? "" : ",").append(std::to_string(id));
-    }
-    return out;
-}
-
 // The names at the file's root, as h5py's keys() lists them.
 std::set<std::string> rootNames(const fs::path& path) {
     std::set<std::string> out;
@@ -87,14 +65,18 @@ TEST_P(AttributionCli, AllMethodsMatchTheReferenceDatasetByDataset) {
     const std::vector<std::int64_t> ids = testing::int64s(reference, "input_ids");
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "attribution.h5";
-    const testing::CommandRun run =
-        testing::runCommand(cli(quoted(kFixtures / "checkpoints" / GetParam()) + " --token-ids " +
-                                idList(ids) + " --method all --out " + quoted(out)));
+    const testing::CommandRun run = testing::runCli(
+        "attribution " + testing::shellQuoted(kFixtures / "checkpoints" / GetParam()) +
+        " --token-ids " + testing::idList(ids) + " --method all --out " +
+        testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "methods: raw norm rollout flow alti value-zeroing\n")) << run.out;
-    EXPECT_TRUE(has(run.out, "ALTI reconstruction error per layer (max |y^ - y|): ")) << run.out;
-    EXPECT_TRUE(has(run.out, "wrote:   " + out.string())) << run.out;
-    EXPECT_TRUE(has(run.err, "value-zeroing 100%")) << run.err;  // progress of the slow ones
+    EXPECT_TRUE(testing::contains(run.out, "methods: raw norm rollout flow alti value-zeroing\n"))
+        << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "ALTI reconstruction error per layer (max |y^ - y|): "))
+        << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "wrote:   " + out.string())) << run.out;
+    EXPECT_TRUE(testing::contains(run.err, "value-zeroing 100%"))
+        << run.err;  // progress of the slow ones
 
     std::set<std::string> expected = {"tokens"};  // the one dataset the reference lacks
     for (const auto& [name, tensor] : reference.tensors()) {
@@ -142,12 +124,12 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AttributionCli,
 TEST(AttributionCliMethods, NormWritesOnlyTheAttentionAndTheNormMaps) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "norm.h5";
-    const testing::CommandRun run =
-        testing::runCommand(cli(quoted(kFixtures / "checkpoints" / "bert_f32") +
-                                " --text 'the cat sat' --method norm --out " + quoted(out)));
+    const testing::CommandRun run = testing::runCli(
+        "attribution " + testing::shellQuoted(kFixtures / "checkpoints" / "bert_f32") +
+        " --text 'the cat sat' --method norm --out " + testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "methods: raw norm\n")) << run.out;
-    EXPECT_FALSE(has(run.out, "ALTI")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "methods: raw norm\n")) << run.out;
+    EXPECT_FALSE(testing::contains(run.out, "ALTI")) << run.out;
     const std::set<std::string> expected = {"input_ids", "tokens",     "attention",
                                             "norm_head", "norm_layer", "transformed_norm"};
     EXPECT_EQ(rootNames(out), expected);
@@ -164,21 +146,23 @@ TEST(AttributionCliMethods, NormWritesOnlyTheAttentionAndTheNormMaps) {
 TEST(AttributionCliErrors, UsageErrorsNameTheProblem) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "x.h5";
-    const std::string model = quoted(kFixtures / "checkpoints" / "gpt2_f32");
-    const testing::CommandRun unknown = testing::runCommand(
-        cli(model + " --token-ids 1,2 --method norm,bogus --out " + quoted(out)));
+    const std::string model = testing::shellQuoted(kFixtures / "checkpoints" / "gpt2_f32");
+    const testing::CommandRun unknown =
+        testing::runCli("attribution " + model + " --token-ids 1,2 --method norm,bogus --out " +
+                        testing::shellQuoted(out));
     EXPECT_EQ(unknown.exitCode, 2);
-    EXPECT_TRUE(has(unknown.err, "unknown method 'bogus'")) << unknown.err;
-    EXPECT_TRUE(has(unknown.err, "raw, norm, rollout, flow, alti, value-zeroing, all"))
+    EXPECT_TRUE(testing::contains(unknown.err, "unknown method 'bogus'")) << unknown.err;
+    EXPECT_TRUE(
+        testing::contains(unknown.err, "raw, norm, rollout, flow, alti, value-zeroing, all"))
         << unknown.err;
     const testing::CommandRun noOut =
-        testing::runCommand(cli(model + " --token-ids 1,2 --method norm"));
+        testing::runCli("attribution " + model + " --token-ids 1,2 --method norm");
     EXPECT_EQ(noOut.exitCode, 2);
-    EXPECT_TRUE(has(noOut.err, "--out")) << noOut.err;
-    const testing::CommandRun noMethod =
-        testing::runCommand(cli(model + " --token-ids 1,2 --out " + quoted(out)));
+    EXPECT_TRUE(testing::contains(noOut.err, "--out")) << noOut.err;
+    const testing::CommandRun noMethod = testing::runCli(
+        "attribution " + model + " --token-ids 1,2 --out " + testing::shellQuoted(out));
     EXPECT_EQ(noMethod.exitCode, 2);
-    EXPECT_TRUE(has(noMethod.err, "--method")) << noMethod.err;
+    EXPECT_TRUE(testing::contains(noMethod.err, "--method")) << noMethod.err;
     EXPECT_FALSE(fs::exists(out));
 }
 
@@ -186,10 +170,11 @@ TEST(AttributionCliErrors, AnUnreadableModelIsADataError) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "x.h5";
     const fs::path missing = tmp.path() / "no-such-model";
-    const testing::CommandRun run = testing::runCommand(
-        cli(quoted(missing) + " --token-ids 1,2 --method rollout --out " + quoted(out)));
+    const testing::CommandRun run =
+        testing::runCli("attribution " + testing::shellQuoted(missing) +
+                        " --token-ids 1,2 --method rollout --out " + testing::shellQuoted(out));
     EXPECT_EQ(run.exitCode, 1);
-    EXPECT_TRUE(has(run.err, missing.string())) << run.err;
+    EXPECT_TRUE(testing::contains(run.err, missing.string())) << run.err;
     EXPECT_FALSE(fs::exists(out));
 }
 
@@ -202,14 +187,17 @@ TEST(AttributionCliErrors, FlowRefusesMoreThan64TokensAndRolloutDoesNot) {
                       [](nlohmann::json& j) { j["max_position_embeddings"] = 80; });
     const std::vector<std::int64_t> ids(65, 250);
     const fs::path out = tmp.path() / "x.h5";
-    const std::string base =
-        quoted(model) + " --token-ids " + idList(ids) + " --out " + quoted(out);
-    const testing::CommandRun flow = testing::runCommand(cli(base + " --method rollout,flow"));
+    const std::string base = testing::shellQuoted(model) + " --token-ids " + testing::idList(ids) +
+                             " --out " + testing::shellQuoted(out);
+    const testing::CommandRun flow =
+        testing::runCli("attribution " + base + " --method rollout,flow");
     EXPECT_EQ(flow.exitCode, 1);
-    EXPECT_TRUE(has(flow.err, "attention flow: 65 tokens")) << flow.err;
-    EXPECT_TRUE(has(flow.err, "limited to 64 tokens; leave flow out of --method")) << flow.err;
+    EXPECT_TRUE(testing::contains(flow.err, "attention flow: 65 tokens")) << flow.err;
+    EXPECT_TRUE(testing::contains(flow.err, "limited to 64 tokens; leave flow out of --method"))
+        << flow.err;
     EXPECT_FALSE(fs::exists(out));
-    const testing::CommandRun rollout = testing::runCommand(cli(base + " --method rollout"));
+    const testing::CommandRun rollout =
+        testing::runCli("attribution " + base + " --method rollout");
     EXPECT_EQ(rollout.exitCode, 0) << rollout.err;
     EXPECT_EQ(H5Reader(out).dims("rollout"), (std::vector<hsize_t>{2, 65, 65}));
 }
@@ -222,18 +210,16 @@ TEST(AttributionCliErrors, InterruptWritesNothing) {
     const fs::path out = tmp.path() / "vz.h5";
     const fs::path err = tmp.path() / "err";
     const std::vector<std::int64_t> ids(120, 1000);
-    std::string script = cli(quoted(model) + " --token-ids " + idList(ids) +
-                             " --method value-zeroing --out " + quoted(out));
-    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q 'value-zeroing ' ");
-    script.append(quoted(err))
-        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
-    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
-    testing::writeFile(tmp.path() / "interrupt.sh", script);
-    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
-    EXPECT_TRUE(has(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(has(testing::readFile(err), "interrupted; nothing written"));
+    const testing::CommandRun r = testing::runInterrupted(
+        testing::cliCommand("attribution " + testing::shellQuoted(model) + " --token-ids " +
+                            testing::idList(ids) + " --method value-zeroing --out " +
+                            testing::shellQuoted(out)),
+        err, "value-zeroing ");
+    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
+    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
     // Stopped inside the method, not after it ran to the end.
-    EXPECT_FALSE(has(testing::readFile(err), "value-zeroing 100%")) << testing::readFile(err);
+    EXPECT_FALSE(testing::contains(testing::readFile(err), "value-zeroing 100%"))
+        << testing::readFile(err);
     EXPECT_FALSE(fs::exists(out));
 }
 

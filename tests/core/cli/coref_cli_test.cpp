@@ -17,14 +17,6 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 const fs::path kGumDev =
     fs::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-GUM/en_gum-ud-dev.conllu";
 
-std::string cli(const std::string& args) {
-    return std::string("'") + ATTNSCOPE_CLI + "' " + args;
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
 // Document 1: "Kim saw her sister . She smiled ." with Kim, her and She in entity 1 and "her
 // sister" in entity 2. Scored (R5): "her" (antecedent Kim) and "She" (Kim, her); "her sister"
 // and Kim have no earlier mention of their entity. Baselines (R8):
@@ -60,10 +52,11 @@ TEST(CorefCli, ScoresHandMadeDocuments) {
     testing::ScratchDir tmp;
     const fs::path treebank = tmp.path() / "coref.conllu";
     testing::writeFile(treebank, kTwoDocuments);
-    const std::string bert = quoted(kCheckpoints / "bert_f32");
+    const std::string bert = testing::shellQuoted(kCheckpoints / "bert_f32");
     const fs::path csv = tmp.path() / "heads.csv";
-    const testing::CommandRun ok = testing::runCommand(
-        cli("coref " + bert + " " + quoted(treebank) + " --out " + quoted(csv)));
+    const testing::CommandRun ok =
+        testing::runCli("coref " + bert + " " + testing::shellQuoted(treebank) + " --out " +
+                        testing::shellQuoted(csv));
     ASSERT_EQ(ok.exitCode, 0) << ok.err;
     EXPECT_NE(ok.out.find("mentions 5, scored 2"), std::string::npos) << ok.out;
     EXPECT_NE(ok.out.find("windows of up to 40 tokens: 2 in 2 documents"), std::string::npos)
@@ -85,9 +78,10 @@ TEST(CorefCli, ScoresHandMadeDocuments) {
 
     // The same run as HDF5, with the attention of both windows dumped.
     const fs::path h5 = tmp.path() / "coref.h5";
-    const testing::CommandRun full = testing::runCommand(
-        cli("coref " + bert + " " + quoted(treebank) + " --max-tokens 30 " + "--threads 1 --out " +
-            quoted(h5) + " --dump " + quoted(tmp.path() / "dump.h5")));
+    const testing::CommandRun full =
+        testing::runCli("coref " + bert + " " + testing::shellQuoted(treebank) +
+                        " --max-tokens 30 " + "--threads 1 --out " + testing::shellQuoted(h5) +
+                        " --dump " + testing::shellQuoted(tmp.path() / "dump.h5"));
     ASSERT_EQ(full.exitCode, 0) << full.err;
     EXPECT_TRUE(fs::is_regular_file(h5));
     EXPECT_TRUE(fs::is_regular_file(tmp.path() / "dump.h5"));
@@ -98,13 +92,13 @@ TEST(CorefCli, UsageAndDataErrors) {
     testing::ScratchDir tmp;
     const fs::path treebank = tmp.path() / "coref.conllu";
     testing::writeFile(treebank, kTwoDocuments);
-    const std::string bert = quoted(kCheckpoints / "bert_f32");
-    const std::string base = "coref " + bert + " " + quoted(treebank);
-    EXPECT_EQ(testing::runCommand(cli("coref --help")).exitCode, 0);
+    const std::string bert = testing::shellQuoted(kCheckpoints / "bert_f32");
+    const std::string base = "coref " + bert + " " + testing::shellQuoted(treebank);
+    EXPECT_EQ(testing::runCli("coref --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(" --out x.txt"), std::string(" --mwt both --out x.csv"),
           std::string(" --max-tokens -1 --out x.csv"), std::string(" --from middle --out x.csv")}) {
-        EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
+        EXPECT_EQ(testing::runCli(base + bad).exitCode, 2) << bad;
     }
     // No mention can be scored: one line naming the file, nothing written.
     const fs::path lonely = tmp.path() / "lonely.conllu";
@@ -115,7 +109,8 @@ TEST(CorefCli, UsageAndDataErrors) {
                        "3\t.\t.\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n");
     const fs::path out = tmp.path() / "never.csv";
     const testing::CommandRun none =
-        testing::runCommand(cli("coref " + bert + " " + quoted(lonely) + " --out " + quoted(out)));
+        testing::runCli("coref " + bert + " " + testing::shellQuoted(lonely) + " --out " +
+                        testing::shellQuoted(out));
     EXPECT_EQ(none.exitCode, 1);
     EXPECT_NE(none.err.find("lonely.conllu: no mention could be scored"), std::string::npos)
         << none.err;
@@ -124,11 +119,12 @@ TEST(CorefCli, UsageAndDataErrors) {
     testing::writeFile(treebank, std::string(kTwoDocuments) +
                                      "# text = Bad.\n"
                                      "1\tBad\tbad\tADJ\t_\t_\t0\troot\t_\tEntity=(-x)\n\n");
-    const testing::CommandRun lenient = testing::runCommand(cli(base + " --out " + quoted(out)));
+    const testing::CommandRun lenient =
+        testing::runCli(base + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(lenient.exitCode, 0) << lenient.err;
     EXPECT_NE(lenient.err.find("coref.conllu:21:"), std::string::npos) << lenient.err;
     const testing::CommandRun strict =
-        testing::runCommand(cli(base + " --strict --out " + quoted(out)));
+        testing::runCli(base + " --strict --out " + testing::shellQuoted(out));
     EXPECT_EQ(strict.exitCode, 1);
     EXPECT_NE(strict.err.find("coref.conllu:21:"), std::string::npos) << strict.err;
 }
@@ -142,14 +138,11 @@ TEST(CorefCli, InterruptWritesNothing) {
     const fs::path out = tmp.path() / "gum.h5";
     const fs::path err = tmp.path() / "err";
     // Interrupt as soon as the command says it is reading: from then on Ctrl+C ends it cleanly.
-    std::string script = cli("coref " + quoted(kCheckpoints / "gpt2_f32") + " " + quoted(kGumDev) +
-                             " --threads 1 --out " + quoted(out));
-    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q reading ");
-    script.append(quoted(err))
-        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
-    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
-    testing::writeFile(tmp.path() / "interrupt.sh", script);
-    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
+    const testing::CommandRun r = testing::runInterrupted(
+        testing::cliCommand("coref " + testing::shellQuoted(kCheckpoints / "gpt2_f32") + " " +
+                            testing::shellQuoted(kGumDev) + " --threads 1 --out " +
+                            testing::shellQuoted(out)),
+        err, "reading");
     EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out << testing::readFile(err);
     EXPECT_NE(testing::readFile(err).find("interrupted; nothing written"), std::string::npos);
     EXPECT_FALSE(fs::exists(out));

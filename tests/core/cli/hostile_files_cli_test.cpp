@@ -19,19 +19,15 @@ using testing::CommandRun;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
 // `timeout` turns a hang into a failure instead of a stuck test run.
 CommandRun cli(const std::string& args) {
-    return testing::runCommand(std::string("timeout 120 '") + ATTNSCOPE_CLI + "' " + args);
+    return testing::runCommand("timeout 120 " + testing::cliCommand(args));
 }
 
 // As if the disk filled up after `kib` KiB: writes past it fail with EFBIG (SIGXFSZ ignored).
 CommandRun cliOnFullDisk(int kib, const std::string& args) {
     return testing::runCommand("sh -c \"trap '' XFSZ; ulimit -f " + std::to_string(2 * kib) +
-                               "; exec timeout 120 '" + ATTNSCOPE_CLI + "' " + args + "\"");
+                               "; exec timeout 120 " + testing::cliCommand(args) + "\"");
 }
 
 // Exit 1 and one line of ours (Qt may add its own notes, e.g. about XDG_RUNTIME_DIR).
@@ -48,7 +44,7 @@ void expectDataError(const CommandRun& r, std::initializer_list<std::string> fra
     }
 }
 
-const std::string kBert = quoted(kCheckpoints / "bert_f32");
+const std::string kBert = testing::shellQuoted(kCheckpoints / "bert_f32");
 
 TEST(HostileOutputs, ASymlinkIsFollowedNotReplaced) {
     testing::ScratchDir tmp;
@@ -56,7 +52,8 @@ TEST(HostileOutputs, ASymlinkIsFollowedNotReplaced) {
     const fs::path link = tmp.path() / "link.csv";
     testing::writeFile(real, "old");
     fs::create_symlink("real.csv", link);
-    const CommandRun r = cli("stats " + kBert + " --token-ids 2,5,3 --out " + quoted(link));
+    const CommandRun r =
+        cli("stats " + kBert + " --token-ids 2,5,3 --out " + testing::shellQuoted(link));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(fs::is_symlink(link));
     EXPECT_EQ(testing::readFile(real).rfind("layer,head", 0), 0u) << testing::readFile(real);
@@ -82,8 +79,9 @@ TEST(HostileOutputs, DevicesAndPipesAreWrittenThrough) {
         EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full was replaced by a file";
     }
     testing::ScratchDir tmp;
-    expectDataError(cli("stats " + kBert + " --token-ids 2,5,3 --out " + quoted(tmp.path())),
-                    {"is a folder"});
+    expectDataError(
+        cli("stats " + kBert + " --token-ids 2,5,3 --out " + testing::shellQuoted(tmp.path())),
+        {"is a folder"});
 }
 
 TEST(HostileOutputs, AFullDiskIsAnErrorAndKeepsTheOldFile) {
@@ -93,8 +91,9 @@ TEST(HostileOutputs, AFullDiskIsAnErrorAndKeepsTheOldFile) {
         testing::writeFile(out, "old");
         const std::string command =
             std::string(name).ends_with(".h5")
-                ? "attention " + kBert + " --token-ids 2,5,6,7,3 --out " + quoted(out)
-                : "render " + kBert + " --token-ids 2,5,3 --layer 0 --head 0 --out " + quoted(out);
+                ? "attention " + kBert + " --token-ids 2,5,6,7,3 --out " + testing::shellQuoted(out)
+                : "render " + kBert + " --token-ids 2,5,3 --layer 0 --head 0 --out " +
+                      testing::shellQuoted(out);
         // The HDF5 case used to print its error, then die with SIGSEGV in HDF5's teardown;
         // the SVG case reported success with a truncated file.
         expectDataError(cliOnFullDisk(4, command), {name, "File too large"});
@@ -126,10 +125,10 @@ TEST(HostileOutputs, StandardOutputOnAFullDiskIsAnError) {
 // must be about the output all the same.
 TEST(HostileOutputs, OutputsAreCheckedBeforeAnyWork) {
     testing::ScratchDir tmp;
-    const std::string model = quoted(tmp.path() / "no-model");
-    const std::string input = quoted(tmp.path() / "no-input.conllu");
+    const std::string model = testing::shellQuoted(tmp.path() / "no-model");
+    const std::string input = testing::shellQuoted(tmp.path() / "no-input.conllu");
     const fs::path folder = tmp.path() / "no-folder";
-    const auto in = [&](const std::string& name) { return quoted(folder / name); };
+    const auto in = [&](const std::string& name) { return testing::shellQuoted(folder / name); };
     const std::string missing =
         ": cannot write: the folder '" + folder.string() + "' does not exist";
 
@@ -145,8 +144,8 @@ TEST(HostileOutputs, OutputsAreCheckedBeforeAnyWork) {
         {"predict " + model + " --token-ids 1 --csv " + in("a.csv"), "--csv: "},
         {"positions " + model + " --token-ids 1 --csv " + in("a.csv"), "--csv: "},
         {"deps " + model + " " + input + " --out " + in("a.csv"), "--out: "},
-        {"deps " + model + " " + input + " --out " + quoted(tmp.path() / "ok.csv") + " --dump " +
-             in("a.h5"),
+        {"deps " + model + " " + input + " --out " + testing::shellQuoted(tmp.path() / "ok.csv") +
+             " --dump " + in("a.h5"),
          "--dump: "},
         {"coref " + model + " " + input + " --out " + in("a.csv"), "--out: "},
         {"survey " + model + " " + input + " --out " + in("a.csv"), "--out: "},
@@ -166,20 +165,21 @@ TEST(HostileInputs, BrokenFilesEndAsOneLine) {
     testing::ScratchDir tmp;
     const fs::path model = tmp.copyOf(kCheckpoints / "bert_f32", "bert");
     testing::writeFile(model / "config.json", "{\"model_type\": \"bert\", \"hidden_size\": 1e400}");
-    expectDataError(cli("info " + quoted(model)), {"config.json", "1e400", "outside the range"});
+    expectDataError(cli("info " + testing::shellQuoted(model)),
+                    {"config.json", "1e400", "outside the range"});
 
     fs::remove(model / "config.json");
     fs::create_directory(model / "config.json");
-    expectDataError(cli("info " + quoted(model)), {"config.json", "is a directory"});
+    expectDataError(cli("info " + testing::shellQuoted(model)), {"config.json", "is a directory"});
 
     fs::create_symlink("loop", tmp.path() / "loop");
-    expectDataError(cli("info " + quoted(tmp.path() / "loop")),
+    expectDataError(cli("info " + testing::shellQuoted(tmp.path() / "loop")),
                     {"loop", "Too many levels of symbolic links"});
 
     const fs::path fifoModel = tmp.copyOf(kCheckpoints / "bert_f32", "fifo");
     fs::remove(fifoModel / "model.safetensors");
     ASSERT_EQ(::mkfifo((fifoModel / "model.safetensors").c_str(), 0600), 0);
-    expectDataError(cli("info " + quoted(fifoModel)), {"model.safetensors", "FIFO"});
+    expectDataError(cli("info " + testing::shellQuoted(fifoModel)), {"model.safetensors", "FIFO"});
 }
 
 TEST(HostileInputs, ImpossibleSettingsAreUsageErrors) {
@@ -227,7 +227,7 @@ TEST(HostileInputs, ImpossibleSettingsAreUsageErrors) {
 // Issue 30: empty text read "forward pass: no tokens"; a tokenizer file from another model
 // (here a vocab.txt with one token more than vocab_size) only "id 409 is outside the vocabulary".
 TEST(HostileInputs, TextTheModelCannotRunNamesTheCause) {
-    const std::string gpt2 = quoted(kCheckpoints / "gpt2_f32");
+    const std::string gpt2 = testing::shellQuoted(kCheckpoints / "gpt2_f32");
     for (const std::string& command :
          {"attention " + gpt2 + " --text '' --out x.h5", "stats " + gpt2 + " --text '' --out x.csv",
           "ablate " + gpt2 + " --text '' --heads 0-0"}) {
@@ -238,8 +238,8 @@ TEST(HostileInputs, TextTheModelCannotRunNamesTheCause) {
     testing::ScratchDir tmp;
     const fs::path model = tmp.copyOf(kCheckpoints / "bert_f32", "bert");
     testing::writeFile(model / "vocab.txt", testing::readFile(model / "vocab.txt") + "zzzz\n");
-    const CommandRun r =
-        cli("stats " + quoted(model) + " --text 'the zzzz' --out " + quoted(tmp.path() / "x.csv"));
+    const CommandRun r = cli("stats " + testing::shellQuoted(model) + " --text 'the zzzz' --out " +
+                             testing::shellQuoted(tmp.path() / "x.csv"));
     EXPECT_EQ(r.exitCode, 1) << r.err;
     const std::string vocab = (model / "vocab.txt").string();
     EXPECT_NE(
@@ -260,13 +260,14 @@ TEST(HostileInputs, DepsNeedsSentences) {
     testing::ScratchDir tmp;
     const fs::path empty = tmp.path() / "empty.conllu";
     testing::writeFile(empty, "");
-    const std::string out = " --out " + quoted(tmp.path() / "x.csv");
-    expectDataError(cli("deps " + kBert + " " + quoted(empty) + out),
+    const std::string out = " --out " + testing::shellQuoted(tmp.path() / "x.csv");
+    expectDataError(cli("deps " + kBert + " " + testing::shellQuoted(empty) + out),
                     {"empty.conllu", "holds no sentences"});
-    expectDataError(cli("deps " + kBert + " " + quoted(tmp.path()) + out), {"is a directory"});
+    expectDataError(cli("deps " + kBert + " " + testing::shellQuoted(tmp.path()) + out),
+                    {"is a directory"});
     const fs::path broken = tmp.path() / "broken.conllu";
     testing::writeFile(broken, "1\tthe\n\n");
-    expectDataError(cli("deps " + kBert + " " + quoted(broken) + out),
+    expectDataError(cli("deps " + kBert + " " + testing::shellQuoted(broken) + out),
                     {"broken.conllu", "no usable sentence"});
     EXPECT_FALSE(fs::exists(tmp.path() / "x.csv"));
 }

@@ -29,36 +29,25 @@ constexpr const char* kSentences =
     "a dog ran to the park\n"
     "she said that it was late\n";
 
-std::string cli(const std::string& args) {
-    std::string out = "'";
-    out.append(ATTNSCOPE_CLI).append("' ").append(args);
-    return out;
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
     testing::ScratchDir tmp;
     const fs::path corpus = tmp.path() / "sentences.txt";
     testing::writeFile(corpus, kSentences);
     const fs::path csv = tmp.path() / "importance.csv";
-    const testing::CommandRun run =
-        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
-                                quoted(corpus) + " --seed 3 --threads 2 --out " + quoted(csv)));
+    const testing::CommandRun run = testing::runCli(
+        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+        testing::shellQuoted(corpus) + " --seed 3 --threads 2 --out " + testing::shellQuoted(csv));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "objective: masked LM, 15 % masked (seed 3); ablation zero per head"))
+    EXPECT_TRUE(testing::contains(
+        run.out, "objective: masked LM, 15 % masked (seed 3); ablation zero per head"))
         << run.out;
-    EXPECT_TRUE(has(run.out, ": 3 sentences, 3 scored, 0 without a target")) << run.out;
-    EXPECT_TRUE(has(run.out, "clean loss ")) << run.out;
-    EXPECT_TRUE(has(run.out, "most important heads")) << run.out;
-    EXPECT_TRUE(has(run.out, "least important heads")) << run.out;
-    EXPECT_TRUE(has(run.out, "      1.00        6  ")) << run.out;  // every head at 100 %
+    EXPECT_TRUE(testing::contains(run.out, ": 3 sentences, 3 scored, 0 without a target"))
+        << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "clean loss ")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "most important heads")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "least important heads")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "      1.00        6  "))
+        << run.out;  // every head at 100 %
     const std::string table = testing::readFile(csv);
     EXPECT_EQ(table.rfind("record,layer,head,group,delta_loss,ablated_loss,ablated_accuracy,rank,"
                           "fraction,removed,loss,accuracy,sentence,position,target_id\n",
@@ -85,14 +74,14 @@ TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
         }
     }
     EXPECT_GE(targets, 3u);
-    EXPECT_TRUE(has(table, masked + "\n")) << table << "\nwanted" << masked;
+    EXPECT_TRUE(testing::contains(table, masked + "\n")) << table << "\nwanted" << masked;
     // bert_f32 has 2 layers x 3 heads; 11 pruning points; then the targets.
     EXPECT_EQ(std::count(table.begin(), table.end(), '\n'),
               static_cast<std::ptrdiff_t>(1 + 6 + 11 + targets))
         << table;
-    EXPECT_TRUE(has(table, "\nunit,1,2,,")) << table;
-    EXPECT_TRUE(has(table, "\npruning,,,,,,,,0.5,3,")) << table;
-    EXPECT_TRUE(has(run.err, "wrote")) << run.err;
+    EXPECT_TRUE(testing::contains(table, "\nunit,1,2,,")) << table;
+    EXPECT_TRUE(testing::contains(table, "\npruning,,,,,,,,0.5,3,")) << table;
+    EXPECT_TRUE(testing::contains(run.err, "wrote")) << run.err;
 }
 
 TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
@@ -100,16 +89,18 @@ TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
     const fs::path corpus = tmp.path() / "sentences.txt";
     testing::writeFile(corpus, kSentences);
     const fs::path h5 = tmp.path() / "importance.h5";
-    const testing::CommandRun run = testing::runCommand(
-        cli("importance " + quoted(kCheckpoints / "llama3_gqa4_f32") + " " + quoted(corpus) +
-            " --kind mean --kv-group --max-sentences 2 --threads 1 --out " + quoted(h5)));
+    const testing::CommandRun run = testing::runCli(
+        "importance " + testing::shellQuoted(kCheckpoints / "llama3_gqa4_f32") + " " +
+        testing::shellQuoted(corpus) +
+        " --kind mean --kv-group --max-sentences 2 --threads 1 --out " + testing::shellQuoted(h5));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(fs::is_regular_file(h5));
-    EXPECT_TRUE(has(run.out, "objective: causal LM, next token; ablation mean per kv group"))
+    EXPECT_TRUE(
+        testing::contains(run.out, "objective: causal LM, next token; ablation mean per kv group"))
         << run.out;
-    EXPECT_TRUE(has(run.out, ": 2 sentences, 2 scored")) << run.out;
-    EXPECT_TRUE(has(run.out, "most important kv groups")) << run.out;
-    EXPECT_TRUE(has(run.out, "  1-g1 ")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, ": 2 sentences, 2 scored")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "most important kv groups")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "  1-g1 ")) << run.out;
     // A causal LM masks nothing: every token predicts the next.
     const testing::H5Reader f(h5);
     EXPECT_TRUE(f.exists("delta_loss"));
@@ -121,9 +112,9 @@ TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
     const fs::path corpus = tmp.path() / "sentences.txt";
     testing::writeFile(corpus, kSentences);
     const fs::path h5 = tmp.path() / "importance.h5";
-    const testing::CommandRun run =
-        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
-                                quoted(corpus) + " --threads 1 --out " + quoted(h5)));
+    const testing::CommandRun run = testing::runCli(
+        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+        testing::shellQuoted(corpus) + " --threads 1 --out " + testing::shellQuoted(h5));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const testing::H5Reader f(h5);
     const auto sentence = f.values<std::int64_t>("masked/sentence", H5T_NATIVE_INT64);
@@ -149,46 +140,49 @@ TEST(ImportanceCli, UsageAndDataErrors) {
     testing::ScratchDir tmp;
     const fs::path corpus = tmp.path() / "sentences.txt";
     testing::writeFile(corpus, kSentences);
-    const std::string base =
-        "importance " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
-    EXPECT_EQ(testing::runCommand(cli("importance --help")).exitCode, 0);
+    const std::string base = "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+                             testing::shellQuoted(corpus);
+    EXPECT_EQ(testing::runCli("importance --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(" --out x.txt"), std::string(" --kind half --out x.csv"),
           std::string(" --mask-fraction 0 --out x.csv"),
           std::string(" --mask-fraction 1.5 --out x.csv"), std::string(" --threads 0 --out x.csv"),
           std::string(" --max-sentences 0 --out x.csv")}) {
-        EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
+        EXPECT_EQ(testing::runCli(base + bad).exitCode, 2) << bad;
     }
     const fs::path out = tmp.path() / "never.csv";
     // No prediction head: one line naming the folder, nothing written.
     const fs::path bare = kCheckpoints / "bert_noprefix_f16";
-    const testing::CommandRun noHead = testing::runCommand(
-        cli("importance " + quoted(bare) + " " + quoted(corpus) + " --out " + quoted(out)));
+    const testing::CommandRun noHead =
+        testing::runCli("importance " + testing::shellQuoted(bare) + " " +
+                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(noHead.exitCode, 1);
-    EXPECT_TRUE(has(noHead.err, bare.string() + ": the checkpoint has no prediction head"))
+    EXPECT_TRUE(
+        testing::contains(noHead.err, bare.string() + ": the checkpoint has no prediction head"))
         << noHead.err;
     // Nothing to predict: single tokens of a causal LM.
     const fs::path lonely = tmp.path() / "lonely.txt";
     testing::writeFile(lonely, "a\n\nb\n");
     const testing::CommandRun none =
-        testing::runCommand(cli("importance " + quoted(kCheckpoints / "gpt2_f32") + " " +
-                                quoted(lonely) + " --out " + quoted(out)));
+        testing::runCli("importance " + testing::shellQuoted(kCheckpoints / "gpt2_f32") + " " +
+                        testing::shellQuoted(lonely) + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(none.exitCode, 1);
-    EXPECT_TRUE(has(none.err, lonely.string() + ": no sentence has a target")) << none.err;
-    const testing::CommandRun missing =
-        testing::runCommand(cli("importance " + quoted(kCheckpoints / "bert_f32") + " " +
-                                quoted(tmp.path() / "absent.txt") + " --out " + quoted(out)));
+    EXPECT_TRUE(testing::contains(none.err, lonely.string() + ": no sentence has a target"))
+        << none.err;
+    const testing::CommandRun missing = testing::runCli(
+        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+        testing::shellQuoted(tmp.path() / "absent.txt") + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(missing.exitCode, 1);
-    EXPECT_TRUE(has(missing.err, "absent.txt")) << missing.err;
+    EXPECT_TRUE(testing::contains(missing.err, "absent.txt")) << missing.err;
     EXPECT_FALSE(fs::exists(out));
     // An --out that cannot be written is refused before the corpus is read or a pass runs.
     const fs::path nowhere = tmp.path() / "no" / "such" / "importance.csv";
     const testing::CommandRun unwritable =
-        testing::runCommand(cli(base + " --out " + quoted(nowhere)));
+        testing::runCli(base + " --out " + testing::shellQuoted(nowhere));
     EXPECT_EQ(unwritable.exitCode, 1);
-    EXPECT_TRUE(has(unwritable.err, "--out: " + nowhere.string() + ": cannot write"))
+    EXPECT_TRUE(testing::contains(unwritable.err, "--out: " + nowhere.string() + ": cannot write"))
         << unwritable.err;
-    EXPECT_FALSE(has(unwritable.err, "Ctrl+C stops")) << unwritable.err;
+    EXPECT_FALSE(testing::contains(unwritable.err, "Ctrl+C stops")) << unwritable.err;
 }
 
 // Ctrl+C stops a run between passes: exit code 130, one line, no output file.
@@ -200,16 +194,13 @@ TEST(ImportanceCli, InterruptWritesNothing) {
     const fs::path out = tmp.path() / "ewt.h5";
     const fs::path err = tmp.path() / "err";
     // Interrupt once the passes have started.
-    std::string script = cli("importance " + quoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
-                             quoted(kEwtDev) + " --threads 2 --out " + quoted(out));
-    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q 'Ctrl+C stops' ");
-    script.append(quoted(err))
-        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
-    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
-    testing::writeFile(tmp.path() / "interrupt.sh", script);
-    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
-    EXPECT_TRUE(has(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(has(testing::readFile(err), "interrupted; nothing written"));
+    const testing::CommandRun r = testing::runInterrupted(
+        testing::cliCommand(
+            "importance " + testing::shellQuoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
+            testing::shellQuoted(kEwtDev) + " --threads 2 --out " + testing::shellQuoted(out)),
+        err, "Ctrl+C stops");
+    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
+    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
     EXPECT_FALSE(fs::exists(out));
 }
 

@@ -25,14 +25,6 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 // far above float rounding of weights in [0, 1].
 constexpr double kProcessTol = 1e-6;
 
-testing::CommandRun run(const std::string& args) {
-    return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' " + args);
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
 std::vector<std::string> lines(const std::string& text) {
     std::istringstream in(text);
     std::vector<std::string> out;
@@ -83,34 +75,36 @@ std::int64_t ordinaryTokens(const fs::path& modelDir, const std::vector<std::str
 }
 
 TEST(PositionsCli, UsageErrorsExitWithTwo) {
-    const std::string bert = quoted(kCheckpoints / "bert_f32");
-    EXPECT_EQ(run("positions --help").exitCode, 0);
-    EXPECT_NE(run("positions --help").out.find("--sentences"), std::string::npos);
+    const std::string bert = testing::shellQuoted(kCheckpoints / "bert_f32");
+    EXPECT_EQ(testing::runCli("positions --help").exitCode, 0);
+    EXPECT_NE(testing::runCli("positions --help").out.find("--sentences"), std::string::npos);
     for (const std::string& args : {
              "positions " + bert,                                           // no input
              "positions " + bert + " --text hi --sentences /etc/hostname",  // two inputs
              "positions " + bert + " --text hi --threshold 1.5",
              "positions " + bert + " --text hi --mask sideways",
          }) {
-        EXPECT_EQ(run(args).exitCode, 2) << args;
+        EXPECT_EQ(testing::runCli(args).exitCode, 2) << args;
     }
 }
 
 TEST(PositionsCli, DataErrorsExitWithOne) {
     testing::ScratchDir tmp;
-    const testing::CommandRun noModel =
-        run("positions " + quoted(tmp.path() / "nope") + " --token-ids 1,2");
+    const testing::CommandRun noModel = testing::runCli(
+        "positions " + testing::shellQuoted(tmp.path() / "nope") + " --token-ids 1,2");
     EXPECT_EQ(noModel.exitCode, 1);
     EXPECT_NE(noModel.err.find("nope"), std::string::npos) << noModel.err;
     // A file in which no sentence can be analyzed is an error, not an empty table.
     const fs::path empty = tmp.path() / "empty.txt";
     testing::writeFile(empty, "\n\n");
     const testing::CommandRun none =
-        run("positions " + quoted(kCheckpoints / "bert_f32") + " --sentences " + quoted(empty));
+        testing::runCli("positions " + testing::shellQuoted(kCheckpoints / "bert_f32") +
+                        " --sentences " + testing::shellQuoted(empty));
     EXPECT_EQ(none.exitCode, 1);
     EXPECT_NE(none.err.find("no sentence"), std::string::npos) << none.err;
-    const testing::CommandRun missing = run("positions " + quoted(kCheckpoints / "bert_f32") +
-                                            " --sentences " + quoted(tmp.path() / "none.txt"));
+    const testing::CommandRun missing =
+        testing::runCli("positions " + testing::shellQuoted(kCheckpoints / "bert_f32") +
+                        " --sentences " + testing::shellQuoted(tmp.path() / "none.txt"));
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.err.find("none.txt"), std::string::npos) << missing.err;
 }
@@ -120,7 +114,8 @@ TEST(PositionsCli, DataErrorsExitWithOne) {
 TEST(PositionsCli, TableIsTheCoresVerdictPerHead) {
     const fs::path gpt2 = kCheckpoints / "gpt2_f32";
     const std::string text = "Researchers compare attention heads across layers";
-    const testing::CommandRun r = run("positions " + quoted(gpt2) + " --text '" + text + "'");
+    const testing::CommandRun r =
+        testing::runCli("positions " + testing::shellQuoted(gpt2) + " --text '" + text + "'");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const auto core = expected(gpt2, {text});
     const std::vector<std::string> out = lines(r.out);
@@ -169,7 +164,8 @@ TEST(PositionsCli, SentencesFileSumsOverTheCorpusIntoCsv) {
         file, sentences[0] + "\n" + sentences[1] + "\n" + tooLong + "\n" + sentences[2] + "\n");
     const fs::path csv = tmp.path() / "positions.csv";
     const testing::CommandRun r =
-        run("positions " + quoted(bert) + " --sentences " + quoted(file) + " --csv " + quoted(csv));
+        testing::runCli("positions " + testing::shellQuoted(bert) + " --sentences " +
+                        testing::shellQuoted(file) + " --csv " + testing::shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(r.out.rfind("# 3 sentences, ", 0), 0u) << r.out;
     EXPECT_NE(r.err.find("skipped 1 sentences, e.g. sentence 3: "), std::string::npos) << r.err;
@@ -204,9 +200,9 @@ TEST(PositionsCli, SentencesFileSumsOverTheCorpusIntoCsv) {
     }
 
     // --include-special counts [CLS] and [SEP] rows too.
-    const testing::CommandRun all =
-        run("positions " + quoted(bert) + " --sentences " + quoted(file) +
-            " --include-special --max-sentences 2 --csv " + quoted(csv));
+    const testing::CommandRun all = testing::runCli(
+        "positions " + testing::shellQuoted(bert) + " --sentences " + testing::shellQuoted(file) +
+        " --include-special --max-sentences 2 --csv " + testing::shellQuoted(csv));
     ASSERT_EQ(all.exitCode, 0) << all.err;
     const std::int64_t withSpecial = ordinaryTokens(bert, {sentences[0], sentences[1]}, true);
     EXPECT_EQ(withSpecial, ordinaryTokens(bert, {sentences[0], sentences[1]}) + 4);

@@ -21,10 +21,6 @@ namespace fs = std::filesystem;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
-testing::CommandRun run(const std::string& args) {
-    return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' " + args);
-}
-
 struct Row {
     int position;
     int rank;
@@ -64,8 +60,9 @@ TEST_P(PredictCli, TopFiveMatchesPyTorchReference) {
     }
     testing::ScratchDir tmp;
     const fs::path csv = tmp.path() / "predictions.csv";
-    const auto r = run("predict " + testing::shellQuoted(dir) + " --token-ids " + ids +
-                       " --position " + positions + " --top 5 --csv " + testing::shellQuoted(csv));
+    const auto r =
+        testing::runCli("predict " + testing::shellQuoted(dir) + " --token-ids " + ids +
+                        " --position " + positions + " --top 5 --csv " + testing::shellQuoted(csv));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::vector<Row> rows = readPredictions(csv);
     ASSERT_EQ(rows.size(), 5 * n);
@@ -106,22 +103,23 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, PredictCli,
                          [](const auto& p) { return p.param; });
 
 TEST(PredictCliErrors, ModelWithoutAHeadIsAClearDataError) {
-    const auto r = run("predict " + testing::shellQuoted(kCheckpoints / "bert_noprefix_f16") +
-                       " --token-ids 2,5,3");
+    const auto r =
+        testing::runCli("predict " + testing::shellQuoted(kCheckpoints / "bert_noprefix_f16") +
+                        " --token-ids 2,5,3");
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("no prediction head"), std::string::npos) << r.err;
 }
 
 TEST(PredictCliErrors, PositionOutsideTheSentence) {
-    const auto r = run("predict " + testing::shellQuoted(kCheckpoints / "llama_f32") +
-                       " --token-ids 2,5,3 --position 3");
+    const auto r = testing::runCli("predict " + testing::shellQuoted(kCheckpoints / "llama_f32") +
+                                   " --token-ids 2,5,3 --position 3");
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_NE(r.err.find("--position: 3"), std::string::npos) << r.err;
 }
 
 TEST(PredictCliErrors, MaskedLmPredictsAtTheMaskTokenByDefault) {
-    const auto r = run("predict " + testing::shellQuoted(kCheckpoints / "bert_f32") +
-                       " --text 'the [MASK] sat'");
+    const auto r = testing::runCli("predict " + testing::shellQuoted(kCheckpoints / "bert_f32") +
+                                   " --text 'the [MASK] sat'");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("masked LM"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("[MASK]"), std::string::npos) << r.out;

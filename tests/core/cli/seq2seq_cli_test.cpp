@@ -8,7 +8,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -17,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../support/h5_reader.h"
+#include "../support/manifest.h"
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
@@ -36,38 +36,6 @@ using testing::H5Reader;
 const fs::path kRoot = fs::path(ATTNSCOPE_FIXTURE_DIR) / "seq2seq";
 const fs::path kTokenized = kRoot / "bart_tok_f32";
 constexpr double kTol = 1e-5;
-
-testing::CommandRun cli(const std::string& args) {
-    std::string command = "'";
-    command.append(ATTNSCOPE_CLI).append("' ").append(args);
-    return testing::runCommand(command);
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
-std::string idList(const std::vector<std::int64_t>& ids) {
-    std::string out;
-    for (const std::int64_t id : ids) {
-        out.append(out.empty() ? "" : ",").append(std::to_string(id));
-    }
-    return out;
-}
-
-Json manifestEntry(const std::string& name) {
-    std::ifstream in(kRoot / "manifest.json");
-    for (const Json& e : Json::parse(in)) {
-        if (e.at("case") == name) {
-            return e;
-        }
-    }
-    throw std::runtime_error("case " + name + " is not in " + (kRoot / "manifest.json").string());
-}
 
 std::vector<std::int64_t> int64s(const H5Reader& h5, const std::string& name) {
     return h5.values<std::int64_t>(name.c_str(), H5T_NATIVE_INT64);
@@ -101,7 +69,7 @@ class Seq2SeqCli : public ::testing::TestWithParam<std::string> {};
 // are [start] + ids, so the target is those ids plus any last token. Inputs with source padding
 // are left out: the CLI takes no padding, the reference masks it.
 TEST_P(Seq2SeqCli, AttentionIdsMatchTheReferenceKindByKind) {
-    const Json entry = manifestEntry(GetParam());
+    const Json entry = testing::manifestEntry(kRoot, GetParam());
     const fs::path dir = kRoot / GetParam();
     const Json& inputs = entry.at("inputs");
     int checked = 0;
@@ -115,8 +83,9 @@ TEST_P(Seq2SeqCli, AttentionIdsMatchTheReferenceKindByKind) {
         target.push_back(decoder.front());
         testing::ScratchDir tmp;
         const fs::path out = tmp.path() / "run.h5";
-        const auto run = cli("attention " + quoted(dir) + " --token-ids " + idList(source) +
-                             " --target-ids " + idList(target) + " --out " + quoted(out));
+        const auto run = testing::runCli(
+            "attention " + testing::shellQuoted(dir) + " --token-ids " + testing::idList(source) +
+            " --target-ids " + testing::idList(target) + " --out " + testing::shellQuoted(out));
         const std::string what = GetParam() + " input " + std::to_string(k);
         ASSERT_EQ(run.exitCode, 0) << what << ": " << run.err;
         const io::SafetensorsFile ref(dir / entry.at("references").at(k).get<std::string>());
@@ -160,8 +129,9 @@ TEST(Seq2SeqCliText, TextAndTargetMatchTheCoreAnalysis) {
     const std::string target = "Heads attend to words.";
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "text.h5";
-    const auto run = cli("attention " + quoted(kTokenized) + " --text '" + source + "' --target '" +
-                         target + "' --out " + quoted(out));
+    const auto run =
+        testing::runCli("attention " + testing::shellQuoted(kTokenized) + " --text '" + source +
+                        "' --target '" + target + "' --out " + testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const auto m = load(kTokenized);
     const analysis::Seq2SeqAnalysis a = analysis::analyzeSeq2SeqText(*m, source, target);
@@ -199,8 +169,9 @@ TEST(Seq2SeqCliText, TextAndTargetMatchTheCoreAnalysis) {
 TEST(Seq2SeqCliText, GreedyTargetIsTheCoresGreedyTarget) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "greedy.h5";
-    const auto run = cli("attention " + quoted(kTokenized) +
-                         " --text 'Every head looks.' --greedy 6 --out " + quoted(out));
+    const auto run = testing::runCli("attention " + testing::shellQuoted(kTokenized) +
+                                     " --text 'Every head looks.' --greedy 6 --out " +
+                                     testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const auto m = load(kTokenized);
     analysis::GreedyOptions options;
@@ -211,8 +182,10 @@ TEST(Seq2SeqCliText, GreedyTargetIsTheCoresGreedyTarget) {
     for (const std::int32_t id : ids) {
         printed.append(" ").append(std::to_string(id));
     }
-    EXPECT_TRUE(has(run.err, "greedy target (" + std::to_string(ids.size()) + " token")) << run.err;
-    EXPECT_TRUE(has(run.err, "):" + printed + "\n")) << run.err;
+    EXPECT_TRUE(
+        testing::contains(run.err, "greedy target (" + std::to_string(ids.size()) + " token"))
+        << run.err;
+    EXPECT_TRUE(testing::contains(run.err, "):" + printed + "\n")) << run.err;
     const H5Reader h5(out);
     EXPECT_EQ(int64s(h5, "target_token_ids"), std::vector<std::int64_t>(ids.begin(), ids.end()));
     // With the text they decode to as the target's (issue 30), as the GUI's Translate shows it.
@@ -231,50 +204,53 @@ TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "never.h5";
     const fs::path png = tmp.path() / "never.png";
-    const std::string bert = quoted(ATTNSCOPE_DEFAULT_MODEL);
+    const std::string bert = testing::shellQuoted(ATTNSCOPE_DEFAULT_MODEL);
     const std::vector<ErrorCase> cases = {
-        {"target on BERT", "attention " + bert + " --text 'a b' --target 'c' --out " + quoted(out),
-         1,
+        {"target on BERT",
+         "attention " + bert + " --text 'a b' --target 'c' --out " + testing::shellQuoted(out), 1,
          "--target needs an encoder-decoder model (T5, BART, mBART, Marian); this bert model "
          "has a single stack"},
         {"target ids on BERT", "predict " + bert + " --token-ids 101,102 --target-ids 5", 1,
          "--target-ids needs an encoder-decoder model"},
         {"kind cross on BERT",
-         "render " + bert + " --text 'a b' --kind cross --layer 0 --head 0 --out " + quoted(png), 1,
-         "--kind cross needs an encoder-decoder model"},
+         "render " + bert + " --text 'a b' --kind cross --layer 0 --head 0 --out " +
+             testing::shellQuoted(png),
+         1, "--kind cross needs an encoder-decoder model"},
         {"greedy with target",
-         "attention " + quoted(kTokenized) + " --text 'a' --target 'b' --greedy 3 --out " +
-             quoted(out),
+         "attention " + testing::shellQuoted(kTokenized) +
+             " --text 'a' --target 'b' --greedy 3 --out " + testing::shellQuoted(out),
          2, "--target excludes --greedy"},
         {"greedy without LM head",
-         "attention " + quoted(kRoot / "t5_model_f16") + " --token-ids 5,6,1 --greedy 3 --out " +
-             quoted(out),
+         "attention " + testing::shellQuoted(kRoot / "t5_model_f16") +
+             " --token-ids 5,6,1 --greedy 3 --out " + testing::shellQuoted(out),
          1, "no LM head"},
-        {"no target", "attention " + quoted(kTokenized) + " --text 'a b' --out " + quoted(out), 1,
-         "give the target with --target or --target-ids, or decode one with --greedy N"},
+        {"no target",
+         "attention " + testing::shellQuoted(kTokenized) + " --text 'a b' --out " +
+             testing::shellQuoted(out),
+         1, "give the target with --target or --target-ids, or decode one with --greedy N"},
         {"bad target id",
-         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids -4 --out " +
-             quoted(out),
+         "attention " + testing::shellQuoted(kTokenized) +
+             " --token-ids 0,5,2 --target-ids -4 --out " + testing::shellQuoted(out),
          1, "--target-ids: -4 is not a valid token id"},
         // Issue 30: the last id is never fed to the decoder, so only this check sees it; an
         // empty list was read as the id 0, an empty element dropped.
         {"last target id outside the vocabulary",
-         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,99999 --out " +
-             quoted(out),
+         "attention " + testing::shellQuoted(kTokenized) +
+             " --token-ids 0,5,2 --target-ids 5,99999 --out " + testing::shellQuoted(out),
          1, "--target-ids: 99999 (id 2 of 2) is outside the decoder's vocabulary [0, "},
         {"empty target ids",
-         "attention " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids '' --out " +
-             quoted(out),
+         "attention " + testing::shellQuoted(kTokenized) +
+             " --token-ids 0,5,2 --target-ids '' --out " + testing::shellQuoted(out),
          2, "--target-ids: the id list is empty"},
         {"empty target id element",
-         "predict " + quoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,,6", 2,
+         "predict " + testing::shellQuoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,,6", 2,
          "--target-ids: element 2 of '5,,6' is empty"},
     };
     for (const ErrorCase& c : cases) {
-        const auto run = cli(c.args);
+        const auto run = testing::runCli(c.args);
         EXPECT_EQ(run.exitCode, c.exitCode) << c.name << ": " << run.err;
-        EXPECT_TRUE(has(run.err, c.message)) << c.name << ": " << run.err;
-        EXPECT_FALSE(has(run.err, "internal error")) << c.name;
+        EXPECT_TRUE(testing::contains(run.err, c.message)) << c.name << ": " << run.err;
+        EXPECT_FALSE(testing::contains(run.err, "internal error")) << c.name;
         EXPECT_FALSE(fs::exists(out)) << c.name;
         EXPECT_FALSE(fs::exists(png)) << c.name;
     }
@@ -287,15 +263,16 @@ TEST(Seq2SeqCliErrors, ATokenizerThatDoesNotFitTheModelIsNamed) {
     const fs::path model = tmp.copyOf(kTokenized, "bart");
     testing::editJson(model / "vocab.json", [](auto& j) { j["zz"] = 561; });
     testing::writeFile(model / "merges.txt", testing::readFile(model / "merges.txt") + "z z\n");
-    const auto run = cli("attention " + quoted(model) + " --text 'a zz' --target 'b' --out " +
-                         quoted(tmp.path() / "never.h5"));
+    const auto run = testing::runCli("attention " + testing::shellQuoted(model) +
+                                     " --text 'a zz' --target 'b' --out " +
+                                     testing::shellQuoted(tmp.path() / "never.h5"));
     EXPECT_EQ(run.exitCode, 1) << run.err;
-    EXPECT_TRUE(has(run.err, "attnscope-cli: --text: " + model.string() +
-                                 ": the tokenizer (byte-level BPE (562 tokens, 301 merges) from " +
-                                 (model / "vocab.json").string() + " + " +
-                                 (model / "merges.txt").string() +
-                                 ") gives token 3 ('zz') the id 561, but config.json's vocab_size "
-                                 "is 561: the tokenizer files do not belong to this model\n"))
+    EXPECT_TRUE(testing::contains(
+        run.err, "attnscope-cli: --text: " + model.string() +
+                     ": the tokenizer (byte-level BPE (562 tokens, 301 merges) from " +
+                     (model / "vocab.json").string() + " + " + (model / "merges.txt").string() +
+                     ") gives token 3 ('zz') the id 561, but config.json's vocab_size "
+                     "is 561: the tokenizer files do not belong to this model\n"))
         << run.err;
     EXPECT_FALSE(fs::exists(tmp.path() / "never.h5"));
 }
@@ -305,15 +282,15 @@ TEST(Seq2SeqCliErrors, ATokenizerThatDoesNotFitTheModelIsNamed) {
 // missing prediction head. One line, exit code 1 as for any input the command cannot take.
 TEST(Seq2SeqCliErrors, OneStackCommandsRefuseEncoderDecoderModels) {
     testing::ScratchDir tmp;
-    const std::string corpus = quoted(tmp.path() / "corpus.txt");
+    const std::string corpus = testing::shellQuoted(tmp.path() / "corpus.txt");
     testing::writeFile(tmp.path() / "corpus.txt", "The keys to the cabinet.\nHeads look.\n");
-    const std::string treebank = quoted(tmp.path() / "gold.conllu");
+    const std::string treebank = testing::shellQuoted(tmp.path() / "gold.conllu");
     testing::writeFile(tmp.path() / "gold.conllu",
                        "# text = Heads look\n"
                        "1\tHeads\thead\tNOUN\t_\t_\t2\tnsubj\t_\tEntity=(e1)\n"
                        "2\tlook\tlook\tVERB\t_\t_\t0\troot\t_\t_\n\n");
     const auto to = [&](const std::string& ext) {
-        return " --out " + quoted(tmp.path() / ("out" + ext));
+        return " --out " + testing::shellQuoted(tmp.path() / ("out" + ext));
     };
     const fs::path t5 = kRoot / "t5_v10_f32";
 
@@ -332,13 +309,14 @@ TEST(Seq2SeqCliErrors, OneStackCommandsRefuseEncoderDecoderModels) {
          "attribute the encoder alone"},
         {"importance", kTokenized, "bart", corpus + to(".csv"), "loss runs through both stacks"},
         {"stats", kTokenized, "bart", "--text 'The keys'" + to(".csv"), "the encoder alone"},
-        {"positions", t5, "t5", "--token-ids 5,6,1 --csv " + quoted(tmp.path() / "out.csv"),
+        {"positions", t5, "t5",
+         "--token-ids 5,6,1 --csv " + testing::shellQuoted(tmp.path() / "out.csv"),
          "search the encoder alone"},
         {"deps", kTokenized, "bart", treebank + to(".csv"), "score the encoder alone"},
         {"coref", kTokenized, "bart", treebank + to(".csv"), "score the encoder alone"},
     };
     for (const Case& c : cases) {
-        auto run = cli(c.command + " " + quoted(c.model) + " " + c.args);
+        auto run = testing::runCli(c.command + " " + testing::shellQuoted(c.model) + " " + c.args);
         EXPECT_EQ(run.exitCode, 1) << c.command << ": " << run.err;
         // coref says what it reads before it reads it; the refusal is the one line after that.
         const std::string reading = "attnscope-cli: reading ";
@@ -349,8 +327,9 @@ TEST(Seq2SeqCliErrors, OneStackCommandsRefuseEncoderDecoderModels) {
                                         " is an encoder-decoder model (" + c.type +
                                         "), not supported yet: "))
             << c.command << ": " << run.err;
-        EXPECT_TRUE(has(run.err, c.reason + "; use attention, render or predict with --target "
-                                            "for its three kinds of attention\n"))
+        EXPECT_TRUE(testing::contains(run.err,
+                                      c.reason + "; use attention, render or predict with --target "
+                                                 "for its three kinds of attention\n"))
             << c.command << ": " << run.err;
         EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
         EXPECT_TRUE(run.out.empty()) << c.command << ": " << run.out;
@@ -360,22 +339,25 @@ TEST(Seq2SeqCliErrors, OneStackCommandsRefuseEncoderDecoderModels) {
 }
 
 TEST(Seq2SeqCliInfo, InfoShowsBothStacksAndTheirTokens) {
-    const auto run = cli("info " + quoted(kTokenized));
+    const auto run = testing::runCli("info " + testing::shellQuoted(kTokenized));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "architecture:     bart (encoder-decoder)\n")) << run.out;
-    EXPECT_TRUE(has(run.out, "encoder:          2 layers, 2 heads per layer (4 in all)"));
-    EXPECT_TRUE(has(run.out, "decoder:          2 layers, 4 heads per layer (8 in all)"));
-    EXPECT_TRUE(has(run.out, "cross-attention:  2 layers x 4 heads"));
-    EXPECT_TRUE(has(run.out, "decoder start:    2 (</s>)\n"));
-    EXPECT_TRUE(has(run.out, "tokenizer:        byte-level BPE"));
-    EXPECT_TRUE(has(run.out, "target tokenizer: the same\n"));
-    EXPECT_TRUE(has(run.out, "prediction head:  sequence-to-sequence LM\n"));
+    EXPECT_TRUE(testing::contains(run.out, "architecture:     bart (encoder-decoder)\n"))
+        << run.out;
+    EXPECT_TRUE(
+        testing::contains(run.out, "encoder:          2 layers, 2 heads per layer (4 in all)"));
+    EXPECT_TRUE(
+        testing::contains(run.out, "decoder:          2 layers, 4 heads per layer (8 in all)"));
+    EXPECT_TRUE(testing::contains(run.out, "cross-attention:  2 layers x 4 heads"));
+    EXPECT_TRUE(testing::contains(run.out, "decoder start:    2 (</s>)\n"));
+    EXPECT_TRUE(testing::contains(run.out, "tokenizer:        byte-level BPE"));
+    EXPECT_TRUE(testing::contains(run.out, "target tokenizer: the same\n"));
+    EXPECT_TRUE(testing::contains(run.out, "prediction head:  sequence-to-sequence LM\n"));
 }
 
 // predict --target: one block per decoder row, each row's best candidate the core's.
 TEST(Seq2SeqCliPredict, PredictsTheNextTargetTokenAtEachRow) {
-    const auto run = cli("predict " + quoted(kTokenized) +
-                         " --text 'The head looks.' --target 'Heads look.' --top 1");
+    const auto run = testing::runCli("predict " + testing::shellQuoted(kTokenized) +
+                                     " --text 'The head looks.' --target 'Heads look.' --top 1");
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const auto m = load(kTokenized);
     const analysis::Seq2SeqAnalysis a =
@@ -383,13 +365,15 @@ TEST(Seq2SeqCliPredict, PredictsTheNextTargetTokenAtEachRow) {
     ASSERT_GT(a.decoder.forward.nTokens, 2);
     for (int row = 0; row < a.decoder.forward.nTokens; ++row) {
         const auto best = forward::topPredictions(*m, a.decoder.forward, row, 1).front();
-        EXPECT_TRUE(has(run.out, "(id " + std::to_string(best.id) + ")\n")) << row;
+        EXPECT_TRUE(testing::contains(run.out, "(id " + std::to_string(best.id) + ")\n")) << row;
     }
-    EXPECT_TRUE(has(run.out, "(target: " + a.targetLabel(0) + ")")) << run.out;
-    const auto one = cli("predict " + quoted(kTokenized) +
-                         " --text 'The head looks.' --target 'Heads look.' --position 99");
+    EXPECT_TRUE(testing::contains(run.out, "(target: " + a.targetLabel(0) + ")")) << run.out;
+    const auto one =
+        testing::runCli("predict " + testing::shellQuoted(kTokenized) +
+                        " --text 'The head looks.' --target 'Heads look.' --position 99");
     EXPECT_EQ(one.exitCode, 1);
-    EXPECT_TRUE(has(one.err, "--position: 99 is outside the decoder input's")) << one.err;
+    EXPECT_TRUE(testing::contains(one.err, "--position: 99 is outside the decoder input's"))
+        << one.err;
 }
 
 // The width and height stored in a PNG's IHDR chunk (big-endian, bytes 16-23).
@@ -439,8 +423,9 @@ TEST(Seq2SeqCliRender, DrawsEveryKindCrossByDefault) {
     const std::string input = " --text 'The head looks at the keys.' --target 'Heads look.'";
     for (const std::string kind : {"encoder", "decoder", "cross"}) {
         const fs::path png = tmp.path() / (kind + ".png");
-        const auto run = cli("render " + quoted(kTokenized) + input + " --kind " + kind +
-                             " --layer 1 --head 1 --width 400 --height 300 --out " + quoted(png));
+        const auto run = testing::runCli(
+            "render " + testing::shellQuoted(kTokenized) + input + " --kind " + kind +
+            " --layer 1 --head 1 --width 400 --height 300 --out " + testing::shellQuoted(png));
         ASSERT_EQ(run.exitCode, 0) << kind << ": " << run.err;
         const std::string bytes = testing::readFile(png);
         ASSERT_GT(bytes.size(), 1000u) << kind;
@@ -450,8 +435,8 @@ TEST(Seq2SeqCliRender, DrawsEveryKindCrossByDefault) {
     // No --kind: cross-attention, [target rows, source columns] with square cells, the rows
     // named by the token each produces as the GUI's head view names them.
     const fs::path svg = tmp.path() / "cross.svg";
-    const auto run =
-        cli("render " + quoted(kTokenized) + input + " --layer 0 --head 1 --out " + quoted(svg));
+    const auto run = testing::runCli("render " + testing::shellQuoted(kTokenized) + input +
+                                     " --layer 0 --head 1 --out " + testing::shellQuoted(svg));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const std::string text = testing::readFile(svg);
     const auto m = load(kTokenized);
@@ -462,9 +447,9 @@ TEST(Seq2SeqCliRender, DrawsEveryKindCrossByDefault) {
     ASSERT_NE(rows, cols);
     const auto [w, h] = largestRect(text);
     EXPECT_NEAR(w / h, static_cast<double>(cols) / rows, 0.03 * cols / rows) << w << " x " << h;
-    EXPECT_TRUE(has(text, svgText(a.targetLabel(1)))) << a.targetLabel(1);
-    EXPECT_TRUE(has(text, svgText(a.cross.keyLabel(1)))) << a.cross.keyLabel(1);
-    EXPECT_TRUE(has(text, "columns: source tokens"));
+    EXPECT_TRUE(testing::contains(text, svgText(a.targetLabel(1)))) << a.targetLabel(1);
+    EXPECT_TRUE(testing::contains(text, svgText(a.cross.keyLabel(1)))) << a.cross.keyLabel(1);
+    EXPECT_TRUE(testing::contains(text, "columns: source tokens"));
 }
 
 }  // namespace

@@ -36,20 +36,6 @@ constexpr const char* kSentences =
     "a dog ran to the park.\n"
     "she said that it was late!\n";
 
-std::string cli(const std::string& args) {
-    std::string out = "'";
-    out.append(ATTNSCOPE_CLI).append("' ").append(args);
-    return out;
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
-
 std::vector<std::int32_t> ids(const H5Reader& h5, const char* name) {
     const std::vector<std::int64_t> v = h5.values<std::int64_t>(name, H5T_NATIVE_INT64);
     return {v.begin(), v.end()};
@@ -61,33 +47,39 @@ TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
     testing::writeFile(corpus, kSentences);
     const fs::path csv = tmp.path() / "survey.csv";
     const testing::CommandRun run =
-        testing::runCommand(cli("survey " + quoted(kCheckpoints / "bert_f32") + " " +
-                                quoted(corpus) + " --out " + quoted(csv)));
+        testing::runCli("survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(csv));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
+    EXPECT_TRUE(testing::contains(run.out,
+                                  ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
         << run.out;
     // The tokenizer's declared special tokens ([PAD], [UNK], [CLS], [SEP], [MASK]); Clark's
     // punctuation "," and "." (issue 30).
-    EXPECT_TRUE(has(run.out, "ids: 5 special, 2 punctuation, 1 period")) << run.out;
-    EXPECT_TRUE(has(run.out, "per layer, mean over heads:")) << run.out;
-    EXPECT_TRUE(has(run.out, "  induction (tl_induction_mul):")) << run.out;  // no probe on BERT
-    EXPECT_TRUE(has(run.out, "  sink, fraction of sentences (sink_rate):")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "ids: 5 special, 2 punctuation, 1 period")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "per layer, mean over heads:")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "  induction (tl_induction_mul):"))
+        << run.out;  // no probe on BERT
+    EXPECT_TRUE(testing::contains(run.out, "  sink, fraction of sentences (sink_rate):"))
+        << run.out;
     // Three sentences hold far fewer than 500 distinct ids: no rare word, and the summary says why.
-    EXPECT_TRUE(has(run.out, "  rare word (rare_top1): undefined: the corpus has ")) << run.out;
-    EXPECT_TRUE(has(run.out, " distinct ids, not more than rare-top 500, so every token"))
+    EXPECT_TRUE(testing::contains(run.out, "  rare word (rare_top1): undefined: the corpus has "))
+        << run.out;
+    EXPECT_TRUE(
+        testing::contains(run.out, " distinct ids, not more than rare-top 500, so every token"))
         << run.out;
     EXPECT_FALSE(fs::exists(tmp.path() / "survey.probe.csv"));  // no probe on BERT
-    EXPECT_TRUE(has(run.out, "  positional (positional_frequency):")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "  positional (positional_frequency):")) << run.out;
     const std::string table = testing::readFile(csv);
     EXPECT_EQ(table.rfind("layer,head,first,last,self,prev,", 0), 0u) << table;
-    EXPECT_TRUE(has(table, ",positional,confidence,rare_top1,rare_top2,labels\n")) << table;
-    EXPECT_TRUE(has(run.out, "labels (rules L1-L10; ")) << run.out;
-    EXPECT_FALSE(has(table, "dep_relation")) << table;  // sentences, not a treebank
+    EXPECT_TRUE(testing::contains(table, ",positional,confidence,rare_top1,rare_top2,labels\n"))
+        << table;
+    EXPECT_TRUE(testing::contains(run.out, "labels (rules L1-L10; ")) << run.out;
+    EXPECT_FALSE(testing::contains(table, "dep_relation")) << table;  // sentences, not a treebank
     // bert_f32 has 2 layers x 3 heads; the probe is NaN on a bidirectional model.
     EXPECT_EQ(std::count(table.begin(), table.end(), '\n'), 1 + 6) << table;
-    EXPECT_TRUE(has(table, "\n1,2,")) << table;
-    EXPECT_TRUE(has(table, ",nan,")) << table;
-    EXPECT_TRUE(has(run.err, "wrote")) << run.err;
+    EXPECT_TRUE(testing::contains(table, "\n1,2,")) << table;
+    EXPECT_TRUE(testing::contains(table, ",nan,")) << table;
+    EXPECT_TRUE(testing::contains(run.err, "wrote")) << run.err;
 }
 
 // The file holds surveyCorpus's own result for the same sentences and the options it records.
@@ -97,13 +89,13 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     testing::writeFile(corpus, kSentences);
     const fs::path h5path = tmp.path() / "survey.h5";
     const fs::path dir = kCheckpoints / "gpt2_f32";
-    const testing::CommandRun run = testing::runCommand(
-        cli("survey " + quoted(dir) + " " + quoted(corpus) +
-            " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9 --sink-eps 0.25 "
-            "--rare-top 3 --positional-threshold 0.5 --out " +
-            quoted(h5path)));
+    const testing::CommandRun run = testing::runCli(
+        "survey " + testing::shellQuoted(dir) + " " + testing::shellQuoted(corpus) +
+        " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9 --sink-eps 0.25 "
+        "--rare-top 3 --positional-threshold 0.5 --out " +
+        testing::shellQuoted(h5path));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "  induction (probe_induction):")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "  induction (probe_induction):")) << run.out;
     const H5Reader h5(h5path);
     ASSERT_TRUE(h5.ok());
     const auto model = model::loadModel(dir);
@@ -155,7 +147,8 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     EXPECT_EQ(h5.values<std::int64_t>("probe/tokens", H5T_NATIVE_INT64), drawn);
     EXPECT_EQ(h5.number<std::int64_t>("rare_sentences", H5T_NATIVE_INT64),
               static_cast<std::int64_t>(expected.rareSentences));
-    EXPECT_TRUE(has(run.out, "probe: 2 sequences of 9 ids (seed 9), the first: ")) << run.out;
+    EXPECT_TRUE(testing::contains(run.out, "probe: 2 sequences of 9 ids (seed 9), the first: "))
+        << run.out;
     EXPECT_EQ(h5.number<std::int64_t>("sentences", H5T_NATIVE_INT64), 3);
     EXPECT_EQ(h5.number<std::int64_t>("too_long", H5T_NATIVE_INT64), 0);
     EXPECT_EQ(h5.number<std::int64_t>("probe_length", H5T_NATIVE_INT64), 4);
@@ -182,14 +175,17 @@ TEST(SurveyCli, TreebankCorpusAddsTheBestDependencyRelation) {
     testing::writeFile(corpus, conllu);
     const fs::path csv = tmp.path() / "survey.csv";
     const fs::path h5path = tmp.path() / "survey.h5";
-    const std::string base = "survey " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
+    const std::string base = "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+                             testing::shellQuoted(corpus);
     const testing::CommandRun run =
-        testing::runCommand(cli(base + " --threads 2 --out " + quoted(csv)));
+        testing::runCli(base + " --threads 2 --out " + testing::shellQuoted(csv));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, "dependency relations: 120 sentences scored, 0 skipped; 2 relations"))
+    EXPECT_TRUE(testing::contains(
+        run.out, "dependency relations: 120 sentences scored, 0 skipped; 2 relations"))
         << run.out;
     const std::string table = testing::readFile(csv);
-    EXPECT_TRUE(has(table, ",labels,dep_relation,dep_accuracy,dep_baseline,dep_baseline_offset\n"))
+    EXPECT_TRUE(testing::contains(
+        table, ",labels,dep_relation,dep_accuracy,dep_baseline,dep_baseline_offset\n"))
         << table;
     // Each row names its best relation, whose baseline is perfect: det heads are one word to the
     // right (offset 1); nsubj heads are the last word, which offset 2 reaches too once clamped to
@@ -212,7 +208,8 @@ TEST(SurveyCli, TreebankCorpusAddsTheBestDependencyRelation) {
         EXPECT_EQ(cells.back(), relation == "det" ? "1" : "2") << line;
     }
     EXPECT_EQ(rows, 6);
-    ASSERT_EQ(testing::runCommand(cli(base + " --threads 1 --out " + quoted(h5path))).exitCode, 0);
+    ASSERT_EQ(testing::runCli(base + " --threads 1 --out " + testing::shellQuoted(h5path)).exitCode,
+              0);
     const H5Reader h5(h5path);
     ASSERT_TRUE(h5.ok());
     const auto accuracy = h5.values<double>("dependency/accuracy", H5T_NATIVE_DOUBLE);
@@ -235,23 +232,28 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
     const fs::path corpus = tmp.path() / "long.txt";
     testing::writeFile(corpus, longLine + kSentences);
     const fs::path csv = tmp.path() / "survey.csv";
-    const std::string model = quoted(kCheckpoints / "gpt2_f32");
-    const testing::CommandRun run = testing::runCommand(
-        cli("survey " + model + " " + quoted(corpus) + " --out " + quoted(csv)));
+    const std::string model = testing::shellQuoted(kCheckpoints / "gpt2_f32");
+    const testing::CommandRun run =
+        testing::runCli("survey " + model + " " + testing::shellQuoted(corpus) + " --out " +
+                        testing::shellQuoted(csv));
     ASSERT_EQ(run.exitCode, 0) << run.err;
-    EXPECT_TRUE(has(run.out, ": 4 sentences, 3 surveyed, 1 longer than the model's positions"))
+    EXPECT_TRUE(testing::contains(run.out,
+                                  ": 4 sentences, 3 surveyed, 1 longer than the model's positions"))
         << run.out;
-    EXPECT_TRUE(has(run.err, "1 longer than the model's 21 positions left out")) << run.err;
-    EXPECT_TRUE(
-        has(testing::readFile(tmp.path() / "survey.probe.csv"), "repeat,position,id\n0,0,"));
-    EXPECT_TRUE(has(run.err, "and the probe's sequences to ")) << run.err;
+    EXPECT_TRUE(testing::contains(run.err, "1 longer than the model's 21 positions left out"))
+        << run.err;
+    EXPECT_TRUE(testing::contains(testing::readFile(tmp.path() / "survey.probe.csv"),
+                                  "repeat,position,id\n0,0,"));
+    EXPECT_TRUE(testing::contains(run.err, "and the probe's sequences to ")) << run.err;
     const fs::path onlyLong = tmp.path() / "only_long.txt";
     testing::writeFile(onlyLong, longLine);
     const fs::path out = tmp.path() / "never.csv";
-    const testing::CommandRun none = testing::runCommand(
-        cli("survey " + model + " " + quoted(onlyLong) + " --out " + quoted(out)));
+    const testing::CommandRun none =
+        testing::runCli("survey " + model + " " + testing::shellQuoted(onlyLong) + " --out " +
+                        testing::shellQuoted(out));
     EXPECT_EQ(none.exitCode, 1);
-    EXPECT_TRUE(has(none.err, onlyLong.string() + ": no sentence to survey (1 read, 1 longer"))
+    EXPECT_TRUE(testing::contains(none.err,
+                                  onlyLong.string() + ": no sentence to survey (1 read, 1 longer"))
         << none.err;
     EXPECT_FALSE(fs::exists(out));
 }
@@ -260,8 +262,9 @@ TEST(SurveyCli, UsageAndDataErrors) {
     testing::ScratchDir tmp;
     const fs::path corpus = tmp.path() / "sentences.txt";
     testing::writeFile(corpus, kSentences);
-    const std::string base = "survey " + quoted(kCheckpoints / "bert_f32") + " " + quoted(corpus);
-    EXPECT_EQ(testing::runCommand(cli("survey --help")).exitCode, 0);
+    const std::string base = "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+                             testing::shellQuoted(corpus);
+    EXPECT_EQ(testing::runCli("survey --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(""), std::string(" --out x.txt"), std::string(" --threads 0 --out x.csv"),
           std::string(" --max-sentences 0 --out x.csv"),
@@ -269,19 +272,19 @@ TEST(SurveyCli, UsageAndDataErrors) {
           std::string(" --probe-repeats -1 --out x.csv"), std::string(" --sink-eps 2 --out x.csv"),
           std::string(" --rare-top -1 --out x.csv"),
           std::string(" --positional-threshold 1.5 --out x.csv")}) {
-        EXPECT_EQ(testing::runCommand(cli(base + bad)).exitCode, 2) << bad;
+        EXPECT_EQ(testing::runCli(base + bad).exitCode, 2) << bad;
     }
     const fs::path out = tmp.path() / "never.csv";
-    const testing::CommandRun missing =
-        testing::runCommand(cli("survey " + quoted(kCheckpoints / "bert_f32") + " " +
-                                quoted(tmp.path() / "absent.txt") + " --out " + quoted(out)));
+    const testing::CommandRun missing = testing::runCli(
+        "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
+        testing::shellQuoted(tmp.path() / "absent.txt") + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(missing.exitCode, 1);
-    EXPECT_TRUE(has(missing.err, "absent.txt")) << missing.err;
+    EXPECT_TRUE(testing::contains(missing.err, "absent.txt")) << missing.err;
     const testing::CommandRun noModel =
-        testing::runCommand(cli("survey " + quoted(tmp.path() / "nomodel") + " " + quoted(corpus) +
-                                " --out " + quoted(out)));
+        testing::runCli("survey " + testing::shellQuoted(tmp.path() / "nomodel") + " " +
+                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(out));
     EXPECT_EQ(noModel.exitCode, 1);
-    EXPECT_TRUE(has(noModel.err, "nomodel")) << noModel.err;
+    EXPECT_TRUE(testing::contains(noModel.err, "nomodel")) << noModel.err;
     EXPECT_FALSE(fs::exists(out));
 }
 
@@ -293,16 +296,13 @@ TEST(SurveyCli, InterruptWritesNothing) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "ewt.h5";
     const fs::path err = tmp.path() / "err";
-    std::string script = cli("survey " + quoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
-                             quoted(kEwtDev) + " --threads 2 --out " + quoted(out));
-    script.append(" 2>").append(quoted(err)).append(" & pid=$!; until grep -q 'Ctrl+C stops' ");
-    script.append(quoted(err))
-        .append(" 2>/dev/null || ! kill -0 $pid 2>/dev/null; do sleep 0.02; ");
-    script.append("done; kill -INT $pid 2>/dev/null; wait $pid; echo rc=$?");
-    testing::writeFile(tmp.path() / "interrupt.sh", script);
-    const testing::CommandRun r = testing::runCommand("sh " + quoted(tmp.path() / "interrupt.sh"));
-    EXPECT_TRUE(has(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(has(testing::readFile(err), "interrupted; nothing written"));
+    const testing::CommandRun r = testing::runInterrupted(
+        testing::cliCommand("survey " + testing::shellQuoted(kCheckpoints / "gpt2_sharded_bf16") +
+                            " " + testing::shellQuoted(kEwtDev) + " --threads 2 --out " +
+                            testing::shellQuoted(out)),
+        err, "Ctrl+C stops");
+    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
+    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
     EXPECT_FALSE(fs::exists(out));
 }
 

@@ -21,14 +21,6 @@ namespace fs = std::filesystem;
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 using testing::kSharedTokenizers;
 
-testing::CommandRun run(const std::string& args) {
-    return testing::runCommand(std::string("'") + ATTNSCOPE_CLI + "' " + args);
-}
-
-std::string quoted(const fs::path& p) {
-    return testing::shellQuoted(p);
-}
-
 // Removes the weights (model.safetensors, or the shards and their index) from `dir`.
 void removeWeights(const fs::path& dir) {
     for (const auto& entry : fs::directory_iterator(dir)) {
@@ -45,7 +37,7 @@ std::string h5Tokens(const fs::path& file) {
         testing::runCommand(std::string("'") + ATTNSCOPE_PYTHON +
                             "' -c 'import h5py, sys; print(\" \".join(t.decode() for t in "
                             "h5py.File(sys.argv[1])[\"tokens\"][:]))' " +
-                            quoted(file));
+                            testing::shellQuoted(file));
     EXPECT_EQ(r.exitCode, 0) << r.err;
     return r.out;
 }
@@ -61,10 +53,10 @@ TEST_P(TokenizeWithoutWeights, SameTokensAsTheModelFolder) {
     removeWeights(tokenizerOnly);
     for (const char* flags : {"", " --no-special"}) {
         const testing::CommandRun expected =
-            run("tokenize " + quoted(full) + " '" + kText + "'" + flags);
+            testing::runCli("tokenize " + testing::shellQuoted(full) + " '" + kText + "'" + flags);
         ASSERT_EQ(expected.exitCode, 0) << expected.err;
-        const testing::CommandRun r =
-            run("tokenize " + quoted(tokenizerOnly) + " '" + kText + "'" + flags);
+        const testing::CommandRun r = testing::runCli(
+            "tokenize " + testing::shellQuoted(tokenizerOnly) + " '" + kText + "'" + flags);
         ASSERT_EQ(r.exitCode, 0) << r.err;
         EXPECT_EQ(r.out, expected.out) << GetParam() << flags;
     }
@@ -99,7 +91,8 @@ TEST(TokenizeCli, RealTokenizerFilesAlone) {
         for (const char* f : c.files) {
             fs::copy_file(kSharedTokenizers / c.source / f, tmp.path() / f);
         }
-        const testing::CommandRun r = run("tokenize " + quoted(tmp.path()) + " 'Hello, world!'");
+        const testing::CommandRun r =
+            testing::runCli("tokenize " + testing::shellQuoted(tmp.path()) + " 'Hello, world!'");
         ASSERT_EQ(r.exitCode, 0) << c.source << ": " << r.err;
         std::string ids;
         std::istringstream lines(r.out);
@@ -118,10 +111,12 @@ TEST(TokenizeCli, RealTokenizerFilesAlone) {
 
 TEST(TokenizeCli, FolderWithoutTokenizerFiles) {
     testing::ScratchDir tmp;
-    const testing::CommandRun none = run("tokenize " + quoted(tmp.path()) + " hello");
+    const testing::CommandRun none =
+        testing::runCli("tokenize " + testing::shellQuoted(tmp.path()) + " hello");
     EXPECT_EQ(none.exitCode, 1);
     EXPECT_NE(none.err.find("no tokenizer files"), std::string::npos) << none.err;
-    const testing::CommandRun missing = run("tokenize " + quoted(tmp.path() / "nope") + " hello");
+    const testing::CommandRun missing =
+        testing::runCli("tokenize " + testing::shellQuoted(tmp.path() / "nope") + " hello");
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_NE(missing.err.find("nope: cannot open: No such file or directory"), std::string::npos)
         << missing.err;
@@ -142,28 +137,34 @@ TEST(TokenIdsCli, WordLevelTokenizerIsNeverLoaded) {
     }
     const fs::path h5 = tmp.path() / "x.h5";
     const testing::CommandRun attention =
-        run("attention " + quoted(dir) + " --token-ids 1,2,3 --out " + quoted(h5));
+        testing::runCli("attention " + testing::shellQuoted(dir) + " --token-ids 1,2,3 --out " +
+                        testing::shellQuoted(h5));
     ASSERT_EQ(attention.exitCode, 0) << attention.err;
     EXPECT_EQ(attention.err.find("warning"), std::string::npos) << attention.err;
     EXPECT_EQ(h5Tokens(h5), "( ) -\n");
 
     const std::string ids = " --token-ids 13,17,22,14 ";
-    const testing::CommandRun positions = run("positions " + quoted(dir) + ids);
+    const testing::CommandRun positions =
+        testing::runCli("positions " + testing::shellQuoted(dir) + ids);
     EXPECT_EQ(positions.exitCode, 0) << positions.err;
     // <BOS> and <EOS> are special (tokenizer_config.json), so 2 of the 4 tokens are queries.
     EXPECT_NE(positions.out.find("2 queries per head"), std::string::npos) << positions.out;
-    const testing::CommandRun predict = run("predict " + quoted(dir) + ids + "--top 2");
+    const testing::CommandRun predict =
+        testing::runCli("predict " + testing::shellQuoted(dir) + ids + "--top 2");
     EXPECT_EQ(predict.exitCode, 0) << predict.err;
     EXPECT_NE(predict.out.find("   1  C\n"), std::string::npos) << predict.out;
     const testing::CommandRun stats =
-        run("stats " + quoted(dir) + ids + "--out " + quoted(tmp.path() / "s.csv"));
+        testing::runCli("stats " + testing::shellQuoted(dir) + ids + "--out " +
+                        testing::shellQuoted(tmp.path() / "s.csv"));
     EXPECT_EQ(stats.exitCode, 0) << stats.err;
     const testing::CommandRun render =
-        run("render " + quoted(dir) + ids + "--grid --out " + quoted(tmp.path() / "r.png"));
+        testing::runCli("render " + testing::shellQuoted(dir) + ids + "--grid --out " +
+                        testing::shellQuoted(tmp.path() / "r.png"));
     EXPECT_EQ(render.exitCode, 0) << render.err;
 
     const testing::CommandRun text =
-        run("attention " + quoted(dir) + " --text CCO --out " + quoted(tmp.path() / "t.h5"));
+        testing::runCli("attention " + testing::shellQuoted(dir) + " --text CCO --out " +
+                        testing::shellQuoted(tmp.path() / "t.h5"));
     EXPECT_EQ(text.exitCode, 1);
     EXPECT_EQ(std::count(text.err.begin(), text.err.end(), '\n'), 1) << text.err;
     // WordLevel runs now (issue 20), but this vocabulary has no unk_token for an unknown word,
@@ -184,18 +185,21 @@ TEST(TokenIdsCli, MissingOrBrokenTokenizerFiles) {
         fs::remove(dir / f);
     }
     const fs::path h5 = tmp.path() / "x.h5";
-    const std::string args = " --token-ids 5,6,7 --out " + quoted(h5);
-    const testing::CommandRun bare = run("attention " + quoted(dir) + args);
+    const std::string args = " --token-ids 5,6,7 --out " + testing::shellQuoted(h5);
+    const testing::CommandRun bare =
+        testing::runCli("attention " + testing::shellQuoted(dir) + args);
     ASSERT_EQ(bare.exitCode, 0) << bare.err;
     EXPECT_EQ(h5Tokens(h5), "5 6 7\n");
 
     testing::writeFile(dir / "tokenizer.json", "{\"model\": {\"vocab\": ");
-    const testing::CommandRun broken = run("attention " + quoted(dir) + args);
+    const testing::CommandRun broken =
+        testing::runCli("attention " + testing::shellQuoted(dir) + args);
     ASSERT_EQ(broken.exitCode, 0) << broken.err;
     EXPECT_NE(broken.err.find("warning"), std::string::npos) << broken.err;
     EXPECT_NE(broken.err.find("tokenizer.json"), std::string::npos) << broken.err;
     EXPECT_EQ(h5Tokens(h5), "5 6 7\n");
-    const testing::CommandRun text = run("attention " + quoted(dir) + " --text hi --out x.h5");
+    const testing::CommandRun text =
+        testing::runCli("attention " + testing::shellQuoted(dir) + " --text hi --out x.h5");
     EXPECT_EQ(text.exitCode, 1);
     EXPECT_NE(text.err.find("tokenizer.json"), std::string::npos) << text.err;
 }

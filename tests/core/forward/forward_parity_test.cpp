@@ -2,11 +2,10 @@
 // tests/reference/torch_reference.py, on random-weight checkpoints in Hugging Face layout.
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
+#include "../support/manifest.h"
 #include "../support/reference_file.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
@@ -108,17 +107,8 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, ForwardParity, ::testing::ValuesIn(kCases)
                          [](const auto& p) { return p.param; });
 
 TEST(ForwardParityManifest, ManifestListsEveryCase) {
-    std::ifstream in(kCheckpoints / "manifest.json");
-    ASSERT_TRUE(in) << "no manifest in " << kCheckpoints;
-    const auto manifest = nlohmann::json::parse(in);
-    std::vector<std::string> listed;
-    for (const auto& entry : manifest) {
-        listed.push_back(entry.at("case").get<std::string>());
-    }
-    std::vector<std::string> expected = kCases;
-    std::sort(listed.begin(), listed.end());
-    std::sort(expected.begin(), expected.end());
-    EXPECT_EQ(listed, expected);
+    ASSERT_TRUE(fs::exists(kCheckpoints / "manifest.json")) << "no manifest in " << kCheckpoints;
+    EXPECT_EQ(testing::manifestCases(kCheckpoints), testing::sortedNames(kCases));
 }
 
 }  // namespace

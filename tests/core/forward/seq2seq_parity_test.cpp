@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/manifest.h"
 #include "../support/reference_file.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/forward/seq2seq_pass.h"
@@ -51,20 +51,6 @@ std::vector<std::string> cases() {
 
 const std::vector<std::string> kCases = cases();
 
-Json manifestEntry(const std::string& name) {
-    std::ifstream in(kRoot / "manifest.json");
-    if (!in) {
-        throw std::runtime_error("no manifest in " + kRoot.string() +
-                                 ": run the reference.seq2seq_checkpoints test first");
-    }
-    for (const Json& e : Json::parse(in)) {
-        if (e.at("case") == name) {
-            return e;
-        }
-    }
-    throw std::runtime_error("case " + name + " is not in the manifest");
-}
-
 struct Gap {
     double absolute = 0.0;
     double largest = 0.0;  // of the reference
@@ -102,7 +88,7 @@ void checkKind(const forward::ForwardResult& r, const io::SafetensorsFile& ref,
 class Seq2SeqParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Seq2SeqParity, MatchesPyTorchReference) {
-    const Json entry = manifestEntry(GetParam());
+    const Json entry = testing::manifestEntry(kRoot, GetParam());
     const fs::path dir = kRoot / GetParam();
     const auto model = load(dir);
     ASSERT_TRUE(model->isEncoderDecoder());
@@ -146,7 +132,7 @@ TEST_P(Seq2SeqParity, MatchesPyTorchReference) {
 
 // A parity test that cannot fail proves nothing: a 1 % scale change must show in every kind.
 TEST_P(Seq2SeqParity, DetectsASmallScaleError) {
-    const Json entry = manifestEntry(GetParam());
+    const Json entry = testing::manifestEntry(kRoot, GetParam());
     const fs::path dir = kRoot / GetParam();
     const auto model = load(dir);
     const Json& in = entry.at("inputs").back();
@@ -171,16 +157,8 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, Seq2SeqParity, ::testing::ValuesIn(kCases)
                          [](const auto& p) { return p.param; });
 
 TEST(Seq2SeqParityManifest, ManifestListsEveryCase) {
-    std::ifstream in(kRoot / "manifest.json");
-    ASSERT_TRUE(in) << "no manifest in " << kRoot;
-    std::vector<std::string> listed;
-    for (const Json& e : Json::parse(in)) {
-        listed.push_back(e.at("case").get<std::string>());
-    }
-    std::vector<std::string> expected = kCases;
-    std::sort(listed.begin(), listed.end());
-    std::sort(expected.begin(), expected.end());
-    EXPECT_EQ(listed, expected);
+    ASSERT_TRUE(fs::exists(kRoot / "manifest.json")) << "no manifest in " << kRoot;
+    EXPECT_EQ(testing::manifestCases(kRoot), testing::sortedNames(kCases));
 }
 
 }  // namespace

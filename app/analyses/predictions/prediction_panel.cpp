@@ -1,0 +1,326 @@
+#include "analyses/predictions/prediction_panel.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QComboBox>
+#include <QLabel>
+#include <QPainter>
+#include <QVBoxLayout>
+
+#include "session/analysis_session.h"
+
+namespace attnscope::app {
+
+namespace {
+
+constexpr int kTop = 5;
+constexpr int kRowHeight = 24;
+
+QString label(const std::string& piece) {
+    return QString::fromStdString(analysis::tokenLabel(piece));
+}
+
+// A row of the bars: rank and token, bar, percentage. The token column gets half the width,
+// at least enough for a short token and at most twelve wide letters; the bar never less than
+// kMinBar, and the percentage always its widest text, so "3.3%" is never cut to "3".
+constexpr int kMargin = 4;
+constexpr int kGap = 6;
+constexpr int kMinBar = 40;
+
+struct BarColumns {
+    int text;
+    int bar;
+    int percent;
+};
+
+int minTextWidth(const QFontMetrics& fm) {
+    return fm.horizontalAdvance(QStringLiteral("5. ")) + 8 * fm.averageCharWidth();
+}
+
+BarColumns barColumns(const QFontMetrics& fm, int width) {
+    const int percent = fm.horizontalAdvance(QStringLiteral("100.0%"));
+    const int fixed = 2 * kMargin + 2 * kGap + percent;
+    const int minText = minTextWidth(fm);
+    const int maxText = std::max(minText, fm.horizontalAdvance(QLatin1Char('M')) * 12);
+    int text = std::clamp(width / 2, minText, maxText);
+    text = std::max(minText, std::min(text, width - fixed - kMinBar));
+    return {text, std::max(kMinBar, width - fixed - text), percent};
+}
+
+QColor changeColor(double change, const QPalette& pal) {
+    if (std::abs(change) < 0.0005) {  // under 0.05 pp: shown as no change
+        return pal.color(QPalette::PlaceholderText);
+    }
+    return change < 0 ? QColor(210, 50, 50) : QColor(40, 150, 70);
+}
+
+// "−12.3 pp · #4": the change of probability in percentage points and the rank elsewhere.
+PredictionBars::Note shiftNote(float here, const AnalysisSession::PredictionShift& other,
+                               bool hereIsAblated) {
+    const double delta = hereIsAblated ? static_cast<double>(here) - other.otherProbability
+                                       : static_cast<double>(other.otherProbability) - here;
+    const bool withSign = std::abs(100.0 * delta) >= 0.05;  // else "0.0 pp", without a sign
+    const QString sign = !withSign   ? QString()
+                         : delta > 0 ? QStringLiteral("+")
+                                     : QStringLiteral("−");
+    return {QStringLiteral("%1%2 pp · #%3")
+                .arg(sign)
+                .arg(std::abs(100.0 * delta), 0, 'f', 1)
+                .arg(other.otherRank),
+            delta};
+}
+
+}  // namespace
+
+PredictionBars::PredictionBars(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("predictionBars"));
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setMinimumHeight(sizeHint().height());  // a squeezed dock must not cut off the fifth row
+}
+
+void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predictions,
+                                    std::vector<Note> notes) {
+    m_predictions = std::move(predictions);
+    m_notes = std::move(notes);
+    setMinimumHeight(sizeHint().height());
+    updateGeometry();
+    update();
+}
+
+// A row with a note has a second line for it under the bar, so that the list keeps the width
+// of a plain one in a narrow dock.
+int PredictionBars::rowHeight() const {
+    return m_notes.empty() ? kRowHeight : kRowHeight + fontMetrics().height() - 4;
+}
+
+QSize PredictionBars::sizeHint() const {
+    return {std::max(260, minimumSizeHint().width()), kTop * rowHeight() + 4};
+}
+
+QSize PredictionBars::minimumSizeHint() const {
+    const BarColumns c = barColumns(fontMetrics(), 0);
+    return {2 * kMargin + 2 * kGap + c.text + c.bar + c.percent, kTop * rowHeight() + 4};
+}
+
+void PredictionBars::paintEvent(QPaintEvent*) {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QPalette& pal = palette();
+    const QFontMetrics fm(font());
+    const BarColumns c = barColumns(fm, width());
+    for (std::size_t i = 0; i < m_predictions.size(); ++i) {
+        const forward::TokenPrediction& pr = m_predictions[i];
+        const int y = static_cast<int>(i) * rowHeight() + 2;
+        const QRect textRect(kMargin, y, c.text, kRowHeight - 4);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(textRect, Qt::AlignVCenter | Qt::AlignLeft,
+                   fm.elidedText(QStringLiteral("%1. %2").arg(i + 1).arg(label(pr.token)),
+                                 Qt::ElideRight, c.text));
+        const int barLeft = kMargin + c.text + kGap;
+        const int barMax = c.bar;
+        const QRectF track(barLeft, y + 5, barMax, kRowHeight - 14);
+        p.setPen(Qt::NoPen);
+        p.setBrush(pal.color(QPalette::AlternateBase));
+        p.drawRoundedRect(track, 3, 3);
+        p.setBrush(pal.color(QPalette::Highlight));
+        p.drawRoundedRect(QRectF(track.topLeft(),
+                                 QSizeF(std::max(2.0, barMax * static_cast<double>(pr.probability)),
+                                        track.height())),
+                          3, 3);
+        p.setPen(pal.color(QPalette::Text));
+        p.drawText(QRect(barLeft + barMax + kGap, y, c.percent, kRowHeight - 4),
+                   Qt::AlignVCenter | Qt::AlignRight,
+                   QString::number(100.0 * pr.probability, 'f', 1) + QLatin1Char('%'));
+        if (i < m_notes.size()) {
+            p.setPen(changeColor(m_notes[i].change, pal));
+            p.drawText(QRect(barLeft, y + kRowHeight - 6, barMax + kGap + c.percent, fm.height()),
+                       Qt::AlignVCenter | Qt::AlignRight, m_notes[i].text);
+        }
+    }
+}
+
+PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
+    : QWidget(parent),
+      m_session(session),
+      m_heading(new QLabel(this)),
+      m_positions(new QComboBox(this)),
+      m_columns(new QWidget(this)),
+      m_columnLayout(new QBoxLayout(QBoxLayout::LeftToRight, m_columns)),
+      m_cleanTitle(new QLabel(m_columns)),
+      m_ablatedTitle(new QLabel(m_columns)),
+      m_cleanBars(new PredictionBars(m_columns)),
+      m_bars(new PredictionBars(m_columns)),
+      m_note(new QLabel(this)) {
+    setObjectName(QStringLiteral("predictionPanel"));
+    m_heading->setObjectName(QStringLiteral("predictionHeading"));
+    m_positions->setObjectName(QStringLiteral("predictionPosition"));
+    m_heading->setWordWrap(true);
+    m_note->setWordWrap(true);
+    m_note->setForegroundRole(QPalette::PlaceholderText);
+    m_note->setText(tr("Click a row of the head view to predict at that token."));
+    m_positions->setToolTip(tr("Token position to predict at"));
+    m_cleanBars->setObjectName(QStringLiteral("cleanPredictionBars"));
+    m_cleanTitle->setObjectName(QStringLiteral("cleanPredictionTitle"));
+    m_ablatedTitle->setObjectName(QStringLiteral("ablatedPredictionTitle"));
+    m_cleanTitle->setText(tr("<b>Clean</b> · Δp and rank after the ablation"));
+    m_cleanTitle->setWordWrap(true);
+    m_ablatedTitle->setWordWrap(true);
+    m_columnLayout->setContentsMargins(0, 0, 0, 0);
+    auto* cleanColumn = new QVBoxLayout;
+    cleanColumn->addWidget(m_cleanTitle);
+    cleanColumn->addWidget(m_cleanBars);
+    auto* ablatedColumn = new QVBoxLayout;
+    ablatedColumn->addWidget(m_ablatedTitle);
+    ablatedColumn->addWidget(m_bars);
+    m_columnLayout->addLayout(cleanColumn, 1);
+    m_columnLayout->addLayout(ablatedColumn, 1);
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_heading);
+    layout->addWidget(m_positions);
+    layout->addWidget(m_columns);
+    layout->addWidget(m_note);
+    layout->addStretch(1);
+    connect(m_positions, &QComboBox::activated, this,
+            [this](int index) { m_session->selectToken(index); });
+    connect(session, &AnalysisSession::resultChanged, this, &PredictionPanel::refresh);
+    connect(session, &AnalysisSession::selectedTokenChanged, this, &PredictionPanel::refresh);
+    connect(session, &AnalysisSession::predictionsChanged, this, &PredictionPanel::showPredictions);
+    refresh();
+}
+
+void PredictionPanel::fillPositions() {
+    const auto result = m_session->predictionRows();  // an encoder-decoder's: the decoder's
+    const QSignalBlocker block(m_positions);
+    m_positions->clear();
+    for (int i = 0; result && i < result->forward.nTokens; ++i) {
+        m_positions->addItem(
+            QStringLiteral("%1 · %2").arg(i).arg(QString::fromStdString(result->label(i))));
+    }
+    m_positions->setCurrentIndex(m_position);
+}
+
+void PredictionPanel::refresh() {
+    const auto result = m_session->result();
+    const auto model = m_session->model();
+    m_position = m_session->predictionPosition();
+    m_note->setText(tr("Click a row of the head view to predict at that token."));
+    fillPositions();
+    m_bars->setPredictions({});
+    m_cleanBars->setPredictions({});
+    const bool compare = result && m_session->cleanResult() != result;
+    m_cleanTitle->setVisible(compare);
+    m_ablatedTitle->setVisible(compare);
+    m_cleanBars->setVisible(compare);
+    if (!model || !result) {
+        m_heading->setText(tr("Open a model and type a sentence to see its predictions."));
+        return;
+    }
+    if (!forward::hasPredictionHead(*model)) {
+        m_heading->setText(
+            tr("This checkpoint has no prediction head (no MLM or LM head "
+               "tensors), so it cannot predict tokens."));
+        return;
+    }
+    const bool causal = model->spec.prediction == model::PredictionKind::CausalLm;
+    if (const auto seq2seq = m_session->seq2seq(); seq2seq && m_position >= 0) {
+        m_heading->setText(
+            tr("<b>Next target token</b> at decoder row %1 (reading “%2”); the target's own "
+               "token is marked")
+                .arg(m_position)
+                .arg(QString::fromStdString(seq2seq->decoder.label(m_position)).toHtmlEscaped()));
+        showPredictions();
+        return;
+    }
+    if (m_position < 0) {
+        m_heading->setText(
+            tr("Masked LM: put [MASK] (or <mask>) in the sentence, or click a "
+               "row, to see what the model fills in."));
+        return;
+    }
+    const QString token = QString::fromStdString(result->label(m_position));
+    m_heading->setText(causal ? tr("<b>Next token</b> after “%1” (position %2)")
+                                    .arg(token.toHtmlEscaped())
+                                    .arg(m_position)
+                              : tr("<b>Token at</b> “%1” (position %2), masked LM")
+                                    .arg(token.toHtmlEscaped())
+                                    .arg(m_position));
+    showPredictions();  // the service computes them (ComputeService::schedulePredictions)
+}
+
+void PredictionPanel::showPredictions() {
+    const AnalysisSession::Predictions& p = m_session->predictions();
+    if (!p.result || p.position != m_position) {
+        return;  // still on their way
+    }
+    const bool compare = !p.cleanTop.empty();
+    m_cleanTitle->setVisible(compare);
+    m_ablatedTitle->setVisible(compare);
+    m_cleanBars->setVisible(compare);
+    if (!compare) {
+        m_cleanBars->setPredictions({});
+        m_bars->setPredictions(p.top, targetNotes(p));
+        emit predictionsShown();
+        return;
+    }
+    std::vector<PredictionBars::Note> cleanNotes;
+    for (std::size_t i = 0; i < p.cleanTop.size() && i < p.cleanTopInAblated.size(); ++i) {
+        cleanNotes.push_back(shiftNote(p.cleanTop[i].probability, p.cleanTopInAblated[i], false));
+    }
+    std::vector<PredictionBars::Note> ablatedNotes;
+    for (std::size_t i = 0; i < p.top.size() && i < p.topInClean.size(); ++i) {
+        ablatedNotes.push_back(shiftNote(p.top[i].probability, p.topInClean[i], true));
+    }
+    const auto& ablated = p.result->forward.ablated;
+    const auto n = std::count_if(ablated.begin(), ablated.end(),
+                                 [](const auto& kind) { return kind.has_value(); });
+    m_ablatedTitle->setText(n == 1 ? tr("<b>Ablated</b> (1 head) · Δp and rank before")
+                                   : tr("<b>Ablated</b> (%1 heads) · Δp and rank before").arg(n));
+    m_cleanBars->setPredictions(p.cleanTop, std::move(cleanNotes));
+    m_bars->setPredictions(p.top, std::move(ablatedNotes));
+    fitColumns();
+    emit predictionsShown();
+}
+
+// Encoder-decoder models: the target token the row produces under teacher forcing, marked in
+// the list and, wherever it ranks, named in the note below it.
+std::vector<PredictionBars::Note> PredictionPanel::targetNotes(
+    const AnalysisSession::Predictions& p) {
+    if (!m_session->seq2seq()) {
+        return {};
+    }
+    if (p.targetId < 0) {
+        m_note->setText(tr("Past the target's last token: no target token to compare with."));
+        return {};
+    }
+    m_note->setText(tr("Target token here: “%1”, p = %2%, rank %3. Click a row of the head view "
+                       "(decoder or cross-attention) to predict at another.")
+                        .arg(p.targetLabel)
+                        .arg(100.0 * p.targetStanding.otherProbability, 0, 'f', 1)
+                        .arg(p.targetStanding.otherRank));
+    std::vector<PredictionBars::Note> notes;
+    for (const forward::TokenPrediction& t : p.top) {
+        notes.push_back(t.id == p.targetId ? PredictionBars::Note{tr("← target"), 1.0}
+                                           : PredictionBars::Note{});
+    }
+    return notes;
+}
+
+bool PredictionPanel::comparing() const {
+    return !m_cleanBars->isHidden() && !m_cleanBars->predictions().empty();
+}
+
+void PredictionPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitColumns();
+}
+
+// Side by side when both lists fit at their minimum width, else one above the other.
+void PredictionPanel::fitColumns() {
+    const int need = m_cleanBars->minimumSizeHint().width() + m_bars->minimumSizeHint().width() +
+                     m_columnLayout->spacing();
+    const bool wide = width() - 20 >= need;
+    m_columnLayout->setDirection(wide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+}  // namespace attnscope::app

@@ -1,0 +1,122 @@
+#include "analyses/survey/survey_document.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QFileInfo>
+#include <QObject>
+#include <QStringList>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::app {
+
+const std::vector<analysis::HeadLabel>& SurveyRun::labelsOf(HeadId head) const {
+    static const std::vector<analysis::HeadLabel> none;
+    if (head.layer < 0 || head.layer >= nLayers() || head.head < 0 || head.head >= nHeads()) {
+        return none;
+    }
+    const auto k = static_cast<std::size_t>(head.layer * nHeads() + head.head);
+    return k < labels.size() ? labels[k] : none;
+}
+
+SurveyRun computeSurveyRun(std::shared_ptr<const model::Model> model, const QString& path,
+                           const std::vector<text::Sentence>* known, const SurveyRequest& request,
+                           const CancelToken& cancel, const ProgressFn& progress,
+                           std::size_t shares, const analysis::ShareExecutor& run) {
+    SurveyRun out;
+    const analysis::SurveyCorpus corpus = analysis::readSurveyCorpus(
+        *model, path.toStdString(), static_cast<std::size_t>(std::max(request.maxSentences, 0)),
+        cancel, known);
+    out.sentencesInFile = corpus.inFile;
+    if (corpus.ids.empty()) {
+        throw InvalidArgument(
+            path.toStdString() + ": no sentence to survey (" + std::to_string(corpus.read) +
+            " read, " + std::to_string(corpus.tooLong) + " longer than the model's positions)");
+    }
+    analysis::SurveyOptions options;
+    options.sinkEps = request.sinkEps;
+    options.probeRepeats = request.probeRepeats;
+    options.probeLength = request.probeLength;
+    options.probeSeed = request.probeSeed;
+    options.rareTop = request.rareTop;
+    analysis::addCorpusIds(*model, corpus, options);
+    out.options = options;  // as run, without the job's token and callback
+    options.shares = shares;
+    options.cancel = cancel;
+    options.progress = progress;
+    analysis::SurveyRun result = analysis::runSurvey(*model, corpus, options, {}, run);
+    out.survey = std::move(result.survey);
+    if (result.dependencies) {
+        out.dependencies = analysis::dependencyLabels(*result.dependencies);
+        out.bestRelations = analysis::bestRelations(*out.dependencies);
+    }
+    out.corpusPath = path;
+    out.model = std::move(model);
+    out.request = request;
+    out.sentencesUsed = corpus.read;
+    out.tooLong = corpus.tooLong;
+    relabel(out, request.rules);
+    return out;
+}
+
+void relabel(SurveyRun& run, const analysis::LabelRules& rules) {
+    run.request.rules = rules;
+    run.labels =
+        analysis::labelHeads(run.survey, rules, run.dependencies ? &*run.dependencies : nullptr);
+}
+
+QString surveySummary(const SurveyRun& run) {
+    const auto labelled = std::count_if(run.labels.begin(), run.labels.end(),
+                                        [](const auto& l) { return !l.empty(); });
+    QString text = QObject::tr("%1: %2 sentences surveyed")
+                       .arg(QFileInfo(run.corpusPath).fileName())
+                       .arg(run.survey.sentences);
+    if (run.sentencesUsed < run.sentencesInFile) {
+        text +=
+            QObject::tr(" (the first %1 of %2)").arg(run.sentencesUsed).arg(run.sentencesInFile);
+    }
+    if (run.tooLong > 0) {
+        text += QObject::tr(", %1 too long for the model left out").arg(run.tooLong);
+    }
+    // A run built by hand may lack scores: score() would throw inside a signal handler.
+    const auto probe = run.survey.scores.find("probe_induction");
+    const bool probed =
+        probe != run.survey.scores.end() && std::any_of(probe->second.begin(), probe->second.end(),
+                                                        [](double x) { return std::isfinite(x); });
+    if (probed) {
+        text += QObject::tr("; induction probe: %1 random sequences of %2 tokens")
+                    .arg(run.options.probeRepeats)
+                    .arg(run.options.probeLength);
+    }
+    if (run.dependencies) {
+        text +=
+            QObject::tr("; %1 dependency relations scored").arg(run.dependencies->relations.size());
+    }
+    text += QObject::tr("; %1 of %2 heads labelled")
+                .arg(labelled)
+                .arg(static_cast<qsizetype>(run.labels.size()));
+    return text;
+}
+
+QString labelTags(const std::vector<analysis::HeadLabel>& labels) {
+    QStringList tags;
+    for (const auto& l : labels) {
+        tags << QString::fromStdString(l.tag);
+    }
+    return tags.join(QStringLiteral(", "));
+}
+
+QString labelTooltip(const std::vector<analysis::HeadLabel>& labels) {
+    QStringList lines;
+    for (const auto& l : labels) {
+        lines << QStringLiteral("<b>%1</b> (%2): %3<br><i>%4</i>")
+                     .arg(QString::fromStdString(l.name).toHtmlEscaped(),
+                          QString::fromStdString(l.tag).toHtmlEscaped(),
+                          QString::fromStdString(l.evidence).toHtmlEscaped(),
+                          QString::fromStdString(l.rule).toHtmlEscaped());
+    }
+    return lines.join(QStringLiteral("<br>"));
+}
+
+}  // namespace attnscope::app
