@@ -6,6 +6,7 @@
 #include <QApplication>
 #include <QCoreApplication>
 
+#include "analyses/coref/coref_dock.h"
 #include "analyses/importance/importance_dock.h"
 #include "analyses/survey/survey_dock.h"
 #include "attnscope/base/memory_reuse.h"
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
     window.show();
     window.start(commandLine.modelDir, commandLine.text);
     if (commandLine.coref) {
-        window.scoreCorefWhenOpen(*commandLine.coref);
+        attnscope::app::scoreCorefWhenOpen(&window, window.session(), window.service(),
+                                           *commandLine.coref);
     }
     if (commandLine.importance) {
         attnscope::app::computeImportanceWhenOpen(&window, window.session(), window.service(),

@@ -1,18 +1,12 @@
 #include "main_window.h"
 
-#include <algorithm>
-
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
-#include <QProgressBar>
-#include <QScrollArea>
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QStringListModel>
@@ -22,36 +16,26 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
-#include "analyses/ablation/ablation_menu.h"
-#include "analyses/alignment/alignment_view.h"
 #include "analyses/alignment/target_input.h"
-#include "analyses/attribution/method_compare_view.h"
-#include "analyses/compare/compare_view.h"
-#include "analyses/coref/coref_dock.h"
-#include "analyses/coref/coref_panel.h"
 #include "analyses/corpus/one_stack_docks.h"
-#include "analyses/dependencies/dependency_panel.h"
-#include "analyses/entropy/entropy_charts.h"
-#include "analyses/importance/importance_dock.h"
-#include "analyses/offsets/offsets_view.h"
-#include "analyses/predictions/prediction_panel.h"
-#include "analyses/survey/survey_dock.h"
+#include "analyses/registry.h"
 #include "attnscope/base/error.h"
-#include "attnscope/model/model_discovery.h"
 #include "dialogs/export_dialog.h"
+#include "panels/cached_models_menu.h"
 #include "panels/mask_panel.h"
+#include "panels/model_grid_panel.h"
+#include "panels/prediction_panel.h"
 #include "panels/sentence_panel.h"
+#include "panels/status_line.h"
 #include "panels/welcome_page.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
-#include "session/head_record_status.h"
 #include "settings/app_settings.h"
-#include "views/head_grid_model.h"
+#include "views/ablation_menu.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
 #include "views/line_view.h"
-#include "widgets/attention_kind_combo.h"
 #include "widgets/message_bar.h"
 #include "widgets/panel_scroll_area.h"
 #include "widgets/sentence_field.h"
@@ -81,7 +65,6 @@ MainWindow::MainWindow(QWidget* parent)
     buildMenus();
     wireSession();
     restoreSettings();
-    updateStatus();
 }
 
 // The service goes first, explicitly: it cancels and waits for every job, and its jobs' answers
@@ -102,21 +85,7 @@ void MainWindow::buildViews() {
     m_headView = new HeadView(m_session, m_tabs);
     m_tabs->addTab(m_headView, tr("Head"));
     m_tabs->addTab(new LineView(m_session, m_tabs), tr("Lines"));
-    m_tabs->addTab(new CompareView(m_session, m_tabs), tr("Compare"));
-    m_charts = new EntropyChartsView(m_session, m_tabs);
-    m_tabs->addTab(m_charts, tr("Entropy"));
-    m_tabs->addTab(new OffsetsView(m_session, m_tabs), tr("Offsets"));
-    m_tabs->addTab(new MethodCompareView(m_session, m_tabs), tr("Methods"));
-    auto* alignment = new AlignmentView(m_tabs);  // issue 20: encoder-decoder models only
-    m_tabs->addTab(alignment, tr("Alignment"));
-    connect(m_session, &AnalysisSession::resultChanged, alignment,
-            [this, alignment] { alignment->setAnalysis(m_session->seq2seq()); });
-    connect(m_session, &AnalysisSession::selectedHeadChanged, alignment,
-            [this, alignment](HeadId h) {
-                if (m_session->attentionKind() == forward::AttentionKind::Cross) {
-                    alignment->setHead(h.layer, h.head);
-                }
-            });
+    // The analyses' tabs follow (buildDocks: analyses/registry.h).
     m_pages->addWidget(m_welcome);
     m_pages->addWidget(m_tabs);
     auto* layout = new QVBoxLayout(central);
@@ -131,29 +100,9 @@ void MainWindow::buildViews() {
 }
 
 void MainWindow::buildDocks() {
-    m_gridModel = new HeadGridModel(this);
-    auto* gridPage = new QWidget(this);
-    m_grid = new HeadGridView(m_session, m_gridModel, gridPage);
-    auto* order = new QComboBox(gridPage);
-    order->setObjectName(QStringLiteral("gridOrder"));
-    order->addItems({tr("Heads in model order"), tr("Sorted by mean entropy (focused first)"),
-                     tr("Sorted by max |logit|")});
-    // The longest choice would otherwise set the dock's minimum width; the list shows it whole.
-    order->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
-    order->setMinimumContentsLength(16);
-    // Four thumbnails of a readable size and the layer labels; larger models scroll.
-    m_grid->setMinimumSize(190, 160);
-    auto* gridLayout = new QVBoxLayout(gridPage);
-    gridLayout->setContentsMargins(2, 2, 2, 2);
-    auto* kind = new AttentionKindCombo(m_session, gridPage);
-    kind->setObjectName(QStringLiteral("gridKind"));
-    gridLayout->addWidget(kind);  // encoder-decoder models: which kind the thumbnails show
-    gridLayout->addWidget(order);
-    gridLayout->addWidget(m_grid, 1);
-    connect(order, &QComboBox::currentIndexChanged, this,
-            [this](int i) { m_gridModel->setOrder(static_cast<HeadGridModel::Order>(i)); });
-    connect(m_grid, &HeadGridView::headActivated, this, [this] { m_tabs->setCurrentIndex(0); });
-
+    auto* gridPage = new ModelGridPanel(m_session, this);
+    connect(gridPage->grid(), &HeadGridView::headActivated, this,
+            [this] { m_tabs->setCurrentIndex(0); });
     addDock(tr("Model: layers × heads"), "gridDock", gridPage, Qt::LeftDockWidgetArea);
     // The right-hand panels scroll rather than squeeze their texts when a dock is short, and
     // the dock cannot be made narrower than they need.
@@ -175,8 +124,7 @@ void MainWindow::buildDocks() {
                 }
             });
     buildBottomDocks();
-    guardOneStackDocks(this, m_session);
-    wireDependencies();
+    wireTreebankSentences();
 }
 
 QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget* content,
@@ -188,47 +136,31 @@ QDockWidget* MainWindow::addDock(const QString& title, const char* name, QWidget
     return dock;
 }
 
-// The Sentences and Dependencies docks start closed (window_layout.h) and open when they get
-// something to show: loaded sentences, a scored treebank.
+// The Sentences dock starts closed (window_layout.h) and opens when sentences are loaded; every
+// registered analysis then adds its tabs and docks (the corpus docks tab with Sentences).
 void MainWindow::buildBottomDocks() {
     m_sentences = new SentencePanel(m_session, this);
     QDockWidget* sentenceDock =
         addDock(tr("Sentences"), "sentenceDock", m_sentences, Qt::BottomDockWidgetArea);
-    m_dependencies = new DependencyPanel(m_session, m_service, this);
-    // Scrolling too: its table and heatmap side by side would otherwise set the window's
-    // minimum height past a 1024 × 700 or 1280 × 800 screen.
-    auto* dependencyScroll = new QScrollArea(this);
-    dependencyScroll->setWidget(m_dependencies);
-    dependencyScroll->setWidgetResizable(true);
-    dependencyScroll->setFrameShape(QFrame::NoFrame);
-    m_dependencyDock =
-        addDock(tr("Dependencies"), "dependencyDock", dependencyScroll, Qt::BottomDockWidgetArea);
-    tabifyDockWidget(sentenceDock, m_dependencyDock);
+    m_host = AnalysisHost{this,   m_session,    m_service,
+                          m_tabs, sentenceDock, [this] { m_tabs->setCurrentIndex(0); }};
+    for (const Analysis& analysis : registeredAnalyses()) {
+        if (analysis.addViews) {
+            analysis.addViews(m_host);
+        }
+    }
     sentenceDock->hide();
-    m_dependencyDock->hide();
-    const CorefDock coref = addCorefDock(this, m_session, m_service, m_dependencyDock,
-                                         [this] { m_tabs->setCurrentIndex(0); });
-    m_coref = coref.panel;
-    m_corefDock = coref.dock;
-    addImportanceDock(this, m_session, m_service, m_corefDock,
-                      [this] { m_tabs->setCurrentIndex(0); });
-    addSurveyDock(this, m_session, m_service, m_corefDock, [this] { m_tabs->setCurrentIndex(0); });
     connect(m_sentences->sentences(), &QAbstractItemModel::modelReset, sentenceDock,
             [this, sentenceDock] {
                 if (m_sentences->sentences()->rowCount() > 0) {
                     sentenceDock->show();
                 }
             });
-    connect(m_dependencies, &DependencyPanel::treebankScored, m_dependencyDock, &QWidget::show);
-    // Opened at its minimum, the table shows one row and the heatmap one layer (later, the
-    // user's size stands).
+    // Opened at its minimum, the list shows one row (later, the user's size stands).
     WindowLayout::sizeOnFirstShow(this, sentenceDock);
-    WindowLayout::sizeOnFirstShow(this, m_dependencyDock);
 }
 
-void MainWindow::wireDependencies() {
-    connect(m_dependencies, &DependencyPanel::headActivated, this,
-            [this] { m_tabs->setCurrentIndex(0); });
+void MainWindow::wireTreebankSentences() {
     // A new treebank also fills the sentence list, letting the user step through its sentences
     // with gold arcs; the sentence they typed stays until they pick one.
     connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
@@ -263,24 +195,7 @@ void MainWindow::buildToolBar() {
     m_targetAction = bar->addWidget(m_target);
     m_targetAction->setVisible(false);
 
-    m_statusModel = new QLabel(this);
-    m_statusModel->setObjectName(QStringLiteral("statusModel"));
-    m_statusCompute = new QLabel(this);
-    m_statusCompute->setObjectName(QStringLiteral("statusCompute"));
-    m_loadProgress = new QProgressBar(this);
-    m_loadProgress->setObjectName(QStringLiteral("loadProgress"));
-    m_loadProgress->setRange(0, 1000);
-    m_loadProgress->setMaximumWidth(200);
-    m_loadProgress->hide();
-    m_cancelLoad = new QToolButton(this);
-    m_cancelLoad->setObjectName(QStringLiteral("cancelLoad"));
-    m_cancelLoad->setText(tr("Cancel"));
-    m_cancelLoad->hide();
-    connect(m_cancelLoad, &QToolButton::clicked, m_service, &ComputeService::cancelLoad);
-    statusBar()->addWidget(m_statusModel, 1);
-    statusBar()->addPermanentWidget(m_statusCompute);
-    statusBar()->addPermanentWidget(m_loadProgress);
-    statusBar()->addPermanentWidget(m_cancelLoad);
+    m_status = new StatusLine(statusBar(), m_session, m_service);
 }
 
 void MainWindow::buildMenus() {
@@ -288,37 +203,14 @@ void MainWindow::buildMenus() {
     file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::showStartPage)
         ->setObjectName(QStringLiteral("openModelAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
-    QMenu* cache = file->addMenu(tr("From the &Hugging Face cache"));
-    cache->setObjectName(QStringLiteral("cacheMenu"));
-    connect(cache, &QMenu::aboutToShow, this, [this, cache] {
-        cache->clear();
-        for (const model::FoundModel& m : model::findCachedModels(huggingFaceHubDir())) {
-            QAction* a = cache->addAction(QStringLiteral("%1 (%2)").arg(
-                QString::fromStdString(m.name), QString::fromStdString(m.modelType)));
-            const QString dir = QString::fromStdString(m.dir.string());
-            a->setEnabled(m.supported);
-            a->setToolTip(QString::fromStdString(m.note));
-            connect(a, &QAction::triggered, this, [this, dir] { openModel(dir); });
-        }
-        if (cache->isEmpty()) {
-            cache
-                ->addAction(
-                    tr("No models in %1").arg(QString::fromStdString(huggingFaceHubDir().string())))
-                ->setEnabled(false);
-        }
-    });
+    addCachedModelsMenu(file, [this](const QString& dir) { openModel(dir); });
     file->addAction(tr("&Load sentences…"), QKeySequence(Qt::CTRL | Qt::Key_L), m_sentences,
                     &SentencePanel::askForFile);
-    file->addAction(tr("Open &treebank for dependency scoring…"), this, [this] {
-        m_dependencyDock->show();
-        m_dependencyDock->raise();
-        m_dependencies->askForTreebank();
-    });
-    file->addAction(tr("Score &coreference…"), this, [this] {
-        m_corefDock->show();
-        m_corefDock->raise();
-        m_coref->scoreChosenFile();
-    });
+    for (const Analysis& analysis : registeredAnalyses()) {
+        if (analysis.addFileEntries) {
+            analysis.addFileEntries(m_host, file);
+        }
+    }
     file->addSeparator();
     addExportMenu(file);
     file->addSeparator();
@@ -374,102 +266,16 @@ void MainWindow::wireSession() {
             tr("Truncate to %1 tokens").arg(limit),
             [this] { m_session->setTruncateLongInput(true); });
     });
-    const auto showGrid = [this] {
-        m_gridModel->setResult(m_session->result(), m_session->heatmapStyle(),
-                               m_session->ablationEffects());
-    };
-    connect(m_session, &AnalysisSession::resultChanged, this, [this, showGrid] {
-        showGrid();
-        updateStatus();
-    });
-    connect(m_session, &AnalysisSession::heatmapStyleChanged, this, showGrid);
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
         m_targetAction->setVisible(m_session->isEncoderDecoder());
         m_pages->setCurrentWidget(m_tabs);
         setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
-        updateStatus();
     });
-    connect(m_service, &ComputeService::loadStarted, this, [this](const QString& path) {
-        m_loadProgress->setValue(0);
-        m_loadProgress->show();
-        m_cancelLoad->show();
-        m_statusModel->setText(tr("Opening %1…").arg(path));
-    });
-    connect(m_service, &ComputeService::loadProgress, this,
-            [this](double f) { m_loadProgress->setValue(static_cast<int>(f * 1000)); });
     connect(m_service, &ComputeService::loadFinished, this, [this](bool ok, const QString& path) {
-        m_loadProgress->hide();
-        m_cancelLoad->hide();
         if (ok) {
             rememberModel(path);
         }
-        updateStatus();
     });
-    connect(m_service, &ComputeService::exportStarted, this,
-            [this](const QString& path) { statusBar()->showMessage(tr("Writing %1…").arg(path)); });
-    connect(m_service, &ComputeService::exportFinished, this, [this](const QString& path, bool ok) {
-        if (ok) {
-            statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
-        } else {
-            statusBar()->clearMessage();  // the message bar says why
-        }
-    });
-    connect(m_service, &ComputeService::headRecordStarted, this,
-            [this](HeadId head) { statusBar()->showMessage(headRecordStatusMessage(head)); });
-    connect(m_service, &ComputeService::headRecordFinished, this, [this](HeadId head) {
-        // Only our own line: a "Wrote …" shown meanwhile stays for its time.
-        if (statusBar()->currentMessage() == headRecordStatusMessage(head)) {
-            statusBar()->clearMessage();
-        }
-    });
-}
-
-void MainWindow::updateStatus() {
-    const auto model = m_session->model();
-    if (!model) {
-        m_statusModel->setText(tr("No model open"));
-    } else {
-        const auto& s = model->spec;
-        const QString stacks = model->isEncoderDecoder()
-                                   ? tr("encoder %1 layers × %2 heads, decoder %3 × %4")
-                                         .arg(s.nLayers)
-                                         .arg(s.nHeads)
-                                         .arg(model->decoder->spec.nLayers)
-                                         .arg(model->decoder->spec.nHeads)
-                                   : tr("%1 layers × %2 heads").arg(s.nLayers).arg(s.nHeads);
-        m_statusModel->setText(tr("%1 · %2 · d=%3 · %4 weights")
-                                   .arg(QString::fromStdString(s.modelType), stacks)
-                                   .arg(s.dModel)
-                                   .arg(QString::fromStdString(model->storedDtypes)));
-    }
-    const auto result = m_session->result();
-    QString computed = result ? tr("%1 tokens · %2 heads in %3 ms")
-                                    .arg(result->forward.nTokens)
-                                    .arg(result->forward.nLayers * result->forward.nHeads)
-                                    .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1)
-                              : QString();
-    if (const auto seq2seq = m_session->seq2seq()) {
-        // Both sides and the kind shown: "12 tokens" alone would not say of which.
-        computed = tr("source %1 · decoder %2 tokens · %3 shown · %4 ms")
-                       .arg(seq2seq->encoder.forward.nTokens)
-                       .arg(seq2seq->decoder.forward.nTokens)
-                       .arg(QString::fromStdString(
-                           forward::attentionKindTitle(m_session->attentionKind())))
-                       .arg(m_service->lastComputeMilliseconds(), 0, 'f', 1);
-    }
-    if (m_session->resultIsTruncated()) {
-        computed.prepend(tr("truncated to the model's limit · "));
-    }
-    if (result && m_session->cleanResult() != result) {
-        const auto& ablated = result->forward.ablated;
-        const auto n = std::count_if(ablated.begin(), ablated.end(),
-                                     [](const auto& kind) { return kind.has_value(); });
-        computed += n == 1 ? tr(" · 1 head ablated") : tr(" · %1 heads ablated").arg(n);
-        if (!m_session->meanSource().isEmpty()) {
-            computed += tr(" (means over %1)").arg(m_session->meanSource());
-        }
-    }
-    m_statusCompute->setText(computed);
 }
 
 void MainWindow::start(const QString& modelDir, const std::optional<QString>& text) {
@@ -500,10 +306,6 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
 void MainWindow::openModel(const QString& path) {
     m_messages->hide();
     m_service->openModel(QFileInfo(path).absoluteFilePath());
-}
-
-void MainWindow::scoreCorefWhenOpen(const QString& path) {
-    scoreWhenModelOpen(m_coref, m_session, m_service, path);
 }
 
 // The start page lists the shipped, recent and cached models; its button asks for a folder.

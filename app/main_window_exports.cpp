@@ -86,7 +86,8 @@ bool MainWindow::exportStatsCsv(const QString& path) {
 }
 
 bool MainWindow::exportCharts(const QString& path) {
-    if (!m_charts->hasResult()) {
+    const auto* view = findChild<EntropyChartsView*>();
+    if (!view || !view->hasResult()) {
         m_session->reportError(tr("Nothing to export yet: type a sentence first."));
         return false;
     }
@@ -102,7 +103,7 @@ bool MainWindow::exportCharts(const QString& path) {
         const QString file = info.dir().filePath(
             QStringLiteral("%1-%2.%3").arg(info.completeBaseName(), QLatin1String(name), suffix));
         QString error;
-        if (!m_charts->saveChart(chart, file, &error)) {
+        if (!view->saveChart(chart, file, &error)) {
             m_session->reportError(tr("Export failed: %1").arg(error));
             return false;
         }

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <streambuf>
 #include <system_error>
@@ -172,6 +173,29 @@ void flushStandardOutput() {
     if (!std::cout) {
         throw Error("standard output: cannot write");
     }
+}
+
+CLI::Option* addModelDirArgument(CLI::App& command, std::string& modelDir) {
+    return command.add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+}
+
+CLI::Option* addCorpusArgument(CLI::App& command, std::string& corpus) {
+    return command.add_option("CORPUS", corpus, "Sentences: .txt (one a line) or .conllu")
+        ->required();
+}
+
+CLI::Validator csvOrH5Output() {
+    return CLI::Validator(
+        [](const std::string& out) {
+            return isH5Path(out) || std::filesystem::path(out).extension() == ".csv"
+                       ? std::string()
+                       : std::string("--out must end in .csv or .h5");
+        },
+        "");
+}
+
+bool isH5Path(const std::string& path) {
+    return std::filesystem::path(path).extension() == ".h5";
 }
 
 }  // namespace attnscope::cli

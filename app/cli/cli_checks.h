@@ -30,6 +30,17 @@ std::vector<std::int64_t> parseIdList(const std::string& option, std::string_vie
 CLI::Option* addIdListOption(CLI::App& command, const std::string& name,
                              std::vector<std::int64_t>& ids, const std::string& help);
 
+// The positional arguments the commands share: MODEL_DIR (a Hugging Face model folder) and
+// CORPUS (sentences, .txt one a line or .conllu), both required.
+CLI::Option* addModelDirArgument(CLI::App& command, std::string& modelDir);
+CLI::Option* addCorpusArgument(CLI::App& command, std::string& corpus);
+
+// An --out path of a command that writes either a table or arrays: it must end in .csv or .h5.
+CLI::Validator csvOrH5Output();
+
+// Whether `path` names an HDF5 file (ends in .h5) rather than a CSV table.
+bool isH5Path(const std::string& path);
+
 // Before any work: throws attnscope::Error "<option>: <path>: cannot write: <reason>" unless
 // exporting::checkOutputWritable accepts `path`. An empty path (option not given) passes.
 void checkOutput(const std::string& option, const std::string& path);

@@ -2,6 +2,7 @@
 
 #include <iomanip>
 #include <iostream>
+#include <utility>
 
 #include <CLI/CLI.hpp>
 
@@ -25,22 +26,50 @@ std::vector<int> chosenPositions(const PredictArgs& args, const model::Model& m,
                          "(a masked LM mostly copies unmasked tokens)\n";
         }
     }
+    return checkedPositions(std::move(positions), a.forward.nTokens, "sentence");
+}
+
+}  // namespace
+
+std::vector<int> checkedPositions(std::vector<int> positions, int nTokens,
+                                  const std::string& what) {
     if (positions.empty()) {
-        for (int i = 0; i < a.forward.nTokens; ++i) {
+        for (int i = 0; i < nTokens; ++i) {
             positions.push_back(i);
         }
     }
     for (const int p : positions) {
-        if (p < 0 || p >= a.forward.nTokens) {
-            throw InvalidArgument("--position: " + std::to_string(p) +
-                                  " is outside the sentence's " +
-                                  std::to_string(a.forward.nTokens) + " tokens");
+        if (p < 0 || p >= nTokens) {
+            throw InvalidArgument("--position: " + std::to_string(p) + " is outside the " + what +
+                                  "'s " + std::to_string(nTokens) + " tokens");
         }
     }
     return positions;
 }
 
-}  // namespace
+PredictionTable::PredictionTable()
+    : csv_({"position", "token", "predicts", "rank", "id", "candidate", "probability", "logit"}) {}
+
+void PredictionTable::add(int pos, const std::string& token, const std::string& predicts,
+                          const std::vector<forward::TokenPrediction>& top) {
+    for (std::size_t r = 0; r < top.size(); ++r) {
+        const forward::TokenPrediction& p = top[r];
+        std::cout << "      " << r + 1 << ". " << std::left << std::setw(16)
+                  << analysis::tokenLabel(p.token) << std::right << std::fixed
+                  << std::setprecision(4) << p.probability << "  (id " << p.id << ")\n";
+        std::cout.unsetf(std::ios::floatfield);
+        csv_.addRow({std::int64_t{pos}, token, predicts, static_cast<std::int64_t>(r + 1),
+                     std::int64_t{p.id}, p.token, p.probability, p.logit});
+    }
+}
+
+void PredictionTable::write(const std::optional<std::string>& csv) const {
+    if (csv) {
+        csv_.writeFile(*csv);
+        std::cerr << "attnscope-cli: wrote " << csv_.rowCount() << " predictions to " << *csv
+                  << "\n";
+    }
+}
 
 CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
     auto* predict = app.add_subcommand(
@@ -74,30 +103,16 @@ int runPredict(const PredictArgs& args) {
                               "tensors), so it cannot predict tokens");
     }
     const bool causal = m.spec.prediction == model::PredictionKind::CausalLm;
-    exporting::CsvWriter csv(
-        {"position", "token", "predicts", "rank", "id", "candidate", "probability", "logit"});
+    PredictionTable table;
     std::cout << "# " << forward::predictionKindName(m) << ": "
               << (causal ? "next token after each position" : "token at each position") << "\n";
     for (const int pos : chosenPositions(args, m, a)) {
         const std::string token = a.label(pos);
         std::cout << std::setw(4) << pos << "  " << token << "\n";
-        const auto top = forward::topPredictions(m, a.forward, pos, args.top);
-        for (std::size_t r = 0; r < top.size(); ++r) {
-            const forward::TokenPrediction& p = top[r];
-            std::cout << "      " << r + 1 << ". " << std::left << std::setw(16)
-                      << analysis::tokenLabel(p.token) << std::right << std::fixed
-                      << std::setprecision(4) << p.probability << "  (id " << p.id << ")\n";
-            std::cout.unsetf(std::ios::floatfield);
-            csv.addRow({std::int64_t{pos}, token, std::string(causal ? "next" : "this"),
-                        static_cast<std::int64_t>(r + 1), std::int64_t{p.id}, p.token,
-                        p.probability, p.logit});
-        }
+        table.add(pos, token, causal ? "next" : "this",
+                  forward::topPredictions(m, a.forward, pos, args.top));
     }
-    if (args.csv) {
-        csv.writeFile(*args.csv);
-        std::cerr << "attnscope-cli: wrote " << csv.rowCount() << " predictions to " << *args.csv
-                  << "\n";
-    }
+    table.write(args.csv);
     return 0;
 }
 

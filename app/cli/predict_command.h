@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/export/csv_writer.h"
+#include "attnscope/forward/prediction.h"
 #include "cli/sentence_input.h"
 #include "cli/seq2seq_input.h"
 
@@ -26,5 +28,25 @@ struct PredictArgs {
 
 CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args);
 int runPredict(const PredictArgs& args);
+
+// What both predict paths share (the encoder-decoder one is runSeq2SeqPredict).
+
+// `positions`, or every one of the `nTokens` when it is empty; throws InvalidArgument for one
+// outside them ("... is outside the <what>'s N tokens").
+std::vector<int> checkedPositions(std::vector<int> positions, int nTokens, const std::string& what);
+
+// The top-k candidates of each position, printed under the position's line and kept as CSV rows.
+class PredictionTable {
+public:
+    PredictionTable();
+    // Prints the candidates of `pos` (whose token is `token`); `predicts` is "next" or "this".
+    void add(int pos, const std::string& token, const std::string& predicts,
+             const std::vector<forward::TokenPrediction>& top);
+    // Writes the rows to `csv` when given, and says so on stderr.
+    void write(const std::optional<std::string>& csv) const;
+
+private:
+    exporting::CsvWriter csv_;
+};
 
 }  // namespace attnscope::cli

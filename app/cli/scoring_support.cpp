@@ -1,11 +1,16 @@
 #include "cli/scoring_support.h"
 
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "attnscope/base/threads.h"
 
 namespace attnscope::cli {
 
@@ -28,6 +33,25 @@ void drawBar(const ScoringProgress& p) {
 }
 
 }  // namespace
+
+std::function<void(double)> percentProgress(ScoringProgress& progress) {
+    progress.total = 100;
+    progress.unit = "%";
+    return
+        [&progress](double f) { progress.done = static_cast<std::size_t>(std::floor(100.0 * f)); };
+}
+
+CLI::Option* addThreadsOption(CLI::App& command, int& threads) {
+    return command.add_option("--threads", threads, "Worker threads")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+}
+
+void oneComputeThreadPerShare(std::size_t shares) {
+    if (shares > 1) {
+        setComputeThreads(1);
+    }
+}
 
 InterruptCatcher::InterruptCatcher() {
     g_interrupted = 0;

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,11 @@
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/tokenize/tokenizer.h"
+
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
 
 namespace attnscope::cli {
 
@@ -34,6 +40,17 @@ struct ScoringProgress {
     std::atomic<std::size_t> total{0};
     std::string unit;  // "sentences", "windows"
 };
+
+// The runs that report a fraction done (importance, survey): `progress` becomes a percent bar and
+// the returned callback moves it.
+std::function<void(double)> percentProgress(ScoringProgress& progress);
+
+// --threads: how many shares a corpus run is cut into, 1 to 64.
+CLI::Option* addThreadsOption(CLI::App& command, int& threads);
+
+// A run cut into more than one share is parallel over its sentences or windows, so each keeps its
+// products on one thread rather than oversubscribing the cores.
+void oneComputeThreadPerShare(std::size_t shares);
 
 // While one is alive, the first Ctrl+C (SIGINT) only sets a flag, read by interrupted(); the
 // second one ends the process as usual. A command holds one for its whole run, so an interrupt

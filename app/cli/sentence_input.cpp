@@ -13,7 +13,7 @@
 namespace attnscope::cli {
 
 void addSentenceOptions(CLI::App& command, SentenceArgs& args) {
-    command.add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    addModelDirArgument(command, args.modelDir);
     auto* text = command.add_option("--text", args.text, "Input text (needs a tokenizer)");
     auto* ids =
         addIdListOption(command, "--token-ids", args.tokenIds, "Token ids, e.g. 101,7592,102");

@@ -6,7 +6,6 @@
 
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/base/error.h"
-#include "attnscope/export/csv_writer.h"
 #include "attnscope/export/seq2seq_export.h"
 #include "attnscope/forward/prediction.h"
 #include "cli/seq2seq_input.h"
@@ -107,21 +106,8 @@ int runSeq2SeqPredict(const PredictArgs& args, const model::Model& m) {
     const analysis::Seq2SeqAnalysis a =
         analyzeSeq2Seq(m, args.sentence, args.target, forwardOptions(args.sentence), false);
     const forward::ForwardResult& r = a.decoder.forward;
-    std::vector<int> positions = args.positions;
-    if (positions.empty()) {
-        for (int i = 0; i < r.nTokens; ++i) {
-            positions.push_back(i);
-        }
-    }
-    for (const int p : positions) {
-        if (p < 0 || p >= r.nTokens) {
-            throw InvalidArgument("--position: " + std::to_string(p) +
-                                  " is outside the decoder input's " + std::to_string(r.nTokens) +
-                                  " tokens");
-        }
-    }
-    exporting::CsvWriter csv(
-        {"position", "token", "predicts", "rank", "id", "candidate", "probability", "logit"});
+    const std::vector<int> positions = checkedPositions(args.positions, r.nTokens, "decoder input");
+    PredictionTable table;
     std::cout << "# " << forward::predictionKindName(m)
               << ": next target token after each decoder input token\n";
     for (const int pos : positions) {
@@ -131,23 +117,9 @@ int runSeq2SeqPredict(const PredictArgs& args, const model::Model& m) {
             std::cout << "  (target: " << a.targetLabel(pos) << ")";
         }
         std::cout << "\n";
-        const auto top = forward::topPredictions(m, r, pos, args.top);
-        for (std::size_t k = 0; k < top.size(); ++k) {
-            const forward::TokenPrediction& p = top[k];
-            std::cout << "      " << k + 1 << ". " << std::left << std::setw(16)
-                      << analysis::tokenLabel(p.token) << std::right << std::fixed
-                      << std::setprecision(4) << p.probability << "  (id " << p.id << ")\n";
-            std::cout.unsetf(std::ios::floatfield);
-            csv.addRow({std::int64_t{pos}, token, std::string("next"),
-                        static_cast<std::int64_t>(k + 1), std::int64_t{p.id}, p.token,
-                        p.probability, p.logit});
-        }
+        table.add(pos, token, "next", forward::topPredictions(m, r, pos, args.top));
     }
-    if (args.csv) {
-        csv.writeFile(*args.csv);
-        std::cerr << "attnscope-cli: wrote " << csv.rowCount() << " predictions to " << *args.csv
-                  << "\n";
-    }
+    table.write(args.csv);
     return 0;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <vector>
 
+#include "render/named_enum.h"
+
 namespace attnscope::render {
 
 namespace {
@@ -75,13 +77,8 @@ QString colormapName(Colormap map) {
 }
 
 bool colormapFromName(const QString& name, Colormap* out) {
-    for (Colormap m : {Colormap::Viridis, Colormap::Magma, Colormap::Diverging}) {
-        if (colormapName(m) == name) {
-            *out = m;
-            return true;
-        }
-    }
-    return false;
+    return enumFromName(name, {Colormap::Viridis, Colormap::Magma, Colormap::Diverging},
+                        colormapName, out);
 }
 
 QStringList sequentialColormapNames() {

@@ -10,6 +10,7 @@
 #include "render/color_bar.h"
 #include "render/head_colors.h"
 #include "render/heat_cells.h"
+#include "render/text_extent.h"
 
 namespace attnscope::render {
 
@@ -214,11 +215,7 @@ const QStringList& columnLabels(const FigureContent& c) {
 }
 
 double labelExtentFor(const Context& ctx, const QStringList& labels, const QFont& font) {
-    const QFontMetricsF fm = ctx.metrics(font);
-    double w = 0;
-    for (const QString& s : labels) {
-        w = std::max(w, fm.horizontalAdvance(s));
-    }
+    const double w = widestAdvance(ctx.metrics(font), labels);
     return std::ceil(std::min({w, ctx.pt(kMaxLabelExtentPt), 0.22 * ctx.size.width()}));
 }
 

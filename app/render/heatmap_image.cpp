@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "render/named_enum.h"
+
 namespace attnscope::render {
 
 namespace {
@@ -28,13 +30,7 @@ QString scalingName(Scaling s) {
 }
 
 bool scalingFromName(const QString& name, Scaling* out) {
-    for (Scaling s : {Scaling::Linear, Scaling::Log, Scaling::PerRow}) {
-        if (scalingName(s) == name) {
-            *out = s;
-            return true;
-        }
-    }
-    return false;
+    return enumFromName(name, {Scaling::Linear, Scaling::Log, Scaling::PerRow}, scalingName, out);
 }
 
 QColor maskedCellColor() {

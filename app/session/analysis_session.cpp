@@ -69,6 +69,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     }
     if (hadSurvey) {
         emit surveyChanged();
+        emit headLabelsChanged();
     }
     if (hadFilter) {
         emit labelFilterChanged(m_labelFilter);
@@ -311,6 +312,16 @@ void AnalysisSession::setSurvey(std::shared_ptr<const SurveyRun> run) {
     }
     m_survey = std::move(run);
     emit surveyChanged();
+    emit headLabelsChanged();
+}
+
+HeadLabels AnalysisSession::headLabels() const {
+    if (!m_survey) {
+        return {};
+    }
+    // Shares the run: the labels live as long as a view holds them.
+    return {std::shared_ptr<const LabelsByHead>(m_survey, &m_survey->labels), m_survey->nLayers(),
+            m_survey->nHeads()};
 }
 
 void AnalysisSession::setLabelFilter(const QString& tag) {

@@ -30,6 +30,7 @@
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
+#include "session/head_labels.h"
 #include "session/meta_types.h"
 #include "session/token_id_input.h"
 #include "session/treebank.h"
@@ -289,6 +290,10 @@ public:
 
     void setSurvey(std::shared_ptr<const SurveyRun> run);
 
+    // The survey's head labels as the head views show them (session/head_labels.h); empty
+    // without a survey.
+    HeadLabels headLabels() const;
+
     // The label the user asked to see ("induct", or a family: "pos", "syn"; empty: none): views
     // that show heads highlight those carrying it (analysis::headsWithLabel). Kept across
     // surveys; cleared with the model.
@@ -360,6 +365,7 @@ signals:
     void windowGoldChanged();
     void importanceChanged();
     void surveyChanged();
+    void headLabelsChanged();  // with every surveyChanged: views follow this one
     void labelFilterChanged(const QString& tag);
     void errorReported(const QString& message);
     void messageWithdrawn(const QString& message);

@@ -172,7 +172,7 @@ QString HeadGridModel::toolTip(HeadId h) const {
     const QString hint = tr(
         "Click: select · double-click: open · Ctrl+click or middle-click: compare with this head "
         "(B)");
-    if (!m_survey) {
+    if (m_labels.empty()) {
         return tip + "\n" + hint;
     }
     // labelTooltip is rich text, so the whole tip becomes rich text (<qt> makes Qt read it so
@@ -186,26 +186,24 @@ QString HeadGridModel::toolTip(HeadId h) const {
 }
 
 const std::vector<analysis::HeadLabel>& HeadGridModel::labelsOf(HeadId h) const {
-    static const std::vector<analysis::HeadLabel> none;
-    return m_survey ? m_survey->labelsOf(h) : none;
+    return m_labels.of(h);
 }
 
 int HeadGridModel::highlightOf(HeadId h) const {
     if (m_inFilter.empty()) {
         return -1;
     }
-    if (h.layer < 0 || h.layer >= m_survey->nLayers() || h.head < 0 ||
-        h.head >= m_survey->nHeads()) {
+    if (h.layer < 0 || h.layer >= m_labels.nLayers() || h.head < 0 || h.head >= m_labels.nHeads()) {
         return 0;
     }
-    return m_inFilter[static_cast<std::size_t>(headIndex(h, m_survey->nHeads()))];
+    return m_inFilter[static_cast<std::size_t>(headIndex(h, m_labels.nHeads()))];
 }
 
-void HeadGridModel::setLabels(std::shared_ptr<const SurveyRun> survey) {
-    if (survey == m_survey) {
+void HeadGridModel::setLabels(HeadLabels labels) {
+    if (labels == m_labels) {
         return;
     }
-    m_survey = std::move(survey);
+    m_labels = std::move(labels);
     rebuildFilter();
     emitForAllCells({LabelTagRole, LabelsRole, LabelHighlightRole, Qt::ToolTipRole});
 }
@@ -223,13 +221,14 @@ void HeadGridModel::setLabelFilter(const QString& tag) {
 // dimmed for a label nobody computed.
 void HeadGridModel::rebuildFilter() {
     m_inFilter.clear();
-    if (!m_survey || m_labelFilter.isEmpty() || m_survey->nLayers() < 1 || m_survey->nHeads() < 1) {
+    if (m_labels.empty() || m_labelFilter.isEmpty() || m_labels.nLayers() < 1 ||
+        m_labels.nHeads() < 1) {
         return;
     }
-    m_inFilter.assign(static_cast<std::size_t>(m_survey->nLayers() * m_survey->nHeads()), 0);
-    for (const HeadId h : analysis::headsWithLabel(m_survey->labels, m_labelFilter.toStdString(),
-                                                   m_survey->nHeads())) {
-        const auto k = static_cast<std::size_t>(headIndex(h, m_survey->nHeads()));
+    m_inFilter.assign(static_cast<std::size_t>(m_labels.nLayers() * m_labels.nHeads()), 0);
+    for (const HeadId h :
+         analysis::headsWithLabel(m_labels.all(), m_labelFilter.toStdString(), m_labels.nHeads())) {
+        const auto k = static_cast<std::size_t>(headIndex(h, m_labels.nHeads()));
         if (k < m_inFilter.size()) {
             m_inFilter[k] = 1;
         }

@@ -6,7 +6,7 @@
 // HeadId.
 //
 // Corpus survey labels (issue 18) are per head, not per sentence: setLabels keeps the session's
-// SurveyRun across results and orders, and the label roles and tooltip read it by the cell's real
+// head labels across results and orders, and the label roles and tooltip read it by the cell's real
 // HeadId. A label filter ("induct", or a family: "pos", "syn") marks the heads
 // analysis::headsWithLabel finds; it is only active while there are labels to filter.
 #pragma once
@@ -18,10 +18,10 @@
 #include <QImage>
 #include <QString>
 
-#include "analyses/survey/survey_document.h"
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
+#include "session/head_labels.h"
 
 namespace attnscope::app {
 
@@ -58,8 +58,8 @@ public:
                    const render::HeatmapStyle& style,
                    std::shared_ptr<const analysis::AblationEffects> effects = nullptr);
     void setOrder(Order order);
-    // The corpus survey whose labels the cells show; null clears them.
-    void setLabels(std::shared_ptr<const SurveyRun> survey);
+    // The corpus survey's labels the cells show (AnalysisSession::headLabels); empty clears them.
+    void setLabels(HeadLabels labels);
     // The tag or family to highlight (AnalysisSession::labelFilter); empty: none.
     void setLabelFilter(const QString& tag);
 
@@ -93,7 +93,7 @@ private:
     std::vector<QImage> m_thumbnails;            // [headIndex(head, nHeads)]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;
-    std::shared_ptr<const SurveyRun> m_survey;
+    HeadLabels m_labels;
     QString m_labelFilter;
     std::vector<char> m_inFilter;  // [headIndex(head, survey nHeads)]; empty: no filter active
 };

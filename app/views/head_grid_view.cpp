@@ -9,9 +9,9 @@
 #include <QPainter>
 #include <QRegularExpression>
 
-#include "analyses/ablation/ablation_menu.h"
 #include "render/colormap.h"
 #include "session/analysis_session.h"
+#include "views/ablation_menu.h"
 #include "views/head_grid_model.h"
 
 namespace attnscope::app {
@@ -178,10 +178,10 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
             [this](const QModelIndex& index) { emit headActivated(m_model->headAt(index)); });
     connect(session, &AnalysisSession::selectedHeadChanged, this, [this] { syncSelection(); });
     // Labels belong to the model's heads, not to a sentence: they outlive results and orders.
-    model->setLabels(session->survey());
+    model->setLabels(session->headLabels());
     model->setLabelFilter(session->labelFilter());
-    connect(session, &AnalysisSession::surveyChanged, this,
-            [this] { m_model->setLabels(m_session->survey()); });
+    connect(session, &AnalysisSession::headLabelsChanged, this,
+            [this] { m_model->setLabels(m_session->headLabels()); });
     connect(session, &AnalysisSession::labelFilterChanged, model, &HeadGridModel::setLabelFilter);
 }
 
@@ -232,16 +232,16 @@ std::unique_ptr<QMenu> HeadGridView::contextMenuFor(HeadId head) {
 }
 
 void HeadGridView::addLabelActions(QMenu* menu, HeadId head) {
-    const auto survey = m_session->survey();
+    const HeadLabels labels = m_session->headLabels();
     const QString current = m_session->labelFilter();
-    if (!survey && current.isEmpty()) {
+    if (labels.empty() && current.isEmpty()) {
         return;
     }
     menu->addSeparator();
     // The head's tags, then the families they belong to ("pos+1" -> every "pos±k").
     QStringList tags;
     QStringList families;
-    for (const auto& label : survey ? survey->labelsOf(head) : std::vector<analysis::HeadLabel>{}) {
+    for (const auto& label : labels.of(head)) {
         const QString tag = QString::fromStdString(label.tag);
         tags << tag;
         const qsizetype cut = tag.indexOf(QRegularExpression(QStringLiteral("[+\\-:]")));

@@ -12,15 +12,16 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "analyses/ablation/ablation_menu.h"
-#include "analyses/attribution/method_selector.h"
-#include "analyses/coref/coref_document.h"
 #include "attnscope/analysis/word_attention.h"
 #include "session/analysis_session.h"
 #include "session/head_record_watch.h"
+#include "session/window_gold.h"
+#include "views/ablation_menu.h"
 #include "views/heatmap_widget.h"
 #include "views/kv_groups.h"
+#include "views/method_selector.h"
 #include "widgets/attention_kind_combo.h"
+#include "widgets/control_row.h"
 
 namespace attnscope::app {
 
@@ -102,15 +103,8 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     m_words->setObjectName(QStringLiteral("headViewWords"));
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setWordWrap(true);  // a long line must not set the window's minimum width
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Layer"), this));
-    bar->addWidget(m_layer);
-    bar->addWidget(new QLabel(tr("Head"), this));
-    bar->addWidget(m_head);
-    bar->addWidget(m_method);
-    bar->addSpacing(12);
-    bar->addWidget(m_info, 1);
-    bar->addWidget(m_words);
+    QHBoxLayout* bar = controlRow(this, {tr("Layer"), m_layer, tr("Head"), m_head, m_method,
+                                         RowItem::spacing(12), RowItem(m_info, 1), m_words});
     auto* layout = new QVBoxLayout(this);
     // A row of its own (shown for encoder-decoder models only): beside the layer and head it
     // squeezed the statistics into a narrow column and widened the window past 1024 px.
@@ -169,7 +163,7 @@ void HeadView::wireSession() {
     connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
-    connect(session, &AnalysisSession::surveyChanged, this, &HeadView::refreshLabelBanner);
+    connect(session, &AnalysisSession::headLabelsChanged, this, &HeadView::refreshLabelBanner);
 }
 
 void HeadView::refresh() {
@@ -494,9 +488,8 @@ void HeadView::refreshAblationBanner() {
 
 // Labels belong to the head over a corpus, so the line shows with or without a result.
 void HeadView::refreshLabelBanner() {
-    const auto survey = m_session->survey();
-    const auto& labels =
-        survey ? survey->labelsOf(m_session->selectedHead()) : std::vector<analysis::HeadLabel>{};
+    const HeadLabels all = m_session->headLabels();
+    const auto& labels = all.of(m_session->selectedHead());
     QStringList parts;
     for (const auto& l : labels) {
         parts << QStringLiteral("%1 (%2)").arg(QString::fromStdString(l.tag).toHtmlEscaped(),

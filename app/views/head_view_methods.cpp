@@ -3,10 +3,10 @@
 // before stays (the status line above it gives the progress and a Cancel button).
 #include <QLabel>
 
-#include "analyses/attribution/method_selector.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "views/method_selector.h"
 
 namespace attnscope::app {
 

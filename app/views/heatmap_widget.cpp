@@ -17,6 +17,8 @@
 #include <QToolTip>
 #include <QWheelEvent>
 
+#include "render/text_extent.h"
+
 namespace attnscope::app {
 
 namespace {
@@ -26,11 +28,7 @@ constexpr double kGap = 6.0;
 constexpr double kMaxZoom = 64.0;
 
 double maxLabelWidth(const QFontMetricsF& fm, const QStringList& labels) {
-    double w = 0;
-    for (const QString& s : labels) {
-        w = std::max(w, fm.horizontalAdvance(s));
-    }
-    return std::min(w, 160.0);
+    return std::min(render::widestAdvance(fm, labels), 160.0);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "session/head_record_watch.h"
 #include "views/line_canvas.h"
 #include "widgets/chart_palette.h"
+#include "widgets/control_row.h"
 
 namespace attnscope::app {
 
@@ -79,16 +80,9 @@ LineView::LineView(AnalysisSession* session, QWidget* parent)
     m_clear->setToolTip(tr("Remove all overlaid heads"));
     m_note->setForegroundRole(QPalette::PlaceholderText);
 
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(m_follow);
-    controls->addSpacing(12);
-    controls->addWidget(new QLabel(tr("Overlay:"), this));
-    controls->addWidget(m_layerSpin);
-    controls->addWidget(m_headSpin);
-    controls->addWidget(m_add);
-    controls->addWidget(m_clear);
-    controls->addStretch(1);
-    controls->addWidget(m_note);
+    QHBoxLayout* controls =
+        controlRow(this, {m_follow, RowItem::spacing(12), tr("Overlay:"), m_layerSpin, m_headSpin,
+                          m_add, m_clear, RowItem::stretch(), m_note});
     m_legend->setSpacing(4);
 
     m_scroll->setWidget(m_canvas);

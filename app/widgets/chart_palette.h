@@ -38,6 +38,17 @@ inline QColor primaryDataColor(const QPalette& palette) {
     return isDarkPalette(palette) ? okabeIto(5) : okabeIto(0);
 }
 
+// The grey of dashed reference lines (a maximum, offset 0): visible but quieter than the data.
+inline QColor referenceLineColor(const QPalette& palette) {
+    return isDarkPalette(palette) ? QColor(200, 200, 200) : QColor(90, 90, 90);
+}
+
+// The outline of a marker or bar filled with `fill`: darker on light themes; on dark ones the
+// fill itself, which already stands out.
+inline QColor outlineColor(const QColor& fill, const QPalette& palette) {
+    return fill.darker(isDarkPalette(palette) ? 100 : 130);
+}
+
 // Light or dark chart theme to match `palette`. setTheme resets series colours, so callers set
 // theirs afterwards; returns the primary data colour for them.
 inline QColor applyChartTheme(QChart* chart, const QPalette& palette) {

@@ -17,8 +17,17 @@ FLOORS = [
     ["cli"],
     ["analyses"],
     ["panels", "dialogs"],
-    ["."],  # main_window, command_line, main.cpp
+    ["."],  # main_window, command_line, main.cpp, cli_main.cpp
 ]
+# Arrows known to run up, each with the step that removes it (README, "Layout"). The session
+# still names the four analysis documents it holds by type; they leave when it holds registered
+# documents instead. The list may only shrink: a new arrow fails the test.
+KNOWN = {
+    "session/analysis_session.h: includes analyses/attribution/attribution_document.h",
+    "session/analysis_session.h: includes analyses/coref/coref_document.h",
+    "session/analysis_session.h: includes analyses/importance/importance_document.h",
+    "session/analysis_session.h: includes analyses/survey/survey_document.h",
+}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -47,11 +56,14 @@ def check(app):
             there = target.split("/")[0]
             if floor_of(there) is None:
                 continue  # not an app folder
+            if f"{rel}: includes {target}" in KNOWN:
+                continue
             if floor_of(there) > floor_of(here):
                 problems.append(f"{rel}: includes {target}, a higher floor")
-            if here == "analyses" and there == "analyses":
+            if here == "analyses" and there == "analyses" and len(rel.parts) > 2:
                 mine, theirs = rel.parts[1], target.split("/")[1]
-                if theirs not in (mine, "corpus") and rel.parts[1] != "registry.cpp":
+                # analyses/registry.h and the shared corpus pieces serve every analysis.
+                if theirs not in (mine, "corpus", "registry.h"):
                     problems.append(f"{rel}: includes {target}, another analysis")
     return problems
 

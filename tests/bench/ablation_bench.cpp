@@ -19,11 +19,11 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <benchmark/benchmark.h>
 
+#include "../core/support/executors.h"
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/forward/forward_pass.h"
@@ -106,17 +106,6 @@ std::vector<std::string> ewtSentences() {
     return out;
 }
 
-// One std::thread per share: what attnscope-cli supplies.
-void onThreads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < n; ++i) {
-        threads.emplace_back(task, i);
-    }
-    for (std::thread& t : threads) {
-        t.join();
-    }
-}
-
 void importance144(benchmark::State& state) {
     const auto model = benchModel();
     const std::vector<std::string> sentences = ewtSentences();
@@ -132,8 +121,9 @@ void importance144(benchmark::State& state) {
         const analysis::ImportanceCorpus corpus =
             analysis::importanceCorpus(*model, sentences, options);
         analysis::ImportanceResult r;
-        for (auto _ : state) {
-            r = analysis::headImportance(*model, corpus.items, options, onThreads);
+        for (auto _ : state) {  // one thread per share: what attnscope-cli supplies
+            r = analysis::headImportance(*model, corpus.items, options,
+                                         attnscope::testing::runOnThreads);
         }
         std::size_t tokens = 0;
         for (const auto& item : corpus.items) {

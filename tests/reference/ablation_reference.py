@@ -427,12 +427,8 @@ def main():
     parser.add_argument("--mean-corpus", help="one comma-separated id list per line")
     parser.add_argument("--targets", help="masked LM: POS:ORIGINAL_ID,...")
     parser.add_argument("--logit-diff", help="causal LM: POS:A:B")
-    parser.add_argument("--mask-id", type=int, help="mask token id (default: tokenizer files)")
-    parser.add_argument("--out", help="output .safetensors")
-    args = parser.parse_args()
-    reference_main.run_self_test(args, "ablation_selftest")
-    if not (args.model and args.ids and args.out):
-        parser.error("--model, --ids and --out are required (or --self-test)")
+    reference_main.add_mask_id(parser)
+    args = reference_main.parse_self_tested(parser, "ablation_selftest", "--ids")
     reference_main.write_or_exit(write_reference, args, "ablation_reference.py", "an input")
 
 

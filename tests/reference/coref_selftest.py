@@ -242,6 +242,16 @@ def run(path, limit):
     return docs, counts, tally
 
 
+def per_type(counts):
+    """A count per mention type, in coref_rules.TYPES order."""
+    return [counts[t] for t in coref_rules.TYPES]
+
+
+def baselines(tally):
+    """Each baseline's count per mention type."""
+    return {b: per_type(tally.base[b]) for b in tally.base}
+
+
 def head_cells(tally, head, kind):
     k = coref_rules.TYPES.index(kind)
     return tuple(int(v) for v in tally.heads[0, head, k])  # correct, predicted, none, total
@@ -330,12 +340,12 @@ def test_final_rules(path):
     # v1: Ann 2 has no token; Bo 2's only antecedent (Bo 1) has none; She keeps Ann 1
     check("D11 scored / without token", (c["scored_mentions"], c["mentions_without_token"]),
           (2, 2))
-    check("D11 scored per type", [tally.types[t] for t in coref_rules.TYPES], [2, 1, 0, 1])
+    check("D11 scored per type", per_type(tally.types), [2, 1, 0, 1])
     # uniform: She -> Ann 1 (first word), right; STRASSE -> Die, wrong
     check("D11 uniform head", head_cells(tally, 0, "all"), (1, 2, 0, 2))
     check("D11 pointer head (STRASSE -> Straße; She has no Mary)", head_cells(tally, 3, "all"),
           (1, 1, 1, 2))
-    base = {b: [tally.base[b][t] for t in coref_rules.TYPES] for b in tally.base}
+    base = baselines(tally)
     # nearest: She -> Ann 2 (no token, still a baseline candidate), STRASSE -> leer
     check("D10 nearest", base["nearest"], [1, 1, 0, 0])
     check("D8 head match by casefold (lower() misses STRASSE/Straße)", base["head_match"],
@@ -348,7 +358,7 @@ def test_one_window_per_document(path):
     c = tally.c
     check("R4 windows / skipped (large limit)", (c["windows"], c["sentences_skipped"]), (7, 0))
     check("R5 scored mentions", c["scored_mentions"], 13)
-    check("R7 scored per type", [tally.types[t] for t in coref_rules.TYPES], [13, 8, 2, 3])
+    check("R7 scored per type", per_type(tally.types), [13, 8, 2, 3])
     # uniform: ties -> the window's first word (John, Mary, the, Bob, The, Tom)
     check("R6 ties: uniform head, all", head_cells(tally, 0, "all"), (6, 13, 0, 13))
     check("R6 ties: uniform head, pronoun", head_cells(tally, 0, "pronoun"), (4, 8, 0, 8))
@@ -360,7 +370,7 @@ def test_one_window_per_document(path):
     # absent 'his' -> no prediction
     check("R6 pointer head, all", head_cells(tally, 3, "all"), (11, 11, 2, 13))
     check("R6 pointer head, pronoun", head_cells(tally, 3, "pronoun"), (6, 6, 2, 8))
-    base = {b: [tally.base[b][t] for t in coref_rules.TYPES] for b in tally.base}
+    base = baselines(tally)
     # nearest: right for d1 'his' and d3 'the man'; wrong on the end tie (d3 'his' -> group)
     # and the read-first tie of d4 (Bob of entity 20, opened first)
     check("R8 nearest", base["nearest"], [2, 1, 0, 1])
@@ -381,7 +391,7 @@ def test_small_windows(path):
     check("R4 windows / skipped (limit 8)", (c["windows"], c["sentences_skipped"]), (14, 1))
     # left: d1 'his', d4 'Bob', d6 'He'
     check("R4 windows split antecedents away", c["scored_mentions"], 3)
-    check("R7 scored per type (limit 8)", [tally.types[t] for t in coref_rules.TYPES],
+    check("R7 scored per type (limit 8)", per_type(tally.types),
           [3, 2, 1, 0])
 
 

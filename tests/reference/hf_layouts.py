@@ -142,19 +142,30 @@ def gpt2_config(c, vocab_size, special):
     }
 
 
-def _bert_encoder(m, p, c):
-    """BertLayer/RobertaLayer parameters, in module registration order."""
+# A post-norm encoder layer's modules in registration order (query, key, value, attention output,
+# its LayerNorm, FFN in, FFN out, output LayerNorm): BertLayer/RobertaLayer and DistilBERT's
+# TransformerBlock name them differently but register them in the same order.
+BERT_LAYER = ("attention.self.query", "attention.self.key", "attention.self.value",
+              "attention.output.dense", "attention.output.LayerNorm", "intermediate.dense",
+              "output.dense", "output.LayerNorm")
+DISTILBERT_LAYER = ("attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                    "sa_layer_norm", "ffn.lin1", "ffn.lin2", "output_layer_norm")
+
+
+def _post_norm_layers(m, c, layer_prefix, names):
+    """c["layers"] encoder layers named `names` under layer_prefix.format(i)."""
     h, f = c["hidden"], c["ffn"]
+    query, key, value, out, attn_norm, ffn_in, ffn_out, out_norm = names
     for i in range(c["layers"]):
-        layer = f"{p}encoder.layer.{i}."
-        m.linear(layer + "attention.self.query", h, h, QK_GAIN)
-        m.linear(layer + "attention.self.key", h, h, QK_GAIN)
-        m.linear(layer + "attention.self.value", h, h)
-        m.linear(layer + "attention.output.dense", h, h)
-        m.layer_norm(layer + "attention.output.LayerNorm", h)
-        m.linear(layer + "intermediate.dense", f, h)
-        m.linear(layer + "output.dense", h, f)
-        m.layer_norm(layer + "output.LayerNorm", h)
+        layer = layer_prefix.format(i)
+        m.linear(layer + query, h, h, QK_GAIN)
+        m.linear(layer + key, h, h, QK_GAIN)
+        m.linear(layer + value, h, h)
+        m.linear(layer + out, h, h)
+        m.layer_norm(layer + attn_norm, h)
+        m.linear(layer + ffn_in, f, h)
+        m.linear(layer + ffn_out, h, f)
+        m.layer_norm(layer + out_norm, h)
 
 
 def bert_weights(c, vocab_size, config):
@@ -171,7 +182,7 @@ def bert_weights(c, vocab_size, config):
              1.0)
     m.normal(p + "embeddings.token_type_embeddings.weight", (config["type_vocab_size"], h), 1.0)
     m.layer_norm(p + "embeddings.LayerNorm", h)
-    _bert_encoder(m, p, c)
+    _post_norm_layers(m, c, p + "encoder.layer.{}.", BERT_LAYER)
     if c["arch_class"] in ("BertModel", "BertForPreTraining"):
         m.linear(p + "pooler.dense", h, h)
     if roberta:
@@ -189,20 +200,11 @@ def bert_weights(c, vocab_size, config):
 
 def distilbert_weights(c, vocab_size, config):
     """DistilBertForMaskedLM: no token types, q_lin/k_lin/v_lin/out_lin, vocab_* MLM head."""
-    m, h, f = WeightMaker(c["seed"]), c["hidden"], c["ffn"]
+    m, h = WeightMaker(c["seed"]), c["hidden"]
     m.normal("distilbert.embeddings.word_embeddings.weight", (vocab_size, h), 1.0)
     m.normal("distilbert.embeddings.position_embeddings.weight", (c["max_pos"], h), 1.0)
     m.layer_norm("distilbert.embeddings.LayerNorm", h)
-    for i in range(c["layers"]):
-        layer = f"distilbert.transformer.layer.{i}."
-        m.linear(layer + "attention.q_lin", h, h, QK_GAIN)
-        m.linear(layer + "attention.k_lin", h, h, QK_GAIN)
-        m.linear(layer + "attention.v_lin", h, h)
-        m.linear(layer + "attention.out_lin", h, h)
-        m.layer_norm(layer + "sa_layer_norm", h)
-        m.linear(layer + "ffn.lin1", f, h)
-        m.linear(layer + "ffn.lin2", h, f)
-        m.layer_norm(layer + "output_layer_norm", h)
+    _post_norm_layers(m, c, "distilbert.transformer.layer.{}.", DISTILBERT_LAYER)
     m.linear("vocab_transform", h, h)
     m.layer_norm("vocab_layer_norm", h)
     m.normal("vocab_projector.bias", (vocab_size,), 0.1)

@@ -259,18 +259,14 @@ def main():
     parser = reference_main.parser(__doc__, self_test=True, model_required=False)
     parser.add_argument("--corpus", help="one comma-separated id list per line")
     parser.add_argument("--special-ids", default="", help="ids never masked, e.g. 101,102")
-    parser.add_argument("--mask-id", type=int, help="mask token id (default: tokenizer files)")
+    reference_main.add_mask_id(parser)
     parser.add_argument("--fraction", type=float, default=0.15, help="masked share (0, 1]")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--kind", choices=ar.KINDS, default="zero")
     parser.add_argument("--kv-groups", action="store_true", help="units are key/value groups")
     parser.add_argument("--pruning", default=",".join(map(repr, DEFAULT_PRUNING)),
                         help="pruning fractions, comma-separated")
-    parser.add_argument("--out", help="output .safetensors")
-    args = parser.parse_args()
-    reference_main.run_self_test(args, "importance_selftest")
-    if not (args.model and args.corpus and args.out):
-        parser.error("--model, --corpus and --out are required (or --self-test)")
+    args = reference_main.parse_self_tested(parser, "importance_selftest", "--corpus")
     if args.seed < 0:
         parser.error("--seed must be >= 0")
     reference_main.write_or_exit(write_reference, args, "importance_reference.py")

@@ -13,18 +13,17 @@ size) so that a C++ loop that assumes powers of two or square shapes fails, and 
 run stays well under a minute on Debian's reference BLAS.
 """
 
-import argparse
 import json
 import os
 import shutil
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_layouts  # noqa: E402
 import llama_layouts  # noqa: E402
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 import tokenizer_files  # noqa: E402
 
@@ -167,25 +166,13 @@ def write_all(out_dir, selected=None):
         if selected and case["case"] not in selected:
             continue
         manifest.append(write_case(case, root, BASE_SEED + 100 * i))
-    with open(os.path.join(root, "manifest.json"), "w", encoding="utf-8") as f:
-        f.write(json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    return reference_main.write_manifest(root, manifest)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, help="output folder (gets checkpoints/)")
-    parser.add_argument("--case", action="append", help="only this case (repeatable)")
-    parser.add_argument("--no-reference", action="store_true",
-                        help="write checkpoints only, skip torch_reference")
-    args = parser.parse_args()
-    start = time.monotonic()
-    manifest = write_all(args.out, args.case)
-    print(f"wrote {len(manifest)} checkpoints in {time.monotonic() - start:.1f} s")
-    if not args.no_reference:
-        import torch_reference  # imported late: it is the slow part and optional here
-        torch_reference.run(args.out)
-    print(f"total {time.monotonic() - start:.1f} s")
+    reference_main.checkpoints_main(__doc__, "checkpoints", "checkpoints",
+                                    lambda args: write_all(args.out, args.case),
+                                    "torch_reference")
 
 
 if __name__ == "__main__":

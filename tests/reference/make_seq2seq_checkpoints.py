@@ -57,17 +57,16 @@ and cross-attention; decoder self-attention is causal (key <= query). Masked cel
 score in *_logits and get probability 0. Source padding sits at the end, so no position shifts.
 """
 
-import argparse
 import json
 import os
 import shutil
 import sys
-import time
 
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_layouts  # noqa: E402
+import reference_main  # noqa: E402
 import seq2seq_layouts  # noqa: E402
 import st_io  # noqa: E402
 import tokenizer_files  # noqa: E402
@@ -210,26 +209,14 @@ def write_all(out_dir, selected=None, shared_dir=None):
         cases += SHARED_CASES
     manifest = [write_case(c, root, BASE_SEED + 100 * i, shared_dir) for i, c in enumerate(cases)
                 if not selected or c["case"] in selected]
-    with open(os.path.join(root, "manifest.json"), "w", encoding="utf-8") as f:
-        f.write(json.dumps(manifest, indent=2) + "\n")
-    return manifest
+    return reference_main.write_manifest(root, manifest)
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", required=True, help="output folder (gets seq2seq/)")
-    parser.add_argument("--case", action="append", help="only this case (repeatable)")
-    parser.add_argument("--no-reference", action="store_true",
-                        help="write checkpoints only, skip seq2seq_reference")
-    parser.add_argument("--shared", help="folder with data/tokenizers: also write SHARED_CASES")
-    args = parser.parse_args()
-    start = time.monotonic()
-    manifest = write_all(args.out, args.case, args.shared)
-    print(f"wrote {len(manifest)} seq2seq checkpoints in {time.monotonic() - start:.1f} s")
-    if not args.no_reference:
-        import seq2seq_reference  # imported late: only needed for the reference pass
-        seq2seq_reference.run(args.out)
-    print(f"total {time.monotonic() - start:.1f} s")
+    reference_main.checkpoints_main(
+        __doc__, "seq2seq", "seq2seq checkpoints",
+        lambda args: write_all(args.out, args.case, args.shared), "seq2seq_reference",
+        [("--shared", "folder with data/tokenizers: also write SHARED_CASES")])
 
 
 if __name__ == "__main__":

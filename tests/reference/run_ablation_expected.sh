@@ -6,11 +6,8 @@
 # given the ids with the mask token at positions 2 and 7 (--targets: their original ids), causal
 # LMs a logit difference (--logit-diff 4:7:9).
 # usage: run_ablation_expected.sh PYTHON CHECKPOINTS_DIR OUT_DIR
-set -euo pipefail
-python=$1 checkpoints=$2 out=$3
-here=$(dirname "$0")
+. "$(dirname "$0")/expected_common.sh"
 ids=3,17,9,4,12,8,21,5,2,30,11  # ablation_parity_test.cpp's kIds: every fixture vocabulary has them
-mkdir -p "$out"
 printf '3,17,9,4,12,8\n21,5,2,30,11,7,6\n' > "$out/mean_corpus.txt"
 for model in bert_f32 gpt2_f32 roberta_f32 distilbert_f16 llama3_gqa4_f32 qwen2_gqa2_bf16 \
              mistral_mqa_window_f32; do
@@ -26,9 +23,8 @@ print(ablation_reference.mask_token_id(sys.argv[2]))' "$here" "$checkpoints/$mod
             model_ids=$ids
             measures=(--logit-diff 4:7:9) ;;
     esac
-    "$python" "$here/ablation_reference.py" --model "$checkpoints/$model" --ids "$model_ids" \
-        --ablate 0-1:zero,1-g0:sink "${measures[@]}" --out "$out/$model.zero_sink.safetensors"
-    "$python" "$here/ablation_reference.py" --model "$checkpoints/$model" --ids "$model_ids" \
-        --ablate 1-0:mean,0-g0:mean --mean-corpus "$out/mean_corpus.txt" "${measures[@]}" \
-        --out "$out/$model.mean.safetensors"
+    reference ablation_reference.py "$model" "$model.zero_sink" --ids "$model_ids" \
+        --ablate 0-1:zero,1-g0:sink "${measures[@]}"
+    reference ablation_reference.py "$model" "$model.mean" --ids "$model_ids" \
+        --ablate 1-0:mean,0-g0:mean --mean-corpus "$out/mean_corpus.txt" "${measures[@]}"
 done

@@ -6,14 +6,10 @@
 # value vectors 36 times larger (attribution_large_values.py), where the norm-based maps reach
 # ||f|| ~ 135 and their float32 error outgrows an absolute 1e-5.
 # usage: run_attribution_expected.sh PYTHON CHECKPOINTS_DIR OUT_DIR
-set -euo pipefail
-python=$1 checkpoints=$2 out=$3
-here=$(dirname "$0")
-mkdir -p "$out"
+. "$(dirname "$0")/expected_common.sh"
 # attribution_parity_test.cpp reads the ids back from each file's input_ids.
 run() {  # MODEL IDS
-    "$python" "$here/attribution_reference.py" --model "$checkpoints/$1" --ids "$2" \
-        --method all --out "$out/$1.safetensors"
+    reference attribution_reference.py "$1" "$1" --ids "$2" --method all
 }
 run bert_f32 101,300,301,302,115,300,301,302,117,102
 run gpt2_f32 556,300,301,302,11,300,301,302,13

@@ -5,10 +5,7 @@
 # groups on Qwen2, mean ablation on BERT (another seed and fraction) and sink ablation of Llama 3's
 # key/value groups.
 # usage: run_importance_expected.sh PYTHON CHECKPOINTS_DIR OUT_DIR
-set -euo pipefail
-python=$1 checkpoints=$2 out=$3
-here=$(dirname "$0")
-mkdir -p "$out"
+. "$(dirname "$0")/expected_common.sh"
 # importance_parity_test.cpp reads this file. Line 1 is specials only (no masked-LM target, so the
 # masking seeds of later lines still count it); the last line repeats one id, so that tied
 # embeddings predict some targets and accuracy is not 0 everywhere.
@@ -25,9 +22,8 @@ IDS
 run() {  # NAME MODEL [options]
     local name=$1 model=$2
     shift 2
-    "$python" "$here/importance_reference.py" --model "$checkpoints/$model" \
-        --corpus "$out/corpus.txt" --special-ids 101,102 --mask-id 103 "$@" \
-        --out "$out/$name.safetensors"
+    reference importance_reference.py "$model" "$name" --corpus "$out/corpus.txt" \
+        --special-ids 101,102 --mask-id 103 "$@"
 }
 run bert_f32.zero bert_f32
 run gpt2_f32.zero gpt2_f32

@@ -6,10 +6,7 @@
 # induction detectors fire; a small --rare-top leaves some sentences eligible for S10. Probe length
 # 4 keeps the S7 stripe (offset N - 1 = 3) inside the Mistral fixture's sliding window of 5.
 # usage: run_survey_expected.sh PYTHON CHECKPOINTS_DIR OUT_DIR
-set -euo pipefail
-python=$1 checkpoints=$2 out=$3
-here=$(dirname "$0")
-mkdir -p "$out"
+. "$(dirname "$0")/expected_common.sh"
 # survey_parity_test.cpp reads these files and passes the same options to the C++ survey.
 cat > "$out/corpus_bert.txt" <<'IDS'
 101,300,301,302,115,300,301,302,117,102
@@ -31,9 +28,8 @@ IDS
 run() {  # MODEL CORPUS [options]
     local model=$1 corpus=$2
     shift 2
-    "$python" "$here/survey_reference.py" --model "$checkpoints/$model" \
-        --corpus "$out/$corpus" --rare-top 5 --probe-repeats 3 --probe-length 4 \
-        --probe-seed 11 "$@" --out "$out/$model.safetensors"
+    reference survey_reference.py "$model" "$model" --corpus "$out/$corpus" --rare-top 5 \
+        --probe-repeats 3 --probe-length 4 --probe-seed 11 "$@"
 }
 run bert_f32 corpus_bert.txt --special-ids 101,102 --punct-ids 104,115,124 --period-ids 117
 for m in gpt2_f32 llama3_gqa4_f32 mistral_mqa_window_f32; do

@@ -20,12 +20,10 @@ The pass runs in float32, like the C++, and again in float64; the float32 probab
 within FP64_AGREEMENT of the float64 ones, or the reference itself is too noisy to test 1e-5.
 """
 
-import argparse
 import json
 import math
 import os
 import sys
-import time
 
 import torch
 import torch.nn.functional as F
@@ -33,6 +31,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import llama_reference  # noqa: E402
 import lm_heads  # noqa: E402
+import reference_main  # noqa: E402
 import st_io  # noqa: E402
 
 # The C++ must match to 1e-5; a reference whose own float32 rounding error is ten times smaller
@@ -240,6 +239,14 @@ def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None):
         return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 
+def agreed(case, what, gap):
+    """Returns `gap` (max |float32 - float64|) when it is within FP64_AGREEMENT, else ends the run
+    saying which case's float32 `what` ("probabilities differ") from float64 and by how much."""
+    if not gap <= FP64_AGREEMENT:
+        raise SystemExit(f"{case}: float32 {what} from float64 by {gap:.3e} > {FP64_AGREEMENT}")
+    return gap
+
+
 def run_case(root, entry):
     """Write every reference file of one manifest entry; returns the worst fp32/fp64 gap."""
     folder = os.path.join(root, entry["case"])
@@ -252,10 +259,7 @@ def run_case(root, entry):
         hidden_gap = (hidden.double() - hidden64).abs().max().item()
         print(f"  {entry['case']:<20} n={len(ids):<3} max|p32-p64|={gap:.2e} "
               f"max|h32-h64|={hidden_gap:.2e} max p={probs.max().item():.3f}")
-        if not gap <= FP64_AGREEMENT:
-            raise SystemExit(f"{entry['case']}: float32 probabilities differ from float64 by "
-                             f"{gap:.3e} > {FP64_AGREEMENT}")
-        worst = max(worst, gap)
+        worst = max(worst, agreed(entry["case"], "probabilities differ", gap))
         outputs = {
             "input_ids": torch.tensor(ids, dtype=torch.int64),
             "position_ids": pos.to(torch.int64),
@@ -273,21 +277,9 @@ def run_case(root, entry):
     return worst
 
 
-def run(out_dir):
-    """Reference outputs for every case in OUT/checkpoints/manifest.json."""
-    start = time.monotonic()
-    root = os.path.join(out_dir, "checkpoints")
-    with open(os.path.join(root, "manifest.json"), encoding="utf-8") as f:
-        manifest = json.load(f)
-    worst = max(run_case(root, entry) for entry in manifest)
-    print(f"reference: {sum(len(e['inputs']) for e in manifest)} inputs, worst fp32/fp64 "
-          f"probability gap {worst:.2e}, {time.monotonic() - start:.1f} s")
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--dir", required=True, help="folder holding checkpoints/manifest.json")
-    run(parser.parse_args().dir)
+# run(OUT_DIR): the reference outputs of every case in OUT/checkpoints/manifest.json.
+run, main = reference_main.manifest_pass(__doc__, "checkpoints", run_case, "reference",
+                                         "probability")
 
 
 if __name__ == "__main__":

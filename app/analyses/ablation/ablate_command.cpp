@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
-#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <memory>
@@ -357,7 +355,7 @@ void writeOutput(const AblateArgs& args, const model::Model& m, const Sentence& 
     }
     info.textMasks = s.literalMasks;
     info.piece = [&m](std::int32_t id) { return analysis::tokenLabel(analysis::idPiece(m, id)); };
-    if (std::filesystem::path(*args.out).extension() == ".h5") {
+    if (isH5Path(*args.out)) {
         exporting::writeAblationH5(*args.out, e, info);
     } else {
         exporting::writeAblationCsv(*args.out, e, info);
@@ -372,7 +370,7 @@ CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
         "ablate",
         "Ablate heads in one sentence and print what changes: masked LM delta log p, causal LM "
         "delta NLL / KL / delta p top / logit difference, and the heads whose maps changed");
-    cmd->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    addModelDirArgument(*cmd, args.modelDir);
     auto* text = cmd->add_option("--text", args.text, "Input text (needs a tokenizer)");
     addIdListOption(*cmd, "--token-ids", args.tokenIds,
                     "Token ids instead of text, e.g. 101,7592,102")
@@ -412,11 +410,7 @@ CLI::App* addAblateCommand(CLI::App& app, AblateArgs& args) {
     cmd->add_option("--out", args.out,
                     "Also write every measure at full precision: ablation.csv (one table; every "
                     "head's js with head_ablated) or ablation.h5 (arrays)")
-        ->check([](const std::string& out) {
-            const std::string ext = std::filesystem::path(out).extension().string();
-            return ext == ".csv" || ext == ".h5" ? std::string()
-                                                 : std::string("--out must end in .csv or .h5");
-        });
+        ->check(csvOrH5Output());
     cmd->callback([&args] {
         if (!args.text && args.tokenIds.empty()) {
             throw CLI::RequiredError("--text or --token-ids");

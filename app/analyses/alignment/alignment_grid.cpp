@@ -12,6 +12,7 @@
 
 #include "render/color_bar.h"
 #include "render/heat_cells.h"
+#include "render/text_extent.h"
 
 namespace attnscope::app {
 
@@ -28,14 +29,6 @@ constexpr double kMaxRowLabel = 190;
 constexpr double kMaxColumnLabel = 150;
 // Weights are written in cells at least this large.
 constexpr double kNumberCell = 34;
-
-double widest(const QStringList& labels, const QFontMetricsF& fm) {
-    double w = 0;
-    for (const QString& s : labels) {
-        w = std::max(w, fm.horizontalAdvance(s));
-    }
-    return w;
-}
 
 QFont labelFont(const QFont& base, double cell) {
     QFont f = base;
@@ -60,8 +53,8 @@ AlignmentLayout layoutAt(const AlignmentCells& cells, double cell, const QFont& 
     const QFontMetricsF fm(l.font, device);
     const auto rows = static_cast<double>(cells.targets.size());
     const auto cols = static_cast<double>(cells.sources.size());
-    l.rowLabelWidth = std::min(kMaxRowLabel, widest(cells.targets, fm)) + kLabelGap;
-    const double widestColumn = widest(cells.sources, fm);
+    l.rowLabelWidth = std::min(kMaxRowLabel, render::widestAdvance(fm, cells.targets)) + kLabelGap;
+    const double widestColumn = render::widestAdvance(fm, cells.sources);
     l.rotatedColumns = widestColumn + 4 > cell;
     l.columnLabelHeight =
         (l.rotatedColumns ? std::min(kMaxColumnLabel, widestColumn) : fm.height()) + kLabelGap;

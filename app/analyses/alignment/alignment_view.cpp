@@ -300,6 +300,20 @@ void AlignmentView::reportStatus(const QString& text, bool failure) {
     m_status->setVisible(!text.isEmpty());
 }
 
+bool AlignmentView::written(const QString& path, QString* error,
+                            const std::function<void()>& write) {
+    try {
+        write();
+    } catch (const Error& e) {
+        return fail(QString::fromStdString(e.what()), error);
+    } catch (const std::exception& e) {
+        // Not ours (bad_alloc from a huge figure): it does not name the file.
+        return fail(QStringLiteral("%1: %2").arg(path, QString::fromStdString(e.what())), error);
+    }
+    reportStatus(tr("Wrote %1").arg(QFileInfo(path).fileName()), false);
+    return true;
+}
+
 bool AlignmentView::exportImage(const QString& path, QString* error) {
     if (!m_alignment) {
         return fail(tr("%1: nothing to export (%2)").arg(path, placeholder()), error);
@@ -323,7 +337,7 @@ bool AlignmentView::exportImage(const QString& path, QString* error) {
     page.dpi = kFigureDpi;
     page.title = figureTitle();
     page.pixelSize = QSize(width, static_cast<int>(header + probe.needed.height()) + 16);
-    try {
+    return written(path, error, [&] {
         render::writeFigureFile(path, page, [&](QPainter& p) {
             p.fillRect(QRect(QPoint(0, 0), page.pixelSize), Qt::white);
             p.setPen(Qt::black);
@@ -339,22 +353,15 @@ bool AlignmentView::exportImage(const QString& path, QString* error) {
                 layoutAlignment(cells, {kUnbounded, kUnbounded}, text, p.device());
             paintAlignment(p, cells, l, AlignmentPaintStyle{});
         });
-    } catch (const Error& e) {
-        return fail(QString::fromStdString(e.what()), error);
-    } catch (const std::exception& e) {
-        // Not ours (bad_alloc from a huge figure): it does not name the file.
-        return fail(QStringLiteral("%1: %2").arg(path, QString::fromStdString(e.what())), error);
-    }
-    reportStatus(tr("Wrote %1").arg(QFileInfo(path).fileName()), false);
-    return true;
+    });
 }
 
 bool AlignmentView::exportCsv(const QString& path, QString* error) {
     if (!m_alignment) {
         return fail(tr("%1: nothing to export (%2)").arg(path, placeholder()), error);
     }
-    const analysis::CrossAlignment& a = *m_alignment;
-    try {
+    return written(path, error, [&] {
+        const analysis::CrossAlignment& a = *m_alignment;
         // One row per (target word, source word): the long form pandas and R read directly.
         exporting::CsvWriter csv({"layer", "head", "target_word_from", "target_index",
                                   "target_word", "source_index", "source_word", "weight"});
@@ -368,14 +375,7 @@ bool AlignmentView::exportCsv(const QString& path, QString* error) {
             }
         }
         csv.writeFile(path.toStdString());
-    } catch (const Error& e) {
-        return fail(QString::fromStdString(e.what()), error);
-    } catch (const std::exception& e) {
-        // Not ours (bad_alloc from a huge figure): it does not name the file.
-        return fail(QStringLiteral("%1: %2").arg(path, QString::fromStdString(e.what())), error);
-    }
-    reportStatus(tr("Wrote %1").arg(QFileInfo(path).fileName()), false);
-    return true;
+    });
 }
 
 }  // namespace attnscope::app

@@ -14,6 +14,7 @@
 // an encoder-decoder analysis, or without a target, it says what is missing. GUI thread only.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -92,6 +93,8 @@ private:
     QString figureTitle() const;
     void reportStatus(const QString& text, bool failure);
     bool fail(const QString& message, QString* error);
+    // Runs `write` (which writes `path`) and reports the outcome: "Wrote <name>", or the error.
+    bool written(const QString& path, QString* error, const std::function<void()>& write);
 
     std::shared_ptr<const analysis::Seq2SeqAnalysis> m_analysis;
     std::optional<analysis::CrossAlignment> m_alignment;

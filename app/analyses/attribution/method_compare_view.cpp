@@ -11,11 +11,12 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
-#include "analyses/attribution/method_selector.h"
 #include "attnscope/base/error.h"
 #include "render/figure_file.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
+#include "views/method_selector.h"
+#include "widgets/control_row.h"
 #include "widgets/file_dialogs.h"
 
 namespace attnscope::app {
@@ -78,15 +79,8 @@ MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     m_export->setObjectName(QStringLiteral("methodsExport"));
     m_ablated->setObjectName(QStringLiteral("methodsAblated"));
     m_layer->setToolTip(tr("The layer both maps show (the selected head's layer)"));
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Layer"), this));
-    bar->addWidget(m_layer);
-    bar->addSpacing(12);
-    bar->addWidget(m_leftMethod);
-    bar->addWidget(new QLabel(tr("vs"), this));
-    bar->addWidget(m_rightMethod);
-    bar->addStretch(1);
-    bar->addWidget(m_export);
+    QHBoxLayout* bar = controlRow(this, {tr("Layer"), m_layer, RowItem::spacing(12), m_leftMethod,
+                                         tr("vs"), m_rightMethod, RowItem::stretch(), m_export});
     m_ablated->setWordWrap(true);
     m_ablated->hide();
     m_agreement->setWordWrap(true);

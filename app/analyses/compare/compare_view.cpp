@@ -15,6 +15,7 @@
 #include "session/head_record_watch.h"
 #include "views/heatmap_widget.h"
 #include "widgets/attention_kind_combo.h"
+#include "widgets/control_row.h"
 
 namespace attnscope::app {
 
@@ -48,17 +49,9 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     m_diff->setObjectName(QStringLiteral("compareDifference"));
     m_summary->setObjectName(QStringLiteral("compareSummary"));
     m_rows->setObjectName(QStringLiteral("compareRows"));
-    auto* bar = new QHBoxLayout;
-    bar->addWidget(new QLabel(tr("Head A: layer"), this));
-    bar->addWidget(m_layerA);
-    bar->addWidget(new QLabel(tr("head"), this));
-    bar->addWidget(m_headA);
-    bar->addSpacing(24);
-    bar->addWidget(new QLabel(tr("Head B: layer"), this));
-    bar->addWidget(m_layerB);
-    bar->addWidget(new QLabel(tr("head"), this));
-    bar->addWidget(m_headB);
-    bar->addStretch(1);
+    QHBoxLayout* bar =
+        controlRow(this, {tr("Head A: layer"), m_layerA, tr("head"), m_headA, RowItem::spacing(24),
+                          tr("Head B: layer"), m_layerB, tr("head"), m_headB, RowItem::stretch()});
     // On a line of its own, wrapped: the divergence with its range must not widen the window.
     m_summary->setWordWrap(true);
     m_rows->setColumnCount(2);

@@ -1,7 +1,6 @@
 #include "analyses/coref/coref_command.h"
 
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -9,7 +8,6 @@
 
 #include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 #include "attnscope/export/coref_export.h"
 #include "attnscope/model/model.h"
 #include "cli/cli_checks.h"
@@ -69,7 +67,7 @@ void printSummary(const CorefAccumulator& acc, std::size_t limit) {
 CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
     auto* coref = app.add_subcommand(
         "coref", "Score every head on the coreference (Entity=) annotations of a CoNLL-U treebank");
-    coref->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    addModelDirArgument(*coref, args.modelDir);
     coref->add_option("TREEBANK", args.treebank, "CoNLL-U file with CorefUD Entity= annotations")
         ->required();
     coref
@@ -92,16 +90,10 @@ CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
     coref->add_flag("--strict", args.strict,
                     "Stop at the first malformed sentence or Entity= value (default: report it, "
                     "skip it, go on)");
-    coref->add_option("--threads", args.threads, "Worker threads")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
+    addThreadsOption(*coref, args.threads);
     coref->add_option("--out", args.out, "results.csv (per head and group) or results.h5")
         ->required()
-        ->check([](const std::string& out) {
-            const std::string ext = std::filesystem::path(out).extension().string();
-            return ext == ".csv" || ext == ".h5" ? std::string()
-                                                 : std::string("--out must end in .csv or .h5");
-        });
+        ->check(csvOrH5Output());
     coref->add_option("--dump", args.dump, "Also write every window's attention (.h5)");
     return coref;
 }
@@ -141,9 +133,7 @@ int runCoref(const CorefArgs& args) {
                 dumpedInput(first.line, id + "#" + std::to_string(window), text, tokens, result));
         };
     }
-    if (how.shares > 1) {
-        setComputeThreads(1);  // parallel over windows, not inside products
-    }
+    oneComputeThreadPerShare(how.shares);  // parallel over windows, not inside products
     const CorefAccumulator results = analysis::scoreCoref(
         *model, corpus, windows, options, how, threadsWithProgress(progress, how.cancel));
     if (results.counts.scoredMentions == 0) {
@@ -153,7 +143,7 @@ int runCoref(const CorefArgs& args) {
                     "its window); nothing written");
     }
     const std::size_t limit = analysis::windowLimit(*model, options);
-    if (std::filesystem::path(args.out).extension() == ".h5") {
+    if (isH5Path(args.out)) {
         exporting::writeCorefResults(args.out, results,
                                      {args.modelDir, args.treebank, limit, args.mwt, args.from});
     } else {

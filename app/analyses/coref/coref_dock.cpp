@@ -1,59 +1,42 @@
 #include "analyses/coref/coref_dock.h"
 
-#include <memory>
-
 #include <QDockWidget>
 #include <QMainWindow>
-#include <QScrollArea>
+#include <QMenu>
 
 #include "analyses/coref/coref_panel.h"
-#include "service/compute_service.h"
-#include "settings/window_layout.h"
+#include "analyses/corpus/corpus_dock.h"
+#include "analyses/registry.h"
 
 namespace attnscope::app {
 
-CorefDock addCorefDock(QMainWindow* window, AnalysisSession* session, ComputeService* service,
-                       QDockWidget* tabWith, const std::function<void()>& showHeadView) {
-    CorefDock out;
-    out.panel = new CorefPanel(session, service, window);
-    // Scrolling: the table and the heatmap side by side would otherwise set the window's
-    // minimum height past a 1024 × 700 screen.
-    auto* scroll = new QScrollArea(window);
-    scroll->setWidget(out.panel);
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    out.dock = new QDockWidget(QObject::tr("Coreference"), window);
-    out.dock->setObjectName(QStringLiteral("corefDock"));
-    out.dock->setWidget(scroll);
-    window->addDockWidget(Qt::BottomDockWidgetArea, out.dock);
-    window->tabifyDockWidget(tabWith, out.dock);
-    out.dock->hide();
-    QDockWidget* dock = out.dock;
-    QObject::connect(out.panel, &CorefPanel::corefScored, dock, [dock] {
-        dock->show();
-        dock->raise();
-    });
-    QObject::connect(out.panel, &CorefPanel::headActivated, window, showHeadView);
-    QObject::connect(out.panel, &CorefPanel::windowChosen, window, showHeadView);
-    // Opened at its minimum it shows one table row (later, the user's size stands).
-    WindowLayout::sizeOnFirstShow(window, dock);
-    return out;
+Analysis corefAnalysis() {
+    return {"coref",
+            [](const AnalysisHost& host) {
+                auto* panel = new CorefPanel(host.session, host.service, host.window);
+                QDockWidget* dock = corpus::addDock(host, panel, QObject::tr("Coreference"),
+                                                    QStringLiteral("corefDock"));
+                QObject::connect(panel, &CorefPanel::corefScored, dock,
+                                 [dock] { corpus::raiseDock(dock); });
+                QObject::connect(panel, &CorefPanel::headActivated, host.window, host.showHeadView);
+                // A window chosen: its arcs are drawn in the head view.
+                QObject::connect(panel, &CorefPanel::windowChosen, host.window, host.showHeadView);
+            },
+            [](const AnalysisHost& host, QMenu* file) {
+                auto* dock = host.window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
+                auto* panel = host.window->findChild<CorefPanel*>();
+                corpus::addDockAction(file, QObject::tr("Score &coreference…"),
+                                      QStringLiteral("corefAction"), {}, dock,
+                                      [panel] { panel->scoreChosenFile(); });
+            }};
 }
 
-void scoreWhenModelOpen(CorefPanel* panel, AnalysisSession* session, ComputeService* service,
+void scoreCorefWhenOpen(QMainWindow* window, AnalysisSession* session, ComputeService* service,
                         const QString& path) {
-    if (session->model()) {
-        panel->startScoring(path);
-        return;
+    if (auto* panel = window->findChild<CorefPanel*>()) {
+        corpus::runWhenModelOpen(session, service, panel,
+                                 [panel, path] { panel->startScoring(path); });
     }
-    auto once = std::make_shared<QMetaObject::Connection>();
-    *once = QObject::connect(service, &ComputeService::loadFinished, panel,
-                             [panel, path, once](bool ok) {
-                                 QObject::disconnect(*once);
-                                 if (ok) {
-                                     panel->startScoring(path);
-                                 }
-                             });
 }
 
 }  // namespace attnscope::app

@@ -17,6 +17,7 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/model/model.h"
+#include "session/window_gold.h"
 
 namespace attnscope::app {
 
@@ -42,15 +43,6 @@ CorefScores makeCorefScores(std::shared_ptr<const analysis::CorefCorpus> corpus,
 
 // "GUM_doc · window 2 · Mary saw John …": how the window chooser names window `index`.
 QString windowLabel(const CorefScores& scores, std::size_t index);
-
-// The gold coreference arcs of the window on screen. Words without a token have wordUnit -1
-// (word_alignment.h) and arcs from or to them are left out of `arcs`.
-struct WindowGold {
-    std::size_t window = 0;
-    analysis::WindowText text;
-    std::vector<analysis::CorefArc> arcs;  // both ends have a token
-    analysis::WordAlignment alignment;
-};
 
 // Null when `result`'s text is no window's text, or its tokens do not fit the window's words.
 std::shared_ptr<const WindowGold> windowGold(const CorefScores& scores,

@@ -20,6 +20,7 @@
 #include "analyses/coref/coref_document.h"
 #include "analyses/coref/coref_table_model.h"
 #include "analyses/corpus/accuracy_range.h"
+#include "analyses/corpus/corpus_widgets.h"
 #include "analyses/corpus/score_text.h"
 #include "attnscope/export/coref_export.h"
 #include "service/compute_service.h"
@@ -132,13 +133,7 @@ QWidget* CorefPanel::buildTableSide(QWidget* parent) {
     m_summary->setObjectName(QStringLiteral("corefSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_table = new QTableView(left);
-    m_table->setObjectName(QStringLiteral("corefTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    m_table = corpus::newResultsTable(left, QStringLiteral("corefTable"), m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setToolTip(tr("Double-click a row to open its best head"));
     // A header and four rows, exactly: the counts below stay in view in a short dock.
@@ -225,34 +220,20 @@ QWidget* CorefPanel::buildHeatmapSide(QWidget* parent) {
 }
 
 void CorefPanel::connectService() {
-    connect(m_service, &ComputeService::corefStarted, this, [this] {
-        m_progress->setMaximum(0);  // busy until the windows are cut
-        m_progress->setFormat(tr("reading and cutting windows…"));
-        setBusy(true);
-    });
-    connect(m_service, &ComputeService::corefProgress, this, [this](int done, int total) {
-        m_progress->setMaximum(std::max(total, 0));
-        m_progress->setValue(done);
-        m_progress->setFormat(total > 0 ? tr("%v / %m windows")
-                                        : tr("reading and cutting windows…"));
-    });
-    connect(m_service, &ComputeService::corefFinished, this, [this](bool ok) {
-        setBusy(false);
-        emit scoringFinished(ok);
-    });
+    corpus::followJob(
+        m_service, this, m_progress, &ComputeService::corefStarted, &ComputeService::corefProgress,
+        &ComputeService::corefFinished, {tr("reading and cutting windows…"), tr("%v / %m windows")},
+        [this](bool busy) { setBusy(busy); }, [this](bool ok) { emit scoringFinished(ok); });
 }
 
 void CorefPanel::askForTreebank() {
-    auto* dialog = new QFileDialog(this, tr("Open a CorefUD treebank for coreference scoring"),
-                                   QFileInfo(m_path->text()).path(),
-                                   tr("CoNLL-U treebanks (*.conllu);;All files (*)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
-        m_path->setText(path);
-        startScoring(path);
-    });
-    dialog->open();
+    corpus::askForOpenFile(this, tr("Open a CorefUD treebank for coreference scoring"),
+                           QFileInfo(m_path->text()).path(),
+                           tr("CoNLL-U treebanks (*.conllu);;All files (*)"),
+                           [this](const QString& path) {
+                               m_path->setText(path);
+                               startScoring(path);
+                           });
 }
 
 void CorefPanel::scoreChosenFile() {

@@ -6,14 +6,16 @@
 // jobs too (ComputeService::refused); this shows it before a click.
 #pragma once
 
+class QDockWidget;
 class QMainWindow;
 
 namespace attnscope::app {
 
 class AnalysisSession;
 
-// Call once the docks exist; follows every model opened afterwards.
-void guardOneStackDocks(QMainWindow* window, AnalysisSession* session);
+// Guards `dock` (corpus::addDock does so for every corpus dock); follows every model opened
+// afterwards.
+void guardOneStackDock(QDockWidget* dock, AnalysisSession* session);
 
 // Opens the docks closed for an encoder-decoder model again, so that the layout saved on quit
 // is the user's own: call right before saving it, as the window closes.

@@ -17,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "analyses/corpus/accuracy_range.h"
+#include "analyses/corpus/corpus_widgets.h"
 #include "analyses/dependencies/dependency_figure.h"
 #include "analyses/dependencies/dependency_table_model.h"
 #include "attnscope/analysis/treebank_scoring.h"
@@ -56,20 +57,11 @@ DependencyPanel::DependencyPanel(AnalysisSession* session, ComputeService* servi
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(buildOptions());
     layout->addWidget(buildResults(), 1);
-    connect(m_service, &ComputeService::scoringStarted, this, [this] {
-        m_progress->setMaximum(0);  // busy until the file is read
-        m_progress->setFormat(tr("reading treebank…"));
-        setBusy(true);
-    });
-    connect(m_service, &ComputeService::scoringProgress, this, [this](int done, int total) {
-        m_progress->setMaximum(std::max(total, 0));
-        m_progress->setValue(done);
-        m_progress->setFormat(total > 0 ? tr("%v / %m sentences") : tr("reading treebank…"));
-    });
-    connect(m_service, &ComputeService::scoringFinished, this, [this](bool ok) {
-        setBusy(false);
-        emit scoringFinished(ok);
-    });
+    corpus::followJob(
+        m_service, this, m_progress, &ComputeService::scoringStarted,
+        &ComputeService::scoringProgress, &ComputeService::scoringFinished,
+        {tr("reading treebank…"), tr("%v / %m sentences")}, [this](bool busy) { setBusy(busy); },
+        [this](bool ok) { emit scoringFinished(ok); });
     connect(m_session, &AnalysisSession::dependencyScoresChanged, this,
             &DependencyPanel::showScores);
     setBusy(false);
@@ -128,13 +120,7 @@ QWidget* DependencyPanel::buildResults() {
     m_summary->setObjectName(QStringLiteral("dependencySummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_table = new QTableView(left);
-    m_table->setObjectName(QStringLiteral("dependencyTable"));
-    m_table->setModel(m_model);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+    m_table = corpus::newResultsTable(left, QStringLiteral("dependencyTable"), m_model);
     m_table->horizontalHeader()->setSectionResizeMode(DependencyTableModel::Relation,
                                                       QHeaderView::Stretch);
     m_exportCsv = new QPushButton(tr("Table to CSV…"), left);
@@ -206,12 +192,9 @@ QWidget* DependencyPanel::buildResults() {
 }
 
 void DependencyPanel::askForTreebank() {
-    auto* dialog = new QFileDialog(this, tr("Open a treebank for dependency scoring"), QString(),
-                                   tr("CoNLL-U treebanks (*.conllu);;All files (*)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    connect(dialog, &QFileDialog::fileSelected, this, &DependencyPanel::startScoring);
-    dialog->open();
+    corpus::askForOpenFile(this, tr("Open a treebank for dependency scoring"), QString(),
+                           tr("CoNLL-U treebanks (*.conllu);;All files (*)"),
+                           [this](const QString& path) { startScoring(path); });
 }
 
 void DependencyPanel::startScoring(const QString& path) {

@@ -1,7 +1,6 @@
 #include "analyses/dependencies/deps_command.h"
 
 #include <algorithm>
-#include <filesystem>
 #include <iostream>
 #include <utility>
 
@@ -9,7 +8,6 @@
 
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/text/conllu.h"
 #include "cli/cli_checks.h"
@@ -40,7 +38,7 @@ int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
         }
         throw Error(args.treebank + ": no sentence could be scored (" + why + "); nothing written");
     }
-    if (std::filesystem::path(args.out).extension() == ".h5") {
+    if (isH5Path(args.out)) {
         exporting::writeDependencyResults(
             args.out, results,
             {args.modelDir, args.treebank, args.from, args.mergeSubtypes, args.mwt});
@@ -72,7 +70,7 @@ int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
 CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
     auto* deps = app.add_subcommand(
         "deps", "Score every head against gold dependency relations of a CoNLL-U treebank");
-    deps->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
+    addModelDirArgument(*deps, args.modelDir);
     deps->add_option("TREEBANK", args.treebank, "CoNLL-U file")->required();
     deps->add_option("--relations", args.relations,
                      "Only these relations in the table, e.g. det,nsubj")
@@ -92,19 +90,13 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
         ->capture_default_str();
     deps->add_option("--max-sentences", args.maxSentences, "Score only the first N sentences")
         ->check(CLI::PositiveNumber);
-    deps->add_option("--threads", args.threads, "Worker threads")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
+    addThreadsOption(*deps, args.threads);
     deps->add_option("--min-count", args.minCount, "Relations rarer than this are listed apart")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     deps->add_option("--out", args.out, "results.csv (relation table) or results.h5 (all counts)")
         ->required()
-        ->check([](const std::string& out) {
-            const std::string ext = std::filesystem::path(out).extension().string();
-            return ext == ".csv" || ext == ".h5" ? std::string()
-                                                 : std::string("--out must end in .csv or .h5");
-        });
+        ->check(csvOrH5Output());
     deps->add_option("--dump", args.dump, "Also write every scored sentence's attention (.h5)");
     return deps;
 }
@@ -138,9 +130,7 @@ int runDeps(const DepsArgs& args) {
             dumps[share].push_back(dumped(s, tokens, r));
         };
     }
-    if (how.shares > 1) {
-        setComputeThreads(1);  // parallel over sentences, not inside products
-    }
+    oneComputeThreadPerShare(how.shares);  // parallel over sentences, not inside products
     const DependencyAccumulator results = analysis::scoreTreebank(
         *model, treebank.sentences, score, how, threadsWithProgress(progress, how.cancel));
     return writeDepsOutputs(args, results, treebank, dumps);

@@ -14,6 +14,7 @@
 
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
+#include "widgets/chart_setup.h"
 
 namespace attnscope::app {
 
@@ -42,12 +43,8 @@ HeadMetricChart::HeadMetricChart(const Labels& labels, QWidget* parent)
       m_reference(new QLineSeries),
       m_xAxis(new QCategoryAxis),
       m_yAxis(new QValueAxis) {
-    setRenderHint(QPainter::Antialiasing);
     setRubberBand(QChartView::NoRubberBand);
-    auto* c = chart();
-    c->setAnimationOptions(QChart::NoAnimation);  // a new result must appear at once
-    c->setMargins(QMargins(4, 4, 4, 4));
-    c->legend()->setAlignment(Qt::AlignTop);
+    QChart* c = setUpChartView(this);
 
     m_points->setObjectName("points");
     m_points->setName(tr("heads"));
@@ -218,16 +215,14 @@ void HeadMetricChart::showTooltip(const QPointF& point, bool state) {
 
 void HeadMetricChart::applyTheme() {
     const QPalette pal = palette();
-    const bool dark = isDarkPalette(pal);
     const QColor dataColor = applyChartTheme(chart(), pal);
     QColor fill = dataColor;
     fill.setAlphaF(0.75);
     m_points->setColor(fill);
-    m_points->setBorderColor(dataColor.darker(dark ? 100 : 130));
+    m_points->setBorderColor(outlineColor(dataColor, pal));
     m_selected->setColor(selectionColor());
     m_selected->setPen(QPen(pal.color(QPalette::WindowText), 2));
-    QPen ref(dark ? QColor(200, 200, 200) : QColor(90, 90, 90), 2, Qt::DashLine);
-    m_reference->setPen(ref);
+    m_reference->setPen(QPen(referenceLineColor(pal), 2, Qt::DashLine));
 }
 
 void HeadMetricChart::changeEvent(QEvent* event) {

@@ -15,6 +15,7 @@
 
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
+#include "widgets/chart_setup.h"
 
 namespace attnscope::app {
 
@@ -56,11 +57,7 @@ QueryEntropyChart::QueryEntropyChart(QWidget* parent)
       m_points(new QScatterSeries),
       m_xAxis(new QCategoryAxis),
       m_yAxis(new QValueAxis) {
-    setRenderHint(QPainter::Antialiasing);
-    auto* c = chart();
-    c->setAnimationOptions(QChart::NoAnimation);
-    c->setMargins(QMargins(4, 4, 4, 4));
-    c->legend()->setAlignment(Qt::AlignTop);
+    QChart* c = setUpChartView(this);
     m_xAxis->setTitleText(tr("query token (position)"));
     m_xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_yAxis->setTitleText(tr("entropy (nats)"));
@@ -244,17 +241,16 @@ void QueryEntropyChart::showTooltip(const QPointF& point, bool state) {
 
 void QueryEntropyChart::applyTheme() {
     const QPalette pal = palette();
-    const bool dark = isDarkPalette(pal);
     const QColor dataColor = applyChartTheme(chart(), pal);
     for (QLineSeries* s : m_entropyRuns) {
         s->setPen(QPen(dataColor, 2));
     }
-    const QPen ref(dark ? QColor(200, 200, 200) : QColor(90, 90, 90), 2, Qt::DashLine);
+    const QPen ref(referenceLineColor(pal), 2, Qt::DashLine);
     for (QLineSeries* s : m_referenceRuns) {
         s->setPen(ref);
     }
     m_points->setColor(dataColor);
-    m_points->setBorderColor(dataColor.darker(dark ? 100 : 130));
+    m_points->setBorderColor(outlineColor(dataColor, pal));
 }
 
 void QueryEntropyChart::changeEvent(QEvent* event) {

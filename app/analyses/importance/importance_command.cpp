@@ -1,9 +1,7 @@
 #include "analyses/importance/importance_command.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <vector>
 
@@ -11,7 +9,6 @@
 
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 #include "attnscope/export/importance_export.h"
 #include "attnscope/model/model.h"
 #include "attnscope/text/sentence_file.h"
@@ -94,17 +91,13 @@ std::vector<std::string> readCorpus(const ImportanceArgs& args) {
 CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
     auto* cmd = app.add_subcommand(
         "importance", "Loss change of ablating each head alone on a corpus, and the pruning curve");
-    cmd->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
-    cmd->add_option("CORPUS", args.corpus, "Sentences: .txt (one a line) or .conllu")->required();
+    addModelDirArgument(*cmd, args.modelDir);
+    addCorpusArgument(*cmd, args.corpus);
     cmd->add_option("--out", args.out,
                     "importance.csv (table) or importance.h5 (arrays); a masked LM's file also "
                     "lists the masked positions the loss used")
         ->required()
-        ->check([](const std::string& out) {
-            const std::string ext = std::filesystem::path(out).extension().string();
-            return ext == ".csv" || ext == ".h5" ? std::string()
-                                                 : std::string("--out must end in .csv or .h5");
-        });
+        ->check(csvOrH5Output());
     cmd->add_option("--kind", args.kind,
                     "zero (output 0), mean (its mean output on this corpus), sink (attend to the "
                     "first token)")
@@ -129,9 +122,7 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
     cmd->add_option("--seed", args.seed, "Masked LM: seed of the masking")
         ->check(wholeNumber64())
         ->capture_default_str();
-    cmd->add_option("--threads", args.threads, "Worker threads")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
+    addThreadsOption(*cmd, args.threads);
     return cmd;
 }
 
@@ -159,18 +150,12 @@ int runImportance(const ImportanceArgs& args) {
     std::cerr << "attnscope-cli: importance of " << model->spec.nLayers << " layers on "
               << corpus.items.size() << " sentences; Ctrl+C stops it\n";
     ScoringProgress progress;
-    progress.total = 100;
-    progress.unit = "%";
-    options.progress = [&progress](double f) {
-        progress.done = static_cast<std::size_t>(std::floor(100.0 * f));
-    };
-    if (options.shares > 1) {
-        setComputeThreads(1);  // parallel over sentences, not inside products
-    }
+    options.progress = percentProgress(progress);
+    oneComputeThreadPerShare(options.shares);  // parallel over sentences, not inside products
     const ImportanceResult result = analysis::headImportance(
         *model, corpus.items, options, threadsWithProgress(progress, options.cancel));
     throwIfInterrupted();
-    if (std::filesystem::path(args.out).extension() == ".h5") {
+    if (isH5Path(args.out)) {
         exporting::writeImportanceH5(args.out, result, {args.modelDir, args.corpus});
     } else {
         exporting::writeImportanceCsv(args.out, result);

@@ -23,6 +23,7 @@
 #include <QVBoxLayout>
 
 #include "analyses/corpus/accuracy_range.h"
+#include "analyses/corpus/corpus_widgets.h"
 #include "analyses/importance/importance_figure.h"
 #include "analyses/importance/importance_table_model.h"
 #include "analyses/importance/pruning_chart.h"
@@ -161,42 +162,26 @@ QHBoxLayout* ImportancePanel::buildRunOptions(QWidget* box) {
 }
 
 QToolButton* ImportancePanel::buildExportButton(QWidget* parent) {
-    auto* button = new QToolButton(parent);
-    button->setObjectName(QStringLiteral("importanceExport"));
-    button->setText(tr("Export"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    auto* menu = new QMenu(button);
-    menu->addAction(tr("Table as CSV…"), this, [this] {
-        askForSaveFile(this, tr("Export the head importance table"), tr("CSV table (*.csv)"),
-                       [this](const QString& p) { return exportCsv(p); });
-    });
-    menu->addAction(tr("Results as HDF5…"), this, [this] {
-        askForSaveFile(this, tr("Export the head importance results"), tr("HDF5 file (*.h5)"),
-                       [this](const QString& p) { return exportResults(p); });
-    });
-    menu->addAction(tr("Heatmap figure (PNG, SVG, PDF)…"), this, [this] {
-        askForSaveFile(this, tr("Export the Δ loss heatmap"),
-                       tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
-                       [this](const QString& p) { return exportHeatmapFigure(p); });
-    });
-    menu->addAction(tr("Pruning chart (PNG, SVG)…"), this, [this] {
-        askForSaveFile(this, tr("Export the pruning curve"),
-                       tr("PNG image (*.png);;SVG image (*.svg)"),
-                       [this](const QString& p) { return exportChart(p); });
-    });
-    button->setMenu(menu);
-    return button;
+    const auto write = [this](bool (ImportancePanel::*f)(const QString&)) {
+        return [this, f](const QString& p) { return (this->*f)(p); };
+    };
+    return corpus::newExportButton(
+        parent, QStringLiteral("importanceExport"),
+        {{tr("Table as CSV…"), tr("Export the head importance table"), tr("CSV table (*.csv)"),
+          write(&ImportancePanel::exportCsv)},
+         {tr("Results as HDF5…"), tr("Export the head importance results"), tr("HDF5 file (*.h5)"),
+          write(&ImportancePanel::exportResults)},
+         {tr("Heatmap figure (PNG, SVG, PDF)…"), tr("Export the Δ loss heatmap"),
+          tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
+          write(&ImportancePanel::exportHeatmapFigure)},
+         {tr("Pruning chart (PNG, SVG)…"), tr("Export the pruning curve"),
+          tr("PNG image (*.png);;SVG image (*.svg)"), write(&ImportancePanel::exportChart)}});
 }
 
 QWidget* ImportancePanel::buildResults() {
     auto* box = new QWidget(this);
-    m_summary = new QLabel(box);
+    m_summary = new corpus::SummaryLine(box);  // one line, elided: it must not grow the dock
     m_summary->setObjectName(QStringLiteral("importanceSummary"));
-    // One line, elided, the whole text in its tool tip: a wrapped label gives the panel a
-    // height-for-width, and the dock's scroll area then lays it out at its preferred height,
-    // taller than a short dock, instead of fitting it in.
-    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-    m_summary->installEventFilter(this);
     auto* split = new QSplitter(Qt::Horizontal, box);
     split->setObjectName(QStringLiteral("importanceSplitter"));
     split->addWidget(buildHeatmap(split));
@@ -231,15 +216,9 @@ QString ImportancePanel::legendText() {
 }
 
 QWidget* ImportancePanel::buildTable(QWidget* parent) {
-    m_table = new QTableView(parent);
-    m_table->setObjectName(QStringLiteral("importanceTable"));
-    m_table->setModel(m_sorted);
+    m_table = corpus::newResultsTable(parent, QStringLiteral("importanceTable"), m_sorted);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(ImportanceTableModel::Rank, Qt::AscendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->setMinimumWidth(200);
@@ -265,11 +244,18 @@ QWidget* ImportancePanel::buildTable(QWidget* parent) {
 }
 
 void ImportancePanel::connectService() {
-    connect(m_service, &ComputeService::importanceStarted, this, [this] {
-        m_progress->setMaximum(0);  // busy until the sentences are read
-        m_progress->setFormat(tr("reading the sentences…"));
-        setBusy(true);
-    });
+    corpus::followJob(
+        m_service, this, m_progress, &ComputeService::importanceStarted,
+        &ComputeService::importanceProgress, &ComputeService::importanceFinished,
+        {tr("reading the sentences…"), tr("ablating, %p %")}, [this](bool busy) { setBusy(busy); },
+        [this](bool ok) {
+            if (ok) {
+                for (const QString& notice : std::exchange(m_endNotices, {})) {
+                    m_session->withdrawMessage(notice);
+                }
+            }
+            emit computingFinished(ok);
+        });
     // The service tells how a run ended in the message bar: a "cancelled" or "failed" line is
     // withdrawn once a later run succeeds (issue 30), also one that arrived while that run ran.
     connect(m_session, &AnalysisSession::errorReported, this, [this](const QString& message) {
@@ -277,37 +263,17 @@ void ImportancePanel::connectService() {
             m_endNotices << message;
         }
     });
-    connect(m_service, &ComputeService::importanceProgress, this, [this](int done, int total) {
-        m_progress->setMaximum(std::max(total, 0));
-        m_progress->setValue(done);
-        m_progress->setFormat(total > 0 ? tr("ablating, %p %") : tr("reading the sentences…"));
-    });
-    connect(m_service, &ComputeService::importanceFinished, this, [this](bool ok) {
-        setBusy(false);
-        if (ok) {
-            for (const QString& notice : std::exchange(m_endNotices, {})) {
-                m_session->withdrawMessage(notice);
-            }
-        }
-        emit computingFinished(ok);
-    });
 }
 
 void ImportancePanel::askForCorpus() {
-    auto* dialog =
-        new QFileDialog(this, tr("Sentences for head importance"), QFileInfo(m_path->text()).path(),
-                        tr("Sentences (*.txt *.conllu *.conll);;All files (*)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setObjectName(QStringLiteral("importanceCorpusDialog"));
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    if (!m_path->text().isEmpty()) {
-        dialog->selectFile(m_path->text());
-    }
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
-        m_path->setText(path);
-        startComputing(path);
-    });
-    dialog->open();
+    corpus::askForOpenFile(
+        this, tr("Sentences for head importance"), QFileInfo(m_path->text()).path(),
+        tr("Sentences (*.txt *.conllu *.conll);;All files (*)"),
+        [this](const QString& path) {
+            m_path->setText(path);
+            startComputing(path);
+        },
+        QStringLiteral("importanceCorpusDialog"), m_path->text());
 }
 
 void ImportancePanel::computeChosenFile() {
@@ -393,9 +359,7 @@ void ImportancePanel::showRun() {
     m_table->setVisible(run != nullptr);
     m_chart->setVisible(run != nullptr);
     m_summary->setVisible(run != nullptr);
-    m_summaryText = run ? importanceSummary(*run) : QString();
-    m_summary->setToolTip(m_summaryText);
-    elideSummary();
+    m_summary->setFullText(run ? importanceSummary(*run) : QString());
     if (!run) {
         return;
     }
@@ -405,19 +369,7 @@ void ImportancePanel::showRun() {
 }
 
 QString ImportancePanel::summaryText() const {
-    return m_summaryText;
-}
-
-void ImportancePanel::elideSummary() {
-    m_summary->setText(
-        m_summary->fontMetrics().elidedText(m_summaryText, Qt::ElideRight, m_summary->width()));
-}
-
-bool ImportancePanel::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_summary && event->type() == QEvent::Resize) {
-        elideSummary();
-    }
-    return QWidget::eventFilter(watched, event);
+    return m_summary->fullText();
 }
 
 void ImportancePanel::refreshHeatmap() {

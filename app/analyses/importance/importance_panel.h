@@ -38,6 +38,10 @@ class QToolButton;
 
 namespace attnscope::app {
 
+namespace corpus {
+class SummaryLine;
+}
+
 class ComputeService;
 class HeatmapWidget;
 class ImportanceTableModel;
@@ -91,9 +95,6 @@ public:
     bool exportHeatmapFigure(const QString& path);
     bool exportChart(const QString& path);
 
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-
 signals:
     void computingFinished(bool ok);  // ok false: failed, cancelled or replaced
     void importanceShown(const QString& path);
@@ -112,7 +113,6 @@ private:
     void refreshHeatmap();
     void refreshSelection();
     void setBusy(bool busy);
-    void elideSummary();
     void activateUnit(int layer, int unit);
     QString heatmapTooltip(int row, int col) const;
 
@@ -131,8 +131,7 @@ private:
     QProgressBar* m_progress = nullptr;
     QPushButton* m_cancel = nullptr;
     QToolButton* m_export = nullptr;
-    QLabel* m_summary = nullptr;
-    QString m_summaryText;  // m_summary shows it elided
+    corpus::SummaryLine* m_summary = nullptr;
     // How earlier runs ended without success ("Head importance on … cancelled/failed"), until one
     // succeeds. A list: a run cancelled by a new one ends while the new one runs.
     QStringList m_endNotices;

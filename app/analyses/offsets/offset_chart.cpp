@@ -13,6 +13,7 @@
 
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
+#include "widgets/chart_setup.h"
 
 namespace attnscope::app {
 
@@ -76,15 +77,11 @@ OffsetChart::OffsetChart(QWidget* parent)
       m_yAxis(new QValueAxis) {
     m_bars = new QAreaSeries(m_barsUpper, m_barsLower);
     m_best = new QAreaSeries(m_bestUpper, m_bestLower);
-    setRenderHint(QPainter::Antialiasing);
     // Drag across the plot to zoom into a range of offsets (a 512-token sentence has 1,023),
     // right-click to zoom out, double-click to see them all again.
     setRubberBand(QChartView::HorizontalRubberBand);
     setMouseTracking(true);
-    auto* c = chart();
-    c->setAnimationOptions(QChart::NoAnimation);
-    c->setMargins(QMargins(4, 4, 4, 4));
-    c->legend()->setAlignment(Qt::AlignTop);
+    QChart* c = setUpChartView(this);
     m_bars->setObjectName("bars");
     m_bars->setName(tr("mean attention over the queries"));
     m_best->setObjectName("bestBar");
@@ -238,17 +235,16 @@ void OffsetChart::leaveEvent(QEvent* event) {
 
 void OffsetChart::applyTheme() {
     const QPalette pal = palette();
-    const bool dark = isDarkPalette(pal);
     const QColor dataColor = applyChartTheme(chart(), pal);
     QColor fill = dataColor;
     fill.setAlphaF(0.8);
     m_bars->setBrush(fill);
-    m_bars->setPen(QPen(dataColor.darker(dark ? 100 : 130), 1));
+    m_bars->setPen(QPen(outlineColor(dataColor, pal), 1));
     QColor bestFill = selectionColor();
     bestFill.setAlphaF(0.9);
     m_best->setBrush(bestFill);
-    m_best->setPen(QPen(selectionColor().darker(dark ? 100 : 130), 1));
-    m_zero->setPen(QPen(dark ? QColor(200, 200, 200) : QColor(90, 90, 90), 1.5, Qt::DashLine));
+    m_best->setPen(QPen(outlineColor(selectionColor(), pal), 1));
+    m_zero->setPen(QPen(referenceLineColor(pal), 1.5, Qt::DashLine));
 }
 
 void OffsetChart::changeEvent(QEvent* event) {

@@ -16,7 +16,6 @@
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/analysis/survey_corpus.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 #include "attnscope/export/survey_export.h"
 #include "attnscope/model/model.h"
 #include "cli/cli_checks.h"
@@ -233,20 +232,14 @@ CLI::App* addSurveyCommand(CLI::App& app, SurveyArgs& args) {
         "survey",
         "What every head does over a corpus: surface statistics, detectors, probe, "
         "sinks, positional and rare-word heads, head distances and their MDS map");
-    cmd->add_option("MODEL_DIR", args.modelDir, "Hugging Face model folder")->required();
-    cmd->add_option("CORPUS", args.corpus, "Sentences: .txt (one a line) or .conllu")->required();
+    addModelDirArgument(*cmd, args.modelDir);
+    addCorpusArgument(*cmd, args.corpus);
     cmd->add_option("--out", args.out, "survey.csv (one row per head) or survey.h5 (arrays)")
         ->required()
-        ->check([](const std::string& out) {
-            const std::string ext = std::filesystem::path(out).extension().string();
-            return ext == ".csv" || ext == ".h5" ? std::string()
-                                                 : std::string("--out must end in .csv or .h5");
-        });
+        ->check(csvOrH5Output());
     cmd->add_option("--max-sentences", args.maxSentences, "Use only the first N sentences")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--threads", args.threads, "Worker threads")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
+    addThreadsOption(*cmd, args.threads);
     cmd->add_option("--probe-repeats", args.probeRepeats,
                     "Causal models: random sequences of the induction probe (0: no probe)")
         ->check(CLI::Range(0, 1000))
@@ -305,19 +298,13 @@ int runSurvey(const SurveyArgs& args) {
     }
     std::cerr << "; Ctrl+C stops it\n";
     ScoringProgress progress;
-    progress.total = 100;
-    progress.unit = "%";
-    options.progress = [&progress](double f) {
-        progress.done = static_cast<std::size_t>(std::floor(100.0 * f));
-    };
-    if (options.shares > 1) {
-        setComputeThreads(1);  // parallel over sentences, not inside products
-    }
+    options.progress = percentProgress(progress);
+    oneComputeThreadPerShare(options.shares);  // parallel over sentences, not inside products
     const analysis::SurveyRun run = analysis::runSurvey(
         *model, corpus, options, {}, threadsWithProgress(progress, options.cancel));
     throwIfInterrupted();
     Labelled labelled = labelSurvey(run);
-    if (std::filesystem::path(args.out).extension() == ".h5") {
+    if (isH5Path(args.out)) {
         exporting::writeSurveyH5(args.out, run.survey, options,
                                  {args.modelDir, args.corpus, corpus.tooLong}, labelled.extras);
     } else {

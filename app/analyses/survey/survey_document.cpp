@@ -12,12 +12,7 @@
 namespace attnscope::app {
 
 const std::vector<analysis::HeadLabel>& SurveyRun::labelsOf(HeadId head) const {
-    static const std::vector<analysis::HeadLabel> none;
-    if (head.layer < 0 || head.layer >= nLayers() || head.head < 0 || head.head >= nHeads()) {
-        return none;
-    }
-    const auto k = static_cast<std::size_t>(head.layer * nHeads() + head.head);
-    return k < labels.size() ? labels[k] : none;
+    return labelsOfHead(labels, nLayers(), nHeads(), head);
 }
 
 SurveyRun computeSurveyRun(std::shared_ptr<const model::Model> model, const QString& path,
@@ -97,26 +92,6 @@ QString surveySummary(const SurveyRun& run) {
                 .arg(labelled)
                 .arg(static_cast<qsizetype>(run.labels.size()));
     return text;
-}
-
-QString labelTags(const std::vector<analysis::HeadLabel>& labels) {
-    QStringList tags;
-    for (const auto& l : labels) {
-        tags << QString::fromStdString(l.tag);
-    }
-    return tags.join(QStringLiteral(", "));
-}
-
-QString labelTooltip(const std::vector<analysis::HeadLabel>& labels) {
-    QStringList lines;
-    for (const auto& l : labels) {
-        lines << QStringLiteral("<b>%1</b> (%2): %3<br><i>%4</i>")
-                     .arg(QString::fromStdString(l.name).toHtmlEscaped(),
-                          QString::fromStdString(l.tag).toHtmlEscaped(),
-                          QString::fromStdString(l.evidence).toHtmlEscaped(),
-                          QString::fromStdString(l.rule).toHtmlEscaped());
-    }
-    return lines.join(QStringLiteral("<br>"));
 }
 
 }  // namespace attnscope::app

@@ -17,6 +17,7 @@
 #include "attnscope/analysis/survey_corpus.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/model/model.h"
+#include "session/head_labels.h"
 
 namespace attnscope::app {
 
@@ -44,8 +45,8 @@ struct SurveyRun {
     analysis::HeadSurvey survey;
     // Treebank corpora only (else empty): per-relation accuracies and each head's best relation.
     std::optional<analysis::DependencyLabels> dependencies;
-    std::vector<analysis::BestRelation> bestRelations;     // [heads] or empty
-    std::vector<std::vector<analysis::HeadLabel>> labels;  // [heads], strongest first
+    std::vector<analysis::BestRelation> bestRelations;  // [heads] or empty
+    LabelsByHead labels;  // [heads], strongest first (session/head_labels.h)
 
     int nLayers() const { return survey.nLayers; }
 
@@ -68,11 +69,5 @@ void relabel(SurveyRun& run, const analysis::LabelRules& rules);
 
 // One line: corpus, sentences surveyed / left out, the probe, how many heads got a label.
 QString surveySummary(const SurveyRun& run);
-
-// "prev, pos+1" — the head's tags, strongest first; empty when none.
-QString labelTags(const std::vector<analysis::HeadLabel>& labels);
-
-// Rich-text tooltip lines for a head's labels: name, evidence, rule.
-QString labelTooltip(const std::vector<analysis::HeadLabel>& labels);
 
 }  // namespace attnscope::app

@@ -22,6 +22,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "analyses/corpus/corpus_widgets.h"
 #include "analyses/survey/mds_scatter.h"
 #include "analyses/survey/score_histograms.h"
 #include "analyses/survey/survey_table_model.h"
@@ -90,12 +91,10 @@ QWidget* SurveyPanel::buildOptions() {
     m_progress->setObjectName(QStringLiteral("surveyProgress"));
     m_cancel = new QPushButton(tr("Cancel"), box);
     m_cancel->setObjectName(QStringLiteral("surveyCancel"));
-    m_summary = new QLabel(box);
+    m_summary = new corpus::SummaryLine(box);  // one line, elided: it must not grow the dock
     m_summary->setObjectName(QStringLiteral("surveySummary"));
-    // One line, elided, the whole text in its tool tip: a wrapped label would give the panel a
-    // height-for-width taller than a short dock (as in the Importance dock).
-    m_summary->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Fixed);
-    m_summary->installEventFilter(this);
+    m_summary->setPlaceholder(
+        tr("Survey a sentence file or treebank to score what every head does and label it."));
     auto* first = new QHBoxLayout;
     first->addWidget(new QLabel(tr("Corpus:"), box));
     first->addWidget(m_path, 1);
@@ -170,30 +169,20 @@ QHBoxLayout* SurveyPanel::buildRunOptions(QWidget* box) {
 }
 
 QToolButton* SurveyPanel::buildExportButton(QWidget* parent) {
-    auto* button = new QToolButton(parent);
-    button->setObjectName(QStringLiteral("surveyExport"));
-    button->setText(tr("Export"));
-    button->setPopupMode(QToolButton::InstantPopup);
-    auto* menu = new QMenu(button);
-    menu->addAction(tr("Table as CSV…"), this, [this] {
-        askForSaveFile(this, tr("Export the head survey table"), tr("CSV table (*.csv)"),
-                       [this](const QString& p) { return exportCsv(p); });
-    });
-    menu->addAction(tr("Results as HDF5…"), this, [this] {
-        askForSaveFile(this, tr("Export the head survey"), tr("HDF5 file (*.h5)"),
-                       [this](const QString& p) { return exportResults(p); });
-    });
-    menu->addAction(tr("Head map figure (PNG, SVG)…"), this, [this] {
-        askForSaveFile(this, tr("Export the head map"), tr("PNG image (*.png);;SVG image (*.svg)"),
-                       [this](const QString& p) { return exportMapFigure(p); });
-    });
-    menu->addAction(tr("Score histograms figure (PNG, SVG)…"), this, [this] {
-        askForSaveFile(this, tr("Export the score histograms"),
-                       tr("PNG image (*.png);;SVG image (*.svg)"),
-                       [this](const QString& p) { return exportHistogramsFigure(p); });
-    });
-    button->setMenu(menu);
-    return button;
+    const auto write = [this](bool (SurveyPanel::*f)(const QString&)) {
+        return [this, f](const QString& p) { return (this->*f)(p); };
+    };
+    const QString images = tr("PNG image (*.png);;SVG image (*.svg)");
+    return corpus::newExportButton(
+        parent, QStringLiteral("surveyExport"),
+        {{tr("Table as CSV…"), tr("Export the head survey table"), tr("CSV table (*.csv)"),
+          write(&SurveyPanel::exportCsv)},
+         {tr("Results as HDF5…"), tr("Export the head survey"), tr("HDF5 file (*.h5)"),
+          write(&SurveyPanel::exportResults)},
+         {tr("Head map figure (PNG, SVG)…"), tr("Export the head map"), images,
+          write(&SurveyPanel::exportMapFigure)},
+         {tr("Score histograms figure (PNG, SVG)…"), tr("Export the score histograms"), images,
+          write(&SurveyPanel::exportHistogramsFigure)}});
 }
 
 QWidget* SurveyPanel::buildResults() {
@@ -262,15 +251,9 @@ QWidget* SurveyPanel::buildResults() {
 }
 
 QTableView* SurveyPanel::buildTable(QWidget* parent) {
-    m_table = new QTableView(parent);
-    m_table->setObjectName(QStringLiteral("surveyTable"));
-    m_table->setModel(m_sorted);
+    m_table = corpus::newResultsTable(parent, QStringLiteral("surveyTable"), m_sorted);
     m_table->setSortingEnabled(true);
     m_table->sortByColumn(SurveyTableModel::Layer, Qt::AscendingOrder);
-    m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-    m_table->verticalHeader()->hide();
-    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setMinimumWidth(240);
     connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
@@ -287,33 +270,20 @@ QTableView* SurveyPanel::buildTable(QWidget* parent) {
 }
 
 void SurveyPanel::connectService() {
-    connect(m_service, &ComputeService::surveyStarted, this, [this] {
-        m_progress->setMaximum(0);  // busy until the corpus is read and tokenized
-        m_progress->setFormat(tr("reading the sentences…"));
-        setBusy(true);
-    });
-    connect(m_service, &ComputeService::surveyProgress, this, [this](int done, int total) {
-        m_progress->setMaximum(std::max(total, 0));
-        m_progress->setValue(done);
-        m_progress->setFormat(total > 0 ? tr("surveying, %p %") : tr("reading the sentences…"));
-    });
-    connect(m_service, &ComputeService::surveyFinished, this, [this](bool ok) {
-        setBusy(false);
-        emit surveyFinished(ok);
-    });
+    corpus::followJob(
+        m_service, this, m_progress, &ComputeService::surveyStarted,
+        &ComputeService::surveyProgress, &ComputeService::surveyFinished,
+        {tr("reading the sentences…"), tr("surveying, %p %")}, [this](bool busy) { setBusy(busy); },
+        [this](bool ok) { emit surveyFinished(ok); });
 }
 
 void SurveyPanel::askForCorpus() {
-    auto* dialog = new QFileDialog(this, tr("Sentences to survey the heads on"),
-                                   QFileInfo(m_path->text()).path(),
-                                   tr("Sentences (*.txt *.conllu);;All files (*)"));
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setFileMode(QFileDialog::ExistingFile);
-    connect(dialog, &QFileDialog::fileSelected, this, [this](const QString& path) {
-        m_path->setText(path);
-        startSurvey(path);
-    });
-    dialog->open();
+    corpus::askForOpenFile(
+        this, tr("Sentences to survey the heads on"), QFileInfo(m_path->text()).path(),
+        tr("Sentences (*.txt *.conllu);;All files (*)"), [this](const QString& path) {
+            m_path->setText(path);
+            startSurvey(path);
+        });
 }
 
 void SurveyPanel::surveyChosenFile() {
@@ -401,9 +371,7 @@ void SurveyPanel::showRun() {
     const auto run = m_session->survey();
     setBusy(isSurveying());
     m_model->setRun(run);
-    m_summaryText = run ? surveySummary(*run) : QString();
-    m_summary->setToolTip(m_summaryText);
-    elideSummary();
+    m_summary->setFullText(run ? surveySummary(*run) : QString());
     refreshFilterBox();
     applyLabelFilter();
     refreshMap();
@@ -417,20 +385,8 @@ void SurveyPanel::showRun() {
     emit surveyShown(run->corpusPath);
 }
 
-void SurveyPanel::elideSummary() {
-    const QString text =
-        m_summaryText.isEmpty()
-            ? tr("Survey a sentence file or treebank to score what every head does and label it.")
-            : m_summaryText;
-    m_summary->setText(
-        m_summary->fontMetrics().elidedText(text, Qt::ElideRight, m_summary->width()));
-}
-
-bool SurveyPanel::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == m_summary && event->type() == QEvent::Resize) {
-        elideSummary();
-    }
-    return QWidget::eventFilter(watched, event);
+QString SurveyPanel::summaryText() const {
+    return m_summary->fullText();
 }
 
 void SurveyPanel::refreshFilterBox() {

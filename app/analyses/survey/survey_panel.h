@@ -38,6 +38,10 @@ class QToolButton;
 
 namespace attnscope::app {
 
+namespace corpus {
+class SummaryLine;
+}
+
 class ComputeService;
 class MdsScatter;
 class ScoreHistograms;
@@ -81,7 +85,7 @@ public:
 
     QComboBox* labelFilterBox() const { return m_filter; }
 
-    QString summaryText() const { return m_summaryText; }
+    QString summaryText() const;
 
     // Written in the background (ComputeService::exportFile, which reports the end); the
     // figures at once. False, with the reason in the message bar, when there is nothing to
@@ -90,9 +94,6 @@ public:
     bool exportResults(const QString& path);  // HDF5
     bool exportMapFigure(const QString& path);
     bool exportHistogramsFigure(const QString& path);
-
-protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
 
 signals:
     void surveyFinished(bool ok);  // ok false: failed, cancelled or replaced
@@ -114,7 +115,6 @@ private:
     void refreshHistograms();
     void refreshSelection();
     void setBusy(bool busy);
-    void elideSummary();
     void activateHead(HeadId head);
     bool haveRun();  // else reports that there is nothing to export
 
@@ -135,8 +135,7 @@ private:
     QSpinBox* m_probeSeed = nullptr;
     QSpinBox* m_rareTop = nullptr;
     QToolButton* m_export = nullptr;
-    QLabel* m_summary = nullptr;
-    QString m_summaryText;  // m_summary shows it elided
+    corpus::SummaryLine* m_summary = nullptr;
     QComboBox* m_filter = nullptr;
     QComboBox* m_colouring = nullptr;
     QTableView* m_table = nullptr;

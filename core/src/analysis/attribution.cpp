@@ -149,7 +149,8 @@ forward::ForwardOptions attributionPassOptions(forward::ForwardOptions base) {
     return base;
 }
 
-Attribution detail::emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass) {
+Attribution detail::emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass,
+                                     bool withPerLayer) {
     Attribution a;
     a.method = method;
     a.nLayers = pass.nLayers;
@@ -159,6 +160,9 @@ Attribution detail::emptyAttribution(AttributionMethod method, const forward::Fo
     a.layers.nTokens = pass.nTokens;
     a.layers.values.assign(static_cast<std::size_t>(pass.nLayers) * pass.nTokens * pass.nTokens,
                            0.0);
+    if (withPerLayer) {
+        a.perLayer = a.layers;
+    }
     return a;
 }
 

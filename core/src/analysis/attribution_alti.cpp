@@ -8,7 +8,6 @@
 
 #include "attnscope/base/eigen_core.h"
 #include "attnscope/base/error.h"
-#include "attnscope/base/threads.h"
 #include "attribution_layers.h"
 
 namespace attnscope::analysis::detail {
@@ -170,17 +169,15 @@ double layerContributions(const model::Model& model, int layer, const LayerTerms
 
 Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
                  const AttributionOptions& options) {
-    Attribution a = emptyAttribution(AttributionMethod::Alti, pass);
-    a.perLayer = a.layers;
-    const auto n = static_cast<std::size_t>(pass.nTokens);
-    applyComputeThreads();
-    forEachLayer(model, pass, options.cancel, true, [&](int l, const LayerTerms& t) {
-        a.reconstructionError.push_back(layerContributions(
-            model, l, t, a.perLayer.values.data() + static_cast<std::size_t>(l) * n * n));
-        if (options.progress) {
-            options.progress(static_cast<double>(l + 1) / pass.nLayers);
-        }
-    });
+    Attribution a = emptyAttribution(AttributionMethod::Alti, pass, true);
+    forEachLayerMap(model, pass, options.cancel, true,
+                    [&](int l, const LayerTerms& t, std::size_t at) {
+                        a.reconstructionError.push_back(
+                            layerContributions(model, l, t, a.perLayer.values.data() + at));
+                        if (options.progress) {
+                            options.progress(static_cast<double>(l + 1) / pass.nLayers);
+                        }
+                    });
     a.layers = rollout(a.perLayer);  // A11: the residual is inside C, so no identity is added
     return a;
 }

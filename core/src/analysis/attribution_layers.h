@@ -3,10 +3,12 @@
 // to attnscope_core.
 #pragma once
 
+#include <cstddef>
 #include <vector>
 
 #include "attnscope/analysis/attribution.h"
 #include "attnscope/base/tensor.h"
+#include "attnscope/base/threads.h"
 #include "attnscope/forward/head_record.h"
 
 namespace attnscope::analysis::detail {
@@ -48,6 +50,18 @@ void forEachLayer(const model::Model& model, const forward::ForwardResult& pass,
     }
 }
 
+// forEachLayer with the compute threads applied (base/threads.h), calling visit(l, t, at) with
+// `at` the offset of layer l's [n, n] map in an Attribution's per-layer values.
+template <class Visit>
+void forEachLayerMap(const model::Model& model, const forward::ForwardResult& pass,
+                     const CancelToken& cancel, bool withOutput, Visit&& visit) {
+    applyComputeThreads();
+    const auto n = static_cast<std::size_t>(pass.nTokens);
+    forEachLayer(model, pass, cancel, withOutput, [&](int l, const LayerTerms& t) {
+        visit(l, t, static_cast<std::size_t>(l) * n * n);
+    });
+}
+
 // The key's summed head terms into `out`: row i is sum_h A[h, i, j] f^h(x_j), [n, D] (A9's M
 // without the identity; value zeroing's change when v_j is zeroed). `buffers` hold the gathers,
 // reused from one key to the next.
@@ -66,7 +80,9 @@ Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
 Attribution valueZeroing(const model::Model& model, const forward::ForwardResult& pass,
                          const AttributionOptions& options);
 
-// An Attribution of `method` shaped for `pass`, with its per-layer maps sized and zero.
-Attribution emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass);
+// An Attribution of `method` shaped for `pass`, with its per-layer maps sized and zero; its
+// perLayer maps too when `withPerLayer` (the methods that keep each layer's own map).
+Attribution emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass,
+                             bool withPerLayer = false);
 
 }  // namespace attnscope::analysis::detail

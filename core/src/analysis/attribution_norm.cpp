@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "attnscope/base/eigen_core.h"
-#include "attnscope/base/threads.h"
 #include "attribution_layers.h"
 
 namespace attnscope::analysis::detail {
@@ -90,15 +89,15 @@ Attribution normBased(const model::Model& model, const forward::ForwardResult& p
     const auto heads = static_cast<std::size_t>(pass.nHeads);
     a.heads.resize(static_cast<std::size_t>(pass.nLayers) * heads * n * n);
     a.transformedNorm.assign(static_cast<std::size_t>(pass.nLayers) * heads * n, 0.0);
-    applyComputeThreads();
-    forEachLayer(model, pass, options.cancel, false, [&](int l, const LayerTerms& t) {
-        double* norms = a.transformedNorm.data() + static_cast<std::size_t>(l) * heads * n;
-        layerNorms(t, a.layers.values.data() + static_cast<std::size_t>(l) * n * n, norms);
-        headNorms(t, norms, a.heads.data() + static_cast<std::size_t>(l) * heads * n * n);
-        if (options.progress) {
-            options.progress(static_cast<double>(l + 1) / pass.nLayers);
-        }
-    });
+    forEachLayerMap(
+        model, pass, options.cancel, false, [&](int l, const LayerTerms& t, std::size_t at) {
+            double* norms = a.transformedNorm.data() + static_cast<std::size_t>(l) * heads * n;
+            layerNorms(t, a.layers.values.data() + at, norms);
+            headNorms(t, norms, a.heads.data() + at * heads);  // layer l's [heads, n, n] maps
+            if (options.progress) {
+                options.progress(static_cast<double>(l + 1) / pass.nLayers);
+            }
+        });
     return a;
 }
 

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "attnscope/base/eigen_core.h"
-#include "attnscope/base/threads.h"
 #include "attnscope/forward/layer_block.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attribution_layers.h"
@@ -111,17 +110,14 @@ void postProcess(const BoolMatrix& allowed, const double* raw, double* out, Eige
 
 Attribution valueZeroing(const model::Model& model, const forward::ForwardResult& pass,
                          const AttributionOptions& options) {
-    Attribution a = emptyAttribution(AttributionMethod::ValueZeroing, pass);
-    a.perLayer = a.layers;
-    const auto n = static_cast<std::size_t>(pass.nTokens);
-    applyComputeThreads();
-    forEachLayer(model, pass, options.cancel, true, [&](int l, const LayerTerms& t) {
-        const std::size_t at = static_cast<std::size_t>(l) * n * n;
-        layerScores(model, l, t, a.perLayer.values.data() + at, options,
-                    static_cast<double>(l) / pass.nLayers, 1.0 / pass.nLayers);
-        postProcess(pass.allowed, a.perLayer.values.data() + at, a.layers.values.data() + at,
-                    pass.nTokens);
-    });
+    Attribution a = emptyAttribution(AttributionMethod::ValueZeroing, pass, true);
+    forEachLayerMap(model, pass, options.cancel, true,
+                    [&](int l, const LayerTerms& t, std::size_t at) {
+                        layerScores(model, l, t, a.perLayer.values.data() + at, options,
+                                    static_cast<double>(l) / pass.nLayers, 1.0 / pass.nLayers);
+                        postProcess(pass.allowed, a.perLayer.values.data() + at,
+                                    a.layers.values.data() + at, pass.nTokens);
+                    });
     return a;
 }
 

@@ -7,6 +7,7 @@
 #include "attnscope/analysis/head_stats.h"
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/base/error.h"
+#include "attnscope/forward/by_attention_kind.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/tokenize/detokenize.h"
 
@@ -15,15 +16,7 @@ namespace attnscope::analysis {
 using forward::AttentionKind;
 
 const SentenceAnalysis& Seq2SeqAnalysis::of(AttentionKind kind) const {
-    switch (kind) {
-        case AttentionKind::Encoder:
-            return encoder;
-        case AttentionKind::Decoder:
-            return decoder;
-        case AttentionKind::Cross:
-            break;
-    }
-    return cross;
+    return forward::byAttentionKind(kind, encoder, decoder, cross);
 }
 
 std::string Seq2SeqAnalysis::targetLabel(int t) const {

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "attnscope/export/csv_writer.h"
 #include "hdf5_support.h"
 
@@ -106,10 +105,9 @@ void writeCausalH5(const Writer& w, const analysis::CausalEffects& c) {
     w.numberAttribute<double>("delta_nll", H5T_NATIVE_DOUBLE, {c.deltaNll});
     if (c.logitDiff) {
         const analysis::LogitDiffEffect& d = *c.logitDiff;
-        w.numberAttribute<std::int64_t>("logit_diff_position", H5T_NATIVE_INT64,
-                                        {d.request.position});
-        w.numberAttribute<std::int64_t>("logit_diff_a", H5T_NATIVE_INT64, {d.request.a});
-        w.numberAttribute<std::int64_t>("logit_diff_b", H5T_NATIVE_INT64, {d.request.b});
+        w.int64Attributes({{"logit_diff_position", d.request.position},
+                           {"logit_diff_a", d.request.a},
+                           {"logit_diff_b", d.request.b}});
         w.numberAttribute<double>("logit_diff_clean", H5T_NATIVE_DOUBLE, {d.clean});
         w.numberAttribute<double>("logit_diff_ablated", H5T_NATIVE_DOUBLE, {d.ablated});
         w.numberAttribute<double>("logit_diff_delta", H5T_NATIVE_DOUBLE, {d.delta});
@@ -163,14 +161,12 @@ void writeAblationH5(const fs::path& path, const AblationEffects& e, const Ablat
         if (e.causal) {
             writeCausalH5(w, *e.causal);
         }
-        w.stringAttribute("model", info.model);
-        w.stringAttribute("objective", info.objective);
-        w.stringAttribute("kind", info.kind);
-        w.stringAttribute("ablations", info.ablations);
-        w.stringAttribute("mean_corpus", info.meanCorpus);
-        w.stringAttribute("attnscope_version", std::string(version()));
-        w.numberAttribute<std::int64_t>("num_layers", H5T_NATIVE_INT64, {e.nLayers});
-        w.numberAttribute<std::int64_t>("num_heads", H5T_NATIVE_INT64, {e.nHeads});
+        w.runAttributes({{"model", info.model},
+                         {"objective", info.objective},
+                         {"kind", info.kind},
+                         {"ablations", info.ablations},
+                         {"mean_corpus", info.meanCorpus}});
+        w.int64Attributes({{"num_layers", e.nLayers}, {"num_heads", e.nHeads}});
     });
 }
 

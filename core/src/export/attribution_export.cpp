@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "hdf5_support.h"
 
 namespace attnscope::exporting {
@@ -99,36 +98,32 @@ struct Shape {
     }
 };
 
-std::size_t sizeOf(const Attribution& a, Part part) {
-    switch (part) {
-        case Part::Heads:
-            return a.heads.size();
-        case Part::Layers:
-            return a.layers.values.size();
-        case Part::PerLayer:
-            return a.perLayer.values.size();
-        case Part::TransformedNorm:
-            return a.transformedNorm.size();
-        case Part::ReconstructionError:
-            return a.reconstructionError.size();
-    }
-    return 0;
+// Where a part's values are and how many there are: one switch for the size check and the
+// write (the head maps are float, the rest double).
+struct PartValues {
+    const void* data = nullptr;
+    std::size_t size = 0;
+};
+
+template <class Values>
+PartValues valuesOf(const Values& v) {
+    return {v.data(), v.size()};
 }
 
-const void* dataOf(const Attribution& a, Part part) {
+PartValues partValues(const Attribution& a, Part part) {
     switch (part) {
         case Part::Heads:
-            return a.heads.data();
+            return valuesOf(a.heads);
         case Part::Layers:
-            return a.layers.values.data();
+            return valuesOf(a.layers.values);
         case Part::PerLayer:
-            return a.perLayer.values.data();
+            return valuesOf(a.perLayer.values);
         case Part::TransformedNorm:
-            return a.transformedNorm.data();
+            return valuesOf(a.transformedNorm);
         case Part::ReconstructionError:
-            return a.reconstructionError.data();
+            return valuesOf(a.reconstructionError);
     }
-    return nullptr;
+    return {};
 }
 
 const Attribution* find(const std::vector<Attribution>& all, AttributionMethod method) {
@@ -169,9 +164,9 @@ Shape checkedShape(const fs::path& path, const std::vector<Attribution>& all,
                                   std::to_string(a.nTokens) + " tokens)");
         }
         for (const DatasetSpec& d : kDatasets) {
-            if (d.method == a.method && sizeOf(a, d.part) != shape.count(d.part)) {
+            if (d.method == a.method && partValues(a, d.part).size != shape.count(d.part)) {
                 throw InvalidArgument(what + ": " + d.name + " holds " +
-                                      std::to_string(sizeOf(a, d.part)) + " values, not " +
+                                      std::to_string(partValues(a, d.part).size) + " values, not " +
                                       std::to_string(shape.count(d.part)));
             }
         }
@@ -191,7 +186,7 @@ void writeDataset(hid_t file, const fs::path& path, const DatasetSpec& d, const 
         chunk.assign(dims.size(), 1);
         std::copy(dims.end() - 2, dims.end(), chunk.end() - 2);
     }
-    w.dataset(d.name, type, dims, dataOf(a, d.part), chunk);
+    w.dataset(d.name, type, dims, partValues(a, d.part).data, chunk);
     const Handle set(H5Dopen2(file, d.name, H5P_DEFAULT), H5Dclose,
                      path.string() + ": " + d.name + ": cannot open dataset");
     w.stringAttributeOn(set, "method", analysis::attributionMethodName(d.method));
@@ -218,18 +213,14 @@ void writeFile(hid_t file, const fs::path& path, const std::vector<Attribution>&
             methods.append(methods.empty() ? "" : ",").append(analysis::attributionMethodName(m));
         }
     }
-    w.stringAttribute("model", info.model);
-    w.stringAttribute("model_type", info.modelType);
-    w.stringAttribute("mask_kind", info.maskKind);
-    w.stringAttribute("text", info.text);
-    w.stringAttribute("methods", methods);
-    w.stringAttribute("attnscope_version", std::string(version()));
-    w.numberAttribute<std::int64_t>("num_layers", H5T_NATIVE_INT64,
-                                    {static_cast<std::int64_t>(shape.layers)});
-    w.numberAttribute<std::int64_t>("num_heads", H5T_NATIVE_INT64,
-                                    {static_cast<std::int64_t>(shape.heads)});
-    w.numberAttribute<std::int64_t>("num_tokens", H5T_NATIVE_INT64,
-                                    {static_cast<std::int64_t>(shape.n)});
+    w.runAttributes({{"model", info.model},
+                     {"model_type", info.modelType},
+                     {"mask_kind", info.maskKind},
+                     {"text", info.text},
+                     {"methods", methods}});
+    w.int64Attributes({{"num_layers", static_cast<std::int64_t>(shape.layers)},
+                       {"num_heads", static_cast<std::int64_t>(shape.heads)},
+                       {"num_tokens", static_cast<std::int64_t>(shape.n)}});
 }
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <utility>
 #include <vector>
 
-#include "attnscope/base/version.h"
 #include "attnscope/export/csv_writer.h"
 #include "hdf5_support.h"
 
@@ -92,11 +91,10 @@ void writeCorefResults(const fs::path& path, const CorefAccumulator& acc,
         w.strings("groups", names(analysis::mentionGroupName, kGroups));
         writeHeads(w, acc);
         writeBaselines(w, acc);
-        w.stringAttribute("model", info.model);
-        w.stringAttribute("treebank", info.treebank);
-        w.stringAttribute("mwt", info.multiword);
-        w.stringAttribute("from", info.fromMode);
-        w.stringAttribute("attnscope_version", std::string(version()));
+        w.runAttributes({{"model", info.model},
+                         {"treebank", info.treebank},
+                         {"mwt", info.multiword},
+                         {"from", info.fromMode}});
         w.numberAttribute<std::int64_t>("limit", H5T_NATIVE_INT64,
                                         {static_cast<std::int64_t>(info.limit)});
         for (const auto& [name, value] : namedCounts(acc.counts)) {

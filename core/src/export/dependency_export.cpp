@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "attnscope/base/version.h"
 #include "attnscope/export/csv_writer.h"
 #include "hdf5_support.h"
 
@@ -89,17 +88,13 @@ void writeDependencyResults(const fs::path& path, const analysis::DependencyAccu
         w.strings("relations", relations);
         writeCounts(w, acc, relations);
         writeBest(w, acc, relations);
-        w.stringAttribute("model", info.model);
-        w.stringAttribute("treebank", info.treebank);
-        w.stringAttribute("from_mode", info.fromMode);
-        w.stringAttribute("mwt", info.multiword);
-        w.stringAttribute("attnscope_version", std::string(version()));
-        w.numberAttribute<std::int64_t>("merge_subtypes", H5T_NATIVE_INT64,
-                                        {info.mergeSubtypes ? 1 : 0});
-        w.numberAttribute<std::int64_t>("sentences_scored", H5T_NATIVE_INT64,
-                                        {acc.sentencesScored()});
-        w.numberAttribute<std::int64_t>("sentences_skipped", H5T_NATIVE_INT64,
-                                        {acc.sentencesSkipped()});
+        w.runAttributes({{"model", info.model},
+                         {"treebank", info.treebank},
+                         {"from_mode", info.fromMode},
+                         {"mwt", info.multiword}});
+        w.int64Attributes({{"merge_subtypes", info.mergeSubtypes ? 1 : 0},
+                           {"sentences_scored", acc.sentencesScored()},
+                           {"sentences_skipped", acc.sentencesSkipped()}});
     });
 }
 

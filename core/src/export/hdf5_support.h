@@ -6,13 +6,16 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <initializer_list>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <hdf5.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/version.h"
 #include "attnscope/export/output_file.h"
 
 namespace attnscope::exporting {
@@ -115,6 +118,22 @@ public:
                     m_name + ": " + name + ": cannot create attribute");
         const char* p = value.c_str();
         check(H5Awrite(attr, type, &p), name);
+    }
+
+    // The run's string attributes on the file, in order, then "attnscope_version", which every
+    // export ends them with.
+    void runAttributes(std::initializer_list<std::pair<const char*, std::string>> values) const {
+        for (const auto& [name, value] : values) {
+            stringAttribute(name, value);
+        }
+        stringAttribute("attnscope_version", std::string(version()));
+    }
+
+    // Scalar int64 attributes on the file (counts, sizes, flags as 0/1), in order.
+    void int64Attributes(std::initializer_list<std::pair<const char*, std::int64_t>> values) const {
+        for (const auto& [name, value] : values) {
+            numberAttribute<std::int64_t>(name, H5T_NATIVE_INT64, {value});
+        }
     }
 
     template <class T>

@@ -5,7 +5,6 @@
 #include <system_error>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "hdf5_support.h"
 
 namespace attnscope::exporting {
@@ -46,19 +45,17 @@ void writeFile(hid_t file, const fs::path& target, const forward::ForwardResult&
     const Writer w(file, name);
     writeTokens(w, tokens);
     writeResult(w, result);
-    w.stringAttribute("model", meta.model);
-    w.stringAttribute("model_type", meta.modelType);
-    w.stringAttribute("mask_kind", result.maskKind);
     // An ablated pass's maps look like any other's: the file must say what was ablated.
     std::string ablations;
     for (const forward::HeadAblation& a : result.interventions.ablations) {
         ablations += (ablations.empty() ? "" : ", ") + forward::describe(a);
     }
-    w.stringAttribute("ablations", ablations);
-    w.stringAttribute("text", meta.text);
-    w.stringAttribute("attnscope_version", std::string(version()));
-    w.numberAttribute<std::int64_t>("num_layers", H5T_NATIVE_INT64, {result.nLayers});
-    w.numberAttribute<std::int64_t>("num_heads", H5T_NATIVE_INT64, {result.nHeads});
+    w.runAttributes({{"model", meta.model},
+                     {"model_type", meta.modelType},
+                     {"mask_kind", result.maskKind},
+                     {"ablations", ablations},
+                     {"text", meta.text}});
+    w.int64Attributes({{"num_layers", result.nLayers}, {"num_heads", result.nHeads}});
     std::vector<float> scales = result.scales;
     if (std::all_of(scales.begin(), scales.end(), [&](float s) { return s == scales.front(); })) {
         scales.resize(1);

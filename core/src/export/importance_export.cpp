@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "attnscope/export/csv_writer.h"
 #include "hdf5_support.h"
 
@@ -126,19 +125,16 @@ void writeImportanceH5(const fs::path& path, const ImportanceResult& r,
         if (!r.masked.empty()) {
             writeMasked(w, r.masked);
         }
-        w.stringAttribute("model", info.model);
-        w.stringAttribute("corpus", info.corpus);
-        w.stringAttribute("objective", objectiveName(r.objective));
-        w.stringAttribute("kind", forward::ablationKindName(r.kind));
-        w.stringAttribute("units", unitName(r));
-        w.stringAttribute("attnscope_version", std::string(version()));
+        w.runAttributes({{"model", info.model},
+                         {"corpus", info.corpus},
+                         {"objective", objectiveName(r.objective)},
+                         {"kind", forward::ablationKindName(r.kind)},
+                         {"units", unitName(r)}});
         w.numberAttribute<std::uint64_t>("seed", H5T_NATIVE_UINT64, {r.seed});
         w.numberAttribute<double>("mask_fraction", H5T_NATIVE_DOUBLE, {r.maskFraction});
         w.numberAttribute<double>("clean_loss", H5T_NATIVE_DOUBLE, {r.cleanLoss});
         w.numberAttribute<double>("clean_accuracy", H5T_NATIVE_DOUBLE, {r.cleanAccuracy});
-        w.numberAttribute<std::int64_t>("items", H5T_NATIVE_INT64,
-                                        {static_cast<std::int64_t>(r.items)});
-        w.numberAttribute<std::int64_t>("targets", H5T_NATIVE_INT64, {r.targets});
+        w.int64Attributes({{"items", static_cast<std::int64_t>(r.items)}, {"targets", r.targets}});
     });
 }
 

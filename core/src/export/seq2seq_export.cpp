@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "hdf5_support.h"
 
 namespace attnscope::exporting {
@@ -101,13 +100,12 @@ void writeFile(hid_t file, const fs::path& target, const analysis::Seq2SeqAnalys
         writeKind(file, w, name, a, kind);
     }
     GroupWriter(w, "").tokens("target_", a.targetTokens);
-    w.stringAttribute("file_kind", "encoder-decoder");
-    w.stringAttribute("model", meta.model);
-    w.stringAttribute("model_type", meta.modelType);
-    w.stringAttribute("source_text", a.encoder.text);
-    w.stringAttribute("target_text", a.targetText);
-    w.stringAttribute("teacher_forcing", kTeacherForcingRule);
-    w.stringAttribute("attnscope_version", std::string(version()));
+    w.runAttributes({{"file_kind", "encoder-decoder"},
+                     {"model", meta.model},
+                     {"model_type", meta.modelType},
+                     {"source_text", a.encoder.text},
+                     {"target_text", a.targetText},
+                     {"teacher_forcing", kTeacherForcingRule}});
     w.numberAttribute<std::int64_t>("decoder_start_token_id", H5T_NATIVE_INT64,
                                     {meta.decoderStartTokenId});
 }

@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "attnscope/base/error.h"
-#include "attnscope/base/version.h"
 #include "attnscope/export/csv_writer.h"
 #include "hdf5_support.h"
 
@@ -100,11 +99,9 @@ void writeOptions(const Writer& w, const analysis::SurveyOptions& o) {
     idDataset(w, "options/period_ids", o.periodIds);
     w.numberAttribute<double>("sink_eps", H5T_NATIVE_DOUBLE, {o.sinkEps});
     w.numberAttribute<double>("positional_threshold", H5T_NATIVE_DOUBLE, {o.positionalThreshold});
-    w.numberAttribute<std::int64_t>("rare_top", H5T_NATIVE_INT64, {std::int64_t{o.rareTop}});
-    w.numberAttribute<std::int64_t>("probe_repeats", H5T_NATIVE_INT64,
-                                    {std::int64_t{o.probeRepeats}});
-    w.numberAttribute<std::int64_t>("probe_length", H5T_NATIVE_INT64,
-                                    {std::int64_t{o.probeLength}});
+    w.int64Attributes({{"rare_top", std::int64_t{o.rareTop}},
+                       {"probe_repeats", std::int64_t{o.probeRepeats}},
+                       {"probe_length", std::int64_t{o.probeLength}}});
     w.numberAttribute<std::uint64_t>("probe_seed", H5T_NATIVE_UINT64, {o.probeSeed});
     if (o.bosId) {
         w.numberAttribute<std::int64_t>("probe_bos", H5T_NATIVE_INT64, {std::int64_t{*o.bosId}});
@@ -229,17 +226,11 @@ void writeSurveyH5(const fs::path& path, const HeadSurvey& s,
             w.stringAttribute("mds_error",
                               s.mdsError.empty() ? std::string("not computed") : s.mdsError);
         }
-        w.stringAttribute("model", info.model);
-        w.stringAttribute("corpus", info.corpus);
-        w.stringAttribute("attnscope_version", std::string(version()));
-        w.numberAttribute<std::int64_t>("sentences", H5T_NATIVE_INT64,
-                                        {static_cast<std::int64_t>(s.sentences)});
-        w.numberAttribute<std::int64_t>("skipped", H5T_NATIVE_INT64,
-                                        {static_cast<std::int64_t>(s.skipped)});
-        w.numberAttribute<std::int64_t>("too_long", H5T_NATIVE_INT64,
-                                        {static_cast<std::int64_t>(info.tooLong)});
-        w.numberAttribute<std::int64_t>("rare_sentences", H5T_NATIVE_INT64,
-                                        {static_cast<std::int64_t>(s.rareSentences)});
+        w.runAttributes({{"model", info.model}, {"corpus", info.corpus}});
+        w.int64Attributes({{"sentences", static_cast<std::int64_t>(s.sentences)},
+                           {"skipped", static_cast<std::int64_t>(s.skipped)},
+                           {"too_long", static_cast<std::int64_t>(info.tooLong)},
+                           {"rare_sentences", static_cast<std::int64_t>(s.rareSentences)}});
         if (!s.rareError.empty()) {
             w.stringAttribute("rare_error", s.rareError);
         }

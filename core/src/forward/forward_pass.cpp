@@ -202,33 +202,43 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
 
 void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input,
               const ForwardOptions& options) {
-    r.nLayers = spec.nLayers;
-    r.nHeads = spec.nHeads;
-    r.nKvHeads = spec.nKvHeads;
-    r.nTokens = static_cast<int>(input.tokenIds.size());
-    r.headDimV = spec.headDimV;
-    r.tokenIds = input.tokenIds;
-    const auto heads =
-        static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
-    const auto n = static_cast<std::size_t>(r.nTokens);
+    const auto nTokens = static_cast<int>(input.tokenIds.size());
     r.mapsRecorded =
-        !options.mapBudgetBytes || fullRecordBytes(spec, r.nTokens) <= *options.mapBudgetBytes;
-    if (r.mapsRecorded) {
-        r.logits.resize(heads * n * n);
-        r.probs.resize(heads * n * n);
-        r.context.resize(heads * n * static_cast<std::size_t>(spec.headDimV));
-    }
+        !options.mapBudgetBytes || fullRecordBytes(spec, nTokens) <= *options.mapBudgetBytes;
+    detail::sizeRecord(r, spec, input.tokenIds, 0, r.mapsRecorded);
     if (!r.mapsRecorded) {
+        const auto heads =
+            static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
         r.previewSize = std::min(r.nTokens, kPreviewSize);
         r.previews.resize(heads * static_cast<std::size_t>(r.previewSize * r.previewSize));
     }
-    r.entropy.resize(heads * n);
-    r.rowMax.resize(heads * n);
-    r.maxAbsLogit.resize(heads);
-    r.scales.resize(static_cast<std::size_t>(spec.nLayers));
 }
 
 }  // namespace
+
+void detail::sizeRecord(ForwardResult& r, const ModelSpec& spec,
+                        const std::vector<std::int32_t>& queryIds, int nKeys, bool withMaps) {
+    r.nLayers = spec.nLayers;
+    r.nHeads = spec.nHeads;
+    r.nKvHeads = spec.nKvHeads;
+    r.nTokens = static_cast<int>(queryIds.size());
+    r.nKeys = nKeys;
+    r.headDimV = spec.headDimV;
+    r.tokenIds = queryIds;
+    const auto heads =
+        static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
+    const auto rows = static_cast<std::size_t>(r.nTokens);
+    const auto keys = static_cast<std::size_t>(r.keyCount());
+    if (withMaps) {
+        r.logits.resize(heads * rows * keys);
+        r.probs.resize(heads * rows * keys);
+        r.context.resize(heads * rows * static_cast<std::size_t>(spec.headDimV));
+    }
+    r.entropy.resize(heads * rows);
+    r.rowMax.resize(heads * rows);
+    r.maxAbsLogit.resize(heads);
+    r.scales.resize(static_cast<std::size_t>(spec.nLayers));
+}
 
 std::size_t fullRecordBytes(const ModelSpec& spec, int nTokens) {
     const auto n = static_cast<std::size_t>(nTokens);

@@ -29,30 +29,39 @@ Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const model::M
     return ops::linear(f, w.ffnDown);
 }
 
+// An attention sub-block's input and its residual around the sub-block's output `out`, with the
+// norm `n` that goes with it: before the sub-block in a pre-norm model, after the residual sum in
+// a post-norm one.
+Matrix subBlockInput(const model::Model& m, const Matrix& x, const model::Norm& n) {
+    return preNorm(m) ? norm(m, x, n) : x;
+}
+
+Matrix subBlockResidual(const model::Model& m, const Matrix& x, const Matrix& out,
+                        const model::Norm& n) {
+    if (preNorm(m)) {
+        return x + out;
+    }
+    return norm(m, x + out, n);
+}
+
 }  // namespace
 
 Matrix attentionInput(const model::Model& m, int layer, const Matrix& x) {
-    return preNorm(m) ? norm(m, x, weightsOf(m, layer).attnNorm) : x;
+    return subBlockInput(m, x, weightsOf(m, layer).attnNorm);
 }
 
 Matrix attentionResidual(const model::Model& m, int layer, const Matrix& x,
                          const Matrix& attention) {
-    if (preNorm(m)) {
-        return x + attention;
-    }
-    return norm(m, x + attention, weightsOf(m, layer).attnNorm);
+    return subBlockResidual(m, x, attention, weightsOf(m, layer).attnNorm);
 }
 
 Matrix crossAttentionInput(const model::Model& m, int layer, const Matrix& y) {
-    return preNorm(m) ? norm(m, y, weightsOf(m, layer).crossNorm) : y;
+    return subBlockInput(m, y, weightsOf(m, layer).crossNorm);
 }
 
 Matrix crossAttentionResidual(const model::Model& m, int layer, const Matrix& y,
                               const Matrix& cross) {
-    if (preNorm(m)) {
-        return y + cross;
-    }
-    return norm(m, y + cross, weightsOf(m, layer).crossNorm);
+    return subBlockResidual(m, y, cross, weightsOf(m, layer).crossNorm);
 }
 
 Matrix finishLayer(const model::Model& m, int layer, Matrix y) {

@@ -3,6 +3,7 @@
 // Internal to attnscope_core.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <vector>
 
@@ -27,6 +28,12 @@ Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector
 // Checks the input and options and sizes the result: everything before the first layer.
 ForwardResult prepare(const model::Model& m, const ForwardInput& input,
                       const ForwardOptions& options, Pass& pass);
+
+// Shapes `r` as `spec`'s record of one row per query in `queryIds` and `nKeys` key columns (0:
+// self-attention, the queries are the keys), and sizes its per-head summaries; the maps (logits,
+// probabilities, head outputs) too when `withMaps`.
+void sizeRecord(ForwardResult& r, const model::ModelSpec& spec,
+                const std::vector<std::int32_t>& queryIds, int nKeys, bool withMaps);
 
 // Runs layers [first, nLayers) on x, the residual stream entering `first`, and the final norm.
 void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,

@@ -1,6 +1,7 @@
 #include "attnscope/forward/seq2seq_pass.h"
 
 #include "attnscope/base/error.h"
+#include "attnscope/forward/by_attention_kind.h"
 #include "attnscope/forward/layer_block.h"
 #include "attnscope/ops/layer_ops.h"
 #include "attnscope/ops/mask.h"
@@ -8,40 +9,34 @@
 
 namespace attnscope::forward {
 
+namespace {
+
+// What attentionKindName and attentionKindTitle say of each kind.
+struct KindNames {
+    const char* name;
+    const char* title;
+};
+
+constexpr KindNames kEncoderNames{"encoder", "Encoder self-attention"};
+constexpr KindNames kDecoderNames{"decoder", "Decoder self-attention"};
+constexpr KindNames kCrossNames{"cross", "Cross-attention"};
+
+const KindNames& namesOf(AttentionKind kind) {
+    return byAttentionKind(kind, kEncoderNames, kDecoderNames, kCrossNames);
+}
+
+}  // namespace
+
 std::string attentionKindName(AttentionKind kind) {
-    switch (kind) {
-        case AttentionKind::Encoder:
-            return "encoder";
-        case AttentionKind::Decoder:
-            return "decoder";
-        case AttentionKind::Cross:
-            return "cross";
-    }
-    return "?";
+    return namesOf(kind).name;
 }
 
 std::string attentionKindTitle(AttentionKind kind) {
-    switch (kind) {
-        case AttentionKind::Encoder:
-            return "Encoder self-attention";
-        case AttentionKind::Decoder:
-            return "Decoder self-attention";
-        case AttentionKind::Cross:
-            return "Cross-attention";
-    }
-    return "?";
+    return namesOf(kind).title;
 }
 
 const ForwardResult& Seq2SeqResult::of(AttentionKind kind) const {
-    switch (kind) {
-        case AttentionKind::Encoder:
-            return encoder;
-        case AttentionKind::Decoder:
-            return decoder;
-        case AttentionKind::Cross:
-            break;
-    }
-    return cross;
+    return byAttentionKind(kind, encoder, decoder, cross);
 }
 
 namespace {
@@ -59,24 +54,8 @@ const model::Model& decoderOf(const model::Model& m) {
 ForwardResult allocateCross(const model::ModelSpec& spec, const Seq2SeqInput& input,
                             const ForwardResult& decoder) {
     ForwardResult r;
-    r.nLayers = spec.nLayers;
-    r.nHeads = spec.nHeads;
-    r.nKvHeads = spec.nKvHeads;
-    r.nTokens = decoder.nTokens;
-    r.nKeys = static_cast<int>(input.sourceIds.size());
-    r.headDimV = spec.headDimV;
-    r.tokenIds = decoder.tokenIds;
+    detail::sizeRecord(r, spec, decoder.tokenIds, static_cast<int>(input.sourceIds.size()), true);
     r.keyTokenIds = input.sourceIds;
-    const auto heads =
-        static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
-    const auto rows = static_cast<std::size_t>(r.nTokens);
-    r.logits.resize(heads * rows * static_cast<std::size_t>(r.nKeys));
-    r.probs.resize(heads * rows * static_cast<std::size_t>(r.nKeys));
-    r.context.resize(heads * rows * static_cast<std::size_t>(spec.headDimV));
-    r.entropy.resize(heads * rows);
-    r.rowMax.resize(heads * rows);
-    r.maxAbsLogit.resize(heads);
-    r.scales.resize(static_cast<std::size_t>(spec.nLayers));
     r.allowed = BoolMatrix::Ones(r.nTokens, r.nKeys);
     r.allowed.rightCols(input.sourcePadding).setZero();
     r.maskKind = input.sourcePadding > 0

@@ -1,5 +1,9 @@
 #include "attnscope/model/arch_table.h"
 
+#include <cstddef>
+#include <iterator>
+#include <utility>
+
 #include "arch/bert_family.h"
 #include "attnscope/base/error.h"
 
@@ -25,100 +29,76 @@ const ArchTable& archTableFor(const std::string& modelType, const std::string& c
                            "' is not supported; supported model types: " + supported);
 }
 
-std::string roleName(Role role) {
-    switch (role) {
-        case Role::TokenEmbedding:
-            return "token embedding";
-        case Role::PositionEmbedding:
-            return "position embedding";
-        case Role::TokenTypeEmbedding:
-            return "token-type embedding";
-        case Role::EmbeddingNormWeight:
-            return "embedding norm weight";
-        case Role::EmbeddingNormBias:
-            return "embedding norm bias";
-        case Role::QueryWeight:
-            return "query weight";
-        case Role::QueryBias:
-            return "query bias";
-        case Role::KeyWeight:
-            return "key weight";
-        case Role::KeyBias:
-            return "key bias";
-        case Role::ValueWeight:
-            return "value weight";
-        case Role::ValueBias:
-            return "value bias";
-        case Role::QkvWeight:
-            return "fused query/key/value weight";
-        case Role::QkvBias:
-            return "fused query/key/value bias";
-        case Role::OutputWeight:
-            return "attention output weight";
-        case Role::OutputBias:
-            return "attention output bias";
-        case Role::AttnNormWeight:
-            return "attention norm weight";
-        case Role::AttnNormBias:
-            return "attention norm bias";
-        case Role::FfnUpWeight:
-            return "feed-forward up weight";
-        case Role::FfnUpBias:
-            return "feed-forward up bias";
-        case Role::FfnDownWeight:
-            return "feed-forward down weight";
-        case Role::FfnDownBias:
-            return "feed-forward down bias";
-        case Role::FfnNormWeight:
-            return "feed-forward norm weight";
-        case Role::FfnNormBias:
-            return "feed-forward norm bias";
-        case Role::FinalNormWeight:
-            return "final norm weight";
-        case Role::FinalNormBias:
-            return "final norm bias";
-        case Role::FfnGateWeight:
-            return "feed-forward gate weight";
-        case Role::FfnGateBias:
-            return "feed-forward gate bias";
-        case Role::HeadTransformWeight:
-            return "prediction head transform weight";
-        case Role::HeadTransformBias:
-            return "prediction head transform bias";
-        case Role::HeadNormWeight:
-            return "prediction head norm weight";
-        case Role::HeadNormBias:
-            return "prediction head norm bias";
-        case Role::HeadDecoderWeight:
-            return "prediction head decoder weight";
-        case Role::HeadDecoderBias:
-            return "prediction head decoder bias";
-        case Role::FinalLogitsBias:
-            return "final logits bias";
-        case Role::RelativeBias:
-            return "relative position bias";
-        case Role::CrossQueryWeight:
-            return "cross-attention query weight";
-        case Role::CrossQueryBias:
-            return "cross-attention query bias";
-        case Role::CrossKeyWeight:
-            return "cross-attention key weight";
-        case Role::CrossKeyBias:
-            return "cross-attention key bias";
-        case Role::CrossValueWeight:
-            return "cross-attention value weight";
-        case Role::CrossValueBias:
-            return "cross-attention value bias";
-        case Role::CrossOutputWeight:
-            return "cross-attention output weight";
-        case Role::CrossOutputBias:
-            return "cross-attention output bias";
-        case Role::CrossNormWeight:
-            return "cross-attention norm weight";
-        case Role::CrossNormBias:
-            return "cross-attention norm bias";
+namespace {
+
+// Each role's name in load errors ("missing tensor ... (query weight)"), one row a role in the
+// enum's order.
+constexpr std::pair<Role, const char*> kRoleNames[] = {
+    {Role::TokenEmbedding, "token embedding"},
+    {Role::PositionEmbedding, "position embedding"},
+    {Role::TokenTypeEmbedding, "token-type embedding"},
+    {Role::EmbeddingNormWeight, "embedding norm weight"},
+    {Role::EmbeddingNormBias, "embedding norm bias"},
+    {Role::QueryWeight, "query weight"},
+    {Role::QueryBias, "query bias"},
+    {Role::KeyWeight, "key weight"},
+    {Role::KeyBias, "key bias"},
+    {Role::ValueWeight, "value weight"},
+    {Role::ValueBias, "value bias"},
+    {Role::QkvWeight, "fused query/key/value weight"},
+    {Role::QkvBias, "fused query/key/value bias"},
+    {Role::OutputWeight, "attention output weight"},
+    {Role::OutputBias, "attention output bias"},
+    {Role::AttnNormWeight, "attention norm weight"},
+    {Role::AttnNormBias, "attention norm bias"},
+    {Role::FfnGateWeight, "feed-forward gate weight"},
+    {Role::FfnGateBias, "feed-forward gate bias"},
+    {Role::FfnUpWeight, "feed-forward up weight"},
+    {Role::FfnUpBias, "feed-forward up bias"},
+    {Role::FfnDownWeight, "feed-forward down weight"},
+    {Role::FfnDownBias, "feed-forward down bias"},
+    {Role::FfnNormWeight, "feed-forward norm weight"},
+    {Role::FfnNormBias, "feed-forward norm bias"},
+    {Role::FinalNormWeight, "final norm weight"},
+    {Role::FinalNormBias, "final norm bias"},
+    {Role::HeadTransformWeight, "prediction head transform weight"},
+    {Role::HeadTransformBias, "prediction head transform bias"},
+    {Role::HeadNormWeight, "prediction head norm weight"},
+    {Role::HeadNormBias, "prediction head norm bias"},
+    {Role::HeadDecoderWeight, "prediction head decoder weight"},
+    {Role::HeadDecoderBias, "prediction head decoder bias"},
+    {Role::FinalLogitsBias, "final logits bias"},
+    {Role::RelativeBias, "relative position bias"},
+    {Role::CrossQueryWeight, "cross-attention query weight"},
+    {Role::CrossQueryBias, "cross-attention query bias"},
+    {Role::CrossKeyWeight, "cross-attention key weight"},
+    {Role::CrossKeyBias, "cross-attention key bias"},
+    {Role::CrossValueWeight, "cross-attention value weight"},
+    {Role::CrossValueBias, "cross-attention value bias"},
+    {Role::CrossOutputWeight, "cross-attention output weight"},
+    {Role::CrossOutputBias, "cross-attention output bias"},
+    {Role::CrossNormWeight, "cross-attention norm weight"},
+    {Role::CrossNormBias, "cross-attention norm bias"},
+};
+
+constexpr bool rowsFollowEnum() {
+    for (std::size_t i = 0; i < std::size(kRoleNames); ++i) {
+        if (static_cast<std::size_t>(kRoleNames[i].first) != i) {
+            return false;
+        }
     }
-    return "?";
+    return true;
+}
+
+}  // namespace
+
+// A role added without a row, or a row out of place, fails here rather than printing "?".
+static_assert(std::size(kRoleNames) == static_cast<std::size_t>(Role::CrossNormBias) + 1);
+static_assert(rowsFollowEnum());
+
+std::string roleName(Role role) {
+    const auto i = static_cast<std::size_t>(role);
+    return i < std::size(kRoleNames) ? kRoleNames[i].second : "?";
 }
 
 }  // namespace attnscope::model

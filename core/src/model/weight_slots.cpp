@@ -1,5 +1,7 @@
 #include "weight_slots.h"
 
+#include <cstddef>
+
 namespace attnscope::model::detail {
 
 namespace {
@@ -8,62 +10,81 @@ Vector asVector(Matrix m) {
     return Eigen::Map<Vector>(m.data(), m.size());
 }
 
-// The projection a per-layer weight or bias role fills; null for every other role. One table
-// serves the fp32 and the half-precision assignment.
-struct LinearSlot {
-    Linear* linear = nullptr;
-    bool bias = false;
+// A weight/bias role pair and the Linear or Norm of `Owner` the two fill. Tables of these
+// replace one switch case per role: the fp32 and half-precision assignments and halfEligible
+// read the same rows.
+template <class Owner, class Slot>
+struct PairSlot {
+    Role weight;
+    Role bias;
+    Slot Owner::*slot;
 };
 
-LinearSlot linearSlot(Role role, LayerWeights& l) {
-    switch (role) {
-        case Role::QueryWeight:
-            return {&l.query, false};
-        case Role::QueryBias:
-            return {&l.query, true};
-        case Role::KeyWeight:
-            return {&l.key, false};
-        case Role::KeyBias:
-            return {&l.key, true};
-        case Role::ValueWeight:
-            return {&l.value, false};
-        case Role::ValueBias:
-            return {&l.value, true};
-        case Role::OutputWeight:
-            return {&l.output, false};
-        case Role::OutputBias:
-            return {&l.output, true};
-        case Role::FfnGateWeight:
-            return {&l.ffnGate, false};
-        case Role::FfnGateBias:
-            return {&l.ffnGate, true};
-        case Role::FfnUpWeight:
-            return {&l.ffnUp, false};
-        case Role::FfnUpBias:
-            return {&l.ffnUp, true};
-        case Role::FfnDownWeight:
-            return {&l.ffnDown, false};
-        case Role::FfnDownBias:
-            return {&l.ffnDown, true};
-        case Role::CrossQueryWeight:
-            return {&l.crossQuery, false};
-        case Role::CrossQueryBias:
-            return {&l.crossQuery, true};
-        case Role::CrossKeyWeight:
-            return {&l.crossKey, false};
-        case Role::CrossKeyBias:
-            return {&l.crossKey, true};
-        case Role::CrossValueWeight:
-            return {&l.crossValue, false};
-        case Role::CrossValueBias:
-            return {&l.crossValue, true};
-        case Role::CrossOutputWeight:
-            return {&l.crossOutput, false};
-        case Role::CrossOutputBias:
-            return {&l.crossOutput, true};
-        default:
-            return {};
+const PairSlot<LayerWeights, Linear> kLayerLinears[] = {
+    {Role::QueryWeight, Role::QueryBias, &LayerWeights::query},
+    {Role::KeyWeight, Role::KeyBias, &LayerWeights::key},
+    {Role::ValueWeight, Role::ValueBias, &LayerWeights::value},
+    {Role::OutputWeight, Role::OutputBias, &LayerWeights::output},
+    {Role::FfnGateWeight, Role::FfnGateBias, &LayerWeights::ffnGate},
+    {Role::FfnUpWeight, Role::FfnUpBias, &LayerWeights::ffnUp},
+    {Role::FfnDownWeight, Role::FfnDownBias, &LayerWeights::ffnDown},
+    {Role::CrossQueryWeight, Role::CrossQueryBias, &LayerWeights::crossQuery},
+    {Role::CrossKeyWeight, Role::CrossKeyBias, &LayerWeights::crossKey},
+    {Role::CrossValueWeight, Role::CrossValueBias, &LayerWeights::crossValue},
+    {Role::CrossOutputWeight, Role::CrossOutputBias, &LayerWeights::crossOutput},
+};
+
+const PairSlot<LayerWeights, Norm> kLayerNorms[] = {
+    {Role::AttnNormWeight, Role::AttnNormBias, &LayerWeights::attnNorm},
+    {Role::FfnNormWeight, Role::FfnNormBias, &LayerWeights::ffnNorm},
+    {Role::CrossNormWeight, Role::CrossNormBias, &LayerWeights::crossNorm},
+};
+
+const PairSlot<Weights, Norm> kModelNorms[] = {
+    {Role::EmbeddingNormWeight, Role::EmbeddingNormBias, &Weights::embeddingNorm},
+    {Role::FinalNormWeight, Role::FinalNormBias, &Weights::finalNorm},
+};
+
+const PairSlot<PredictionHead, Linear> kHeadLinears[] = {
+    {Role::HeadTransformWeight, Role::HeadTransformBias, &PredictionHead::transform},
+};
+
+const PairSlot<PredictionHead, Norm> kHeadNorms[] = {
+    {Role::HeadNormWeight, Role::HeadNormBias, &PredictionHead::transformNorm},
+};
+
+// The row of `table` that names `role`, or null.
+template <class Owner, class Slot, std::size_t N>
+const PairSlot<Owner, Slot>* findPair(const PairSlot<Owner, Slot> (&table)[N], Role role) {
+    for (const PairSlot<Owner, Slot>& p : table) {
+        if (role == p.weight || role == p.bias) {
+            return &p;
+        }
     }
+    return nullptr;
+}
+
+void store(Linear& slot, bool bias, Matrix m) {
+    if (bias) {
+        slot.bias = asVector(std::move(m));
+    } else {
+        slot.weight = std::move(m);
+    }
+}
+
+void store(Norm& slot, bool bias, Matrix m) {
+    (bias ? slot.bias : slot.weight) = asVector(std::move(m));
+}
+
+// Stores `m` in the slot `table` has for `role`; false (m untouched) when it has none.
+template <class Owner, class Slot, std::size_t N>
+bool assignPair(const PairSlot<Owner, Slot> (&table)[N], Role role, Matrix& m, Owner& owner) {
+    const PairSlot<Owner, Slot>* p = findPair(table, role);
+    if (p == nullptr) {
+        return false;
+    }
+    store(owner.*(p->slot), role == p->bias, std::move(m));
+    return true;
 }
 
 // Splits a fused [q | k | v] projection (rows in nn.Linear layout): `take(slot, first, count)`
@@ -93,58 +114,15 @@ void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l
         });
         return;
     }
-    if (const LinearSlot slot = linearSlot(role, l); slot.linear != nullptr) {
-        if (slot.bias) {
-            slot.linear->bias = asVector(std::move(m));
-        } else {
-            slot.linear->weight = std::move(m);
-        }
-        return;
-    }
-    switch (role) {
-        case Role::AttnNormWeight:
-            l.attnNorm.weight = asVector(std::move(m));
-            break;
-        case Role::AttnNormBias:
-            l.attnNorm.bias = asVector(std::move(m));
-            break;
-        case Role::FfnNormWeight:
-            l.ffnNorm.weight = asVector(std::move(m));
-            break;
-        case Role::FfnNormBias:
-            l.ffnNorm.bias = asVector(std::move(m));
-            break;
-        case Role::CrossNormWeight:
-            l.crossNorm.weight = asVector(std::move(m));
-            break;
-        case Role::CrossNormBias:
-            l.crossNorm.bias = asVector(std::move(m));
-            break;
-        default:
-            break;
+    if (!assignPair(kLayerLinears, role, m, l)) {
+        assignPair(kLayerNorms, role, m, l);
     }
 }
 
 bool halfEligible(Role role) {
-    switch (role) {
-        case Role::QueryWeight:
-        case Role::KeyWeight:
-        case Role::ValueWeight:
-        case Role::QkvWeight:
-        case Role::OutputWeight:
-        case Role::FfnGateWeight:
-        case Role::FfnUpWeight:
-        case Role::FfnDownWeight:
-        case Role::CrossQueryWeight:
-        case Role::CrossKeyWeight:
-        case Role::CrossValueWeight:
-        case Role::CrossOutputWeight:
-        case Role::TokenEmbedding:
-        case Role::HeadDecoderWeight:
-            return true;
-        default:
-            return false;
-    }
+    const auto* linear = findPair(kLayerLinears, role);
+    return (linear != nullptr && role == linear->weight) || role == Role::QkvWeight ||
+           role == Role::TokenEmbedding || role == Role::HeadDecoderWeight;
 }
 
 void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w) {
@@ -162,12 +140,16 @@ void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l
         });
         return;
     }
-    if (const LinearSlot slot = linearSlot(role, l); slot.linear != nullptr && !slot.bias) {
-        slot.linear->half = std::move(h);
+    if (const auto* p = findPair(kLayerLinears, role); p != nullptr && role == p->weight) {
+        (l.*(p->slot)).half = std::move(h);
     }
 }
 
 void assignModelSlot(Role role, Matrix m, Weights& w) {
+    if (assignPair(kModelNorms, role, m, w) || assignPair(kHeadLinears, role, m, w.prediction) ||
+        assignPair(kHeadNorms, role, m, w.prediction)) {
+        return;
+    }
     switch (role) {
         case Role::TokenEmbedding:
             w.tokenEmbedding.weight = std::move(m);
@@ -177,30 +159,6 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
             break;
         case Role::TokenTypeEmbedding:
             w.tokenTypeEmbedding = std::move(m);
-            break;
-        case Role::EmbeddingNormWeight:
-            w.embeddingNorm.weight = asVector(std::move(m));
-            break;
-        case Role::EmbeddingNormBias:
-            w.embeddingNorm.bias = asVector(std::move(m));
-            break;
-        case Role::FinalNormWeight:
-            w.finalNorm.weight = asVector(std::move(m));
-            break;
-        case Role::FinalNormBias:
-            w.finalNorm.bias = asVector(std::move(m));
-            break;
-        case Role::HeadTransformWeight:
-            w.prediction.transform.weight = std::move(m);
-            break;
-        case Role::HeadTransformBias:
-            w.prediction.transform.bias = asVector(std::move(m));
-            break;
-        case Role::HeadNormWeight:
-            w.prediction.transformNorm.weight = asVector(std::move(m));
-            break;
-        case Role::HeadNormBias:
-            w.prediction.transformNorm.bias = asVector(std::move(m));
             break;
         case Role::HeadDecoderWeight:
             w.prediction.decoder.weight = std::move(m);

@@ -49,16 +49,7 @@ NormalizedText dropNonspacingMarks(const NormalizedText& text) {
 }  // namespace
 
 NormalizedText nfd(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    std::u32string parts;
-    for (const NormalizedChar& c : text) {
-        parts.clear();
-        appendCanonicalDecomposition(c.cp, parts);
-        for (char32_t cp : parts) {
-            out.push_back({cp, c.origBegin, c.origEnd});
-        }
-    }
+    NormalizedText out = perCharacter(text, appendCanonicalDecomposition);
     // Canonical ordering: within each run of combining marks (class != 0), sort stably by
     // combining class. Each mark keeps the span of the character it came from.
     auto cls = [](const NormalizedChar& c) { return combiningClass(c.cp); };

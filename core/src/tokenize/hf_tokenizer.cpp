@@ -4,6 +4,7 @@
 
 #include "attnscope/base/error.h"
 #include "piece_lookup.h"
+#include "word_bytes.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -284,19 +285,13 @@ void HfTokenizer::encodeWord(std::span<const NormalizedChar> word,
 
 void HfTokenizer::encodeBpe(std::span<const NormalizedChar> word,
                             std::vector<RawToken>& out) const {
-    std::string bytes;
-    std::vector<std::size_t> byteToChar;
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        const std::size_t before = bytes.size();
-        appendUtf8(bytes, word[i].cp);
-        byteToChar.insert(byteToChar.end(), bytes.size() - before, i);
-    }
+    const detail::WordBytes w = detail::wordBytes(word);
     std::vector<ModelToken> pieces;
-    m_spec.bpe->tokenize(bytes, pieces);
+    m_spec.bpe->tokenize(w.bytes, pieces);
     for (const ModelToken& p : pieces) {
         // A piece holding part of a character's bytes spans that whole character, as in HF.
-        const std::size_t first = byteToChar[p.begin];
-        const std::size_t last = byteToChar[p.end - 1];
+        const std::size_t first = w.byteToChar[p.begin];
+        const std::size_t last = w.byteToChar[p.end - 1];
         pushModelToken(p.id, word.subspan(first, last - first + 1), out);
     }
 }

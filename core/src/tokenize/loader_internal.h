@@ -2,6 +2,7 @@
 // Private to attnscope_tokenize. All functions throw FormatError naming file and location.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -45,6 +46,18 @@ std::optional<std::string> optionalTokenContent(const Json& obj, const JsonAt& a
 // UnsupportedModel "<file>: <JSON path>: <what>", for a pipeline part not implemented here.
 [[noreturn]] void unsupported(const JsonAt& at, const std::string& what);
 
+// A "Sequence" object of tokenizer.json's pipeline: each item of its `key` list ("normalizers",
+// "pretokenizers", "processors") handed to `parse` in order, with its own JSON path.
+template <class Out>
+void parseSequence(const Json& sequence, const JsonAt& at, const char* key, Out& out,
+                   void (*parse)(const Json&, const JsonAt&, Out&)) {
+    const Json& list = member(sequence, at, key);
+    expectArray(list, at[key]);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        parse(list[i], at[key][i], out);
+    }
+}
+
 // The "type" member of a tokenizer.json object (model, normalizer, pre-tokenizer, ...).
 std::string typeOf(const Json& obj, const JsonAt& at);
 
@@ -55,6 +68,11 @@ TokenizerSpec specFromTokenizerJson(const std::filesystem::path& file);
 // tokenizer.json's "post_processor" and "added_tokens" (tokenizer_json.cpp).
 void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& out);
 std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt);
+// One added token's object ({"content": ..., "special": ..., "lstrip": ...}) given its id;
+// `specialByDefault` when it names no "special" (tokenizer.json's added_tokens: false,
+// tokenizer_config.json's added_tokens_decoder: true, as transformers reads them).
+AddedToken addedTokenFromJson(const Json& item, const JsonAt& at, std::int32_t id,
+                              bool specialByDefault);
 // vocab.txt: one piece a line, UTF-8, the id its line number from 0 (vocab_files.cpp).
 Vocab readVocabTxt(const std::filesystem::path& file);
 // The parsed file (a JSON object, or FormatError), or nullopt when it does not exist.

@@ -150,17 +150,8 @@ NormalizedText applyStep(const NormalizedText& text, const NormalizerStep& step)
 }  // namespace
 
 NormalizedText nfkd(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    std::u32string parts;
-    for (const NormalizedChar& c : text) {
-        parts.clear();
-        appendCompatibilityDecomposition(c.cp, parts);
-        for (char32_t cp : parts) {
-            out.push_back({cp, c.origBegin, c.origEnd});
-        }
-    }
-    return nfd(out);  // already decomposed: this only reorders the marks
+    // Already decomposed: nfd only reorders the marks.
+    return nfd(perCharacter(text, appendCompatibilityDecomposition));
 }
 
 NormalizedText transformText(const NormalizedText& text, std::span<const CharChange> changes,

@@ -21,19 +21,6 @@ bool configBool(const Json* config, const JsonAt& at, std::string_view key, bool
     return config != nullptr ? optionalBool(*config, at, key).value_or(fallback) : fallback;
 }
 
-AddedToken addedFromJson(const Json& item, const JsonAt& at, std::int32_t id) {
-    expectObject(item, at);
-    AddedToken t;
-    t.id = id;
-    t.content = asString(member(item, at, "content"), at["content"]);
-    t.special = optionalBool(item, at, "special").value_or(true);
-    t.singleWord = optionalBool(item, at, "single_word").value_or(false);
-    t.lstrip = optionalBool(item, at, "lstrip").value_or(false);
-    t.rstrip = optionalBool(item, at, "rstrip").value_or(false);
-    t.normalized = optionalBool(item, at, "normalized").value_or(!t.special);
-    return t;
-}
-
 // tokenizer_config.json's {"0": {"content": "<unk>", ...}, ...}.
 std::vector<AddedToken> addedTokensDecoder(const Json& decoder, const JsonAt& at) {
     expectObject(decoder, at);
@@ -50,7 +37,8 @@ std::vector<AddedToken> addedTokensDecoder(const Json& decoder, const JsonAt& at
         } catch (const std::logic_error&) {
             failAt(at[key], "expected a token id as the key, found \"" + key + "\"");
         }
-        out.push_back(addedFromJson(item, at[key], id));
+        expectObject(item, at[key]);
+        out.push_back(addedTokenFromJson(item, at[key], id, true));
     }
     return out;
 }

@@ -95,17 +95,6 @@ bool isPythonDigit(char32_t cp) {
     return false;
 }
 
-void appendLowercaseEach(std::span<const NormalizedChar> text, NormalizedText& out) {
-    std::u32string parts;
-    for (const NormalizedChar& c : text) {
-        parts.clear();
-        appendLowercase(c.cp, parts);
-        for (char32_t p : parts) {
-            out.push_back({p, c.origBegin, c.origEnd});
-        }
-    }
-}
-
 NormalizedText albertPreprocess(std::span<const NormalizedChar> text,
                                 const AlbertTextOptions& options) {
     NormalizedText out =

@@ -19,11 +19,6 @@ bool isPythonSpace(char32_t cp);
 // (superscripts, circled digits, ...), listed as Python 3.11 (Unicode 14) has them.
 bool isPythonDigit(char32_t cp);
 
-// PreTrainedTokenizer.tokenize's do_lower_case pass: str.lower() on one character at a time
-// (its regex takes one character per match, so no Final_Sigma context). Added-token contents are
-// left alone, so the caller lowercases only the text between them.
-void appendLowercaseEach(std::span<const NormalizedChar> text, NormalizedText& out);
-
 struct AlbertTextOptions {
     bool removeSpace = true;   // remove_space
     bool keepAccents = false;  // keep_accents

@@ -197,7 +197,11 @@ std::vector<Token> SlowSpmTokenizer::encode(std::string_view input, bool addSpec
             if (s.added) {
                 lowered.insert(lowered.end(), s.text.begin(), s.text.end());
             } else {
-                detail::appendLowercaseEach(s.text, lowered);
+                // PreTrainedTokenizer.tokenize's do_lower_case pass: str.lower() on one character
+                // at a time (its regex takes one character per match, so no Final_Sigma
+                // context), which is lowercaseText's per-character rule.
+                const NormalizedText low = lowercaseText(s.text);
+                lowered.insert(lowered.end(), low.begin(), low.end());
             }
         }
         text = std::move(lowered);

@@ -260,14 +260,23 @@ void parsePostProcessor(const Json& post, const JsonAt& at, PostProcessorSpec& o
         out.trimOffsets = optionalBool(post, at, "trim_offsets").value_or(true);
         out.trimAddPrefixSpace = optionalBool(post, at, "add_prefix_space").value_or(true);
     } else if (type == "Sequence") {
-        const Json& list = member(post, at, "processors");
-        expectArray(list, at["processors"]);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            parsePostProcessor(list[i], at["processors"][i], out);
-        }
+        parseSequence(post, at, "processors", out, parsePostProcessor);
     } else {
         unsupported(at["type"], "post-processor \"" + type + "\" is not supported");
     }
+}
+
+AddedToken addedTokenFromJson(const Json& item, const JsonAt& at, std::int32_t id,
+                              bool specialByDefault) {
+    AddedToken t;
+    t.id = id;
+    t.content = asString(member(item, at, "content"), at["content"]);
+    t.special = optionalBool(item, at, "special").value_or(specialByDefault);
+    t.singleWord = optionalBool(item, at, "single_word").value_or(false);
+    t.lstrip = optionalBool(item, at, "lstrip").value_or(false);
+    t.rstrip = optionalBool(item, at, "rstrip").value_or(false);
+    t.normalized = optionalBool(item, at, "normalized").value_or(!t.special);
+    return t;
 }
 
 std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt) {
@@ -281,15 +290,8 @@ std::vector<AddedToken> parseAddedTokens(const Json& root, const JsonAt& rootAt)
     for (std::size_t i = 0; i < list->size(); ++i) {
         const Json& item = (*list)[i];
         const JsonAt itemAt = at[i];
-        AddedToken t;
-        t.id = asTokenId(member(item, itemAt, "id"), itemAt["id"]);
-        t.content = asString(member(item, itemAt, "content"), itemAt["content"]);
-        t.special = optionalBool(item, itemAt, "special").value_or(false);
-        t.singleWord = optionalBool(item, itemAt, "single_word").value_or(false);
-        t.lstrip = optionalBool(item, itemAt, "lstrip").value_or(false);
-        t.rstrip = optionalBool(item, itemAt, "rstrip").value_or(false);
-        t.normalized = optionalBool(item, itemAt, "normalized").value_or(!t.special);
-        out.push_back(std::move(t));
+        const std::int32_t id = asTokenId(member(item, itemAt, "id"), itemAt["id"]);
+        out.push_back(addedTokenFromJson(item, itemAt, id, false));
     }
     return out;
 }

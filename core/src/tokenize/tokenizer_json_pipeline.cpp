@@ -31,11 +31,7 @@ void parseNormalizer(const Json& n, const JsonAt& at, std::vector<NormalizerStep
     const std::string type = typeOf(n, at);
     NormalizerStep step;
     if (type == "Sequence") {
-        const Json& list = member(n, at, "normalizers");
-        expectArray(list, at["normalizers"]);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            parseNormalizer(list[i], at["normalizers"][i], out);
-        }
+        parseSequence(n, at, "normalizers", out, parseNormalizer);
         return;
     }
     if (type == "BertNormalizer") {
@@ -131,11 +127,7 @@ void parsePreTokenizer(const Json& p, const JsonAt& at, std::vector<PreTokenizer
     const std::string type = typeOf(p, at);
     PreTokenizerStep step;
     if (type == "Sequence") {
-        const Json& list = member(p, at, "pretokenizers");
-        expectArray(list, at["pretokenizers"]);
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            parsePreTokenizer(list[i], at["pretokenizers"][i], out);
-        }
+        parseSequence(p, at, "pretokenizers", out, parsePreTokenizer);
         return;
     }
     if (type == "BertPreTokenizer") {

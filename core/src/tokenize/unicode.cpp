@@ -22,9 +22,10 @@ std::string hexByte(unsigned char b) {
     return out;
 }
 
-}  // namespace
-
-std::optional<std::size_t> findInvalidUtf8(std::string_view text) {
+// Calls visit(byteOffset, cp) on each character of `text`; returns the byte offset of the first
+// invalid sequence (visiting nothing from there), or nullopt when all of it is valid UTF-8.
+template <class Visit>
+std::optional<std::size_t> forEachUtf8(std::string_view text, Visit&& visit) {
     const auto* data = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
     const auto size = static_cast<utf8proc_ssize_t>(text.size());
     utf8proc_ssize_t pos = 0;
@@ -35,31 +36,32 @@ std::optional<std::size_t> findInvalidUtf8(std::string_view text) {
         if (n <= 0 || cp < 0) {
             return static_cast<std::size_t>(pos);
         }
+        visit(static_cast<std::size_t>(pos), static_cast<char32_t>(cp));
         pos += n;
     }
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::size_t> findInvalidUtf8(std::string_view text) {
+    return forEachUtf8(text, [](std::size_t, char32_t) {});
 }
 
 DecodedText decodeUtf8(std::string_view text, std::string_view context) {
     DecodedText out;
     out.chars.reserve(text.size());
     out.byteOffsets.reserve(text.size() + 1);
-    const auto* data = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-    const auto size = static_cast<utf8proc_ssize_t>(text.size());
-    utf8proc_ssize_t pos = 0;
-    while (pos < size) {
-        utf8proc_int32_t cp = 0;
-        const utf8proc_ssize_t n = utf8proc_iterate(data + pos, size - pos, &cp);
-        if (n <= 0 || cp < 0) {
-            const auto offset = static_cast<std::size_t>(pos);
-            throw InvalidArgument(std::string(context) + ": byte " + std::to_string(offset) +
-                                  ": invalid UTF-8 (sequence starting with " +
-                                  hexByte(static_cast<unsigned char>(text[offset])) +
-                                  "), expected UTF-8 text");
-        }
-        out.byteOffsets.push_back(static_cast<std::size_t>(pos));
-        out.chars.push_back(static_cast<char32_t>(cp));
-        pos += n;
+    const std::optional<std::size_t> invalid =
+        forEachUtf8(text, [&out](std::size_t offset, char32_t cp) {
+            out.byteOffsets.push_back(offset);
+            out.chars.push_back(cp);
+        });
+    if (invalid) {
+        throw InvalidArgument(std::string(context) + ": byte " + std::to_string(*invalid) +
+                              ": invalid UTF-8 (sequence starting with " +
+                              hexByte(static_cast<unsigned char>(text[*invalid])) +
+                              "), expected UTF-8 text");
     }
     out.byteOffsets.push_back(text.size());
     return out;

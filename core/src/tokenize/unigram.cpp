@@ -6,6 +6,7 @@
 
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/unicode.h"
+#include "word_bytes.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -144,14 +145,8 @@ std::vector<UnigramModel::Piece> UnigramModel::viterbi(std::string_view bytes) c
 
 void UnigramModel::tokenize(std::span<const NormalizedChar> word,
                             std::vector<ModelToken>& out) const {
-    std::string bytes;
-    std::vector<std::size_t> byteToChar;
-    for (std::size_t i = 0; i < word.size(); ++i) {
-        const std::size_t before = bytes.size();
-        appendUtf8(bytes, word[i].cp);
-        byteToChar.insert(byteToChar.end(), bytes.size() - before, i);
-    }
-    byteToChar.push_back(word.size());
+    auto [bytes, byteToChar] = detail::wordBytes(word);
+    byteToChar.push_back(word.size());  // a piece's end byte maps to the character after it
     for (const Piece& p : viterbi(bytes)) {
         const std::string_view text =
             std::string_view(bytes).substr(p.byteBegin, p.byteEnd - p.byteBegin);

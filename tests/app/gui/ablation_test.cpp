@@ -15,15 +15,16 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "analyses/predictions/prediction_panel.h"
 #include "main_window.h"
 #include "panel_test_support.h"
+#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
 #include "widgets/message_bar.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -56,26 +57,15 @@ QAction* findAction(QMenu* menu, const char* name) {
 
 }  // namespace
 
-class AblationTest : public QObject {
+class AblationTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
 
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeAblationTest"));
-        QSettings().clear();  // a map budget saved by an earlier run must not carry over
-    }
-
     void init() {
-        m_window = std::make_unique<MainWindow>();
-        m_window->resize(1400, 900);
-        m_window->show();
+        m_window = paneltest::shownWindow();
         m_window->session()->setMapBudgetBytes(std::size_t{1} << 30);  // maps recorded
     }
-
-    void cleanup() { m_window.reset(); }
 
     void sessionAblationReusesTheCleanPassAndClearRestoresIt();
     void contextMenusAblateAndClear();
@@ -86,16 +76,10 @@ private slots:
     void overBudgetHeadsComeFromTheAblatedPass();
 
 private:
-    AnalysisSession* open(const QString& path, const QString& text) {
-        return paneltest::openWithText(*m_window, path, text);
-    }
-
     HeadGridModel* gridModel() const {
         return qobject_cast<HeadGridModel*>(
             m_window->findChild<HeadGridView*>(QStringLiteral("headGrid"))->model());
     }
-
-    std::unique_ptr<MainWindow> m_window;
 };
 
 void AblationTest::sessionAblationReusesTheCleanPassAndClearRestoresIt() {
@@ -255,17 +239,16 @@ void AblationTest::meanAblationUsesTheTreebankWhenLoaded() {
 
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("three.conllu"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(
-        "# text = the dog ran home .\n"
-        "1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
-        "3\tran\trun\tVERB\t_\t_\t0\troot\t_\t_\n4\thome\thome\tADV\t_\t_\t3\tadvmod\t_\t_\n"
-        "5\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
-        "# text = a cat sat .\n"
-        "1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
-        "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_\n4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n");
-    file.close();
+    QVERIFY(paneltest::writeText(
+        path,
+        QString::fromUtf8(
+            "# text = the dog ran home .\n"
+            "1\tthe\tthe\tDET\t_\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+            "3\tran\trun\tVERB\t_\t_\t0\troot\t_\t_\n4\thome\thome\tADV\t_\t_\t3\tadvmod\t_\t_\n"
+            "5\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n"
+            "# text = a cat sat .\n"
+            "1\ta\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tcat\tcat\tNOUN\t_\t_\t3\tnsubj\t_\t_\n"
+            "3\tsat\tsit\tVERB\t_\t_\t0\troot\t_\t_\n4\t.\t.\tPUNCT\t_\t_\t3\tpunct\t_\t_\n\n")));
     s->setTreebank(std::make_shared<const Treebank>(Treebank::read(path, {})));
     QTRY_VERIFY_WITH_TIMEOUT(s->meanSource() == QStringLiteral("2 sentences of three.conllu"),
                              20000);

@@ -11,6 +11,7 @@
 #include "analyses/alignment/alignment_view.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 
@@ -22,31 +23,17 @@ class AlignmentTabTest : public QObject {
 
 private slots:
 
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
-    }
+    void initTestCase() { paneltest::usePanelTestSettings(QStringLiteral("AttnScopeTest")); }
 
-    void init() {
-        m_window = std::make_unique<MainWindow>();
-        m_window->resize(1400, 900);
-        m_window->show();
-    }
+    void init() { m_window = paneltest::shownWindow(); }
 
     void cleanup() { m_window.reset(); }
 
     void showsTheSessionsAlignmentAndFollowsTheCrossHead() {
         open(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/seq2seq/bart_tok_f32"));
-        auto* source = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-        auto* target = m_window->findChild<QLineEdit*>(QStringLiteral("targetEdit"));
-        QVERIFY(source && target);
-        source->clear();
-        QTest::keyClicks(source, QStringLiteral("The keys to the cabinet"));
-        QTest::keyClicks(target, QStringLiteral("attention heads look"));
+        QVERIFY(paneltest::typeSourceAndTarget(*m_window, QStringLiteral("The keys to the cabinet"),
+                                               QStringLiteral("attention heads look")));
         AnalysisSession* s = m_window->session();
-        QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq() && s->seq2seq()->targetText == "attention heads look",
-                                 20000);
         AlignmentView* view = alignmentView();
         QCOMPARE(view->analysis(), s->seq2seq());
         const auto& cross = s->seq2seq()->cross.forward;
@@ -74,12 +61,7 @@ private slots:
     }
 
 private:
-    void open(const QString& dir) {
-        QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-        m_window->openModel(dir);
-        QVERIFY(loaded.wait(20000));
-        QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    }
+    void open(const QString& dir) { QVERIFY(paneltest::openModelIn(*m_window, dir, 20000)); }
 
     // For people to look at: the tab in a 1024 × 700 window.
     void shot(const QString& dir, AlignmentView* view) {

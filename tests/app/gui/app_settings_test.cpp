@@ -6,6 +6,8 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include "panel_test_support.h"
+
 namespace attnscope::app {
 
 class AppSettingsTest : public QObject {
@@ -14,9 +16,7 @@ class AppSettingsTest : public QObject {
 private slots:
 
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeAppSettingsTest"));
+        paneltest::usePanelTestSettings(QStringLiteral("AttnScopeAppSettingsTest"));
     }
 
     void init() { QSettings().clear(); }

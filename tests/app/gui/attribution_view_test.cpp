@@ -22,7 +22,6 @@
 
 #include "../../core/support/h5_reader.h"
 #include "analyses/attribution/method_compare_view.h"
-#include "analyses/attribution/method_selector.h"
 #include "attnscope/analysis/attribution.h"
 #include "attnscope/forward/head_record.h"
 #include "main_window.h"
@@ -34,6 +33,7 @@
 #include "session/default_model.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "views/method_selector.h"
 
 using namespace attnscope;
 using namespace attnscope::app;

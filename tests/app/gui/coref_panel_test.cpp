@@ -26,17 +26,21 @@
 #include "analyses/dependencies/dependency_panel.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
 namespace {
 
-const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const paneltest::PanelSpec<CorefPanel> kPanel{QStringLiteral("corefPanel"),
+                                              &CorefPanel::scoringFinished,
+                                              &CorefPanel::startScoring, &CorefPanel::isScoring};
 constexpr int kLimit = 128;
 
 // Two documents: people (proper nouns, pronouns, a nominal "The old dog" … "The dog") and a
@@ -113,21 +117,19 @@ bool writeCorpus(const QString& path, int copies) {
     return static_cast<bool>(out);
 }
 
-void sequential(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
-}
-
 }  // namespace
 
-class CorefPanelTest : public QObject {
+class CorefPanelTest : public paneltest::PanelFixture<CorefPanel, kPanel> {
     Q_OBJECT
 
 private slots:
     void initTestCase();
-    void init();
-    void cleanup();
+
+    void init() {
+        QVERIFY(openPanel());
+        m_panel->setWindowLimit(kLimit);
+    }
+
     void scoresMatchTheCore();
     void heatmapShowsGroupsAndOpensHeads();
     void cancelKeepsPreviousResults();
@@ -140,55 +142,17 @@ private slots:
     void viewMenuOpensTheDock();
 
 private:
-    void score(const QString& path);
-    analysis::CorefAccumulator coreScores(const QString& path) const;
+    // m_small: kCorefUd once; m_large: many copies, for cancelling mid-run.
+    void score(const QString& path) { runJob(path); }
 
-    QTemporaryDir m_dir;
-    QString m_small;  // kCorefUd once
-    QString m_large;  // many copies, for cancelling mid-run
-    std::unique_ptr<MainWindow> m_window;
-    CorefPanel* m_panel = nullptr;
+    analysis::CorefAccumulator coreScores(const QString& path) const;
 };
 
 void CorefPanelTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeCorefTest"));
-    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
-        QSKIP(qPrintable(
-            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    if (startSuite()) {
+        writeCorpora(QStringLiteral("tiny-corefud.conllu"), QStringLiteral("large-corefud.conllu"),
+                     3000, writeCorpus);
     }
-    QVERIFY(m_dir.isValid());
-    m_small = m_dir.filePath(QStringLiteral("tiny-corefud.conllu"));
-    m_large = m_dir.filePath(QStringLiteral("large-corefud.conllu"));
-    QVERIFY(writeCorpus(m_small, 1));
-    QVERIFY(writeCorpus(m_large, 3000));
-}
-
-void CorefPanelTest::init() {
-    QSettings().clear();  // the first-run layout: no dock state saved by an earlier case
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(kModel);
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    m_panel = m_window->findChild<CorefPanel*>(QStringLiteral("corefPanel"));
-    QVERIFY(m_panel);
-    m_panel->setWindowLimit(kLimit);
-}
-
-void CorefPanelTest::cleanup() {
-    m_window.reset();
-}
-
-void CorefPanelTest::score(const QString& path) {
-    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
-    m_panel->startScoring(path);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
-    QVERIFY(!m_panel->isScoring());
 }
 
 // The same scoring in one share on this thread, straight from the core.
@@ -198,7 +162,7 @@ analysis::CorefAccumulator CorefPanelTest::coreScores(const QString& path) const
     analysis::CorefScoreOptions options;
     options.maxTokens = kLimit;
     const analysis::CorefWindows windows = analysis::cutWindows(model, corpus, options);
-    return analysis::scoreCoref(model, corpus, windows, options, {}, sequential);
+    return analysis::scoreCoref(model, corpus, windows, options, {}, paneltest::sequential);
 }
 
 void CorefPanelTest::scoresMatchTheCore() {
@@ -268,13 +232,9 @@ void CorefPanelTest::heatmapShowsGroupsAndOpensHeads() {
     QVERIFY2(tip.contains(
                  QStringLiteral("%1 correct of %2 predicted").arg(c.correct).arg(c.predicted())),
              qPrintable(tip));
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
-    dock->show();
-    dock->raise();
-    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
-    tabs->setCurrentIndex(2);
-    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
-    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    raiseDock(QStringLiteral("corefDock"));
+    QTabWidget* tabs = leaveHeadView();
+    paneltest::clickCell(heatmap, 1, 2);
     QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
     QCOMPARE(tabs->currentIndex(), 0);
 }
@@ -283,18 +243,10 @@ void CorefPanelTest::cancelKeepsPreviousResults() {
     score(m_small);
     const auto before = m_panel->results();
     QSignalSpy progress(m_window->service(), &ComputeService::corefProgress);
-    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    JobEnd end = spyOnJobEnd();
     m_panel->startScoring(m_large);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
-    QVERIFY(m_panel->isScoring());
-    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("corefCancel"));
-    QVERIFY(cancel->isVisible());
-    QTest::mouseClick(cancel, Qt::LeftButton);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished.first().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    QVERIFY(paneltest::progressed(progress));
+    expectCancelledBy(QStringLiteral("corefCancel"), end);
     QCOMPARE(m_panel->results(), before);
     QCOMPARE(m_panel->windowChooser()->count(), 2);
 }
@@ -302,14 +254,7 @@ void CorefPanelTest::cancelKeepsPreviousResults() {
 void CorefPanelTest::badFileReportsErrorAndKeepsResults() {
     score(m_small);
     const auto before = m_panel->results();
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
-    QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
-    m_panel->startScoring(m_dir.filePath(QStringLiteral("missing.conllu")));
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.conllu")),
-             qPrintable(errors.first().at(0).toString()));
+    expectMissingFileFails(QStringLiteral("missing.conllu"));
     QCOMPARE(m_panel->results(), before);
     QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("corefScore"))->isEnabled());
 }
@@ -317,9 +262,7 @@ void CorefPanelTest::badFileReportsErrorAndKeepsResults() {
 void CorefPanelTest::anotherModelDropsTheScores() {
     score(m_small);
     QVERIFY(m_panel->tableModel()->rowCount() > 0);
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(kModel);  // the same folder: still a new model
-    QVERIFY(loaded.wait(30000));
+    openModel(paneltest::kCorpusModel);  // the same folder: still a new model
     QVERIFY(!m_panel->results());
     QVERIFY(!m_window->session()->corefScores());
     QVERIFY(m_window->session()->corefCorpus());  // kept for rescoring
@@ -410,12 +353,7 @@ void CorefPanelTest::exportsCsvAndHdf5() {
     score(m_small);
     const QString csv = m_dir.filePath(QStringLiteral("coref.csv"));
     const QString h5 = m_dir.filePath(QStringLiteral("coref.h5"));
-    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
-    QVERIFY(m_panel->exportCsv(csv));
-    QVERIFY(m_panel->exportResults(h5));
-    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
-    QCOMPARE(written.at(0).at(1).toBool(), true);
-    QCOMPARE(written.at(1).at(1).toBool(), true);
+    exportCsvAndResults(csv, h5);
     QFile table(csv);
     QVERIFY(table.open(QIODevice::ReadOnly));
     const QByteArray content = table.readAll();
@@ -451,19 +389,13 @@ void CorefPanelTest::modelWithoutTokenizerReportsFileAndReason() {
         QVERIFY(
             QFile::copy(from + QLatin1String(file), bare + QLatin1Char('/') + QLatin1String(file)));
     }
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(bare);
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    openModel(bare);
     QVERIFY(!m_window->session()->model()->tokenizer);
     QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
     QSignalSpy finished(m_panel, &CorefPanel::scoringFinished);
     m_panel->startScoring(m_small);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    QCOMPARE(finished.first().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
+    paneltest::expectJobFailed(finished, errors, QStringLiteral("tiny-corefud.conllu"), 30000);
     const QString message = errors.first().at(0).toString();
-    QVERIFY2(message.contains(QStringLiteral("tiny-corefud.conllu")), qPrintable(message));
     QVERIFY2(message.contains(QStringLiteral("tokenizer")), qPrintable(message));
     QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("corefScore"))->isEnabled());
 }
@@ -471,14 +403,7 @@ void CorefPanelTest::modelWithoutTokenizerReportsFileAndReason() {
 void CorefPanelTest::viewMenuOpensTheDock() {
     auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("corefDock"));
     QVERIFY(!dock->isVisible());
-    QAction* toggle = nullptr;
-    for (QAction* menu : m_window->menuBar()->actions()) {
-        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
-            if (a->text() == QStringLiteral("Coreference")) {
-                toggle = a;
-            }
-        }
-    }
+    QAction* toggle = paneltest::findMenuAction(m_window.get(), {}, QStringLiteral("Coreference"));
     QVERIFY(toggle);
     toggle->trigger();
     QTRY_VERIFY(dock->isVisible());

@@ -8,25 +8,24 @@
 #include <QStandardPaths>
 #include <QTest>
 
-#include "analyses/predictions/prediction_panel.h"
 #include "attnscope/forward/prediction.h"
 #include "main_window.h"
+#include "panel_test_support.h"
+#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_grid_model.h"
 #include "views/head_grid_view.h"
 #include "views/heatmap_widget.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
-class DecoderWindowTest : public QObject {
+class DecoderWindowTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init();
-    void cleanup();
     void llamaHeadsShowCausalMaskAndKvSharing();
     void mistralWindowIsPartOfTheMask();
     void predictionsFollowTheClickedRow();
@@ -37,39 +36,11 @@ private:
     PredictionPanel* panel() const;
     // The panel's candidates must be the core's top five at `position`.
     void expectPanelMatchesCore(int position);
-
-    std::unique_ptr<MainWindow> m_window;
 };
 
-void DecoderWindowTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
-}
-
-void DecoderWindowTest::init() {
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-}
-
-void DecoderWindowTest::cleanup() {
-    m_window.reset();
-}
-
 void DecoderWindowTest::openAndType(const char* name, const QString& text) {
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/") +
-                        QString::fromLatin1(name));
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    QVERIFY(edit);
-    edit->clear();
-    QTest::keyClicks(edit, text);
-    QTRY_VERIFY_WITH_TIMEOUT(m_window->session()->result() != nullptr &&
-                                 m_window->session()->result()->text == text.toStdString(),
-                             20000);
+    QVERIFY(paneltest::openModelIn(*m_window, paneltest::checkpointDir(name), 20000));
+    QVERIFY(paneltest::typeSentence(*m_window, text));
 }
 
 PredictionPanel* DecoderWindowTest::panel() const {

@@ -3,8 +3,6 @@
 // table with the core's own scoring, click the heatmap, cancel, fail, and see gold arcs.
 #include "analyses/dependencies/dependency_panel.h"
 
-#include <fstream>
-
 #include <QAbstractItemModelTester>
 #include <QDockWidget>
 #include <QFileInfo>
@@ -22,46 +20,39 @@
 #include "analyses/dependencies/dependency_table_model.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "panels/sentence_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
 namespace {
 
-const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const paneltest::PanelSpec<DependencyPanel> kPanel{
+    QStringLiteral("dependencyPanel"), &DependencyPanel::scoringFinished,
+    &DependencyPanel::startScoring, &DependencyPanel::isScoring};
 const QString kTreebank =
     QStringLiteral(ATTNSCOPE_SHARED_DIR "/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu");
 constexpr int kSentences = 60;
 
-// Copies the first `n` sentences of `from` to `to`.
-bool copyFirstSentences(const QString& from, const QString& to, int n) {
-    std::ifstream in(from.toStdString());
-    std::ofstream out(to.toStdString());
-    std::string line;
-    int done = 0;
-    while (done < n && std::getline(in, line)) {
-        out << line << '\n';
-        if (line.empty()) {
-            ++done;
-        }
-    }
-    return done == n && static_cast<bool>(out);
-}
-
 }  // namespace
 
-class DependencyPanelTest : public QObject {
+class DependencyPanelTest : public paneltest::PanelFixture<DependencyPanel, kPanel> {
     Q_OBJECT
 
 private slots:
     void initTestCase();
-    void init();
-    void cleanup();
+
+    void init() {
+        QVERIFY(openPanel());
+        QVERIFY(child<QDockWidget>(QStringLiteral("dependencyDock")));
+    }
+
     void tableMatchesCoreScoring();
     void heatmapCellSelectsHead();
     void cancelKeepsPreviousResults();
@@ -75,53 +66,20 @@ private slots:
     void treebankKeepsTheTypedSentence();
 
 private:
-    void score();
-
-    QTemporaryDir m_dir;
-    QString m_small;  // the first kSentences sentences of EWT dev
-    std::unique_ptr<MainWindow> m_window;
-    DependencyPanel* m_panel = nullptr;
+    // m_small: the first kSentences sentences of EWT dev.
+    void score() { runJob(m_small); }
 };
 
 void DependencyPanelTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeDepsTest"));
-    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
-        QSKIP(qPrintable(
-            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    if (!startSuite()) {
+        return;
     }
     if (!QFileInfo::exists(kTreebank)) {
         QSKIP(qPrintable(QStringLiteral("no treebank at %1").arg(kTreebank)));
     }
     QVERIFY(m_dir.isValid());
     m_small = m_dir.filePath(QStringLiteral("ewt-dev-head.conllu"));
-    QVERIFY(copyFirstSentences(kTreebank, m_small, kSentences));
-}
-
-void DependencyPanelTest::init() {
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(kModel);
-    QVERIFY(loaded.wait(30000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    m_panel = m_window->findChild<DependencyPanel*>(QStringLiteral("dependencyPanel"));
-    QVERIFY(m_panel);
-    QVERIFY(m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock")));
-}
-
-void DependencyPanelTest::cleanup() {
-    m_window.reset();
-}
-
-void DependencyPanelTest::score() {
-    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
-    m_panel->startScoring(m_small);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
-    QVERIFY(!m_panel->isScoring());
+    QVERIFY(paneltest::copyFirstSentences(kTreebank, m_small, kSentences));
 }
 
 void DependencyPanelTest::tableMatchesCoreScoring() {
@@ -174,14 +132,9 @@ void DependencyPanelTest::tableMatchesCoreScoring() {
 
 void DependencyPanelTest::heatmapCellSelectsHead() {
     score();
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
-    dock->show();
-    dock->raise();
-    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
-    tabs->setCurrentIndex(2);
-    HeatmapWidget* heatmap = m_panel->heatmap();
-    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
-    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    raiseDock(QStringLiteral("dependencyDock"));
+    QTabWidget* tabs = leaveHeadView();
+    paneltest::clickCell(m_panel->heatmap(), 1, 2);
     QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
     QCOMPARE(tabs->currentIndex(), 0);
 }
@@ -190,14 +143,10 @@ void DependencyPanelTest::cancelKeepsPreviousResults() {
     score();
     const auto before = m_panel->results();
     const int rows = m_panel->tableModel()->rowCount();
-    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    JobEnd end = spyOnJobEnd();
     m_panel->startScoring(kTreebank);  // the whole dev set: cancelled long before its end
     m_panel->cancelScoring();
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    paneltest::expectJobFailed(end.finished, end.errors, QStringLiteral("cancelled"), 60000);
     QCOMPARE(m_panel->results(), before);
     QCOMPARE(m_panel->tableModel()->rowCount(), rows);
     score();  // and it can score again
@@ -206,15 +155,7 @@ void DependencyPanelTest::cancelKeepsPreviousResults() {
 void DependencyPanelTest::badTreebankReportsErrorAndKeepsResults() {
     score();
     const auto before = m_panel->results();
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
-    QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
-    const QString missing = m_dir.filePath(QStringLiteral("missing.conllu"));
-    m_panel->startScoring(missing);  // may fail before it returns
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.conllu")),
-             qPrintable(errors.first().at(0).toString()));
+    expectMissingFileFails(QStringLiteral("missing.conllu"));
     QCOMPARE(m_panel->results(), before);
     QVERIFY(m_window->findChild<QWidget*>(QStringLiteral("openTreebank"))->isEnabled());
 }
@@ -272,8 +213,7 @@ void DependencyPanelTest::exportsTableAndHeatmap() {
     QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
     QVERIFY(m_panel->exportTableCsv(csv));  // in the background
     QVERIFY(m_panel->exportHeatmap(png));
-    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 1, 30000);
-    QCOMPARE(written.first().at(1).toBool(), true);
+    paneltest::expectExportsWritten(written, 1);
     QVERIFY(m_panel->exportHeatmap(svg));
     QFile table(csv);
     QVERIFY(table.open(QIODevice::ReadOnly));
@@ -293,7 +233,7 @@ void DependencyPanelTest::windowStaysResponsiveWhileScoring() {
     QSignalSpy progress(m_window->service(), &ComputeService::scoringProgress);
     QSignalSpy finished(m_panel, &DependencyPanel::scoringFinished);
     m_panel->startScoring(kTreebank);  // the whole dev set: minutes, cancelled below
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(paneltest::progressed(progress));
     QVERIFY(m_panel->isScoring());
     QCOMPARE(QThreadPool::globalInstance()->activeThreadCount(), 0);
     const auto* bar = m_window->findChild<QProgressBar*>(QStringLiteral("dependencyProgress"));
@@ -308,9 +248,8 @@ void DependencyPanelTest::windowStaysResponsiveWhileScoring() {
     QTRY_VERIFY_WITH_TIMEOUT(session->result() && session->result()->text == "typed while scoring",
                              60000);
     QVERIFY(m_panel->isScoring());  // the forward pass did not wait for the scoring
-    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("dependencyCancel"));
-    QVERIFY(cancel->isVisible() && cancel->isEnabled());
-    QTest::mouseClick(cancel, Qt::LeftButton);
+    QVERIFY(child<QPushButton>(QStringLiteral("dependencyCancel"))->isEnabled());
+    clickCancel(QStringLiteral("dependencyCancel"));
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QCOMPARE(finished.first().at(0).toBool(), false);
 }
@@ -320,16 +259,13 @@ void DependencyPanelTest::windowStaysResponsiveWhileScoring() {
 void DependencyPanelTest::anotherModelDropsTheOldScores() {
     score();
     QVERIFY(m_panel->tableModel()->rowCount() > 0);
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(kModel);  // the same folder: still a new model, with new weights maybe
-    QVERIFY(loaded.wait(30000));
+    openModel(
+        paneltest::kCorpusModel);  // the same folder: still a new model, with new weights maybe
     QVERIFY(!m_panel->results());
     QCOMPARE(m_panel->tableModel()->rowCount(), 0);
     QVERIFY(m_panel->heatmap()->image().isNull());
     m_window->session()->selectHead({0, 0});
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("dependencyDock"));
-    dock->show();
-    dock->raise();
+    raiseDock(QStringLiteral("dependencyDock"));
     HeatmapWidget* heatmap = m_panel->heatmap();
     QTRY_VERIFY(heatmap->isVisible());
     QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->rect().center());

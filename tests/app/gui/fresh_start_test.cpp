@@ -10,29 +10,23 @@
 #include <QTest>
 
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
+#include "window_test.h"
 
 namespace attnscope::app {
 
-class FreshStartTest : public QObject {
+class FreshStartTest : public paneltest::WindowTest {
     Q_OBJECT
 
 private slots:
 
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeFreshStartTest"));
-        QSettings().clear();
-    }
-
     void opensTheShippedModelWithItsMaskSentenceAndPredictions() {
         QVERIFY2(!defaultModelDir().isEmpty(), "resources/default_model not found");
         MainWindow window;
-        window.resize(1400, 900);
-        window.show();
+        paneltest::showWindow(window);
         QSignalSpy computed(window.service(), &ComputeService::computeFinished);
         window.start(QString(), std::nullopt);
         QVERIFY(computed.wait(60000));

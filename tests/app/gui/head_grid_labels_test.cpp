@@ -25,6 +25,7 @@
 #include "views/head_grid_view.h"
 #include "views/head_view.h"
 #include "widgets/theme.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -71,25 +72,10 @@ bool rolesOnly(const QSignalSpy& spy, const QList<int>& roles) {
 
 }  // namespace
 
-class HeadGridLabelsTest : public QObject {
+class HeadGridLabelsTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-
-    void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeHeadGridLabelsTest"));
-        QSettings().clear();
-    }
-
-    void init() {
-        m_window = std::make_unique<MainWindow>();
-        m_window->resize(1400, 900);
-        m_window->show();
-    }
-
-    void cleanup() { m_window.reset(); }
 
     void rolesAndToolTipCarryTheLabels();
     void filterHighlightsExactlyTheLabelledHeads();
@@ -102,10 +88,6 @@ private slots:
     void screenshots();
 
 private:
-    AnalysisSession* open(const QString& path, const QString& text) {
-        return paneltest::openWithText(*m_window, path, text);
-    }
-
     HeadGridView* grid() const { return m_window->findChild<HeadGridView*>("headGrid"); }
 
     HeadGridModel* gridModel() const { return qobject_cast<HeadGridModel*>(grid()->model()); }
@@ -113,8 +95,6 @@ private:
     QVariant cell(HeadId h, int role) const {
         return gridModel()->data(gridModel()->indexOf(h), role);
     }
-
-    std::unique_ptr<MainWindow> m_window;
 };
 
 void HeadGridLabelsTest::rolesAndToolTipCarryTheLabels() {

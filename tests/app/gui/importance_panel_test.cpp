@@ -42,62 +42,26 @@
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 #include "widgets/message_bar.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
 namespace {
 
-const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const paneltest::PanelSpec<ImportancePanel> kPanel{
+    QStringLiteral("importancePanel"), &ImportancePanel::computingFinished,
+    &ImportancePanel::startComputing, &ImportancePanel::isComputing};
 const QString kGqaModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/llama3_gqa4_f32");
-
-const char* const kSentences[] = {
-    "The keys to the cabinet are on the table.", "She greeted him warmly at the door.",
-    "Paris is a big city with many museums.",    "The old dog slept near the fire all afternoon.",
-    "We will meet again when the rain stops.",   "A small bird sang in the garden this morning.",
-};
-
-bool writeSentences(const QString& path, int copies) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        return false;
-    }
-    QTextStream out(&file);
-    for (int i = 0; i < copies; ++i) {
-        for (const char* s : kSentences) {
-            out << s << '\n';
-        }
-    }
-    return true;
-}
-
-void sequential(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
-}
-
-QAction* findAction(QMainWindow* window, const QString& objectName, const QString& text) {
-    for (QAction* menu : window->menuBar()->actions()) {
-        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
-            if ((!objectName.isEmpty() && a->objectName() == objectName) ||
-                (!text.isEmpty() && a->text() == text)) {
-                return a;
-            }
-        }
-    }
-    return nullptr;
-}
 
 }  // namespace
 
-class ImportancePanelTest : public QObject {
+class ImportancePanelTest : public paneltest::PanelFixture<ImportancePanel, kPanel> {
     Q_OBJECT
 
 private slots:
     void initTestCase();
-    void init();
-    void cleanup();
+
     void resultMatchesTheCore();
     void tableSorts();
     void clickOpensTheHead();
@@ -112,53 +76,21 @@ private slots:
     void fitsA1024x700Window();
 
 private:
-    void compute(const QString& path, const ImportanceRequest& request = {});
-    void openModel(const QString& path);
+    // m_small: paneltest::kCorpusSentences once; m_large: many copies.
+    void compute(const QString& path, const ImportanceRequest& request = {}) {
+        m_panel->setRequest(request);
+        runJob(path);
+    }
+
     analysis::ImportanceResult coreResult(const QString& path,
                                           const ImportanceRequest& request) const;
-
-    QTemporaryDir m_dir;
-    QString m_small;  // kSentences once
-    QString m_large;  // many copies, for cancelling mid-run
-    std::unique_ptr<MainWindow> m_window;
-    ImportancePanel* m_panel = nullptr;
 };
 
 void ImportancePanelTest::initTestCase() {
-    paneltest::usePanelTestSettings(QStringLiteral("AttnScopeImportanceTest"));
-    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
-        QSKIP(qPrintable(
-            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    if (startSuite()) {
+        writeCorpora(QStringLiteral("tiny-sentences.txt"), QStringLiteral("many-sentences.txt"),
+                     2000, paneltest::writeCorpusSentences);
     }
-    QVERIFY(m_dir.isValid());
-    m_small = m_dir.filePath(QStringLiteral("tiny-sentences.txt"));
-    m_large = m_dir.filePath(QStringLiteral("many-sentences.txt"));
-    QVERIFY(writeSentences(m_small, 1));
-    QVERIFY(writeSentences(m_large, 2000));
-}
-
-void ImportancePanelTest::init() {
-    m_window = paneltest::windowWithModel(kModel);
-    QVERIFY(m_window);
-    m_panel = m_window->findChild<ImportancePanel*>(QStringLiteral("importancePanel"));
-    QVERIFY(m_panel);
-}
-
-void ImportancePanelTest::cleanup() {
-    m_window.reset();
-}
-
-void ImportancePanelTest::openModel(const QString& path) {
-    QVERIFY(paneltest::openModelIn(*m_window, path));
-}
-
-void ImportancePanelTest::compute(const QString& path, const ImportanceRequest& request) {
-    m_panel->setRequest(request);
-    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
-    m_panel->startComputing(path);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
-    QVERIFY(!m_panel->isComputing());
 }
 
 // The same run in one share on this thread, straight from the core.
@@ -173,7 +105,7 @@ analysis::ImportanceResult ImportancePanelTest::coreResult(const QString& path,
     options.seed = request.seed;
     options.maskFraction = request.maskFraction;
     const auto corpus = analysis::importanceCorpus(model, sentences, options);
-    return analysis::headImportance(model, corpus.items, options, sequential);
+    return analysis::headImportance(model, corpus.items, options, paneltest::sequential);
 }
 
 void ImportancePanelTest::resultMatchesTheCore() {
@@ -198,7 +130,7 @@ void ImportancePanelTest::resultMatchesTheCore() {
     QCOMPARE(shown.deltaLoss, expected.deltaLoss);  // independent of the number of shares
     QCOMPARE(shown.order, expected.order);
     QCOMPARE(shown.pruning.size(), expected.pruning.size());
-    QCOMPARE(run->sentencesUsed, std::size(kSentences));
+    QCOMPARE(run->sentencesUsed, std::size(paneltest::kCorpusSentences));
     // The heatmap: one cell per head, coloured on a scale symmetric around 0.
     QCOMPARE(m_panel->heatmap()->image().size(), QSize(4, 2));
     QCOMPARE(m_panel->heatmapRange().lo, -m_panel->heatmapRange().hi);
@@ -271,13 +203,9 @@ void ImportancePanelTest::tableSorts() {
 
 void ImportancePanelTest::clickOpensTheHead() {
     compute(m_small);
-    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
-    dock->raise();
-    HeatmapWidget* heatmap = m_panel->heatmap();
-    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 2).width() > 2);
-    tabs->setCurrentIndex(2);
-    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 2).center().toPoint());
+    raiseDock(QStringLiteral("importanceDock"));
+    QTabWidget* tabs = leaveHeadView();
+    paneltest::clickCell(m_panel->heatmap(), 1, 2);
     QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 2}));
     QCOMPARE(tabs->currentIndex(), 0);
     // A table row: the rank 1 head (the table is sorted by rank).
@@ -296,38 +224,23 @@ void ImportancePanelTest::cancelKeepsPreviousResult() {
     compute(m_small);
     const auto before = m_window->session()->importance();
     QSignalSpy progress(m_window->service(), &ComputeService::importanceProgress);
-    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    JobEnd end = spyOnJobEnd();
     ImportanceRequest all;
     all.maxSentences = 0;
     m_panel->setRequest(all);
     m_panel->startComputing(m_large);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(paneltest::progressed(progress));
     QVERIFY(progress.last().at(1).toInt() > progress.last().at(0).toInt());
-    QVERIFY(m_panel->isComputing());
-    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("importanceCancel"));
-    QVERIFY(cancel->isVisible());
-    QTest::mouseClick(cancel, Qt::LeftButton);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished.first().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    expectCancelledBy(QStringLiteral("importanceCancel"), end);
     QCOMPARE(m_window->session()->importance(), before);
     QCOMPARE(m_panel->tableModel()->rowCount(), 8);
-    QVERIFY(!cancel->isVisible());
+    QVERIFY(!child(QStringLiteral("importanceCancel"))->isVisible());
 }
 
 void ImportancePanelTest::badFileReportsErrorAndKeepsResult() {
     compute(m_small);
     const auto before = m_window->session()->importance();
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
-    QSignalSpy finished(m_panel, &ImportancePanel::computingFinished);
-    m_panel->startComputing(m_dir.filePath(QStringLiteral("missing.txt")));
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY2(errors.first().at(0).toString().contains(QStringLiteral("missing.txt")),
-             qPrintable(errors.first().at(0).toString()));
+    expectMissingFileFails(QStringLiteral("missing.txt"));
     QCOMPARE(m_window->session()->importance(), before);
     QVERIFY(m_window->findChild<QPushButton*>(QStringLiteral("importanceCompute"))->isEnabled());
 }
@@ -338,12 +251,7 @@ void ImportancePanelTest::exportsCsvHdf5AndFigures() {
     const auto run = m_window->session()->importance();
     const QString csv = m_dir.filePath(QStringLiteral("importance.csv"));
     const QString h5 = m_dir.filePath(QStringLiteral("importance.h5"));
-    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
-    QVERIFY(m_panel->exportCsv(csv));
-    QVERIFY(m_panel->exportResults(h5));
-    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
-    QCOMPARE(written.at(0).at(1).toBool(), true);
-    QCOMPARE(written.at(1).at(1).toBool(), true);
+    exportCsvAndResults(csv, h5);
     // The CSV reads back: one unit row per head with its Δ loss, one row per pruning point.
     QFile table(csv);
     QVERIFY(table.open(QIODevice::ReadOnly | QIODevice::Text));
@@ -386,7 +294,7 @@ void ImportancePanelTest::exportsCsvHdf5AndFigures() {
 void ImportancePanelTest::anotherModelDropsTheResult() {
     compute(m_small);
     QVERIFY(m_panel->tableModel()->rowCount() > 0);
-    openModel(kModel);  // the same folder: still a new model
+    openModel(paneltest::kCorpusModel);  // the same folder: still a new model
     QVERIFY(!m_window->session()->importance());
     QCOMPARE(m_panel->tableModel()->rowCount(), 0);
     QVERIFY(m_panel->heatmap()->image().isNull());
@@ -419,17 +327,16 @@ void ImportancePanelTest::keyValueGroupsOfAGroupedModel() {
     QCOMPARE(run->result.deltaLoss, expected.deltaLoss);
     // Group 1 of layer 1 opens its first query head, 1-4.
     m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"))->raise();
-    HeatmapWidget* heatmap = m_panel->heatmap();
-    QTRY_VERIFY(heatmap->isVisible() && heatmap->cellRect(1, 1).width() > 2);
-    QTest::mouseClick(heatmap, Qt::LeftButton, {}, heatmap->cellRect(1, 1).center().toPoint());
+    paneltest::clickCell(m_panel->heatmap(), 1, 1);
     QCOMPARE(m_window->session()->selectedHead(), (HeadId{1, 4}));
 }
 
 void ImportancePanelTest::menuEntryAndCommandLine() {
     auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
     QVERIFY(!dock->isVisible());
-    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("importanceAction"), {}));
-    QAction* entry = findAction(m_window.get(), QStringLiteral("importanceAction"), {});
+    QTRY_VERIFY(paneltest::findMenuAction(m_window.get(), QStringLiteral("importanceAction"), {}));
+    QAction* entry =
+        paneltest::findMenuAction(m_window.get(), QStringLiteral("importanceAction"), {});
     // In File, among the corpus entries: before the first separator.
     const QList<QAction*> file = m_window->menuBar()->actions().front()->menu()->actions();
     const auto at = file.indexOf(entry);
@@ -440,7 +347,7 @@ void ImportancePanelTest::menuEntryAndCommandLine() {
     }
     QVERIFY(file.at(at + 1)->isSeparator() ||
             file.at(at + 1)->objectName().startsWith(QStringLiteral("survey")));  // issue 18
-    QAction* toggle = findAction(m_window.get(), {}, QStringLiteral("Importance"));
+    QAction* toggle = paneltest::findMenuAction(m_window.get(), {}, QStringLiteral("Importance"));
     QVERIFY(toggle);  // View ▸ Importance
     toggle->trigger();
     QTRY_VERIFY(dock->isVisible());
@@ -466,7 +373,7 @@ void ImportancePanelTest::successfulRerunWithdrawsTheCancelNotice() {
     all.maxSentences = 0;
     m_panel->setRequest(all);
     m_panel->startComputing(m_large);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(paneltest::progressed(progress));
     m_panel->cancelComputing();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QVERIFY2(bar->text().contains(QStringLiteral("cancelled")), qPrintable(bar->text()));
@@ -482,9 +389,9 @@ void ImportancePanelTest::successfulRerunWithdrawsTheCancelNotice() {
 // importance… started a run at once instead of asking (issue 30).
 void ImportancePanelTest::menuEntryAsksForTheCorpus() {
     m_window->findChild<QLineEdit*>(QStringLiteral("importancePath"))->setText(m_small);
-    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("importanceAction"), {}));
+    QTRY_VERIFY(paneltest::findMenuAction(m_window.get(), QStringLiteral("importanceAction"), {}));
     QSignalSpy started(m_window->service(), &ComputeService::importanceStarted);
-    findAction(m_window.get(), QStringLiteral("importanceAction"), {})->trigger();
+    paneltest::findMenuAction(m_window.get(), QStringLiteral("importanceAction"), {})->trigger();
     auto* dialog = m_window->findChild<QFileDialog*>(QStringLiteral("importanceCorpusDialog"));
     QVERIFY(dialog);
     QTRY_VERIFY(dialog->isVisible());
@@ -501,17 +408,11 @@ void ImportancePanelTest::menuEntryAsksForTheCorpus() {
 void ImportancePanelTest::fitsA1024x700Window() {
     m_window->resize(1024, 700);
     compute(m_small);
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("importanceDock"));
-    QTRY_VERIFY(dock->isVisible());
-    QTest::qWait(200);  // the dock's first-open resize is queued
-    const QString fit = paneltest::dockedPanelFitProblem(*m_window, dock, m_panel);
-    QVERIFY2(fit.isEmpty(), qPrintable(fit));
+    // The summary is one line, elided, with the whole of it in its tool tip.
+    expectFitsSmallWindow(QStringLiteral("importanceDock"), QStringLiteral("importanceSummary"),
+                          m_panel->summaryText());
     QVERIFY(m_panel->heatmap()->height() >= 100);
     QVERIFY(m_panel->chart()->height() >= 100);
-    // The summary is one line, elided, with the whole of it in its tool tip.
-    auto* summary = m_window->findChild<QLabel*>(QStringLiteral("importanceSummary"));
-    QCOMPARE(summary->toolTip(), m_panel->summaryText());
-    QVERIFY(summary->height() < 2 * summary->fontMetrics().height());
 }
 
 QTEST_MAIN(ImportancePanelTest)

@@ -12,6 +12,7 @@
 
 #include "attnscope/analysis/truncation.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "widgets/message_bar.h"
@@ -25,9 +26,7 @@ class LongInputTest : public QObject {
 private slots:
 
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeLongInputTest"));
+        paneltest::usePanelTestSettings(QStringLiteral("AttnScopeLongInputTest"));
     }
 
     void offersToTruncateAndKeepsTheText();
@@ -35,12 +34,7 @@ private slots:
 
 void LongInputTest::offersToTruncateAndKeepsTheText() {
     MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
-    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32"));
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QVERIFY(paneltest::showWithModel(window, paneltest::checkpointDir("bert_f32")));
     AnalysisSession* session = window.session();
     const auto model = session->model();
     const int limit = model->spec.maxTokens();

@@ -14,6 +14,7 @@
 
 #include "analyses/compare/compare_view.h"
 #include "dialogs/export_dialog.h"
+#include "panel_test_support.h"
 #include "render/heatmap_image.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -22,6 +23,7 @@
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
 #include "widgets/message_bar.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -29,18 +31,15 @@ using namespace attnscope::app;
 namespace {
 
 QString checkpoint(const char* name) {
-    return QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/") + QString::fromLatin1(name);
+    return paneltest::checkpointDir(name);
 }
 
 }  // namespace
 
-class MainWindowTest : public QObject {
+class MainWindowTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init();
-    void cleanup();
     void gridHasEveryHeadAndModelsPassTester();
     void brightestCellIsTheCoresMaximum();
     void causalMaskIsDrawnAsMasked();
@@ -53,39 +52,11 @@ private slots:
 private:
     // Opens `name` and types `text`; waits for the result.
     void openAndType(const char* name, const QString& text);
-
-    std::unique_ptr<MainWindow> m_window;
 };
 
-void MainWindowTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
-}
-
-void MainWindowTest::init() {
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-}
-
-void MainWindowTest::cleanup() {
-    m_window.reset();
-}
-
 void MainWindowTest::openAndType(const char* name, const QString& text) {
-    AnalysisSession* session = m_window->session();
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(checkpoint(name));
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    QSignalSpy computed(m_window->service(), &ComputeService::computeFinished);
-    auto* edit = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    QVERIFY(edit);
-    edit->clear();
-    QTest::keyClicks(edit, text);
-    QTRY_VERIFY_WITH_TIMEOUT(
-        session->result() != nullptr && session->result()->text == text.toStdString(), 20000);
+    QVERIFY(paneltest::openModelIn(*m_window, checkpoint(name), 20000));
+    QVERIFY(paneltest::typeSentence(*m_window, text));
 }
 
 void MainWindowTest::gridHasEveryHeadAndModelsPassTester() {
@@ -206,18 +177,12 @@ void MainWindowTest::exportsHdf5() {
     openAndType("bert_f32", QStringLiteral("export me"));
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("all.h5"));
-    // Written in the background: the service says when and how it ended.
-    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
-    QVERIFY(m_window->exportHdf5(path));
-    QVERIFY(written.wait(30000));
-    QCOMPARE(written.takeFirst().at(1).toBool(), true);
+    paneltest::expectHdf5Export(*m_window, path, true);
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     QCOMPARE(file.read(8), QByteArray("\x89HDF\r\n\x1a\n", 8));
     // An unwritable target fails visibly and changes nothing.
-    QVERIFY(m_window->exportHdf5(dir.filePath(QStringLiteral("missing/dir/x.h5"))));
-    QVERIFY(written.wait(30000));
-    QCOMPARE(written.takeFirst().at(1).toBool(), false);
+    paneltest::expectHdf5Export(*m_window, dir.filePath(QStringLiteral("missing/dir/x.h5")), false);
     auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY(bar->text().contains(QStringLiteral("Export failed")));
 }

@@ -10,6 +10,7 @@
 
 #include "attnscope/forward/forward_pass.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "render/heatmap_image.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -17,52 +18,37 @@
 #include "views/head_grid_view.h"
 #include "views/heatmap_widget.h"
 #include "widgets/message_bar.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
-class MapBudgetWindowTest : public QObject {
+class MapBudgetWindowTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
     void viewsShowExactMapsWithoutRecordedMaps();
 };
 
-void MapBudgetWindowTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeBudgetTest"));
-}
-
 void MapBudgetWindowTest::viewsShowExactMapsWithoutRecordedMaps() {
-    MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    AnalysisSession* session = window.session();
+    AnalysisSession* session = m_window->session();
     session->setMapBudgetBytes(0);  // nothing fits: summaries and previews only
-    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
-    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/gpt2_f32"));
-    QVERIFY(loaded.wait(20000));
-    auto* edit = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    edit->clear();
-    QTest::keyClicks(edit, QStringLiteral("the quick brown fox jumps"));
-    QTRY_VERIFY_WITH_TIMEOUT(
-        session->result() && session->result()->text == "the quick brown fox jumps", 20000);
+    QVERIFY(paneltest::openModelIn(*m_window, paneltest::checkpointDir("gpt2_f32"), 20000));
+    QVERIFY(paneltest::typeSentence(*m_window, QStringLiteral("the quick brown fox jumps")));
     const auto& lean = session->result()->forward;
     QVERIFY(!lean.mapsRecorded);
     QCOMPARE(lean.mapBytes(), std::size_t{0});
     const forward::ForwardResult full = forward::runForward(*session->model(), {lean.tokenIds, {}});
 
     // The grid draws every head from its preview.
-    auto* grid = window.findChild<HeadGridView*>(QStringLiteral("headGrid"));
+    auto* grid = m_window->findChild<HeadGridView*>(QStringLiteral("headGrid"));
     auto* model = qobject_cast<HeadGridModel*>(grid->model());
     QCOMPARE(model->columnCount(), full.nHeads);
     QVERIFY(!model->index(1, 2).data(Qt::DecorationRole).value<QImage>().isNull());
 
     // The head view shows the exact map: the same image as from a full recording.
     session->selectHead({1, 2});
-    auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
+    auto* heatmap = m_window->findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
     const QImage expected =
         render::heatmapImage(full.attention({1, 2}), &full.allowed, session->heatmapStyle());
     QTRY_COMPARE(heatmap->image(), expected);
@@ -71,20 +57,17 @@ void MapBudgetWindowTest::viewsShowExactMapsWithoutRecordedMaps() {
     QCOMPARE(session->headRecord({0, 1})->probs, Matrix(full.attention({0, 1})));
 
     // The other tabs draw from the recomputed maps without complaint.
-    auto* tabs = window.findChild<QTabWidget*>();
+    auto* tabs = m_window->findChild<QTabWidget*>();
     for (int i = 0; i < tabs->count(); ++i) {
         tabs->setCurrentIndex(i);
         QTest::qWait(20);
     }
-    auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
+    auto* bar = m_window->findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
 
     // Exporting every map needs them all: a clear message, nothing written.
     QTemporaryDir dir;
-    QSignalSpy written(window.service(), &ComputeService::exportFinished);
-    QVERIFY(window.exportHdf5(dir.filePath(QStringLiteral("all.h5"))));
-    QVERIFY(written.wait(30000));
-    QCOMPARE(written.first().at(1).toBool(), false);
+    paneltest::expectHdf5Export(*m_window, dir.filePath(QStringLiteral("all.h5")), false);
     QVERIFY(bar->text().contains(QStringLiteral("memory budget")));
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("all.h5"))));
 }

@@ -15,8 +15,10 @@
 #include "analyses/offsets/offsets_view.h"
 #include "attnscope/analysis/relative_position.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -56,43 +58,26 @@ bool barsMatchCore(const AnalysisSession& session, const OffsetChart& chart, QSt
 
 }  // namespace
 
-class OffsetsTabTest : public QObject {
+class OffsetsTabTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
     void offsetsTabShowsTheCoresProfile();
 };
 
-void OffsetsTabTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeOffsetsTest"));
-}
-
 void OffsetsTabTest::offsetsTabShowsTheCoresProfile() {
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
-    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
     QVERIFY(tabs);
-    const int entropy = tabs->indexOf(w.findChild<QWidget*>(QStringLiteral("entropyCharts")));
-    auto* view = w.findChild<OffsetsView*>(QStringLiteral("offsetsView"));
+    const int entropy =
+        tabs->indexOf(m_window->findChild<QWidget*>(QStringLiteral("entropyCharts")));
+    auto* view = m_window->findChild<OffsetsView*>(QStringLiteral("offsetsView"));
     QVERIFY(view);
     QCOMPARE(tabs->indexOf(view), entropy + 1);
     QCOMPARE(tabs->tabText(entropy + 1), QString("Offsets"));
 
-    QSignalSpy loaded(w.service(), &ComputeService::loadFinished);
-    w.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/bert_f32"));
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    auto* edit = w.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    edit->clear();
-    const QString text = QStringLiteral("the cat sat on the mat");
-    QTest::keyClicks(edit, text);
-    AnalysisSession* session = w.session();
-    QTRY_VERIFY_WITH_TIMEOUT(
-        session->result() != nullptr && session->result()->text == text.toStdString(), 20000);
+    QVERIFY(paneltest::openModelIn(*m_window, paneltest::checkpointDir("bert_f32"), 20000));
+    QVERIFY(paneltest::typeSentence(*m_window, QStringLiteral("the cat sat on the mat")));
+    AnalysisSession* session = m_window->session();
     tabs->setCurrentWidget(view);
     QVERIFY(view->chart()->isVisible());
     QString why;
@@ -104,9 +89,9 @@ void OffsetsTabTest::offsetsTabShowsTheCoresProfile() {
     QVERIFY2(barsMatchCore(*session, *view->chart(), &why), qPrintable(why));
 
     // The mask panel's causal mask: after the recompute, no positive offset is left.
-    auto* mask = w.findChild<QComboBox*>(QStringLiteral("maskKind"));
+    auto* mask = m_window->findChild<QComboBox*>(QStringLiteral("maskKind"));
     QVERIFY(mask);
-    QSignalSpy computed(w.service(), &ComputeService::computeFinished);
+    QSignalSpy computed(m_window->service(), &ComputeService::computeFinished);
     mask->setCurrentIndex(mask->findText(QStringLiteral("Causal")));
     QTRY_VERIFY_WITH_TIMEOUT(
         !view->chart()->shownOffsets().empty() && view->chart()->shownOffsets().back().offset == 0,

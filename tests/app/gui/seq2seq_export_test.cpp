@@ -16,8 +16,10 @@
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "dialogs/export_dialog.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -43,43 +45,27 @@ QSizeF largestRect(const QString& svg) {
 
 }  // namespace
 
-class Seq2SeqExportTest : public QObject {
+class Seq2SeqExportTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
     void exportsCrossAttentionFigures();
 };
 
-void Seq2SeqExportTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
-}
-
 void Seq2SeqExportTest::exportsCrossAttentionFigures() {
-    MainWindow window;
-    window.resize(1400, 900);
-    window.show();
-    QSignalSpy loaded(window.service(), &ComputeService::loadFinished);
-    window.openModel(QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/seq2seq/bart_tok_f32"));
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
-    auto* source = window.findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    auto* target = window.findChild<QLineEdit*>(QStringLiteral("targetEdit"));
-    QVERIFY(source && target);
-    source->clear();
-    QTest::keyClicks(source, QStringLiteral("The keys to the cabinet are here"));
-    QTest::keyClicks(target, QStringLiteral("Heads look"));
-    AnalysisSession* s = window.session();
-    QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq() && s->seq2seq()->targetText == "Heads look", 20000);
+    QVERIFY(paneltest::openModelIn(
+        *m_window, QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/seq2seq/bart_tok_f32"), 20000));
+    QVERIFY(paneltest::typeSourceAndTarget(*m_window,
+                                           QStringLiteral("The keys to the cabinet are here"),
+                                           QStringLiteral("Heads look")));
+    AnalysisSession* s = m_window->session();
     QCOMPARE(s->attentionKind(), AttentionKind::Cross);
     const auto a = s->seq2seq();
     const int rows = a->cross.forward.nTokens;
     const int cols = a->cross.forward.nKeys;
     QVERIFY(rows != cols);
 
-    ExportDialog* dialog = window.exportDialog();
+    ExportDialog* dialog = m_window->exportDialog();
     dialog->setPixelSize(1200, 800, 150);
     dialog->setChoice(ExportDialog::Choice::SelectedHead);
     auto* preview = dialog->findChild<QLabel*>(QStringLiteral("exportPreview"));

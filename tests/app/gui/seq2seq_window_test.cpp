@@ -31,6 +31,7 @@
 #include "attnscope/io/safetensors.h"
 #include "attnscope/tokenize/detokenize.h"
 #include "main_window.h"
+#include "panel_test_support.h"
 #include "pool_gate.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
@@ -40,6 +41,7 @@
 #include "views/line_canvas.h"
 #include "views/line_view.h"
 #include "widgets/message_bar.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -52,12 +54,11 @@ const QString kTarget = QStringLiteral("attention heads look at every token");
 
 }  // namespace
 
-class Seq2SeqWindowTest : public QObject {
+class Seq2SeqWindowTest : public paneltest::FreshWindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
-    void init();
+    // Also forgets the window state that a case which closed its window saved.
     void cleanup();
     void toolbarShowsSourceAndTarget();
     void everyKindShowsTheCoresMaps();
@@ -91,21 +92,7 @@ private:
     TargetInput* targetInput() const {
         return m_window->findChild<TargetInput*>(QStringLiteral("targetInput"));
     }
-
-    std::unique_ptr<MainWindow> m_window;
 };
-
-void Seq2SeqWindowTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeTest"));
-}
-
-void Seq2SeqWindowTest::init() {
-    m_window = std::make_unique<MainWindow>();
-    m_window->resize(1400, 900);
-    m_window->show();
-}
 
 void Seq2SeqWindowTest::cleanup() {
     m_window.reset();
@@ -118,10 +105,7 @@ void Seq2SeqWindowTest::open(const QString& dir) {
 }
 
 void Seq2SeqWindowTest::openPath(const QString& path) {
-    QSignalSpy loaded(m_window->service(), &ComputeService::loadFinished);
-    m_window->openModel(path);
-    QVERIFY(loaded.wait(20000));
-    QCOMPARE(loaded.takeFirst().at(0).toBool(), true);
+    QVERIFY(paneltest::openModelIn(*m_window, path, 20000));
 }
 
 QString Seq2SeqWindowTest::t5WithUnusedTensor(const std::filesystem::path& dir) const {
@@ -138,16 +122,7 @@ QString Seq2SeqWindowTest::t5WithUnusedTensor(const std::filesystem::path& dir) 
 
 void Seq2SeqWindowTest::openAndType() {
     open(QStringLiteral("bart_tok_f32"));
-    auto* source = m_window->findChild<QLineEdit*>(QStringLiteral("sentenceEdit"));
-    auto* target = m_window->findChild<QLineEdit*>(QStringLiteral("targetEdit"));
-    QVERIFY(source && target);
-    source->clear();
-    QTest::keyClicks(source, kSource);
-    QTest::keyClicks(target, kTarget);
-    AnalysisSession* s = m_window->session();
-    QTRY_VERIFY_WITH_TIMEOUT(s->seq2seq() && s->seq2seq()->encoder.text == kSource.toStdString() &&
-                                 s->seq2seq()->targetText == kTarget.toStdString(),
-                             20000);
+    QVERIFY(paneltest::typeSourceAndTarget(*m_window, kSource, kTarget));
 }
 
 void Seq2SeqWindowTest::toolbarShowsSourceAndTarget() {
@@ -382,10 +357,7 @@ void Seq2SeqWindowTest::hdf5ExportHoldsAllThreeKinds() {
     const analysis::Seq2SeqAnalysis expected = core();
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("run.h5"));
-    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
-    QVERIFY(m_window->exportHdf5(path));
-    QVERIFY(written.wait(20000));
-    QCOMPARE(written.first().at(1).toBool(), true);
+    paneltest::expectHdf5Export(*m_window, path, true, 20000);
     const testing::H5Reader file(path.toStdString());
     QVERIFY(file.ok());
     QCOMPARE(QString::fromStdString(file.text("file_kind")), QStringLiteral("encoder-decoder"));
@@ -430,16 +402,14 @@ void Seq2SeqWindowTest::aOneStackModelAfterwardsIsAsBefore() {
 void Seq2SeqWindowTest::treebankGoldIsNotDrawnOnEncoderDecoderMaps() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("one.conllu"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(
-        "# text = The keys to the cabinet\n"
-        "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n"
-        "2\tkeys\tkey\tNOUN\tNNS\t_\t0\troot\t_\t_\n"
-        "3\tto\tto\tADP\tIN\t_\t5\tcase\t_\t_\n"
-        "4\tthe\tthe\tDET\tDT\t_\t5\tdet\t_\t_\n"
-        "5\tcabinet\tcabinet\tNOUN\tNN\t_\t2\tnmod\t_\tSpaceAfter=No\n\n");
-    file.close();
+    QVERIFY(paneltest::writeText(
+        path,
+        QString::fromUtf8("# text = The keys to the cabinet\n"
+                          "1\tThe\tthe\tDET\tDT\t_\t2\tdet\t_\t_\n"
+                          "2\tkeys\tkey\tNOUN\tNNS\t_\t0\troot\t_\t_\n"
+                          "3\tto\tto\tADP\tIN\t_\t5\tcase\t_\t_\n"
+                          "4\tthe\tthe\tDET\tDT\t_\t5\tdet\t_\t_\n"
+                          "5\tcabinet\tcabinet\tNOUN\tNN\t_\t2\tnmod\t_\tSpaceAfter=No\n\n")));
     AnalysisSession* s = m_window->session();
     s->setTreebank(std::make_shared<const Treebank>(Treebank::read(path, {})));
     openAndType();

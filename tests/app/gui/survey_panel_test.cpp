@@ -39,21 +39,18 @@
 #include "panel_test_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
 
 namespace {
 
-const QString kModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/deps/bert_wordpiece");
+const paneltest::PanelSpec<SurveyPanel> kPanel{
+    QStringLiteral("surveyPanel"), &SurveyPanel::surveyFinished, &SurveyPanel::startSurvey,
+    &SurveyPanel::isSurveying};
 const QString kCausalModel = QStringLiteral(ATTNSCOPE_FIXTURE_DIR "/checkpoints/llama3_gqa4_f32");
 constexpr int kHeads = 8;  // the BERT fixture: 2 layers × 4 heads
-
-const char* const kSentences[] = {
-    "The keys to the cabinet are on the table.", "She greeted him warmly at the door.",
-    "Paris is a big city with many museums.",    "The old dog slept near the fire all afternoon.",
-    "We will meet again when the rain stops.",   "A small bird sang in the garden this morning.",
-};
 
 // The first sentences of EWT dev: enough words for several relations to reach the 100 that
 // dependencyLabels asks before it compares a relation's heads (L10).
@@ -61,61 +58,14 @@ const QString kEwt =
     QStringLiteral(ATTNSCOPE_SHARED_DIR "/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu");
 constexpr int kTreebankSentences = 150;
 
-bool copyFirstSentences(const QString& from, const QString& to, int n) {
-    QFile in(from);
-    QFile out(to);
-    if (!in.open(QIODevice::ReadOnly | QIODevice::Text) ||
-        !out.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        return false;
-    }
-    int done = 0;
-    while (done < n && !in.atEnd()) {
-        const QByteArray line = in.readLine();
-        out.write(line);
-        done += line.trimmed().isEmpty() ? 1 : 0;
-    }
-    return done == n;
-}
-
-bool writeText(const QString& path, const QString& text) {
-    QFile file(path);
-    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) {
-        return false;
-    }
-    QTextStream(&file) << text;
-    return true;
-}
-
-QString sentences(int copies) {
-    QString text;
-    for (int i = 0; i < copies; ++i) {
-        for (const char* s : kSentences) {
-            text += QString::fromUtf8(s) + QLatin1Char('\n');
-        }
-    }
-    return text;
-}
-
-QAction* findAction(QMainWindow* window, const QString& objectName) {
-    for (QAction* menu : window->menuBar()->actions()) {
-        for (QAction* a : menu->menu() ? menu->menu()->actions() : QList<QAction*>{}) {
-            if (a->objectName() == objectName) {
-                return a;
-            }
-        }
-    }
-    return nullptr;
-}
-
 }  // namespace
 
-class SurveyPanelTest : public QObject {
+class SurveyPanelTest : public paneltest::PanelFixture<SurveyPanel, kPanel> {
     Q_OBJECT
 
 private slots:
     void initTestCase();
-    void init();
-    void cleanup();
+
     void surveyShowsEveryHead();
     void tableSortsUndefinedLast();
     void labelFilterKeepsItsHeads();
@@ -132,56 +82,30 @@ private slots:
     void fitsA1024x700Window();
 
 private:
-    void survey(const QString& path, const SurveyRequest& request = {});
-    void openModel(const QString& path);
+    // m_small: paneltest::kCorpusSentences once; m_large: many copies.
+    void survey(const QString& path, const SurveyRequest& request = {}) {
+        m_panel->setRequest(request);
+        runJob(path);
+    }
+
     // The current run relabelled so that the `count` broadest heads carry "broad".
     void labelBroadest(int count);
 
-    QTemporaryDir m_dir;
-    QString m_small;     // kSentences once
-    QString m_large;     // many copies, for cancelling mid-run
     QString m_treebank;  // the first sentences of EWT dev
-    std::unique_ptr<MainWindow> m_window;
-    SurveyPanel* m_panel = nullptr;
 };
 
 void SurveyPanelTest::initTestCase() {
-    paneltest::usePanelTestSettings(QStringLiteral("AttnScopeSurveyTest"));
-    if (!QFileInfo::exists(kModel + QStringLiteral("/config.json"))) {
-        QSKIP(qPrintable(
-            QStringLiteral("no checkpoint at %1 (run the deps_checkpoints fixture)").arg(kModel)));
+    if (!startSuite()) {
+        return;
     }
-    QVERIFY(m_dir.isValid());
-    m_small = m_dir.filePath(QStringLiteral("tiny-sentences.txt"));
-    m_large = m_dir.filePath(QStringLiteral("many-sentences.txt"));
+    writeCorpora(QStringLiteral("tiny-sentences.txt"), QStringLiteral("many-sentences.txt"), 3000,
+                 paneltest::writeCorpusSentences);
+    if (QTest::currentTestFailed()) {
+        return;
+    }
     m_treebank = m_dir.filePath(QStringLiteral("tiny-treebank.conllu"));
-    QVERIFY(writeText(m_small, sentences(1)));
-    QVERIFY(writeText(m_large, sentences(3000)));
-    QVERIFY(!QFileInfo::exists(kEwt) || copyFirstSentences(kEwt, m_treebank, kTreebankSentences));
-}
-
-void SurveyPanelTest::init() {
-    m_window = paneltest::windowWithModel(kModel);
-    QVERIFY(m_window);
-    m_panel = m_window->findChild<SurveyPanel*>(QStringLiteral("surveyPanel"));
-    QVERIFY(m_panel);
-}
-
-void SurveyPanelTest::cleanup() {
-    m_window.reset();
-}
-
-void SurveyPanelTest::openModel(const QString& path) {
-    QVERIFY(paneltest::openModelIn(*m_window, path));
-}
-
-void SurveyPanelTest::survey(const QString& path, const SurveyRequest& request) {
-    m_panel->setRequest(request);
-    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
-    m_panel->startSurvey(path);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), true);
-    QVERIFY(!m_panel->isSurveying());
+    QVERIFY(!QFileInfo::exists(kEwt) ||
+            paneltest::copyFirstSentences(kEwt, m_treebank, kTreebankSentences));
 }
 
 void SurveyPanelTest::labelBroadest(int count) {
@@ -205,7 +129,7 @@ void SurveyPanelTest::surveyShowsEveryHead() {
     QTRY_VERIFY(dock->isVisible());
     const auto run = m_window->session()->survey();
     QVERIFY(run);
-    QCOMPARE(run->survey.sentences, std::size(kSentences));
+    QCOMPARE(run->survey.sentences, std::size(paneltest::kCorpusSentences));
     QCOMPARE(run->corpusPath, m_small);
     // Every head in the table, in head order, each score as the run has it.
     SurveyTableModel* table = m_panel->tableModel();
@@ -331,40 +255,25 @@ void SurveyPanelTest::cancelKeepsPreviousResult() {
     survey(m_small);
     const auto before = m_window->session()->survey();
     QSignalSpy progress(m_window->service(), &ComputeService::surveyProgress);
-    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
+    JobEnd end = spyOnJobEnd();
     SurveyRequest all;
     all.maxSentences = 0;
     m_panel->setRequest(all);
     m_panel->startSurvey(m_large);
-    QTRY_VERIFY_WITH_TIMEOUT(!progress.isEmpty() && progress.last().at(0).toInt() > 0, 60000);
+    QVERIFY(paneltest::progressed(progress));
     // In thousandths of the passes, once the corpus is read.
     QCOMPARE(progress.last().at(1).toInt(), 1000);
     QVERIFY(progress.last().at(0).toInt() < 1000);
-    QVERIFY(m_panel->isSurveying());
-    auto* cancel = m_window->findChild<QPushButton*>(QStringLiteral("surveyCancel"));
-    QVERIFY(cancel->isVisible());
-    QTest::mouseClick(cancel, Qt::LeftButton);
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
-    QCOMPARE(finished.first().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    QVERIFY(errors.first().at(0).toString().contains(QStringLiteral("cancelled")));
+    expectCancelledBy(QStringLiteral("surveyCancel"), end);
     QCOMPARE(m_window->session()->survey(), before);
     QCOMPARE(m_panel->tableModel()->rowCount(), kHeads);
-    QVERIFY(!cancel->isVisible());
+    QVERIFY(!child(QStringLiteral("surveyCancel"))->isVisible());
 }
 
 void SurveyPanelTest::badFileReportsErrorAndKeepsResult() {
     survey(m_small);
     const auto before = m_window->session()->survey();
-    QSignalSpy errors(m_window->session(), &AnalysisSession::errorReported);
-    QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
-    m_panel->startSurvey(m_dir.filePath(QStringLiteral("missing.txt")));
-    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
-    QCOMPARE(finished.takeFirst().at(0).toBool(), false);
-    QCOMPARE(errors.count(), 1);
-    const QString message = errors.first().at(0).toString();
-    QVERIFY2(message.contains(QStringLiteral("missing.txt")), qPrintable(message));
+    expectMissingFileFails(QStringLiteral("missing.txt"));
     QCOMPARE(m_window->session()->survey(), before);
 }
 
@@ -376,12 +285,7 @@ void SurveyPanelTest::exportsCsvWithLabels() {
     labelBroadest(2);
     const QString csv = m_dir.filePath(QStringLiteral("survey.csv"));
     const QString h5 = m_dir.filePath(QStringLiteral("survey.h5"));
-    QSignalSpy written(m_window->service(), &ComputeService::exportFinished);
-    QVERIFY(m_panel->exportCsv(csv));
-    QVERIFY(m_panel->exportResults(h5));
-    QTRY_COMPARE_WITH_TIMEOUT(written.count(), 2, 30000);
-    QCOMPARE(written.at(0).at(1).toBool(), true);
-    QCOMPARE(written.at(1).at(1).toBool(), true);
+    exportCsvAndResults(csv, h5);
     QFile table(csv);
     QVERIFY(table.open(QIODevice::ReadOnly | QIODevice::Text));
     const QStringList lines = QString::fromUtf8(table.readAll()).split('\n', Qt::SkipEmptyParts);
@@ -491,8 +395,9 @@ void SurveyPanelTest::loadedTreebankIsNotReadAgain() {
     m_window->session()->setTreebank(
         std::make_shared<const Treebank>(Treebank::read(copy, CancelToken())));
     QVERIFY(QFile::remove(copy));
-    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("surveyTreebankAction")));
-    QAction* entry = findAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
+    QTRY_VERIFY(paneltest::findMenuAction(m_window.get(), QStringLiteral("surveyTreebankAction")));
+    QAction* entry =
+        paneltest::findMenuAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
     QVERIFY(entry->isEnabled());
     QSignalSpy finished(m_panel, &SurveyPanel::surveyFinished);
     entry->trigger();
@@ -529,9 +434,10 @@ void SurveyPanelTest::anotherModelDropsTheResult() {
 void SurveyPanelTest::menuEntriesAndCommandLine() {
     auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
     QVERIFY(!dock->isVisible());
-    QTRY_VERIFY(findAction(m_window.get(), QStringLiteral("surveyAction")));
-    QAction* entry = findAction(m_window.get(), QStringLiteral("surveyAction"));
-    QAction* treebank = findAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
+    QTRY_VERIFY(paneltest::findMenuAction(m_window.get(), QStringLiteral("surveyAction")));
+    QAction* entry = paneltest::findMenuAction(m_window.get(), QStringLiteral("surveyAction"));
+    QAction* treebank =
+        paneltest::findMenuAction(m_window.get(), QStringLiteral("surveyTreebankAction"));
     QVERIFY(treebank);
     QVERIFY(!treebank->isEnabled());  // no treebank loaded
     // In File, among the corpus entries: before the first separator.
@@ -563,16 +469,10 @@ void SurveyPanelTest::menuEntriesAndCommandLine() {
 void SurveyPanelTest::fitsA1024x700Window() {
     m_window->resize(1024, 700);
     survey(m_small);
-    auto* dock = m_window->findChild<QDockWidget*>(QStringLiteral("surveyDock"));
-    QTRY_VERIFY(dock->isVisible());
-    QTest::qWait(200);  // the dock's first-open resize is queued
-    const QString fit = paneltest::dockedPanelFitProblem(*m_window, dock, m_panel);
-    QVERIFY2(fit.isEmpty(), qPrintable(fit));
+    expectFitsSmallWindow(QStringLiteral("surveyDock"), QStringLiteral("surveySummary"),
+                          m_panel->summaryText());
     QVERIFY(m_panel->table()->height() >= 100);
     QVERIFY(m_panel->scatter()->height() >= 100);
-    auto* summary = m_window->findChild<QLabel*>(QStringLiteral("surveySummary"));
-    QCOMPARE(summary->toolTip(), m_panel->summaryText());
-    QVERIFY(summary->height() < 2 * summary->fontMetrics().height());
 }
 
 QTEST_MAIN(SurveyPanelTest)

@@ -19,6 +19,7 @@
 #include "session/analysis_session.h"
 #include "views/head_view.h"
 #include "views/heatmap_widget.h"
+#include "window_test.h"
 
 using namespace attnscope;
 using namespace attnscope::app;
@@ -30,8 +31,7 @@ constexpr int kTimeoutMs = 20000;
 // Shows `window` at 1400 x 900, active (the keys under test go to the focused widget), with the
 // GPT-2 test checkpoint open; false when either did not happen in time.
 bool showWithGpt2(MainWindow& window) {
-    window.resize(1400, 900);
-    window.show();
+    paneltest::showWindow(window);
     window.activateWindow();
     return QTest::qWaitForWindowActive(&window) &&
            paneltest::openModelIn(
@@ -48,6 +48,16 @@ QImage grayCells(int n) {
     return image;
 }
 
+// Shows `map` alone at 500 x 420 with 6 x 6 cells labelled "a" to "f"; false when it was not
+// exposed.
+bool showSixCells(HeatmapWidget& map) {
+    map.resize(500, 420);
+    const QStringList labels = {"a", "b", "c", "d", "e", "f"};
+    map.setMap(grayCells(6), {}, labels, labels, std::nullopt);
+    map.show();
+    return QTest::qWaitForWindowExposed(&map);
+}
+
 // Press at `from`, move to `to` in small steps with the button held, release there.
 void drag(QWidget* w, QPoint from, QPoint to) {
     QTest::mousePress(w, Qt::LeftButton, {}, from);
@@ -59,30 +69,19 @@ void drag(QWidget* w, QPoint from, QPoint to) {
 
 }  // namespace
 
-class ViewInteractionTest : public QObject {
+class ViewInteractionTest : public paneltest::WindowTest {
     Q_OBJECT
 
 private slots:
-    void initTestCase();
     void dragPansWithoutClicking();
     void keysWorkWhileTypingInTheSentenceField();
     void zoomedMapShowsScrollBars();
     void focusingClickKeepsThePredictionRow();
 };
 
-void ViewInteractionTest::initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-    QCoreApplication::setApplicationName(QStringLiteral("AttnScopeViewInteractionTest"));
-}
-
 void ViewInteractionTest::dragPansWithoutClicking() {
     HeatmapWidget map;
-    map.resize(500, 420);
-    const QStringList labels = {"a", "b", "c", "d", "e", "f"};
-    map.setMap(grayCells(6), {}, labels, labels, std::nullopt);
-    map.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QVERIFY(showSixCells(map));
     QSignalSpy clicked(&map, &HeatmapWidget::cellClicked);
     const int far = 4 * QApplication::startDragDistance();
 
@@ -163,11 +162,7 @@ void ViewInteractionTest::keysWorkWhileTypingInTheSentenceField() {
 // Zoomed, the map gave no sign of the rows and columns out of view (issue 30).
 void ViewInteractionTest::zoomedMapShowsScrollBars() {
     HeatmapWidget map;
-    map.resize(500, 420);
-    const QStringList labels = {"a", "b", "c", "d", "e", "f"};
-    map.setMap(grayCells(6), {}, labels, labels, std::nullopt);
-    map.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&map));
+    QVERIFY(showSixCells(map));
     const QScrollBar* h = map.horizontalScrollBar();
     const QScrollBar* v = map.verticalScrollBar();
     QVERIFY(!h->isVisible() && !v->isVisible());  // the whole map shows

@@ -28,10 +28,10 @@
 #include <QTabWidget>
 #include <QTextLayout>
 
-#include "analyses/predictions/prediction_panel.h"
 #include "attnscope/model/arch_table.h"
 #include "main_window.h"
 #include "panel_test_support.h"
+#include "panels/prediction_panel.h"
 #include "panels/welcome_page.h"
 #include "session/default_model.h"
 #include "settings/window_layout.h"

@@ -20,8 +20,9 @@
 #include <QTabWidget>
 #include <QTest>
 
-#include "analyses/predictions/prediction_panel.h"
 #include "main_window.h"
+#include "panel_test_support.h"
+#include "panels/prediction_panel.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/default_model.h"
@@ -87,9 +88,7 @@ class WindowLayoutTest : public QObject {
 private slots:
 
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true);
-        QCoreApplication::setOrganizationName(QStringLiteral("AttnScopeTest"));
-        QCoreApplication::setApplicationName(QStringLiteral("AttnScopeWindowLayoutTest"));
+        paneltest::usePanelTestSettings(QStringLiteral("AttnScopeWindowLayoutTest"));
         QVERIFY2(!defaultModelDir().isEmpty(), "resources/default_model not found");
     }
 

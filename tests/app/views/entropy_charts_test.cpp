@@ -21,7 +21,7 @@
 #include "analyses/entropy/query_entropy_chart.h"
 #include "attnscope/analysis/head_stats.h"
 #include "session/analysis_session.h"
-#include "view_test_data.h"
+#include "view_test_support.h"
 
 using namespace attnscope;
 using attnscope::app::AnalysisSession;
@@ -34,20 +34,8 @@ namespace {
 // Series store qreal; the core stores float. Exact after widening, so a tight bound suffices.
 constexpr double kTol = 1e-6;
 
-const std::vector<std::int32_t> kGpt2Ids = {10, 45, 200, 31, 99, 7, 300, 12, 64};
-const std::vector<std::int32_t> kBertIds = {101, 127, 405, 368, 182, 379, 102};
-
-struct Loaded {
-    std::shared_ptr<const model::Model> model;
-    std::shared_ptr<const analysis::SentenceAnalysis> result;
-};
-
-Loaded load(const QString& name, const forward::MaskChoice& mask = {}) {
-    Loaded l;
-    l.model = test::loadFixtureModel(name.toStdString());
-    l.result = test::analyze(*l.model, name.startsWith("gpt2") ? kGpt2Ids : kBertIds, mask);
-    return l;
-}
+using test::kBertIds;
+using test::Loaded;
 
 float meanUniformOverRows(const analysis::SentenceAnalysis& r) {
     const std::vector<float> u = analysis::uniformEntropy(r.forward);
@@ -87,14 +75,12 @@ private slots:
 void EntropyChartsTest::emptyStateWithoutResult() {
     AnalysisSession session;
     EntropyChartsView view(&session);
-    view.resize(900, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 900, 600));
     QVERIFY(!view.hasResult());
     QVERIFY(view.findChild<QWidget*>("entropyChartsPlaceholder")->isVisible());
     QCOMPARE(view.headEntropyChart()->pointSeries()->count(), 0);
 
-    const Loaded l = load("gpt2_f32");
+    const Loaded l = test::loadIds("gpt2_f32");
     session.setModel(l.model, "gpt2_f32");
     session.setResult(l.result);
     QVERIFY(view.hasResult());
@@ -108,16 +94,13 @@ void EntropyChartsTest::emptyStateWithoutResult() {
 }
 
 void EntropyChartsTest::headPointsAreTheStats_data() {
-    QTest::addColumn<QString>("checkpoint");
-    QTest::newRow("gpt2 causal") << QString("gpt2_f32");
-    QTest::newRow("bert bidirectional") << QString("bert_f32");
+    test::addCheckpointRows();
 }
 
 void EntropyChartsTest::headPointsAreTheStats() {
     QFETCH(QString, checkpoint);
-    const Loaded l = load(checkpoint);
     AnalysisSession session;
-    session.setModel(l.model, checkpoint);
+    const Loaded l = test::withModel(session, checkpoint);
     EntropyChartsView view(&session);
     session.setResult(l.result);
 
@@ -153,14 +136,9 @@ void EntropyChartsTest::headPointsAreTheStats() {
 }
 
 void EntropyChartsTest::queryChartFollowsSelection() {
-    const Loaded l = load("gpt2_f32");
-    AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
-    EntropyChartsView view(&session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    session.setResult(l.result);
+    test::ViewOf<EntropyChartsView> charts("gpt2_f32");
+    QVERIFY(charts.showWithResult(1000, 700));
+    auto& [session, l, view] = charts;
     QueryEntropyChart* chart = view.queryEntropyChart();
 
     for (const HeadId head : {HeadId{0, 0}, HeadId{1, 2}, HeadId{0, 1}}) {
@@ -228,14 +206,9 @@ void EntropyChartsTest::fullyMaskedRowsAreGaps() {
 }
 
 void EntropyChartsTest::clickingAPointSelectsItsHead() {
-    const Loaded l = load("gpt2_f32");
-    AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
-    EntropyChartsView view(&session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    session.setResult(l.result);
+    test::ViewOf<EntropyChartsView> charts("gpt2_f32");
+    QVERIFY(charts.showWithResult(1000, 700));
+    auto& [session, l, view] = charts;
     QSignalSpy spy(&session, &AnalysisSession::selectedHeadChanged);
 
     // A real mouse click on the point of head (1, 1) in chart (a).
@@ -259,9 +232,8 @@ void EntropyChartsTest::clickingAPointSelectsItsHead() {
 }
 
 void EntropyChartsTest::selectionIsHighlighted() {
-    const Loaded l = load("bert_f32");
     AnalysisSession session;
-    session.setModel(l.model, "bert_f32");
+    const Loaded l = test::withModel(session, "bert_f32");
     EntropyChartsView view(&session);
     session.setResult(l.result);
     session.selectHead({1, 2});
@@ -277,9 +249,7 @@ void EntropyChartsTest::manyHeadsAndTokensReuseSeries() {
     AnalysisSession session;
     session.setModel(test::shapeOnlyModel(12, 12), "synthetic");
     EntropyChartsView view(&session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     QScatterSeries* points = view.headEntropyChart()->pointSeries();
     QScatterSeries* rows = view.queryEntropyChart()->pointSeries();
     session.setResult(test::syntheticAnalysis(12, 12, 512));
@@ -304,14 +274,9 @@ void EntropyChartsTest::manyHeadsAndTokensReuseSeries() {
 }
 
 void EntropyChartsTest::saveChartWritesPngAndSvg() {
-    const Loaded l = load("gpt2_f32");
-    AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
-    EntropyChartsView view(&session);
-    view.resize(900, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    session.setResult(l.result);
+    test::ViewOf<EntropyChartsView> charts("gpt2_f32");
+    QVERIFY(charts.showWithResult(900, 600));
+    auto& [session, l, view] = charts;
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
     for (const auto which :
@@ -333,10 +298,8 @@ void EntropyChartsTest::saveChartWritesPngAndSvg() {
 }
 
 void EntropyChartsTest::saveChartReportsFailures() {
-    const Loaded l = load("gpt2_f32");
-    AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
-    EntropyChartsView view(&session);
+    test::ViewOf<EntropyChartsView> charts("gpt2_f32");
+    auto& [session, l, view] = charts;
     QString error;
     QVERIFY(!view.saveChart(EntropyChartsView::Chart::HeadEntropy, "/tmp/x.png", &error));
     QVERIFY(error.contains("no result"));  // nothing to export yet

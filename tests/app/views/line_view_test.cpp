@@ -16,7 +16,7 @@
 #include <QToolButton>
 
 #include "session/analysis_session.h"
-#include "view_test_data.h"
+#include "view_test_support.h"
 #include "views/line_canvas.h"
 
 using namespace attnscope;
@@ -26,9 +26,6 @@ using attnscope::app::LineView;
 using Side = attnscope::app::LineCanvas::Side;
 
 namespace {
-
-const std::vector<std::int32_t> kGpt2Ids = {10, 45, 200, 31, 99, 7, 300, 12, 64};
-const std::vector<std::int32_t> kBertIds = {101, 127, 405, 368, 182, 379, 102};
 
 // The lines a head should get: allowed pairs with a non-zero weight, rows with a key only.
 int expectedLines(const analysis::SentenceAnalysis& r, HeadId head, float minWeight = 0) {
@@ -67,8 +64,9 @@ struct Setup {
 };
 
 void loadInto(Setup& s, const std::string& name, const forward::MaskChoice& mask = {}) {
-    s.model = test::loadFixtureModel(name);
-    s.result = test::analyze(*s.model, name.rfind("gpt2", 0) == 0 ? kGpt2Ids : kBertIds, mask);
+    const test::Loaded l = test::loadIds(QString::fromStdString(name), mask);
+    s.model = l.model;
+    s.result = l.result;
     s.session.setModel(s.model, QString::fromStdString(name));
     s.session.setResult(s.result);
 }
@@ -94,9 +92,7 @@ private slots:
 void LineViewTest::emptyStateDoesNotCrash() {
     AnalysisSession session;
     LineView view(&session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     QCOMPARE(view.lineCount(), 0);
     QVERIFY(view.drawnHeads().empty());
     QVERIFY(!view.findChild<QToolButton*>("addOverlayButton")->isEnabled());
@@ -114,18 +110,14 @@ void LineViewTest::emptyStateDoesNotCrash() {
 }
 
 void LineViewTest::drawsTheSelectedHead_data() {
-    QTest::addColumn<QString>("checkpoint");
-    QTest::newRow("gpt2 causal") << QString("gpt2_f32");
-    QTest::newRow("bert bidirectional") << QString("bert_f32");
+    test::addCheckpointRows();
 }
 
 void LineViewTest::drawsTheSelectedHead() {
     QFETCH(QString, checkpoint);
     Setup s;
     LineView view(&s.session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     loadInto(s, checkpoint.toStdString());
     const int n = s.result->forward.nTokens;
     for (const HeadId head : {HeadId{0, 0}, HeadId{1, 2}}) {
@@ -161,9 +153,7 @@ void LineViewTest::maskedPairsDrawNoLine() {
 void LineViewTest::overlaysHeadsWithLegend() {
     Setup s;
     LineView view(&s.session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     loadInto(s, "bert_f32");
     s.session.selectHead({0, 1});
     QSignalSpy changed(&view, &LineView::overlayHeadsChanged);
@@ -200,9 +190,7 @@ void LineViewTest::overlaysHeadsWithLegend() {
 void LineViewTest::hoverHighlightsATokensLines() {
     Setup s;
     LineView view(&s.session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     loadInto(s, "gpt2_f32");
     view.layout()->activate();  // the legend row just appeared: place the canvas before aiming
     LineCanvas* canvas = view.canvas();
@@ -237,9 +225,7 @@ void LineViewTest::longSentencesScrollAndThinOut() {
     AnalysisSession session;
     session.setModel(test::shapeOnlyModel(12, 12), "synthetic");
     LineView view(&session);
-    view.resize(1000, 700);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 700));
     const auto result = test::syntheticAnalysis(12, 12, 512);
     session.setResult(result);
     session.selectHead({3, 4});

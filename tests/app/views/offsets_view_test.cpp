@@ -17,7 +17,7 @@
 #include "analyses/offsets/offset_chart.h"
 #include "attnscope/analysis/relative_position.h"
 #include "session/analysis_session.h"
-#include "view_test_data.h"
+#include "view_test_support.h"
 #include "widgets/chart_palette.h"
 
 using namespace attnscope;
@@ -32,10 +32,7 @@ constexpr double kTol = 1e-12;
 
 const char* const kText = "Researchers compare attention heads across layers";
 
-struct Loaded {
-    std::shared_ptr<const model::Model> model;
-    std::shared_ptr<const analysis::SentenceAnalysis> result;
-};
+using test::Loaded;
 
 // Through the tokenizer, so BERT's [CLS] and [SEP] carry their special mark.
 Loaded load(const QString& name, const forward::MaskChoice& mask = {}) {
@@ -105,9 +102,7 @@ private slots:
 void OffsetsViewTest::emptyStateWithoutResult() {
     AnalysisSession session;
     OffsetsView view(&session);
-    view.resize(900, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 900, 600));
     QVERIFY(!view.hasResult());
     QVERIFY(view.findChild<QWidget*>("offsetsPlaceholder")->isVisible());
     QCOMPARE(view.chart()->barOutline()->count(), 0);
@@ -126,16 +121,13 @@ void OffsetsViewTest::emptyStateWithoutResult() {
 }
 
 void OffsetsViewTest::barsAreTheCoresNumbers_data() {
-    QTest::addColumn<QString>("checkpoint");
-    QTest::newRow("gpt2 causal") << QString("gpt2_f32");
-    QTest::newRow("bert bidirectional") << QString("bert_f32");
+    test::addCheckpointRows();
 }
 
 void OffsetsViewTest::barsAreTheCoresNumbers() {
     QFETCH(QString, checkpoint);
-    const Loaded l = load(checkpoint);
     AnalysisSession session;
-    session.setModel(l.model, checkpoint);
+    const Loaded l = test::withModel(session, load(checkpoint), checkpoint);
     OffsetsView view(&session);
     session.setResult(l.result);
     const auto& f = l.result->forward;
@@ -178,9 +170,8 @@ void OffsetsViewTest::barsAreTheCoresNumbers() {
 
 void OffsetsViewTest::causalMaskClipsPositiveOffsets() {
     // Bidirectional BERT shows both sides; the same model under a causal mask ends at 0.
-    const Loaded both = load("bert_f32");
     AnalysisSession session;
-    session.setModel(both.model, "bert_f32");
+    const Loaded both = test::withModel(session, load("bert_f32"), "bert_f32");
     OffsetsView view(&session);
     session.selectHead({1, 2});
     session.setResult(both.result);
@@ -235,13 +226,10 @@ void OffsetsViewTest::previousTokenHeadIsCalledPositional() {
 }
 
 void OffsetsViewTest::hoverShowsOffsetMeanAndCount() {
-    const Loaded l = load("gpt2_f32");
     AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
+    const Loaded l = test::withModel(session, load("gpt2_f32"), "gpt2_f32");
     OffsetsView view(&session);
-    view.resize(1000, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 600));
     session.setResult(l.result);
     const auto acc = coreProfile(*l.result, session.selectedHead());
     const analysis::OffsetValue prev = acc.at(-1);
@@ -261,9 +249,8 @@ void OffsetsViewTest::hoverShowsOffsetMeanAndCount() {
 }
 
 void OffsetsViewTest::followsThePalette() {
-    const Loaded l = load("gpt2_f32");
     AnalysisSession session;
-    session.setModel(l.model, "gpt2_f32");
+    const Loaded l = test::withModel(session, load("gpt2_f32"), "gpt2_f32");
     OffsetsView view(&session);
     session.setResult(l.result);
     QCOMPARE(view.chart()->chart()->theme(), QChart::ChartThemeLight);
@@ -280,9 +267,7 @@ void OffsetsViewTest::zoomIsResetByDoubleClickAndNewResults() {
     AnalysisSession session;
     session.setModel(test::shapeOnlyModel(2, 3), "synthetic");
     OffsetsView view(&session);
-    view.resize(1000, 600);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(test::showExposed(view, 1000, 600));
     session.setResult(test::syntheticAnalysis(2, 3, 200));
     QValueAxis* axis = view.chart()->offsetAxis();
     QCOMPARE(axis->min(), -199.6);

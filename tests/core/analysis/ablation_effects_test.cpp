@@ -12,6 +12,8 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
+#include "../support/fixture_model.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
@@ -20,14 +22,12 @@
 namespace attnscope {
 namespace {
 
+using testing::fixtureModel;
+
 using analysis::headJsChange;
 using analysis::measureAblation;
 using forward::AblationKind;
 using forward::ForwardResult;
-
-std::shared_ptr<const model::Model> fixture(const std::string& name) {
-    return model::loadModel(std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
-}
 
 const std::vector<std::int32_t> kIds = {3, 17, 9, 4, 12, 8, 21, 5, 2, 30, 11};
 
@@ -49,19 +49,14 @@ ForwardResult handBuilt(const std::vector<float>& probs) {
     return r;
 }
 
+// The message of the InvalidArgument `f` throws; fails the test when it throws none.
 template <class F>
 std::string invalidMessage(F&& f) {
-    try {
-        f();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no InvalidArgument";
-    return {};
+    return testing::errorMessage<InvalidArgument>(std::forward<F>(f));
 }
 
 TEST(HeadJsChange, KnownValuesOnHandBuiltMaps) {
-    const auto m = fixture("bert_f32");  // the maps are recorded: the model is not consulted
+    const auto m = fixtureModel("bert_f32");  // the maps are recorded: the model is not consulted
     // Row 0 moves all its weight to the other key (JS = ln 2); row 1 is unchanged (JS = 0).
     const ForwardResult clean = handBuilt({1, 0, 0.5f, 0.5f});
     const ForwardResult moved = handBuilt({0, 1, 0.5f, 0.5f});
@@ -77,7 +72,7 @@ TEST(HeadJsChange, KnownValuesOnHandBuiltMaps) {
 }
 
 TEST(HeadJsChange, RowsWithoutMassAreLeftOutAndNoneLeftIsNaN) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     const ForwardResult clean = handBuilt({1, 0, 0.5f, 0.5f});
     // Row 0 zero-ablated: only row 1 counts, and it moved fully onto key 0.
     const auto oneRow = analysis::headJsChange(*m, clean, handBuilt({0, 0, 1, 0}));
@@ -96,7 +91,7 @@ TEST(HeadJsChange, RowsWithoutMassAreLeftOutAndNoneLeftIsNaN) {
 }
 
 TEST(HeadJsChange, LayersBelowTheFirstAblatedOneAreZeroWithoutComputing) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     // Layer 0 differs, but the ablated pass says its first ablation is in layer 1: the maps
     // below are by construction identical, so layer 0 is not compared at all.
     const ForwardResult clean = handBuilt({1, 0, 0.5f, 0.5f, 1, 0, 0.5f, 0.5f});
@@ -108,7 +103,7 @@ TEST(HeadJsChange, LayersBelowTheFirstAblatedOneAreZeroWithoutComputing) {
 }
 
 TEST(HeadJsChange, RefusesPassesOfDifferentInputs) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     ForwardResult other = handBuilt({1, 0, 0.5f, 0.5f});
     other.tokenIds = {1, 3};
     EXPECT_NE(invalidMessage([&] {
@@ -126,7 +121,7 @@ TEST(HeadJsChange, RefusesPassesOfDifferentInputs) {
 
 TEST(AblationEffects, NoAblationChangesNothing) {
     for (const char* name : {"bert_f32", "gpt2_f32", "llama3_gqa4_f32"}) {
-        const auto m = fixture(name);
+        const auto m = fixtureModel(name);
         const ForwardResult a = forward::runForward(*m, {kIds, {}});
         const ForwardResult b = forward::runForward(*m, {kIds, {}});
         const auto e = measureAblation(*m, a, b);
@@ -146,7 +141,7 @@ TEST(AblationEffects, NoAblationChangesNothing) {
 // Ablating a last-layer head changes no map below or beside it: only that head's JS moves.
 TEST(AblationEffects, LastLayerAblationChangesOnlyThatHead) {
     for (const char* name : {"gpt2_f32", "llama3_gqa4_f32", "bert_f32"}) {
-        const auto m = fixture(name);
+        const auto m = fixtureModel(name);
         const int last = m->spec.nLayers - 1;
         const ForwardResult clean = forward::runForward(*m, {kIds, {}});
         for (const AblationKind kind : {AblationKind::Sink, AblationKind::Zero}) {
@@ -173,7 +168,7 @@ TEST(AblationEffects, LastLayerAblationChangesOnlyThatHead) {
 
 // Without recorded maps both passes' heads are recomputed one at a time: the same numbers.
 TEST(AblationEffects, ACancelledRequestStopsWithCancelled) {
-    const auto m = fixture("gpt2_f32");
+    const auto m = fixtureModel("gpt2_f32");
     const ForwardResult clean = forward::runForward(*m, {kIds, {}});
     const ForwardResult ablated =
         forward::runForward(*m, {kIds, {}}, ablating("0-1", AblationKind::Zero));
@@ -184,7 +179,7 @@ TEST(AblationEffects, ACancelledRequestStopsWithCancelled) {
 }
 
 TEST(AblationEffects, WithoutMapsEqualsRecordedMaps) {
-    const auto m = fixture("llama3_gqa4_f32");
+    const auto m = fixtureModel("llama3_gqa4_f32");
     forward::ForwardOptions cleanOptions;
     cleanOptions.keepLayerStates = true;
     const ForwardResult clean = forward::runForward(*m, {kIds, {}}, cleanOptions);
@@ -216,7 +211,7 @@ double logProb(const Matrix& logits, Eigen::Index row, std::int32_t id) {
 }
 
 TEST(AblationEffects, CausalMeasuresEqualAHandComputation) {
-    const auto m = fixture("gpt2_f32");
+    const auto m = fixtureModel("gpt2_f32");
     const ForwardResult clean = forward::runForward(*m, {kIds, {}});
     const ForwardResult ablated =
         forward::runForward(*m, {kIds, {}}, ablating("0-0,0-2", AblationKind::Zero));
@@ -249,7 +244,7 @@ TEST(AblationEffects, CausalMeasuresEqualAHandComputation) {
 }
 
 TEST(AblationEffects, MaskedTargetsEqualAHandComputation) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     const auto maskId = m->vocabulary()->specialId(tokenize::SpecialRole::Mask);
     ASSERT_TRUE(maskId);
     std::vector<std::int32_t> ids = kIds;
@@ -268,8 +263,8 @@ TEST(AblationEffects, MaskedTargetsEqualAHandComputation) {
 }
 
 TEST(AblationEffects, RefusesRequestsTheModelCannotAnswer) {
-    const auto bert = fixture("bert_f32");
-    const auto gpt2 = fixture("gpt2_f32");
+    const auto bert = fixtureModel("bert_f32");
+    const auto gpt2 = fixtureModel("gpt2_f32");
     const ForwardResult b = forward::runForward(*bert, {kIds, {}});
     const ForwardResult g = forward::runForward(*gpt2, {kIds, {}});
     const auto refused = [](const model::Model& m, const ForwardResult& r,
@@ -294,7 +289,7 @@ TEST(AblationEffects, RefusesRequestsTheModelCannotAnswer) {
         << id;
     EXPECT_NE(refused(*gpt2, g, {{}, analysis::LogitDiffRequest{-1, 1, 2}}).find("position -1"),
               std::string::npos);
-    const auto headless = fixture("bert_noprefix_f16");
+    const auto headless = fixtureModel("bert_noprefix_f16");
     const ForwardResult h = forward::runForward(*headless, {kIds, {}});
     EXPECT_NE(refused(*headless, h, {{{1, 2}}, std::nullopt}).find("no prediction head"),
               std::string::npos);

@@ -3,10 +3,10 @@
 // are the bookkeeping: shares do not change counts, and the counts add up.
 #include <atomic>
 #include <chrono>
-#include <thread>
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/model/model.h"
 #include "coref_test_support.h"
@@ -20,16 +20,6 @@ constexpr std::array<MentionGroup, 4> kGroups = {MentionGroup::All, MentionGroup
                                                  MentionGroup::Proper, MentionGroup::Nominal};
 constexpr std::array<CorefBaseline, 3> kBaselines = {
     CorefBaseline::Nearest, CorefBaseline::HeadMatch, CorefBaseline::Sieve};
-
-void runInThreads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < n; ++i) {
-        threads.emplace_back(task, i);
-    }
-    for (auto& t : threads) {
-        t.join();
-    }
-}
 
 // A short story, repeated so that several windows of the fixture's 40 positions have scored
 // mentions. The soft hyphen (U+00AD, a format character BERT drops) is a word without a token:
@@ -133,11 +123,13 @@ TEST(CorefModel, SharesGiveTheSameCountsAndTheCountsAddUp) {
     how.scored = [&](std::size_t, std::size_t, const std::string&, const auto&, const auto&) {
         ++dumped;
     };
-    const CorefAccumulator one = scoreCoref(*model, corpus, windows, options, how, runInThreads);
+    const CorefAccumulator one =
+        scoreCoref(*model, corpus, windows, options, how, testing::runOnThreads);
     EXPECT_EQ(done.load(), static_cast<int>(windows.windows.size()));
     EXPECT_GT(dumped.load(), 0);
     how.shares = 3;
-    const CorefAccumulator three = scoreCoref(*model, corpus, windows, options, how, runInThreads);
+    const CorefAccumulator three =
+        scoreCoref(*model, corpus, windows, options, how, testing::runOnThreads);
     expectSameCounts(one, three);
     expectConsistent(one);
 
@@ -152,7 +144,8 @@ TEST(CorefModel, SharesGiveTheSameCountsAndTheCountsAddUp) {
 
     CorefShares cancelled;
     cancelled.cancel.cancel();
-    EXPECT_THROW(scoreCoref(*model, corpus, windows, options, cancelled, runInThreads), Cancelled);
+    EXPECT_THROW(scoreCoref(*model, corpus, windows, options, cancelled, testing::runOnThreads),
+                 Cancelled);
 }
 
 const std::filesystem::path kGumDev =
@@ -180,7 +173,8 @@ TEST(CorefRealData, GumDevReadsAndScoresInSeconds) {
     const CorefWindows windows = cutWindows(*model, corpus, options);
     CorefShares how;
     how.shares = 2;
-    const CorefAccumulator acc = scoreCoref(*model, corpus, windows, options, how, runInThreads);
+    const CorefAccumulator acc =
+        scoreCoref(*model, corpus, windows, options, how, testing::runOnThreads);
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cout << "GUM dev: " << windows.windows.size() << " windows, "

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/executors.h"
+#include "../support/fixture_model.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
@@ -20,15 +21,13 @@
 namespace attnscope {
 namespace {
 
+using testing::fixtureModel;
+
 using analysis::ImportanceItem;
 using analysis::ImportanceOptions;
 using analysis::ImportanceResult;
 using forward::AblationKind;
 using forward::HeadAblation;
-
-std::shared_ptr<const model::Model> fixture(const std::string& name) {
-    return model::loadModel(std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
-}
 
 const std::vector<std::string> kSentences = {
     "the cat sat on the mat and looked at the door",
@@ -118,7 +117,7 @@ TEST(MaskedPositions, RoundsHalfUpWithAtLeastOneAndAtMostAll) {
 }
 
 TEST(ImportanceCorpus, MasksNonSpecialTokensOfMaskedLms) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     EXPECT_EQ(analysis::importanceObjective(*m), analysis::ImportanceObjective::MaskedLm);
     ImportanceOptions o;
     o.seed = 3;
@@ -151,7 +150,7 @@ TEST(ImportanceCorpus, MasksNonSpecialTokensOfMaskedLms) {
 }
 
 TEST(ImportanceCorpus, PredictsTheNextTokenOfCausalLmsAndCutsLongSentences) {
-    const auto m = fixture("gpt2_f32");  // 21 positions
+    const auto m = fixtureModel("gpt2_f32");  // 21 positions
     EXPECT_EQ(analysis::importanceObjective(*m), analysis::ImportanceObjective::CausalLm);
     std::string longText;
     for (int i = 0; i < 40; ++i) {
@@ -172,7 +171,7 @@ TEST(ImportanceCorpus, PredictsTheNextTokenOfCausalLmsAndCutsLongSentences) {
 }
 
 TEST(ImportanceCorpus, RefusesModelsWithoutHeadOrTokenizer) {
-    const auto bare = fixture("bert_noprefix_f16");  // BertModel: no MLM head
+    const auto bare = fixtureModel("bert_noprefix_f16");  // BertModel: no MLM head
     EXPECT_THROW(analysis::importanceObjective(*bare), InvalidArgument);
     EXPECT_THROW(analysis::importanceCorpus(*bare, kSentences, {}), InvalidArgument);
     model::LoadOptions idsOnly;
@@ -218,7 +217,7 @@ std::string caseName(const ::testing::TestParamInfo<Case>& c) {
 // Every unit's ablated loss and accuracy equal a full pass with that ablation alone.
 TEST_P(HeadImportance, EachUnitEqualsADirectPass) {
     const Case& c = GetParam();
-    const auto m = fixture(c.model);
+    const auto m = fixtureModel(c.model);
     ImportanceOptions o;
     o.kind = c.kind;
     o.kvGroups = c.kvGroups;
@@ -262,7 +261,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, HeadImportance,
                          caseName);
 
 TEST(HeadImportancePruning, RemovesUnitsInOrderOfIncreasingDeltaLoss) {
-    const auto m = fixture("gpt2_sharded_bf16");  // 4 x 4 heads
+    const auto m = fixtureModel("gpt2_sharded_bf16");  // 4 x 4 heads
     ImportanceOptions o;
     o.pruningFractions = {0.0, 0.1, 0.5, 1.0};
     const auto items = analysis::importanceCorpus(*m, kSentences, o).items;
@@ -293,7 +292,7 @@ TEST(HeadImportancePruning, RemovesUnitsInOrderOfIncreasingDeltaLoss) {
 }
 
 TEST(HeadImportanceShares, TwoSharesGiveTheSameBitsAsOne) {
-    const auto m = fixture("llama_f32");
+    const auto m = fixtureModel("llama_f32");
     ImportanceOptions one;
     const auto items = analysis::importanceCorpus(*m, kSentences, one).items;
     const ImportanceResult a = analysis::headImportance(*m, items, one, inline_);
@@ -326,7 +325,7 @@ TEST(HeadImportanceShares, TwoSharesGiveTheSameBitsAsOne) {
 }
 
 TEST(HeadImportanceCancel, StopsBetweenPasses) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     ImportanceOptions o;
     const auto items = analysis::importanceCorpus(*m, kSentences, o).items;
     o.cancel.cancel();
@@ -344,7 +343,7 @@ TEST(HeadImportanceCancel, StopsBetweenPasses) {
 }
 
 TEST(HeadImportanceErrors, RefusesBadInput) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     const auto items = analysis::importanceCorpus(*m, kSentences, {}).items;
     EXPECT_THROW(analysis::headImportance(*m, {}, {}, inline_), InvalidArgument);
     ImportanceOptions badFraction;
@@ -359,7 +358,7 @@ TEST(HeadImportanceErrors, RefusesBadInput) {
     std::vector<ImportanceItem> noTarget = items;
     noTarget[1].targets.clear();
     EXPECT_THROW(analysis::headImportance(*m, noTarget, {}, inline_), InvalidArgument);
-    const auto bare = fixture("bert_noprefix_f16");
+    const auto bare = fixtureModel("bert_noprefix_f16");
     EXPECT_THROW(analysis::headImportance(*bare, items, {}, inline_), InvalidArgument);
 }
 

@@ -13,12 +13,15 @@
 #include <gtest/gtest.h>
 
 #include "../support/executors.h"
+#include "../support/fixture_model.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/splitmix64.h"
 #include "attnscope/forward/forward_pass.h"
 
 namespace attnscope {
 namespace {
+
+using testing::fixtureModel;
 
 using analysis::HeadSurvey;
 using analysis::SurveyOptions;
@@ -392,10 +395,6 @@ TEST(HeadSurveyGolden, ProbeSequence) {
     EXPECT_THROW(analysis::probeTokens(2, {0, 1}, 0, 0, 4, 0), InvalidArgument);
 }
 
-std::shared_ptr<const model::Model> fixture(const std::string& name) {
-    return model::loadModel(std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
-}
-
 constexpr auto inline_ = testing::runInline;
 constexpr auto threads = testing::runOnThreads;
 
@@ -431,7 +430,7 @@ void expectSame(const HeadSurvey& a, const HeadSurvey& b) {
 
 TEST(HeadSurveyModel, SharesDoNotChangeAnyBit) {
     for (const char* name : {"gpt2_f32", "bert_f32"}) {
-        const auto m = fixture(name);
+        const auto m = fixtureModel(name);
         const HeadSurvey one = analysis::surveyCorpus(*m, kCorpus, modelOptions(), inline_);
         SurveyOptions three = modelOptions();
         three.shares = 3;
@@ -446,7 +445,7 @@ TEST(HeadSurveyModel, SharesDoNotChangeAnyBit) {
 }
 
 TEST(HeadSurveyModel, MergedAccumulatorsEqualOnePass) {
-    const auto m = fixture("llama_f32");
+    const auto m = fixtureModel("llama_f32");
     const SurveyOptions o = modelOptions();
     analysis::SurveyAccumulator all(m->spec.nLayers, m->spec.nHeads, o);
     analysis::SurveyAccumulator first(m->spec.nLayers, m->spec.nHeads, o);
@@ -485,19 +484,19 @@ TEST(HeadSurveyModel, ProgressReachesOne) {
         while (f > prev && !last.compare_exchange_weak(prev, f)) {
         }
     };
-    analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, o, inline_);
+    analysis::surveyCorpus(*fixtureModel("gpt2_f32"), kCorpus, o, inline_);
     EXPECT_EQ(calls.load(), 7);  // 5 sentences (one empty) and 2 probe repeats
     EXPECT_DOUBLE_EQ(last.load(), 1.0);
 }
 
 TEST(HeadSurveyModel, ProbeOnlyForCausalModels) {
     const HeadSurvey bert =
-        analysis::surveyCorpus(*fixture("bert_f32"), kCorpus, modelOptions(), inline_);
+        analysis::surveyCorpus(*fixtureModel("bert_f32"), kCorpus, modelOptions(), inline_);
     for (double v : bert.score("probe_induction")) {
         EXPECT_TRUE(std::isnan(v));
     }
     const HeadSurvey gpt2 =
-        analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, modelOptions(), inline_);
+        analysis::surveyCorpus(*fixtureModel("gpt2_f32"), kCorpus, modelOptions(), inline_);
     for (double v : gpt2.score("probe_induction")) {
         EXPECT_GE(v, 0.0);
         EXPECT_LE(v, 1.0);
@@ -509,24 +508,25 @@ TEST(HeadSurveyModel, ProbeOnlyForCausalModels) {
     EXPECT_TRUE(bert.probeSequences.empty());
     ASSERT_EQ(gpt2.probeSequences.size(), 2u);
     for (int r = 0; r < 2; ++r) {
-        EXPECT_EQ(gpt2.probeSequences[static_cast<std::size_t>(r)],
-                  analysis::probeTokens(fixture("gpt2_f32")->spec.vocabSize, {5}, 0, r, 4, 556));
+        EXPECT_EQ(
+            gpt2.probeSequences[static_cast<std::size_t>(r)],
+            analysis::probeTokens(fixtureModel("gpt2_f32")->spec.vocabSize, {5}, 0, r, 4, 556));
     }
     // Without bosId the probe starts with the tokenizer's BOS (<|endoftext|> = 556 here), not
     // the corpus's first id (5).
     SurveyOptions explicitBos = modelOptions();
     explicitBos.bosId = 556;
-    EXPECT_EQ(analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, explicitBos, inline_)
+    EXPECT_EQ(analysis::surveyCorpus(*fixtureModel("gpt2_f32"), kCorpus, explicitBos, inline_)
                   .score("probe_induction"),
               gpt2.score("probe_induction"));
     explicitBos.bosId = 5;
-    EXPECT_NE(analysis::surveyCorpus(*fixture("gpt2_f32"), kCorpus, explicitBos, inline_)
+    EXPECT_NE(analysis::surveyCorpus(*fixtureModel("gpt2_f32"), kCorpus, explicitBos, inline_)
                   .score("probe_induction"),
               gpt2.score("probe_induction"));
 }
 
 TEST(HeadSurveyModel, RecomputedMapsGiveTheSameSentence) {
-    const auto m = fixture("llama_f32");
+    const auto m = fixtureModel("llama_f32");
     const forward::ForwardInput input{kCorpus[0], {}};
     const auto recorded = forward::runForward(*m, input);
     forward::ForwardOptions small;
@@ -544,7 +544,7 @@ TEST(HeadSurveyModel, RecomputedMapsGiveTheSameSentence) {
 }
 
 TEST(HeadSurveyModel, BadInputAndCancel) {
-    const auto m = fixture("gpt2_f32");
+    const auto m = fixtureModel("gpt2_f32");
     EXPECT_THROW(analysis::surveyCorpus(*m, {}, modelOptions(), inline_), InvalidArgument);
     EXPECT_THROW(analysis::surveyCorpus(*m, {{5, m->spec.vocabSize}}, modelOptions(), inline_),
                  InvalidArgument);
@@ -552,7 +552,8 @@ TEST(HeadSurveyModel, BadInputAndCancel) {
     shortProbe.probeLength = 1;
     EXPECT_THROW(analysis::surveyCorpus(*m, kCorpus, shortProbe, inline_), InvalidArgument);
     // A bidirectional model runs no probe, so its length does not matter (as the reference).
-    EXPECT_NO_THROW(analysis::surveyCorpus(*fixture("bert_f32"), kCorpus, shortProbe, inline_));
+    EXPECT_NO_THROW(
+        analysis::surveyCorpus(*fixtureModel("bert_f32"), kCorpus, shortProbe, inline_));
     SurveyOptions cancelled = modelOptions();
     cancelled.cancel.cancel();
     EXPECT_THROW(analysis::surveyCorpus(*m, kCorpus, cancelled, inline_), Cancelled);

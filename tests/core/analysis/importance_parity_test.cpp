@@ -18,11 +18,11 @@
 #include <set>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/io/safetensors.h"
@@ -163,17 +163,6 @@ void PrintTo(const Case& c, std::ostream* os) {
     *os << c.name;
 }
 
-// Two threads, one share each: the executor a caller such as the CLI supplies.
-void onThreads(std::size_t n, const std::function<void(std::size_t)>& task) {
-    std::vector<std::thread> threads;
-    for (std::size_t i = 0; i < n; ++i) {
-        threads.emplace_back(task, i);
-    }
-    for (std::thread& t : threads) {
-        t.join();
-    }
-}
-
 class ImportanceParity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ImportanceParity, MatchesPyTorch) {
@@ -192,9 +181,9 @@ TEST_P(ImportanceParity, MatchesPyTorch) {
     options.kvGroups = c.kvGroups;
     options.maskFraction = c.fraction;
     options.seed = c.seed;
-    options.shares = 2;
+    options.shares = 2;  // on two threads, one share each: the executor the CLI supplies
     const analysis::ImportanceResult r =
-        analysis::headImportance(*model, items, options, onThreads);
+        analysis::headImportance(*model, items, options, testing::runOnThreads);
 
     const auto ablated = testing::doubles(f, "ablated_loss");
     const auto delta = testing::doubles(f, "delta_loss");

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/executors.h"
+#include "../support/fixture_model.h"
 #include "../support/test_files.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
@@ -24,12 +25,10 @@
 namespace attnscope::analysis {
 namespace {
 
+using testing::fixtureModel;
+
 namespace fs = std::filesystem;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::shared_ptr<const model::Model> fixture(const std::string& name) {
-    return model::loadModel(fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
-}
 
 constexpr auto inline_ = testing::runInline;
 constexpr auto threads = testing::runOnThreads;
@@ -93,7 +92,7 @@ TEST(SurveyCorpus, TreebankPassesGiveTheDependencyScoringsCounts) {
     ASSERT_EQ(sentences.size(), 6u);
     for (const char* name : {"gpt2_f32", "bert_f32"}) {
         SCOPED_TRACE(name);
-        const auto m = fixture(name);
+        const auto m = fixtureModel(name);
         const SurveyCorpus corpus = surveyCorpusFromTreebank(*m, sentences);
         ASSERT_TRUE(corpus.hasTrees());
         EXPECT_EQ(corpus.read, 6u);
@@ -116,7 +115,7 @@ TEST(SurveyCorpus, TreebankPassesGiveTheDependencyScoringsCounts) {
 }
 
 TEST(SurveyCorpus, LinesAreTokenizedAndTooLongOnesCounted) {
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     std::string longLine;
     for (int k = 0; k < 600; ++k) {
         longLine += "cat ";
@@ -143,7 +142,7 @@ TEST(SurveyCorpus, LinesAreTokenizedAndTooLongOnesCounted) {
 // "!" and symbols such as "$" and "="; its special ids are the tokenizer's declared ones, those
 // the corpus never produced included.
 TEST(SurveyCorpus, PunctuationIsClarksAndSpecialIdsAreTheTokenizers) {
-    const auto bert = fixture("bert_f32");
+    const auto bert = fixtureModel("bert_f32");
     const std::vector<std::string> lines = {"the cat sat."};
     SurveyOptions options;
     addCorpusIds(*bert, surveyCorpusFromLines(*bert, lines), options);
@@ -156,7 +155,7 @@ TEST(SurveyCorpus, PunctuationIsClarksAndSpecialIdsAreTheTokenizers) {
     EXPECT_EQ(options.specialIds, declared);
     // GPT-2 adds nothing around the text, yet <|endoftext|> is special (its BOS, EOS and unk), so
     // the probe never draws it and S4's special mass counts it wherever it occurs.
-    const auto gpt2 = fixture("gpt2_f32");
+    const auto gpt2 = fixtureModel("gpt2_f32");
     const SurveyCorpus plain = surveyCorpusFromLines(*gpt2, lines);
     EXPECT_TRUE(plain.specialIds.empty());
     SurveyOptions g;
@@ -176,7 +175,7 @@ TEST(SurveyCorpus, PunctuationIsClarksAndSpecialIdsAreTheTokenizers) {
 TEST(SurveyCorpus, ReadsAFileOrTakesTheKnownTreebank) {
     const testing::ScratchDir tmp;
     const auto sentences = treebank(tmp);  // writes tiny.conllu: 6 sentences
-    const auto m = fixture("bert_f32");
+    const auto m = fixtureModel("bert_f32");
     const fs::path conllu = tmp.path() / "tiny.conllu";
     const SurveyCorpus first = readSurveyCorpus(*m, conllu, 2);
     EXPECT_TRUE(first.hasTrees());

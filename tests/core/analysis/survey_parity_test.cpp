@@ -20,6 +20,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/io/safetensors.h"
@@ -38,12 +39,6 @@ constexpr double kMdsTol = 1e-5;
 bool discrete(const std::string& name) {
     return name.starts_with("positional") || name == "sink_rate" || name.starts_with("rare_top") ||
            name.find("_abs_tl") != std::string::npos;
-}
-
-void inline_(std::size_t n, const std::function<void(std::size_t)>& task) {
-    for (std::size_t i = 0; i < n; ++i) {
-        task(i);
-    }
 }
 
 struct Case {
@@ -140,7 +135,8 @@ TEST_P(SurveyParity, MatchesTheReference) {
     const auto model = model::loadModel(kFixtures / "checkpoints" / c.model);
     const auto corpus = testing::readIdLists(kDir / c.corpus);
     ASSERT_EQ(std::to_string(corpus.size()), f.metadata().at("sentences"));
-    const analysis::HeadSurvey s = analysis::surveyCorpus(*model, corpus, optionsOf(c), inline_);
+    const analysis::HeadSurvey s =
+        analysis::surveyCorpus(*model, corpus, optionsOf(c), testing::runInline);
     EXPECT_EQ(s.sentences, corpus.size());
     expectScores(s, f);
     expectDistanceAndMds(s, f);

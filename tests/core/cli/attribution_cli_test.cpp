@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "../support/cli_corpus.h"
 #include "../support/h5_reader.h"
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
@@ -206,21 +207,13 @@ TEST(AttributionCliErrors, FlowRefusesMoreThan64TokensAndRolloutDoesNot) {
 // next key: exit code 130, one line, no file.
 TEST(AttributionCliErrors, InterruptWritesNothing) {
     const fs::path model = ATTNSCOPE_DEFAULT_MODEL;
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "vz.h5";
-    const fs::path err = tmp.path() / "err";
     const std::vector<std::int64_t> ids(120, 1000);
-    const testing::CommandRun r = testing::runInterrupted(
-        testing::cliCommand("attribution " + testing::shellQuoted(model) + " --token-ids " +
-                            testing::idList(ids) + " --method value-zeroing --out " +
-                            testing::shellQuoted(out)),
-        err, "value-zeroing ");
-    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
+    const std::string err = testing::expectInterruptWritesNothing(
+        "attribution " + testing::shellQuoted(model) + " --token-ids " + testing::idList(ids) +
+            " --method value-zeroing",
+        "vz.h5", "value-zeroing ");
     // Stopped inside the method, not after it ran to the end.
-    EXPECT_FALSE(testing::contains(testing::readFile(err), "value-zeroing 100%"))
-        << testing::readFile(err);
-    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(testing::contains(err, "value-zeroing 100%")) << err;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cli_corpus.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
 
@@ -134,18 +135,10 @@ TEST(CorefCli, InterruptWritesNothing) {
     if (!fs::is_regular_file(kGumDev)) {
         GTEST_SKIP() << kGumDev << " not found (the shared data folder is absent)";
     }
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "gum.h5";
-    const fs::path err = tmp.path() / "err";
     // Interrupt as soon as the command says it is reading: from then on Ctrl+C ends it cleanly.
-    const testing::CommandRun r = testing::runInterrupted(
-        testing::cliCommand("coref " + testing::shellQuoted(kCheckpoints / "gpt2_f32") + " " +
-                            testing::shellQuoted(kGumDev) + " --threads 1 --out " +
-                            testing::shellQuoted(out)),
-        err, "reading");
-    EXPECT_NE(r.out.find("rc=130"), std::string::npos) << r.out << testing::readFile(err);
-    EXPECT_NE(testing::readFile(err).find("interrupted; nothing written"), std::string::npos);
-    EXPECT_FALSE(fs::exists(out));
+    testing::expectInterruptWritesNothing(
+        testing::modelCommand("coref", kCheckpoints / "gpt2_f32", kGumDev) + " --threads 1",
+        "gum.h5", "reading");
 }
 
 }  // namespace

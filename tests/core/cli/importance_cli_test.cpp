@@ -8,8 +8,10 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/cli_corpus.h"
 #include "../support/h5_reader.h"
 #include "../support/run_command.h"
+#include "../support/shared_data.h"
 #include "../support/test_files.h"
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/model/model.h"
@@ -20,8 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-const fs::path kEwtDev =
-    fs::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+using testing::kEwtDev;
 
 constexpr const char* kSentences =
     "the cat sat on the mat and looked at the door\n"
@@ -30,13 +31,11 @@ constexpr const char* kSentences =
     "she said that it was late\n";
 
 TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
     const fs::path csv = tmp.path() / "importance.csv";
-    const testing::CommandRun run = testing::runCli(
-        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-        testing::shellQuoted(corpus) + " --seed 3 --threads 2 --out " + testing::shellQuoted(csv));
+    const testing::CommandRun run = testing::runOn("importance", kCheckpoints / "bert_f32", corpus,
+                                                   " --seed 3 --threads 2", csv);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(
         run.out, "objective: masked LM, 15 % masked (seed 3); ablation zero per head"))
@@ -85,14 +84,12 @@ TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
 }
 
 TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
     const fs::path h5 = tmp.path() / "importance.h5";
-    const testing::CommandRun run = testing::runCli(
-        "importance " + testing::shellQuoted(kCheckpoints / "llama3_gqa4_f32") + " " +
-        testing::shellQuoted(corpus) +
-        " --kind mean --kv-group --max-sentences 2 --threads 1 --out " + testing::shellQuoted(h5));
+    const testing::CommandRun run =
+        testing::runOn("importance", kCheckpoints / "llama3_gqa4_f32", corpus,
+                       " --kind mean --kv-group --max-sentences 2 --threads 1", h5);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(fs::is_regular_file(h5));
     EXPECT_TRUE(
@@ -108,13 +105,11 @@ TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
 }
 
 TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
     const fs::path h5 = tmp.path() / "importance.h5";
-    const testing::CommandRun run = testing::runCli(
-        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-        testing::shellQuoted(corpus) + " --threads 1 --out " + testing::shellQuoted(h5));
+    const testing::CommandRun run =
+        testing::runOn("importance", kCheckpoints / "bert_f32", corpus, " --threads 1", h5);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const testing::H5Reader f(h5);
     const auto sentence = f.values<std::int64_t>("masked/sentence", H5T_NATIVE_INT64);
@@ -137,11 +132,9 @@ TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
 }
 
 TEST(ImportanceCli, UsageAndDataErrors) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
-    const std::string base = "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-                             testing::shellQuoted(corpus);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
+    const std::string base = testing::modelCommand("importance", kCheckpoints / "bert_f32", corpus);
     EXPECT_EQ(testing::runCli("importance --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(" --out x.txt"), std::string(" --kind half --out x.csv"),
@@ -153,9 +146,7 @@ TEST(ImportanceCli, UsageAndDataErrors) {
     const fs::path out = tmp.path() / "never.csv";
     // No prediction head: one line naming the folder, nothing written.
     const fs::path bare = kCheckpoints / "bert_noprefix_f16";
-    const testing::CommandRun noHead =
-        testing::runCli("importance " + testing::shellQuoted(bare) + " " +
-                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(out));
+    const testing::CommandRun noHead = testing::runOn("importance", bare, corpus, "", out);
     EXPECT_EQ(noHead.exitCode, 1);
     EXPECT_TRUE(
         testing::contains(noHead.err, bare.string() + ": the checkpoint has no prediction head"))
@@ -164,14 +155,12 @@ TEST(ImportanceCli, UsageAndDataErrors) {
     const fs::path lonely = tmp.path() / "lonely.txt";
     testing::writeFile(lonely, "a\n\nb\n");
     const testing::CommandRun none =
-        testing::runCli("importance " + testing::shellQuoted(kCheckpoints / "gpt2_f32") + " " +
-                        testing::shellQuoted(lonely) + " --out " + testing::shellQuoted(out));
+        testing::runOn("importance", kCheckpoints / "gpt2_f32", lonely, "", out);
     EXPECT_EQ(none.exitCode, 1);
     EXPECT_TRUE(testing::contains(none.err, lonely.string() + ": no sentence has a target"))
         << none.err;
-    const testing::CommandRun missing = testing::runCli(
-        "importance " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-        testing::shellQuoted(tmp.path() / "absent.txt") + " --out " + testing::shellQuoted(out));
+    const testing::CommandRun missing =
+        testing::runOn("importance", kCheckpoints / "bert_f32", tmp.path() / "absent.txt", "", out);
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_TRUE(testing::contains(missing.err, "absent.txt")) << missing.err;
     EXPECT_FALSE(fs::exists(out));
@@ -187,21 +176,12 @@ TEST(ImportanceCli, UsageAndDataErrors) {
 
 // Ctrl+C stops a run between passes: exit code 130, one line, no output file.
 TEST(ImportanceCli, InterruptWritesNothing) {
-    if (!fs::is_regular_file(kEwtDev)) {
-        GTEST_SKIP() << kEwtDev << " not found (the shared data folder is absent)";
-    }
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "ewt.h5";
-    const fs::path err = tmp.path() / "err";
+    ATTNSCOPE_SKIP_WITHOUT(kEwtDev);
     // Interrupt once the passes have started.
-    const testing::CommandRun r = testing::runInterrupted(
-        testing::cliCommand(
-            "importance " + testing::shellQuoted(kCheckpoints / "gpt2_sharded_bf16") + " " +
-            testing::shellQuoted(kEwtDev) + " --threads 2 --out " + testing::shellQuoted(out)),
-        err, "Ctrl+C stops");
-    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
-    EXPECT_FALSE(fs::exists(out));
+    testing::expectInterruptWritesNothing(
+        testing::modelCommand("importance", kCheckpoints / "gpt2_sharded_bf16", kEwtDev) +
+            " --threads 2",
+        "ewt.h5", "Ctrl+C stops");
 }
 
 }  // namespace

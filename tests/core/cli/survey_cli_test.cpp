@@ -13,8 +13,11 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "../support/cli_corpus.h"
+#include "../support/executors.h"
 #include "../support/h5_reader.h"
 #include "../support/run_command.h"
+#include "../support/shared_data.h"
 #include "../support/test_files.h"
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/model/model.h"
@@ -27,8 +30,7 @@ namespace fs = std::filesystem;
 using testing::H5Reader;
 
 const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-const fs::path kEwtDev =
-    fs::path(ATTNSCOPE_SHARED_DIR) / "data/ud/UD_English-EWT/en_ewt-ud-dev.conllu";
+using testing::kEwtDev;
 
 constexpr const char* kSentences =
     "the cat sat on the mat, and looked at the door.\n"
@@ -42,13 +44,11 @@ std::vector<std::int32_t> ids(const H5Reader& h5, const char* name) {
 }
 
 TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
     const fs::path csv = tmp.path() / "survey.csv";
     const testing::CommandRun run =
-        testing::runCli("survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(csv));
+        testing::runOn("survey", kCheckpoints / "bert_f32", corpus, "", csv);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(run.out,
                                   ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
@@ -84,16 +84,15 @@ TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
 
 // The file holds surveyCorpus's own result for the same sentences and the options it records.
 TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
     const fs::path h5path = tmp.path() / "survey.h5";
     const fs::path dir = kCheckpoints / "gpt2_f32";
-    const testing::CommandRun run = testing::runCli(
-        "survey " + testing::shellQuoted(dir) + " " + testing::shellQuoted(corpus) +
-        " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9 --sink-eps 0.25 "
-        "--rare-top 3 --positional-threshold 0.5 --out " +
-        testing::shellQuoted(h5path));
+    const testing::CommandRun run =
+        testing::runOn("survey", dir, corpus,
+                       " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9"
+                       " --sink-eps 0.25 --rare-top 3 --positional-threshold 0.5",
+                       h5path);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(run.out, "  induction (probe_induction):")) << run.out;
     const H5Reader h5(h5path);
@@ -121,12 +120,7 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
         sentences.push_back(tokenize::ids(model->tokenizer->encode(line)));
     }
     const analysis::HeadSurvey expected =
-        analysis::surveyCorpus(*model, sentences, options,
-                               [](std::size_t n, const std::function<void(std::size_t)>& task) {
-                                   for (std::size_t i = 0; i < n; ++i) {
-                                       task(i);
-                                   }
-                               });
+        analysis::surveyCorpus(*model, sentences, options, testing::runInline);
     for (const std::string& name : analysis::surveyScoreNames()) {
         const std::vector<double> got =
             h5.values<double>(("scores/" + name).c_str(), H5T_NATIVE_DOUBLE);
@@ -175,8 +169,7 @@ TEST(SurveyCli, TreebankCorpusAddsTheBestDependencyRelation) {
     testing::writeFile(corpus, conllu);
     const fs::path csv = tmp.path() / "survey.csv";
     const fs::path h5path = tmp.path() / "survey.h5";
-    const std::string base = "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-                             testing::shellQuoted(corpus);
+    const std::string base = testing::modelCommand("survey", kCheckpoints / "bert_f32", corpus);
     const testing::CommandRun run =
         testing::runCli(base + " --threads 2 --out " + testing::shellQuoted(csv));
     ASSERT_EQ(run.exitCode, 0) << run.err;
@@ -232,10 +225,8 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
     const fs::path corpus = tmp.path() / "long.txt";
     testing::writeFile(corpus, longLine + kSentences);
     const fs::path csv = tmp.path() / "survey.csv";
-    const std::string model = testing::shellQuoted(kCheckpoints / "gpt2_f32");
-    const testing::CommandRun run =
-        testing::runCli("survey " + model + " " + testing::shellQuoted(corpus) + " --out " +
-                        testing::shellQuoted(csv));
+    const fs::path model = kCheckpoints / "gpt2_f32";
+    const testing::CommandRun run = testing::runOn("survey", model, corpus, "", csv);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(run.out,
                                   ": 4 sentences, 3 surveyed, 1 longer than the model's positions"))
@@ -248,9 +239,7 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
     const fs::path onlyLong = tmp.path() / "only_long.txt";
     testing::writeFile(onlyLong, longLine);
     const fs::path out = tmp.path() / "never.csv";
-    const testing::CommandRun none =
-        testing::runCli("survey " + model + " " + testing::shellQuoted(onlyLong) + " --out " +
-                        testing::shellQuoted(out));
+    const testing::CommandRun none = testing::runOn("survey", model, onlyLong, "", out);
     EXPECT_EQ(none.exitCode, 1);
     EXPECT_TRUE(testing::contains(none.err,
                                   onlyLong.string() + ": no sentence to survey (1 read, 1 longer"))
@@ -259,11 +248,9 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
 }
 
 TEST(SurveyCli, UsageAndDataErrors) {
-    testing::ScratchDir tmp;
-    const fs::path corpus = tmp.path() / "sentences.txt";
-    testing::writeFile(corpus, kSentences);
-    const std::string base = "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-                             testing::shellQuoted(corpus);
+    const testing::CorpusDir tmp(kSentences);
+    const fs::path& corpus = tmp.corpus();
+    const std::string base = testing::modelCommand("survey", kCheckpoints / "bert_f32", corpus);
     EXPECT_EQ(testing::runCli("survey --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(""), std::string(" --out x.txt"), std::string(" --threads 0 --out x.csv"),
@@ -275,14 +262,12 @@ TEST(SurveyCli, UsageAndDataErrors) {
         EXPECT_EQ(testing::runCli(base + bad).exitCode, 2) << bad;
     }
     const fs::path out = tmp.path() / "never.csv";
-    const testing::CommandRun missing = testing::runCli(
-        "survey " + testing::shellQuoted(kCheckpoints / "bert_f32") + " " +
-        testing::shellQuoted(tmp.path() / "absent.txt") + " --out " + testing::shellQuoted(out));
+    const testing::CommandRun missing =
+        testing::runOn("survey", kCheckpoints / "bert_f32", tmp.path() / "absent.txt", "", out);
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_TRUE(testing::contains(missing.err, "absent.txt")) << missing.err;
     const testing::CommandRun noModel =
-        testing::runCli("survey " + testing::shellQuoted(tmp.path() / "nomodel") + " " +
-                        testing::shellQuoted(corpus) + " --out " + testing::shellQuoted(out));
+        testing::runOn("survey", tmp.path() / "nomodel", corpus, "", out);
     EXPECT_EQ(noModel.exitCode, 1);
     EXPECT_TRUE(testing::contains(noModel.err, "nomodel")) << noModel.err;
     EXPECT_FALSE(fs::exists(out));
@@ -290,20 +275,11 @@ TEST(SurveyCli, UsageAndDataErrors) {
 
 // Ctrl+C stops a run between passes: exit code 130, one line, no output file.
 TEST(SurveyCli, InterruptWritesNothing) {
-    if (!fs::is_regular_file(kEwtDev)) {
-        GTEST_SKIP() << kEwtDev << " not found (the shared data folder is absent)";
-    }
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "ewt.h5";
-    const fs::path err = tmp.path() / "err";
-    const testing::CommandRun r = testing::runInterrupted(
-        testing::cliCommand("survey " + testing::shellQuoted(kCheckpoints / "gpt2_sharded_bf16") +
-                            " " + testing::shellQuoted(kEwtDev) + " --threads 2 --out " +
-                            testing::shellQuoted(out)),
-        err, "Ctrl+C stops");
-    EXPECT_TRUE(testing::contains(r.out, "rc=130")) << r.out << testing::readFile(err);
-    EXPECT_TRUE(testing::contains(testing::readFile(err), "interrupted; nothing written"));
-    EXPECT_FALSE(fs::exists(out));
+    ATTNSCOPE_SKIP_WITHOUT(kEwtDev);
+    testing::expectInterruptWritesNothing(
+        testing::modelCommand("survey", kCheckpoints / "gpt2_sharded_bf16", kEwtDev) +
+            " --threads 2",
+        "ewt.h5", "Ctrl+C stops");
 }
 
 }  // namespace

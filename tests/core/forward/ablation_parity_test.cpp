@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/max_abs.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/forward/forward_pass.h"
@@ -138,22 +139,6 @@ void expectEffectsMatch(const model::Model& model, const forward::ForwardResult&
     }
 }
 
-double maxAbsDiff(const float* a, const std::vector<float>& b) {
-    double worst = 0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        worst = std::max(worst, std::abs(static_cast<double>(a[i]) - b[i]));
-    }
-    return worst;
-}
-
-double maxAbs(const std::vector<float>& v) {
-    double worst = 0;
-    for (const float x : v) {
-        worst = std::max(worst, std::abs(static_cast<double>(x)));
-    }
-    return worst;
-}
-
 forward::Interventions parse(
     std::initializer_list<std::pair<const char*, forward::AblationKind>> items) {
     forward::Interventions out;
@@ -177,16 +162,20 @@ void expectMatches(const model::Model& model, const forward::ForwardOptions& opt
     const auto r = forward::runForward(model, {ids, {}}, options);
     const std::vector<float> attention = testing::floats(f, "ablated_attention");
     ASSERT_EQ(r.probs.size(), attention.size()) << what;
-    EXPECT_LE(maxAbsDiff(r.probs.data(), attention), 1e-5) << what;
+    EXPECT_LE(testing::maxAbsDiff(r.probs.data(), attention), 1e-5) << what;
     if (forward::hasPredictionHead(model)) {
         const std::vector<float> expected = testing::floats(f, "ablated_lm_logits");
         const Matrix lm = forward::vocabularyLogits(model, r.hidden);
         ASSERT_EQ(static_cast<std::size_t>(lm.size()), expected.size()) << what;
-        EXPECT_LE(maxAbsDiff(lm.data(), expected) / std::max(1.0, maxAbs(expected)), 1e-4) << what;
+        EXPECT_LE(
+            testing::maxAbsDiff(lm.data(), expected) / std::max(1.0, testing::maxAbs(expected)),
+            1e-4)
+            << what;
     }
     // The reference's clean pass too, so a difference above is the ablation's, not the model's.
     const auto clean = forward::runForward(model, {ids, {}});
-    EXPECT_LE(maxAbsDiff(clean.probs.data(), testing::floats(f, "clean_attention")), 1e-5) << what;
+    EXPECT_LE(testing::maxAbsDiff(clean.probs.data(), testing::floats(f, "clean_attention")), 1e-5)
+        << what;
     expectEffectsMatch(model, clean, r, f, what);
 }
 
@@ -209,7 +198,9 @@ TEST_P(AblationParity, MeanMatchesPyTorch) {
     // The means themselves: pooled over every position of both sentences on both sides.
     const std::vector<float> expected = testing::floats(io::SafetensorsFile(file), "mean_vectors");
     ASSERT_EQ(means->values.size(), expected.size());
-    EXPECT_LE(maxAbsDiff(means->values.data(), expected) / std::max(1.0, maxAbs(expected)), 1e-6);
+    EXPECT_LE(testing::maxAbsDiff(means->values.data(), expected) /
+                  std::max(1.0, testing::maxAbs(expected)),
+              1e-6);
     forward::ForwardOptions options;
     options.interventions =
         parse({{"1-0", forward::AblationKind::Mean}, {"0-g0", forward::AblationKind::Mean}});

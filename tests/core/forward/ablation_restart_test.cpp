@@ -3,12 +3,12 @@
 // both recording modes; recomputeHead rebuilds ablated heads as recorded; zero ablation is HF's
 // head_mask (probs × 0 before ·V), checked against a literal reimplementation of a layer; and
 // computeHeadMeans pools every clean context row.
-#include <cctype>
 #include <ostream>
 
 #include <gtest/gtest.h>
 
 #include "../support/same_bits.h"
+#include "../support/test_names.h"
 #include "ablation_support.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
@@ -33,12 +33,8 @@ struct Restart {
 };
 
 std::string restartName(const ::testing::TestParamInfo<Restart>& info) {
-    std::string name = info.param.model + "_" + forward::ablationKindName(info.param.kind) +
-                       (info.param.budgeted ? "_budgeted_" : "_") + info.param.heads;
-    for (char& c : name) {
-        c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-    }
-    return name;
+    return testing::testName(info.param.model + "_" + forward::ablationKindName(info.param.kind) +
+                             (info.param.budgeted ? "_budgeted_" : "_") + info.param.heads);
 }
 
 void PrintTo(const Restart& c, std::ostream* os) {

@@ -9,14 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/fixture_model.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
 
 namespace attnscope::testing {
-
-inline std::shared_ptr<const model::Model> fixtureModel(const std::string& name) {
-    return model::loadModel(std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints" / name);
-}
 
 // 11 tokens every fixture vocabulary and position table holds.
 inline forward::ForwardInput sentence() {

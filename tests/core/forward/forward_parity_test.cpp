@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/manifest.h"
+#include "../support/max_abs.h"
 #include "../support/reference_file.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
@@ -15,6 +16,8 @@ namespace attnscope {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::maxAbs;
+using testing::maxAbsDiff;
 
 // Probabilities are in [0, 1]; fp32 forward passes that differ only in summation order agree
 // far better than this, so 1e-5 absolute catches any real difference (the product's promise).
@@ -34,22 +37,6 @@ const std::vector<std::string> kCases = {
     "llama3_gqa4_f32",   "mistral_mqa_window_f32",
     "qwen2_gqa2_bf16",
 };
-
-double maxAbsDiff(const float* a, const std::vector<float>& b) {
-    double m = 0.0;
-    for (std::size_t i = 0; i < b.size(); ++i) {
-        m = std::max(m, std::abs(static_cast<double>(a[i]) - b[i]));
-    }
-    return m;
-}
-
-double maxAbs(const std::vector<float>& v) {
-    double m = 0.0;
-    for (float x : v) {
-        m = std::max(m, std::abs(static_cast<double>(x)));
-    }
-    return m;
-}
 
 class ForwardParity : public ::testing::TestWithParam<std::string> {};
 
@@ -107,8 +94,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, ForwardParity, ::testing::ValuesIn(kCases)
                          [](const auto& p) { return p.param; });
 
 TEST(ForwardParityManifest, ManifestListsEveryCase) {
-    ASSERT_TRUE(fs::exists(kCheckpoints / "manifest.json")) << "no manifest in " << kCheckpoints;
-    EXPECT_EQ(testing::manifestCases(kCheckpoints), testing::sortedNames(kCases));
+    testing::expectManifestLists(kCheckpoints, kCases);
 }
 
 }  // namespace

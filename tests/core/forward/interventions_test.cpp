@@ -3,6 +3,7 @@
 // query heads, and that bad interventions are refused with the item named.
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
 #include "ablation_support.h"
 #include "attnscope/analysis/head_stats.h"
 #include "attnscope/base/error.h"
@@ -21,13 +22,7 @@ using testing::withAblations;
 // The message of the InvalidArgument `f` throws; fails the test when it throws none.
 template <class F>
 std::string invalidMessage(F&& f) {
-    try {
-        f();
-    } catch (const InvalidArgument& e) {
-        return e.what();
-    }
-    ADD_FAILURE() << "no InvalidArgument";
-    return {};
+    return testing::errorMessage<InvalidArgument>(std::forward<F>(f));
 }
 
 TEST(AblationList, ParsesHeadsAndGroups) {
@@ -90,7 +85,21 @@ TEST(Ablation, EmptyInterventionsAreThePlainPass) {
     }
 }
 
-class AblationKinds : public ::testing::TestWithParam<std::string> {};
+// GetParam()'s model and its clean pass over sentence(), which each test ablates one way.
+class AblationKinds : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override {
+        m = fixtureModel(GetParam());
+        clean = forward::runForward(*m, sentence());
+    }
+
+    ForwardResult ablated(const forward::ForwardOptions& options) const {
+        return forward::runForward(*m, sentence(), options);
+    }
+
+    std::shared_ptr<const model::Model> m;
+    ForwardResult clean;
+};
 
 // Below the ablated layer nothing changes, and neither do the layer's other heads.
 void expectUnchangedExcept(const ForwardResult& clean, const ForwardResult& ablated, HeadId h) {
@@ -111,11 +120,8 @@ void expectUnchangedExcept(const ForwardResult& clean, const ForwardResult& abla
 }
 
 TEST_P(AblationKinds, ZeroLeavesNoWeightNoOutputAndIsFlagged) {
-    const auto m = fixtureModel(GetParam());
-    const ForwardResult clean = forward::runForward(*m, sentence());
     const HeadId h{0, 1};
-    const ForwardResult r =
-        forward::runForward(*m, sentence(), withAblations("0-1", AblationKind::Zero));
+    const ForwardResult r = ablated(withAblations("0-1", AblationKind::Zero));
     EXPECT_TRUE(r.attention(h).isZero(0));
     EXPECT_TRUE(r.contextOf(h).isZero(0));
     EXPECT_TRUE(r.entropyOf(h).isZero(0));
@@ -132,11 +138,8 @@ TEST_P(AblationKinds, ZeroLeavesNoWeightNoOutputAndIsFlagged) {
 
 // Under a causal mask query 0 sees only key 0, so a clean head's context row 0 is its V row 0.
 TEST_P(AblationKinds, SinkAttendsToTheFirstTokenAndOutputsItsValue) {
-    const auto m = fixtureModel(GetParam());
-    const ForwardResult clean = forward::runForward(*m, sentence());
     const HeadId h{1, 2};
-    const ForwardResult r =
-        forward::runForward(*m, sentence(), withAblations("1-2", AblationKind::Sink));
+    const ForwardResult r = ablated(withAblations("1-2", AblationKind::Sink));
     Matrix oneHot = Matrix::Zero(r.nTokens, r.nTokens);
     oneHot.col(0).setOnes();
     EXPECT_TRUE(sameFloats(r.attention(h), oneHot));
@@ -152,13 +155,11 @@ TEST_P(AblationKinds, SinkAttendsToTheFirstTokenAndOutputsItsValue) {
 }
 
 TEST_P(AblationKinds, MeanReplacesEveryOutputRowAndKeepsTheMap) {
-    const auto m = fixtureModel(GetParam());
-    const ForwardResult clean = forward::runForward(*m, sentence());
     const HeadId h{1, 0};
     forward::ForwardOptions o = withAblations("1-0", AblationKind::Mean);
     o.interventions.means = std::make_shared<forward::HeadMeans>(
         forward::computeHeadMeans(*m, {{5, 6, 7, 8}, {9, 10}}));
-    const ForwardResult r = forward::runForward(*m, sentence(), o);
+    const ForwardResult r = ablated(o);
     for (int q = 0; q < r.nTokens; ++q) {
         EXPECT_TRUE(sameFloats(Matrix(r.contextOf(h).row(q)), Matrix(o.interventions.means->of(h))))
             << q;

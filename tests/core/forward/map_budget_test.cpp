@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/same_bits.h"
+#include "../support/test_names.h"
 #include "attnscope/analysis/head_stats.h"
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
@@ -105,11 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, MapBudget,
                                            "llama3_gqa4_f32", "mistral_mqa_window_f32",
                                            "qwen2_gqa2_bf16", "qwen2_gqa2_bf16@half",
                                            "distilbert_f16@half"),
-                         [](const auto& p) {
-                             std::string name = p.param;
-                             std::replace(name.begin(), name.end(), '@', '_');
-                             return name;
-                         });
+                         [](const auto& p) { return testing::testName(p.param); });
 
 TEST(MapBudgetLimits, ExactlyAtTheBudgetStillRecordsAndMapsAreGuarded) {
     const auto m = model::loadModel(kCheckpoints / "gpt2_f32");

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/checkpoint_copies.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
@@ -19,21 +20,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::expectError;
 
-const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-
-class HostileModel : public ::testing::Test {
-protected:
-    fs::path copy(const std::string& name) { return m_dir.copyOf(kCheckpoints / name, name); }
-
-    template <class Edit>
-    fs::path withConfig(const std::string& name, Edit edit) {
-        const fs::path dir = copy(name);
-        testing::editJson(dir / "config.json", edit);
-        return dir;
-    }
-
-    testing::ScratchDir m_dir;
-};
+class HostileModel : public testing::CheckpointCopies {};
 
 bool hasWarning(const Model& m, const std::string& fragment) {
     for (const std::string& w : m.warnings) {
@@ -159,7 +146,7 @@ TEST_F(HostileModel, NonFiniteWeightsAreReportedNotDrawn) {
     EXPECT_NE(r.warnings[0].find("layer 1 produced NaN or Inf"), std::string::npos)
         << r.warnings[0];
 
-    const auto clean = loadModel(kCheckpoints / "bert_f32");
+    const auto clean = testing::fixtureModel("bert_f32");
     EXPECT_TRUE(forward::runForward(*clean, input, {}).warnings.empty());
     forward::ForwardOptions options;
     for (const float bad :

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/checkpoint_copies.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
@@ -19,33 +20,18 @@ namespace {
 namespace fs = std::filesystem;
 using testing::expectError;
 
-const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
-
-class LlamaLoaderTest : public ::testing::Test {
+class LlamaLoaderTest : public testing::CheckpointCopies {
 protected:
-    fs::path copy(const std::string& name) { return m_dir.copyOf(kCheckpoints / name, name); }
-
     // Drops the tensors whose names contain `part` from the copy's model.safetensors.
     void dropTensors(const fs::path& dir, const std::string& part) {
-        std::vector<testing::RawTensor> kept;
-        {
-            const io::SafetensorsFile f(dir / "model.safetensors");
-            for (const auto& [name, t] : f.tensors()) {
-                if (name.find(part) == std::string::npos) {
-                    kept.push_back({name, std::string(io::dtypeName(t.dtype)), t.shape,
-                                    std::string(reinterpret_cast<const char*>(t.bytes.data()),
-                                                t.bytes.size())});
-                }
-            }
-        }
-        testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(kept));
+        rewriteWeights(
+            dir, [&part](const std::string& name) { return name.find(part) == std::string::npos; },
+            [](const std::string& name) { return name; });
     }
-
-    testing::ScratchDir m_dir;
 };
 
 TEST_F(LlamaLoaderTest, GroupedQueryAttentionAndLlama3Rope) {
-    const auto m = loadModel(kCheckpoints / "llama3_gqa4_f32");
+    const auto m = testing::fixtureModel("llama3_gqa4_f32");
     const ModelSpec& s = m->spec;
     EXPECT_EQ(s.modelType, "llama");
     EXPECT_EQ(s.nHeads, 8);
@@ -65,22 +51,22 @@ TEST_F(LlamaLoaderTest, GroupedQueryAttentionAndLlama3Rope) {
 }
 
 TEST_F(LlamaLoaderTest, TiedHeadPartialRotaryAndBiases) {
-    const auto tied = loadModel(kCheckpoints / "llama_gqa2_headdim_bf16");
+    const auto tied = testing::fixtureModel("llama_gqa2_headdim_bf16");
     EXPECT_EQ(tied->spec.rope.dims, 4);  // head_dim 8 x partial_rotary_factor 0.5
     EXPECT_EQ(tied->spec.prediction, PredictionKind::CausalLm);
     EXPECT_TRUE(tied->weights.prediction.decoder.empty());  // reuses embed_tokens
-    const auto qwen = loadModel(kCheckpoints / "qwen2_gqa2_bf16");
+    const auto qwen = testing::fixtureModel("qwen2_gqa2_bf16");
     EXPECT_EQ(qwen->weights.layers[0].query.bias.size(), 4 * 6);
     EXPECT_EQ(qwen->weights.layers[0].key.bias.size(), 2 * 6);
     EXPECT_EQ(qwen->weights.layers[0].output.bias.size(), 0);
-    const auto llama = loadModel(kCheckpoints / "llama_f32");
+    const auto llama = testing::fixtureModel("llama_f32");
     EXPECT_EQ(llama->weights.layers[1].output.bias.size(), 24);   // attention_bias
     EXPECT_EQ(llama->weights.layers[1].ffnGate.bias.size(), 37);  // mlp_bias
     EXPECT_EQ(llama->spec.rope.scaling, RopeScaling::Linear);
 }
 
 TEST_F(LlamaLoaderTest, MistralSlidingWindowDefaultsAndNull) {
-    EXPECT_EQ(loadModel(kCheckpoints / "mistral_mqa_window_f32")->spec.slidingWindow, 5);
+    EXPECT_EQ(testing::fixtureModel("mistral_mqa_window_f32")->spec.slidingWindow, 5);
     const auto dir = copy("mistral_mqa_window_f32");
     testing::editJson(dir / "config.json", [](auto& j) { j.erase("sliding_window"); });
     EXPECT_EQ(loadModel(dir)->spec.slidingWindow, 4096);  // MistralConfig's default
@@ -89,7 +75,7 @@ TEST_F(LlamaLoaderTest, MistralSlidingWindowDefaultsAndNull) {
     EXPECT_FALSE(unwindowed->spec.slidingWindow.has_value());
     const auto r = forward::runForward(*unwindowed, {{1, 2, 3, 4, 5, 6, 7}, {}});
     EXPECT_EQ(r.maskKind, "causal");
-    const auto w = forward::runForward(*loadModel(kCheckpoints / "mistral_mqa_window_f32"),
+    const auto w = forward::runForward(*testing::fixtureModel("mistral_mqa_window_f32"),
                                        {{1, 2, 3, 4, 5, 6, 7}, {}});
     EXPECT_EQ(w.maskKind, "causal + window 5");
     EXPECT_EQ(w.allowed(6, 1), 0);  // 6 - 1 = 5 is outside a window of 5

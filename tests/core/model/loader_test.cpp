@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/checkpoint_copies.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
@@ -16,42 +17,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::expectError;
-using testing::ScratchDir;
 
-const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+using testing::kFixtureCheckpoints;
 
-class LoaderTest : public ::testing::Test {
-protected:
-    fs::path copy(const std::string& name) {
-        if (!fs::exists(kCheckpoints / name)) {
-            throw std::runtime_error((kCheckpoints / name).string() + " missing");
-        }
-        return m_dir.copyOf(kCheckpoints / name, name);
-    }
-
-    // Rewrites model.safetensors of `dir` keeping only the tensors `keep` accepts, renamed
-    // by `rename`.
-    template <class Keep, class Rename>
-    void rewriteWeights(const fs::path& dir, Keep keep, Rename rename) {
-        std::vector<testing::RawTensor> tensors;
-        {
-            const io::SafetensorsFile f(dir / "model.safetensors");
-            for (const auto& [name, t] : f.tensors()) {
-                if (keep(name)) {
-                    tensors.push_back({rename(name), std::string(io::dtypeName(t.dtype)), t.shape,
-                                       std::string(reinterpret_cast<const char*>(t.bytes.data()),
-                                                   t.bytes.size())});
-                }
-            }
-        }
-        testing::writeFile(dir / "model.safetensors", testing::safetensorsBytes(tensors));
-    }
-
-    ScratchDir m_dir;
-};
+class LoaderTest : public testing::CheckpointCopies {};
 
 TEST_F(LoaderTest, LoadsSpecAndTokenizer) {
-    const auto m = loadModel(kCheckpoints / "bert_f32");
+    const auto m = testing::fixtureModel("bert_f32");
     EXPECT_EQ(m->spec.modelType, "bert");
     EXPECT_EQ(m->spec.nLayers, 2);
     EXPECT_EQ(m->spec.nHeads, 3);
@@ -59,7 +31,7 @@ TEST_F(LoaderTest, LoadsSpecAndTokenizer) {
     EXPECT_EQ(m->tensorPrefix, "bert.");
     EXPECT_EQ(m->storedDtypes, "F32");
     EXPECT_GT(m->parameterCount, 0);
-    const auto g = loadModel(kCheckpoints / "gpt2_sharded_bf16");
+    const auto g = testing::fixtureModel("gpt2_sharded_bf16");
     EXPECT_EQ(g->spec.defaultMask, DefaultMask::Causal);
     EXPECT_EQ(g->storedDtypes, "BF16");
     EXPECT_EQ(g->tensorPrefix, "transformer.");
@@ -72,16 +44,14 @@ TEST_F(LoaderTest, MissingFolderAndConfig) {
 }
 
 TEST_F(LoaderTest, UnknownModelTypeListsSupported) {
-    const auto dir = copy("bert_f32");
-    testing::editJson(dir / "config.json", [](auto& j) { j["model_type"] = "xlnet"; });
+    const auto dir = withConfig("bert_f32", [](auto& j) { j["model_type"] = "xlnet"; });
     expectError<UnsupportedModel>(
         [&] { loadModel(dir); }, {"config.json", "'xlnet'", "bert", "roberta", "distilbert", "gpt2",
                                   "t5", "bart", "marian"});
 }
 
 TEST_F(LoaderTest, ZeroAndNonDivisibleSizes) {
-    const auto dir = copy("bert_f32");
-    testing::editJson(dir / "config.json", [](auto& j) { j["num_hidden_layers"] = 0; });
+    const auto dir = withConfig("bert_f32", [](auto& j) { j["num_hidden_layers"] = 0; });
     expectError<FormatError>([&] { loadModel(dir); },
                              {"config.json", "num_hidden_layers", "positive integer, found 0"});
     testing::editJson(dir / "config.json", [](auto& j) {
@@ -97,8 +67,7 @@ TEST_F(LoaderTest, ZeroAndNonDivisibleSizes) {
 }
 
 TEST_F(LoaderTest, ConfigDisagreesWithTensorShape) {
-    const auto dir = copy("bert_f32");
-    testing::editJson(dir / "config.json", [](auto& j) { j["intermediate_size"] = 38; });
+    const auto dir = withConfig("bert_f32", [](auto& j) { j["intermediate_size"] = 38; });
     expectError<FormatError>(
         [&] { loadModel(dir); },
         {"model.safetensors", "intermediate.dense.weight", "shape [37, 15]", "expected [38, 15]"});
@@ -114,8 +83,7 @@ TEST_F(LoaderTest, MissingTensorIsNamed) {
 }
 
 TEST_F(LoaderTest, WrongArchitectureSaysSo) {
-    const auto dir = copy("gpt2_f32");
-    testing::editJson(dir / "config.json", [](auto& j) {
+    const auto dir = withConfig("gpt2_f32", [](auto& j) {
         j = {{"model_type", "bert"},   {"hidden_size", 18},       {"num_attention_heads", 3},
              {"num_hidden_layers", 2}, {"intermediate_size", 72}, {"vocab_size", 10}};
     });
@@ -148,7 +116,7 @@ TEST_F(LoaderTest, TensorFlowNormNamesAndUnknownTensors) {
 }
 
 TEST_F(LoaderTest, TooManyTokensAndBadIds) {
-    const auto m = loadModel(kCheckpoints / "bert_f32");
+    const auto m = testing::fixtureModel("bert_f32");
     forward::ForwardInput input;
     input.tokenIds.assign(static_cast<std::size_t>(m->spec.maxTokens()) + 1, 5);
     expectError<InvalidArgument>(
@@ -207,7 +175,7 @@ TEST_F(LoaderTest, VocabularyOnlyOpensAnUnrunnableTokenizer) {
 // Issue 6: progress is the fraction of bytes read, not of tensors: a 7 B model has a few
 // hundred tensors of very different sizes. Each step is one tensor's share of the checkpoint.
 TEST_F(LoaderTest, ProgressCountsBytes) {
-    const fs::path dir = kCheckpoints / "gpt2_sharded_bf16";
+    const fs::path dir = kFixtureCheckpoints / "gpt2_sharded_bf16";
     std::vector<double> seen;
     LoadOptions options;
     options.progress = [&seen](double f) { seen.push_back(f); };
@@ -235,7 +203,7 @@ TEST_F(LoaderTest, ProgressCountsBytes) {
 TEST_F(LoaderTest, CancelStopsLoading) {
     LoadOptions options;
     options.cancel.cancel();
-    EXPECT_THROW(loadModel(kCheckpoints / "bert_f32", options), Cancelled);
+    EXPECT_THROW(loadModel(kFixtureCheckpoints / "bert_f32", options), Cancelled);
 }
 
 }  // namespace

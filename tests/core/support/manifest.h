@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 namespace attnscope::testing {
@@ -47,6 +48,14 @@ inline std::vector<std::string> manifestCases(const std::filesystem::path& dir) 
         out.push_back(e.at("case").get<std::string>());
     }
     return sortedNames(std::move(out));
+}
+
+// The manifest of `dir` lists exactly `cases`, the test's own list, in any order: the two lists
+// kept in step.
+inline void expectManifestLists(const std::filesystem::path& dir,
+                                const std::vector<std::string>& cases) {
+    ASSERT_TRUE(std::filesystem::exists(dir / "manifest.json")) << "no manifest in " << dir;
+    EXPECT_EQ(manifestCases(dir), sortedNames(cases));
 }
 
 }  // namespace attnscope::testing

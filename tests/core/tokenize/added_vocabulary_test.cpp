@@ -31,24 +31,30 @@ AddedToken token(std::string content, std::int32_t id) {
 
 const AddedVocabulary::Normalizer kIdentity = [](const NormalizedText& t) { return t; };
 
+// "<mask>" (id 0), its flags set by `flag`, as the only added token.
+template <class Flag>
+AddedVocabulary maskOnly(Flag flag) {
+    AddedToken mask = token("<mask>", 0);
+    flag(mask);
+    return AddedVocabulary({mask}, kIdentity);
+}
+
 TEST(AddedVocabulary, LeftmostLongest) {
     const AddedVocabulary v({token("<a>", 0), token("<a><b>", 1), token("b>", 2)}, kIdentity);
     EXPECT_EQ(render(v, U"x<a><b>y<a>b>"), "x|[<a><b>]|y|[<a>]|[b>]");
 }
 
 TEST(AddedVocabulary, SingleWordNeedsNonWordNeighbours) {
-    AddedToken mask = token("<mask>", 0);
-    mask.singleWord = true;
-    const AddedVocabulary v({mask}, kIdentity);
+    const AddedVocabulary v = maskOnly([](AddedToken& mask) { mask.singleWord = true; });
     EXPECT_EQ(render(v, U"<mask> a<mask> <mask>b, <mask>."),
               "[<mask>]| a<mask> <mask>b, |[<mask>]|.");
 }
 
 TEST(AddedVocabulary, LstripAndRstripSwallowWhitespace) {
-    AddedToken mask = token("<mask>", 0);
-    mask.lstrip = true;
-    mask.rstrip = true;
-    const AddedVocabulary v({mask}, kIdentity);
+    const AddedVocabulary v = maskOnly([](AddedToken& mask) {
+        mask.lstrip = true;
+        mask.rstrip = true;
+    });
     EXPECT_EQ(render(v, U"hi  <mask>\tthere <mask><mask>"),
               "hi|[  <mask>\t]|there|[ <mask>]|[<mask>]");
 }

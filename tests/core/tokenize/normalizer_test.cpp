@@ -4,24 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include "normalized_spans.h"
+
 namespace attnscope::tokenize {
 namespace {
-
-NormalizedText textOf(std::string_view utf8) {
-    const DecodedText d = decodeUtf8(utf8, "test");
-    return makeNormalizedText(d, 0, d.chars.size());
-}
-
-// "char:[begin,end)" for each character, spans in bytes of the original.
-std::vector<std::string> spans(const NormalizedText& t) {
-    std::vector<std::string> out;
-    for (const NormalizedChar& c : t) {
-        std::string s;
-        appendUtf8(s, c.cp);
-        out.push_back(s + ":" + std::to_string(c.origBegin) + "-" + std::to_string(c.origEnd));
-    }
-    return out;
-}
 
 TEST(Normalizer, PrependSharesTheFirstCharactersSpan) {
     NormalizedText t = textOf("éa");

@@ -15,24 +15,10 @@
 #include "attnscope/tokenize/pre_tokenizer.h"
 #include "attnscope/tokenize/precompiled_charsmap.h"
 #include "attnscope/tokenize/tokenizer.h"
+#include "normalized_spans.h"
 
 namespace attnscope::tokenize {
 namespace {
-
-NormalizedText textOf(std::string_view utf8) {
-    const DecodedText d = decodeUtf8(utf8, "test");
-    return makeNormalizedText(d, 0, d.chars.size());
-}
-
-std::vector<std::string> spans(const NormalizedText& t) {
-    std::vector<std::string> out;
-    for (const NormalizedChar& c : t) {
-        std::string s;
-        appendUtf8(s, c.cp);
-        out.push_back(s + ":" + std::to_string(c.origBegin) + "-" + std::to_string(c.origEnd));
-    }
-    return out;
-}
 
 void appendU32(std::string& out, std::uint32_t v) {
     for (int k = 0; k < 4; ++k) {

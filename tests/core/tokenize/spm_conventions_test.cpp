@@ -4,10 +4,15 @@
 // the real files of ../shared (skipped without it). Every sentence of the treebanks is checked
 // against the reference in spm_parity_test.cpp.
 #include <filesystem>
+#include <initializer_list>
+#include <ostream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <gtest/gtest.h>
 
+#include "../support/expect_error.h"
 #include "../support/shared_data.h"
 #include "../support/test_files.h"
 #include "attnscope/base/error.h"
@@ -17,6 +22,7 @@ namespace attnscope::tokenize {
 namespace {
 
 namespace fs = std::filesystem;
+using attnscope::testing::expectError;
 using attnscope::testing::kSharedTokenizers;
 using attnscope::testing::readFile;
 using attnscope::testing::ScratchDir;
@@ -36,106 +42,109 @@ std::string formatError(const fs::path& dir) {
     return "";
 }
 
-// A Marian folder whose vocab.json is `vocabJson`; the .spm files are never reached, the
-// vocabulary being read first.
-fs::path marianWithVocab(const ScratchDir& dir, const std::string& vocabJson) {
-    writeFile(dir.path() / "source.spm", "not reached");
-    writeFile(dir.path() / "target.spm", "not reached");
-    writeFile(dir.path() / "vocab.json", vocabJson);
+// `dir` holding the files `files` (name, bytes).
+fs::path folderWith(const ScratchDir& dir,
+                    std::initializer_list<std::pair<const char*, std::string>> files) {
+    for (const auto& [name, bytes] : files) {
+        writeFile(dir.path() / name, bytes);
+    }
     return dir.path();
 }
 
-TEST(MarianVocabJson, AStringIdNamesThePiece) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"({"</s>": 0, "<unk>": "1"})"));
-    EXPECT_NE(e.find("vocab.json: $.<unk>"), std::string::npos) << e;
-    EXPECT_NE(e.find("\"1\""), std::string::npos) << e;
+// The first 1/`parts` of `file`: a truncated model file.
+std::string firstPart(const fs::path& file, std::size_t parts) {
+    const std::string bytes = readFile(file);
+    return bytes.substr(0, bytes.size() / parts);
 }
 
-TEST(MarianVocabJson, ANegativeIdIsRefused) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"({"</s>": 0, "<unk>": -1})"));
-    EXPECT_NE(e.find("vocab.json: $.<unk>"), std::string::npos) << e;
+// A Marian folder whose vocab.json is `vocabJson`; the .spm files are never reached, the
+// vocabulary being read first.
+fs::path marianWithVocab(const ScratchDir& dir, const std::string& vocabJson) {
+    return folderWith(
+        dir,
+        {{"source.spm", "not reached"}, {"target.spm", "not reached"}, {"vocab.json", vocabJson}});
 }
 
-TEST(MarianVocabJson, AnIdOf2To31IsRefused) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"({"</s>": 0, "<unk>": 2147483648})"));
-    EXPECT_NE(e.find("vocab.json: $.<unk>"), std::string::npos) << e;
+// A broken vocab.json and what its FormatError must say: the file, the JSON path, the reason.
+struct BrokenVocab {
+    std::string name;
+    std::string vocabJson;
+    std::vector<std::string> fragments;
+};
+
+void PrintTo(const BrokenVocab& c, std::ostream* os) {
+    *os << c.name;
 }
 
-TEST(MarianVocabJson, AnIdPastThePiecesIsOutOfRange) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"({"</s>": 0, "<unk>": 7})"));
-    EXPECT_NE(e.find("vocab.json: $.<unk>: id 7 is out of range: the file has 2 pieces"),
-              std::string::npos)
-        << e;
+std::vector<BrokenVocab> brokenVocabs() {
+    return {
+        {"AStringIdNamesThePiece",
+         R"({"</s>": 0, "<unk>": "1"})",
+         {"vocab.json: $.<unk>", "\"1\""}},
+        {"ANegativeIdIsRefused", R"({"</s>": 0, "<unk>": -1})", {"vocab.json: $.<unk>"}},
+        {"AnIdOf2To31IsRefused", R"({"</s>": 0, "<unk>": 2147483648})", {"vocab.json: $.<unk>"}},
+        {"AnIdPastThePiecesIsOutOfRange",
+         R"({"</s>": 0, "<unk>": 7})",
+         {"vocab.json: $.<unk>: id 7 is out of range: the file has 2 pieces"}},
+        // nlohmann::json keeps an object's keys sorted: <pad> comes first.
+        {"ARepeatedIdNamesBothPieces",
+         R"({"</s>": 0, "<unk>": 1, "<pad>": 1})",
+         {"vocab.json: $.<unk>: id 1 is also the id of \"<pad>\""}},
+        {"NotAnObjectIsRefused", R"(["</s>", "<unk>"])", {"vocab.json: $: expected an object"}},
+        {"TheUnknownTokenMustBeThere",
+         R"({"</s>": 0, "a": 1})",
+         {"vocab.json: the unk_token \"<unk>\" is not in the vocabulary"}},
+    };
 }
 
-TEST(MarianVocabJson, ARepeatedIdNamesBothPieces) {
+class MarianVocabJson : public ::testing::TestWithParam<BrokenVocab> {};
+
+TEST_P(MarianVocabJson, IsAFormatErrorNamingThePlace) {
     ScratchDir dir;
-    const std::string e =
-        formatError(marianWithVocab(dir, R"({"</s>": 0, "<unk>": 1, "<pad>": 1})"));
-    // nlohmann::json keeps an object's keys sorted: <pad> comes first.
-    EXPECT_NE(e.find("vocab.json: $.<unk>: id 1 is also the id of \"<pad>\""), std::string::npos)
-        << e;
+    const std::string e = formatError(marianWithVocab(dir, GetParam().vocabJson));
+    for (const std::string& fragment : GetParam().fragments) {
+        EXPECT_NE(e.find(fragment), std::string::npos) << e;
+    }
 }
 
-TEST(MarianVocabJson, NotAnObjectIsRefused) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"(["</s>", "<unk>"])"));
-    EXPECT_NE(e.find("vocab.json: $: expected an object"), std::string::npos) << e;
-}
-
-TEST(MarianVocabJson, TheUnknownTokenMustBeThere) {
-    ScratchDir dir;
-    const std::string e = formatError(marianWithVocab(dir, R"({"</s>": 0, "a": 1})"));
-    EXPECT_NE(e.find("vocab.json: the unk_token \"<unk>\" is not in the vocabulary"),
-              std::string::npos)
-        << e;
-}
+INSTANTIATE_TEST_SUITE_P(Broken, MarianVocabJson, ::testing::ValuesIn(brokenVocabs()),
+                         [](const ::testing::TestParamInfo<BrokenVocab>& param) {
+                             return param.param.name;
+                         });
 
 TEST(SentencePieceFiles, ATruncatedSourceSpmNamesTheFile) {
     ATTNSCOPE_SKIP_WITHOUT(kMarian);
     ScratchDir dir;
-    const std::string spm = readFile(kMarian / "source.spm");
-    writeFile(dir.path() / "source.spm", spm.substr(0, spm.size() / 3));
-    writeFile(dir.path() / "target.spm", readFile(kMarian / "target.spm"));
-    writeFile(dir.path() / "vocab.json", readFile(kMarian / "vocab.json"));
-    const std::string e = formatError(dir.path());
+    const std::string e =
+        formatError(folderWith(dir, {{"source.spm", firstPart(kMarian / "source.spm", 3)},
+                                     {"target.spm", readFile(kMarian / "target.spm")},
+                                     {"vocab.json", readFile(kMarian / "vocab.json")}}));
     EXPECT_NE(e.find("source.spm: not a readable SentencePiece model"), std::string::npos) << e;
 }
 
 TEST(SentencePieceFiles, ATruncatedSpieceModelNamesTheFile) {
     ATTNSCOPE_SKIP_WITHOUT(kAlbert);
     ScratchDir dir;
-    const std::string spm = readFile(kAlbert / "spiece.model");
-    writeFile(dir.path() / "spiece.model", spm.substr(0, spm.size() / 2));
-    writeFile(dir.path() / "tokenizer_config.json", readFile(kAlbert / "tokenizer_config.json"));
-    try {
-        loadTokenizer(dir.path(), "");
-        FAIL() << "a truncated spiece.model loaded";
-    } catch (const FormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("spiece.model: not a readable SentencePiece model"),
-                  std::string::npos)
-            << e.what();
-    }
+    folderWith(dir, {{"spiece.model", firstPart(kAlbert / "spiece.model", 2)},
+                     {"tokenizer_config.json", readFile(kAlbert / "tokenizer_config.json")}});
+    expectError<FormatError>([&] { loadTokenizer(dir.path(), ""); },
+                             {"spiece.model: not a readable SentencePiece model"});
 }
 
 TEST(SentencePieceFiles, SpieceModelOfAnUnknownClassIsUnsupported) {
     ATTNSCOPE_SKIP_WITHOUT(kAlbert);
     ScratchDir dir;
-    writeFile(dir.path() / "spiece.model", readFile(kAlbert / "spiece.model"));
-    writeFile(dir.path() / "tokenizer_config.json", R"({"tokenizer_class": "XLNetTokenizer"})");
+    folderWith(dir, {{"spiece.model", readFile(kAlbert / "spiece.model")},
+                     {"tokenizer_config.json", R"({"tokenizer_class": "XLNetTokenizer"})"}});
     EXPECT_THROW(loadTokenizer(dir.path(), ""), UnsupportedModel);
 }
 
 TEST(SentencePieceFiles, T5WithLegacyFalseIsUnsupported) {
     ATTNSCOPE_SKIP_WITHOUT(kT5);
     ScratchDir dir;
-    writeFile(dir.path() / "spiece.model", readFile(kT5 / "spiece.model"));
-    writeFile(dir.path() / "tokenizer_config.json",
-              R"({"tokenizer_class": "T5Tokenizer", "legacy": false})");
+    folderWith(
+        dir, {{"spiece.model", readFile(kT5 / "spiece.model")},
+              {"tokenizer_config.json", R"({"tokenizer_class": "T5Tokenizer", "legacy": false})"}});
     EXPECT_THROW(loadTokenizer(dir.path(), ""), UnsupportedModel);
 }
 
@@ -175,16 +184,11 @@ TEST(MarianTokenizer, ALeadingLanguageCodeStaysWhole) {
 TEST(MarianTokenizer, AMissingTargetSpmIsAnErrorNotTheSourceSide) {
     ATTNSCOPE_SKIP_WITHOUT(kMarian);
     ScratchDir dir;
-    writeFile(dir.path() / "source.spm", readFile(kMarian / "source.spm"));
-    writeFile(dir.path() / "vocab.json", readFile(kMarian / "vocab.json"));
+    folderWith(dir, {{"source.spm", readFile(kMarian / "source.spm")},
+                     {"vocab.json", readFile(kMarian / "vocab.json")}});
     ASSERT_NE(loadTokenizer(dir.path(), "marian"), nullptr);
-    try {
-        loadTargetTokenizer(dir.path(), "marian");
-        FAIL() << "a Marian folder without target.spm gave a target tokenizer";
-    } catch (const FormatError& e) {
-        EXPECT_NE(std::string(e.what()).find("target.spm: cannot open"), std::string::npos)
-            << e.what();
-    }
+    expectError<FormatError>([&] { loadTargetTokenizer(dir.path(), "marian"); },
+                             {"target.spm: cannot open"});
 }
 
 TEST(MarianTokenizer, AMarianFolderWithoutItsFilesHasNoTokenizer) {

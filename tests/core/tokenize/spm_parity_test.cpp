@@ -21,6 +21,7 @@
 #include "../support/shared_data.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
+#include "parity_support.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -61,37 +62,12 @@ std::vector<SpmCase> spmCases() {
     };
 }
 
-std::string join(const std::vector<std::int32_t>& v) {
-    std::ostringstream out;
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        out << (i ? " " : "") << v[i];
-    }
-    return out.str();
-}
-
-std::size_t countUdSentences(const fs::path& udDir) {
-    std::size_t n = 0;
-    for (const auto& entry : fs::recursive_directory_iterator(udDir)) {
-        if (entry.path().extension() != ".conllu") {
-            continue;
-        }
-        std::ifstream in(entry.path());
-        std::string line;
-        while (std::getline(in, line)) {
-            n += line.starts_with("# text = ") ? 1 : 0;
-        }
-    }
-    return n;
-}
-
 struct Tally {
     std::size_t sentences = 0;
     std::size_t udSentences = 0;
     std::size_t idMismatches = 0;
     std::size_t offsetMismatches = 0;
 };
-
-constexpr std::size_t kMaxReported = 10;
 
 void checkSentence(const Tokenizer& tok, const Json& ref, Tally& tally) {
     const std::string text = ref.at("text").get<std::string>();
@@ -104,27 +80,13 @@ void checkSentence(const Tokenizer& tok, const Json& ref, Tally& tally) {
     if (ours != expected) {
         if (++tally.idMismatches <= kMaxReported) {
             ADD_FAILURE() << source << ": ids differ\n  sentence:  " << text
-                          << "\n  ours:      " << join(ours) << "\n  reference: " << join(expected);
+                          << "\n  ours:      " << joinIds(ours)
+                          << "\n  reference: " << joinIds(expected);
         }
         return;
     }
-    const DecodedText decoded = decodeUtf8(text, "reference sentence");
-    const Json& offsets = ref.at("offsets");
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const Token& t = tokens[i];
-        const auto span = offsets.at(i).get<std::vector<std::size_t>>();
-        const bool consistent = t.charEnd <= decoded.chars.size() &&
-                                t.byteBegin == decoded.byteOffsets[t.charBegin] &&
-                                t.byteEnd == decoded.byteOffsets[t.charEnd];
-        if (t.charBegin != span.at(0) || t.charEnd != span.at(1) || !consistent) {
-            if (++tally.offsetMismatches <= kMaxReported) {
-                ADD_FAILURE() << source << ": token " << i << " (" << t.text << ") spans chars ["
-                              << t.charBegin << ", " << t.charEnd << "), reference [" << span.at(0)
-                              << ", " << span.at(1) << ")\n  sentence: " << text;
-            }
-            return;
-        }
-    }
+    checkSpans(tokens, text, ref.at("offsets"), source, /*withBytes=*/false,
+               tally.offsetMismatches);
 }
 
 void checkMeta(const Tokenizer& tok, const fs::path& metaFile) {
@@ -164,13 +126,7 @@ TEST_P(SpmParity, MatchesReferenceOnEverySentence) {
     checkMeta(*tok, kRefDir / (c.reference + ".meta.json"));
 
     Tally tally;
-    std::ifstream in(refFile);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty()) {
-            checkSentence(*tok, Json::parse(line), tally);
-        }
-    }
+    forEachJsonLine(refFile, [&](const Json& ref) { checkSentence(*tok, ref, tally); });
     std::cout << c.name << ": " << tally.sentences << " sentences (" << tally.udSentences
               << " from UD), " << tally.idMismatches << " id and " << tally.offsetMismatches
               << " offset mismatches\n";
@@ -213,15 +169,9 @@ TEST(SpmVsTokenizerJson, T5SmallSpieceModelGivesItsTokenizerJsonIds) {
         << "tokenize.reference_setup (node tests/reference/tokenizer_ref/make_reference.mjs)";
     const auto tok = loadSpmConventionTokenizer(tokenizers / "t5-small", "t5");
     ASSERT_NE(tok, nullptr);
-    std::ifstream in(refFile);
-    std::string line;
     std::set<std::string> differing;
     std::size_t sentences = 0;
-    while (std::getline(in, line)) {
-        if (line.empty()) {
-            continue;
-        }
-        const Json ref = Json::parse(line);
+    forEachJsonLine(refFile, [&](const Json& ref) {
         const std::string source = ref.at("source").get<std::string>();
         const auto expected = ref.at("rs_ids").get<std::vector<std::int32_t>>();
         const auto ours = ids(tok->encode(ref.at("text").get<std::string>()));
@@ -230,11 +180,11 @@ TEST(SpmVsTokenizerJson, T5SmallSpieceModelGivesItsTokenizerJsonIds) {
             differing.insert(source);
             if (!kT5SlowVsFast.contains(source)) {
                 ADD_FAILURE() << source << ": " << ref.at("text").get<std::string>()
-                              << "\n  spiece.model:   " << join(ours)
-                              << "\n  tokenizer.json: " << join(expected);
+                              << "\n  spiece.model:   " << joinIds(ours)
+                              << "\n  tokenizer.json: " << joinIds(expected);
             }
         }
-    }
+    });
     EXPECT_GT(sentences, 10000u);
     EXPECT_EQ(differing, kT5SlowVsFast);
 }

@@ -3,13 +3,13 @@
 // tokenizer cannot run (a tokenizer.json with a part AttnScope does not implement). Issue 13.
 #include "attnscope/tokenize/token_vocabulary.h"
 
-#include <cctype>
 #include <filesystem>
 
 #include <gtest/gtest.h>
 
 #include "../support/shared_data.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/tokenizer.h"
 
@@ -148,25 +148,24 @@ INSTANTIATE_TEST_SUITE_P(Shared, SameAsTokenizer,
                                            "distilbert-base-uncased", "llama-2",
                                            "TinyLlama-1.1B-Chat-v1.0", "t5-small",
                                            "chemtsv3-gpt2_0.2m-smiles"),
-                         [](const auto& p) {
-                             std::string name = p.param;
-                             for (char& c : name) {
-                                 c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-                             }
-                             return name;
-                         });
+                         [](const auto& p) { return testing::testName(p.param); });
+
+// The vocabulary of a folder holding only `file` of the shared tokenizer folder `name`; it is
+// read whole, so the folder may go.
+std::unique_ptr<const TokenVocabulary> vocabularyOfOnly(const std::string& name,
+                                                        const std::string& file) {
+    const testing::ScratchDir dir;
+    fs::copy_file(kSharedTokenizers / name / file, dir.path() / file);
+    return loadTokenVocabulary(dir.path());
+}
 
 TEST(TokenVocabulary, VocabTxtAndVocabJsonAlone) {
     ATTNSCOPE_SKIP_WITHOUT(kSharedTokenizers);
-    const testing::ScratchDir bert;
-    fs::copy_file(kSharedTokenizers / "bert-base-uncased" / "vocab.txt", bert.path() / "vocab.txt");
-    const auto wordPiece = loadTokenVocabulary(bert.path());
+    const auto wordPiece = vocabularyOfOnly("bert-base-uncased", "vocab.txt");
     ASSERT_NE(wordPiece, nullptr);
     EXPECT_EQ(wordPiece->idToToken(7592), "hello");
     EXPECT_EQ(wordPiece->specialId(SpecialRole::Mask), 103);
-    const testing::ScratchDir gpt2;
-    fs::copy_file(kSharedTokenizers / "gpt2" / "vocab.json", gpt2.path() / "vocab.json");
-    const auto bpe = loadTokenVocabulary(gpt2.path());
+    const auto bpe = vocabularyOfOnly("gpt2", "vocab.json");
     ASSERT_NE(bpe, nullptr);
     EXPECT_EQ(bpe->idToToken(995), "Ġworld");
     EXPECT_EQ(bpe->specialId(SpecialRole::Eos), 50256);

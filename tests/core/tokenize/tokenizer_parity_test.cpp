@@ -30,6 +30,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/unicode.h"
+#include "parity_support.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -220,14 +221,9 @@ std::vector<ParityCase> parityCases() {
     };
 }
 
+// "[1 2 3]": the brackets show an empty list.
 std::string join(const std::vector<std::int32_t>& v) {
-    std::ostringstream out;
-    out << '[';
-    for (std::size_t i = 0; i < v.size(); ++i) {
-        out << (i ? " " : "") << v[i];
-    }
-    out << ']';
-    return out.str();
+    return '[' + joinIds(v) + ']';
 }
 
 std::size_t firstDifference(const std::vector<std::int32_t>& a,
@@ -237,22 +233,6 @@ std::size_t firstDifference(const std::vector<std::int32_t>& a,
         ++i;
     }
     return i;
-}
-
-// The number of "# text = " lines in the treebanks, counted here independently of the script.
-std::size_t countUdSentences(const fs::path& udDir) {
-    std::size_t n = 0;
-    for (const auto& entry : fs::recursive_directory_iterator(udDir)) {
-        if (entry.path().extension() != ".conllu") {
-            continue;
-        }
-        std::ifstream in(entry.path());
-        std::string line;
-        while (std::getline(in, line)) {
-            n += line.starts_with("# text = ") ? 1 : 0;
-        }
-    }
-    return n;
 }
 
 std::vector<std::int32_t> intList(const Json& j) {
@@ -267,8 +247,6 @@ struct Tally {
     std::set<std::string> jsDivergences;
     std::set<std::string> idDifferences;  // the case's knownIdDifferences that did differ
 };
-
-constexpr std::size_t kMaxReported = 10;  // failures printed in full per vocabulary
 
 // A sentence the Rust crate refuses: ours must refuse it too, with a FormatError.
 void checkRefused(const Tokenizer& tok, const std::string& text, const std::string& source,
@@ -319,25 +297,9 @@ void checkSentence(const Tokenizer& tok, const Json& ref, const ParityCase& c, T
         }
         return;
     }
-    const DecodedText decoded = decodeUtf8(text, "reference sentence");
-    const Json& offsets = ref.at("rs_offsets");
-    for (std::size_t i = 0; i < tokens.size(); ++i) {
-        const Token& t = tokens[i];
-        const auto expected = offsets.at(i).get<std::vector<std::size_t>>();
-        // The byte span must be the same span as the code point one.
-        const bool consistent = t.charEnd <= decoded.chars.size() &&
-                                t.byteBegin == decoded.byteOffsets[t.charBegin] &&
-                                t.byteEnd == decoded.byteOffsets[t.charEnd];
-        if (t.charBegin != expected.at(0) || t.charEnd != expected.at(1) || !consistent) {
-            if (++tally.offsetMismatches <= kMaxReported) {
-                ADD_FAILURE() << source << ": token " << i << " (" << t.text << ") spans chars ["
-                              << t.charBegin << ", " << t.charEnd << ") bytes [" << t.byteBegin
-                              << ", " << t.byteEnd << "), reference chars [" << expected.at(0)
-                              << ", " << expected.at(1) << ")\n  sentence: " << text;
-            }
-            return;
-        }
-    }
+    // The byte span must be the same span as the code point one.
+    checkSpans(tokens, text, ref.at("rs_offsets"), source, /*withBytes=*/true,
+               tally.offsetMismatches);
 }
 
 class TokenizerParity : public testing::TestWithParam<ParityCase> {};
@@ -360,13 +322,7 @@ TEST_P(TokenizerParity, MatchesReferenceOnEverySentence) {
     const auto loaded = std::chrono::steady_clock::now();
 
     Tally tally;
-    std::ifstream in(refFile);
-    std::string line;
-    while (std::getline(in, line)) {
-        if (!line.empty()) {
-            checkSentence(*tok, Json::parse(line), c, tally);
-        }
-    }
+    forEachJsonLine(refFile, [&](const Json& ref) { checkSentence(*tok, ref, c, tally); });
     const auto finished = std::chrono::steady_clock::now();
     using Ms = std::chrono::duration<double, std::milli>;
     std::cout << c.name << ": " << tally.sentences << " sentences (" << tally.udSentences

@@ -4,13 +4,14 @@
 
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include "../support/expect_error.h"
 #include "../support/shared_data.h"
 #include "attnscope/base/error.h"
+#include "on_threads.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -140,17 +141,13 @@ TEST(LoadTokenizer, BadConfigNamesStageAndFile) {
     const ModelDir dir("bad_config");
     dir.copy(kData / "tiny_bert" / "vocab.txt", "vocab.txt");
     dir.write("tokenizer_config.json", R"({"do_lower_case": "yes"})");
-    try {
-        loadTokenizer(dir.path(), "bert");
-        ADD_FAILURE() << "no error";
-    } catch (const FormatError& e) {
-        const std::string what = e.what();
-        EXPECT_EQ(what.rfind("loading tokenizer: ", 0), 0u) << what;
-        EXPECT_NE(what.find(R"(tokenizer_config.json: $.do_lower_case: expected true or false, )"
-                            R"(found "yes")"),
-                  std::string::npos)
-            << what;
-    }
+    const std::string what =
+        testing::errorMessage<FormatError>([&] { loadTokenizer(dir.path(), "bert"); });
+    EXPECT_EQ(what.rfind("loading tokenizer: ", 0), 0u) << what;
+    EXPECT_NE(what.find(R"(tokenizer_config.json: $.do_lower_case: expected true or false, )"
+                        R"(found "yes")"),
+              std::string::npos)
+        << what;
 }
 
 // Issue 5: Llama 2 / TinyLlama. The real files live in shared/data/tokenizers.
@@ -211,15 +208,11 @@ TEST(LoadTokenizer, LlamaBosAndEosFollowTokenizerConfig) {
 TEST(LoadTokenizer, CorruptTokenizerModelNamesFileAndReason) {
     const ModelDir dir("corrupt_model");
     dir.write("tokenizer.model", "this is not a protobuf\n");
-    try {
-        loadTokenizer(dir.path(), "llama");
-        ADD_FAILURE() << "no error";
-    } catch (const FormatError& e) {
-        const std::string what = e.what();
-        EXPECT_EQ(what.rfind("loading tokenizer: ", 0), 0u) << what;
-        EXPECT_NE(what.find((dir.path() / "tokenizer.model").string()), std::string::npos) << what;
-        EXPECT_NE(what.find("not a readable SentencePiece model"), std::string::npos) << what;
-    }
+    const std::string what =
+        testing::errorMessage<FormatError>([&] { loadTokenizer(dir.path(), "llama"); });
+    EXPECT_EQ(what.rfind("loading tokenizer: ", 0), 0u) << what;
+    EXPECT_NE(what.find((dir.path() / "tokenizer.model").string()), std::string::npos) << what;
+    EXPECT_NE(what.find("not a readable SentencePiece model"), std::string::npos) << what;
     if (fs::exists(kSharedTokenizers)) {  // a truncated real model fails the same way
         std::ifstream in(kSharedTokenizers / "llama-2" / "tokenizer.model", std::ios::binary);
         std::string head(4096, '\0');
@@ -240,21 +233,14 @@ TEST(Tokenizer, EncodeIsSafeFromSeveralThreads) {
     for (const std::string& t : texts) {
         expected.push_back(ids(tok->encode(t)));
     }
-    std::vector<int> ok(4, 0);
-    std::vector<std::thread> threads;
-    for (std::size_t k = 0; k < ok.size(); ++k) {
-        threads.emplace_back([&, k] {
-            bool same = true;
-            for (std::size_t i = 0; i < texts.size(); ++i) {
-                same = same && ids(tok->encode(texts[(i + k * 50) % texts.size()])) ==
-                                   expected[(i + k * 50) % texts.size()];
-            }
-            ok[k] = same ? 1 : 0;
-        });
-    }
-    for (std::thread& t : threads) {
-        t.join();
-    }
+    const std::vector<int> ok = checkOnThreads(4, [&](std::size_t k) {
+        bool same = true;
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            same = same && ids(tok->encode(texts[(i + k * 50) % texts.size()])) ==
+                               expected[(i + k * 50) % texts.size()];
+        }
+        return same;
+    });
     EXPECT_EQ(ok, (std::vector<int>{1, 1, 1, 1}));
 }
 

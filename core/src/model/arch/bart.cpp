@@ -5,7 +5,6 @@
 // extra rows: positions count from 2. scale_embedding multiplies the token embeddings by
 // sqrt(d_model). The LM head adds `final_logits_bias`, a [1, vocab] buffer.
 #include <cmath>
-#include <deque>
 
 #include "attnscope/base/error.h"
 #include "attnscope/io/json_access.h"
@@ -26,12 +25,7 @@ ModelSpec readStack(const io::JsonFile& config, Variant variant, bool decoder) {
     spec.nHeads = config.positiveInt(side + "attention_heads");
     spec.dFfn = config.positiveInt(side + "ffn_dim");
     spec.vocabSize = config.positiveInt("vocab_size");
-    if (spec.dModel % spec.nHeads != 0) {
-        throw FormatError(file + ": d_model (" + std::to_string(spec.dModel) +
-                          ") is not divisible by " + side + "attention_heads (" +
-                          std::to_string(spec.nHeads) + ")");
-    }
-    spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
+    setHeadDims(spec, file, "d_model", side + "attention_heads");
     const int maxPositions = config.positiveInt("max_position_embeddings");
     spec.positionOffset = variant == Variant::Marian ? 0 : 2;
     spec.maxPositions = maxPositions + spec.positionOffset;
@@ -78,47 +72,25 @@ bool finalNorm(const ModelSpec& s) {
     return s.finalNorm;
 }
 
-const char* kept(const std::string& name) {
-    static std::deque<std::string> names;  // the table keeps pointers; a deque never moves
-    return names.emplace_back(name).c_str();
-}
-
-// A weight and its bias under `base`.
-void linear(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base,
-            bool (*needed)(const ModelSpec&) = nullptr) {
-    e.push_back({weight, kept(base + ".weight"), Layout::LinearOutIn, needed});
-    e.push_back({bias, kept(base + ".bias"), Layout::Plain, needed});
-}
-
-void norm(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base,
-          bool (*needed)(const ModelSpec&) = nullptr) {
-    e.push_back({weight, kept(base + ".weight"), Layout::Plain, needed});
-    e.push_back({bias, kept(base + ".bias"), Layout::Plain, needed});
-}
-
 std::vector<TensorEntry> stackEntries(const std::string& stack) {
     using enum Role;
     std::vector<TensorEntry> e = {{TokenEmbedding, "shared.weight", Layout::Plain}};
     e.push_back(
-        {PositionEmbedding, kept(stack + ".embed_positions.weight"), Layout::Plain, learned});
-    norm(e, EmbeddingNormWeight, EmbeddingNormBias, stack + ".layernorm_embedding", embeddingNorm);
+        {PositionEmbedding, keptName(stack + ".embed_positions.weight"), Layout::Plain, learned});
+    addNorm(e, EmbeddingNormWeight, EmbeddingNormBias, stack + ".layernorm_embedding",
+            embeddingNorm);
     const std::string layer = stack + ".layers.{}.";
-    linear(e, QueryWeight, QueryBias, layer + "self_attn.q_proj");
-    linear(e, KeyWeight, KeyBias, layer + "self_attn.k_proj");
-    linear(e, ValueWeight, ValueBias, layer + "self_attn.v_proj");
-    linear(e, OutputWeight, OutputBias, layer + "self_attn.out_proj");
-    norm(e, AttnNormWeight, AttnNormBias, layer + "self_attn_layer_norm");
+    addAttention(e, layer,
+                 {"self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.out_proj",
+                  "self_attn_layer_norm"});
     if (stack == "decoder") {
-        linear(e, CrossQueryWeight, CrossQueryBias, layer + "encoder_attn.q_proj");
-        linear(e, CrossKeyWeight, CrossKeyBias, layer + "encoder_attn.k_proj");
-        linear(e, CrossValueWeight, CrossValueBias, layer + "encoder_attn.v_proj");
-        linear(e, CrossOutputWeight, CrossOutputBias, layer + "encoder_attn.out_proj");
-        norm(e, CrossNormWeight, CrossNormBias, layer + "encoder_attn_layer_norm");
+        addAttention(e, layer,
+                     {"encoder_attn.q_proj", "encoder_attn.k_proj", "encoder_attn.v_proj",
+                      "encoder_attn.out_proj", "encoder_attn_layer_norm"},
+                     true);
     }
-    linear(e, FfnUpWeight, FfnUpBias, layer + "fc1");
-    linear(e, FfnDownWeight, FfnDownBias, layer + "fc2");
-    norm(e, FfnNormWeight, FfnNormBias, layer + "final_layer_norm");
-    norm(e, FinalNormWeight, FinalNormBias, stack + ".layer_norm", finalNorm);
+    addFeedForward(e, layer, {"fc1", "fc2", "final_layer_norm"});
+    addNorm(e, FinalNormWeight, FinalNormBias, stack + ".layer_norm", finalNorm);
     return e;
 }
 
@@ -133,18 +105,27 @@ const std::vector<const char*> kEncoderIgnored = {"decoder.", "lm_head.", "final
 const std::vector<const char*> kDecoderIgnored = {"encoder.", "decoder.embed_tokens.",
                                                   "decoder.embed_positions."};
 
-const ArchTable kBartDecoder = {
-    "bart", {"model."}, stackEntries("decoder"), kDecoderIgnored, readConfig<Variant::Bart, true>,
-    kLmHead};
-const ArchTable kMBartDecoder = {
-    "mbart", {"model."}, stackEntries("decoder"), kDecoderIgnored, readConfig<Variant::MBart, true>,
-    kLmHead};
-const ArchTable kMarianDecoder = {"marian",
-                                  {"model."},
-                                  stackEntries("decoder"),
-                                  kDecoderIgnored,
-                                  readConfig<Variant::Marian, true>,
-                                  kLmHead};
+// The decoder stack's table holds the LM head; the encoder's (the one arch_table.cpp lists)
+// points to its decoder's.
+template <Variant V>
+ArchTable decoderTable(const char* modelType) {
+    ArchTable t{
+        modelType, {"model."}, stackEntries("decoder"), kDecoderIgnored, readConfig<V, true>};
+    t.prediction = kLmHead;
+    return t;
+}
+
+template <Variant V>
+ArchTable encoderTable(const char* modelType, const ArchTable& decoder) {
+    ArchTable t{
+        modelType, {"model."}, stackEntries("encoder"), kEncoderIgnored, readConfig<V, false>};
+    t.decoder = &decoder;
+    return t;
+}
+
+const ArchTable kBartDecoder = decoderTable<Variant::Bart>("bart");
+const ArchTable kMBartDecoder = decoderTable<Variant::MBart>("mbart");
+const ArchTable kMarianDecoder = decoderTable<Variant::Marian>("marian");
 
 }  // namespace
 
@@ -163,26 +144,8 @@ bool namesOnlyBaseModel(const io::JsonFile& config) {
     return true;
 }
 
-const ArchTable kBart = {"bart",
-                         {"model."},
-                         stackEntries("encoder"),
-                         kEncoderIgnored,
-                         readConfig<Variant::Bart, false>,
-                         {},
-                         &kBartDecoder};
-const ArchTable kMBart = {"mbart",
-                          {"model."},
-                          stackEntries("encoder"),
-                          kEncoderIgnored,
-                          readConfig<Variant::MBart, false>,
-                          {},
-                          &kMBartDecoder};
-const ArchTable kMarian = {"marian",
-                           {"model."},
-                           stackEntries("encoder"),
-                           kEncoderIgnored,
-                           readConfig<Variant::Marian, false>,
-                           {},
-                           &kMarianDecoder};
+const ArchTable kBart = encoderTable<Variant::Bart>("bart", kBartDecoder);
+const ArchTable kMBart = encoderTable<Variant::MBart>("mbart", kMBartDecoder);
+const ArchTable kMarian = encoderTable<Variant::Marian>("marian", kMarianDecoder);
 
 }  // namespace attnscope::model::arch

@@ -9,51 +9,31 @@ namespace {
 
 std::vector<TensorEntry> distilBertEntries() {
     using enum Role;
-    using enum Layout;
-    return {
-        {TokenEmbedding, "embeddings.word_embeddings.weight", Plain},
-        {PositionEmbedding, "embeddings.position_embeddings.weight", Plain},
-        {EmbeddingNormWeight, "embeddings.LayerNorm.weight", Plain},
-        {EmbeddingNormBias, "embeddings.LayerNorm.bias", Plain},
-        {QueryWeight, "transformer.layer.{}.attention.q_lin.weight", LinearOutIn},
-        {QueryBias, "transformer.layer.{}.attention.q_lin.bias", Plain},
-        {KeyWeight, "transformer.layer.{}.attention.k_lin.weight", LinearOutIn},
-        {KeyBias, "transformer.layer.{}.attention.k_lin.bias", Plain},
-        {ValueWeight, "transformer.layer.{}.attention.v_lin.weight", LinearOutIn},
-        {ValueBias, "transformer.layer.{}.attention.v_lin.bias", Plain},
-        {OutputWeight, "transformer.layer.{}.attention.out_lin.weight", LinearOutIn},
-        {OutputBias, "transformer.layer.{}.attention.out_lin.bias", Plain},
-        {AttnNormWeight, "transformer.layer.{}.sa_layer_norm.weight", Plain},
-        {AttnNormBias, "transformer.layer.{}.sa_layer_norm.bias", Plain},
-        {FfnUpWeight, "transformer.layer.{}.ffn.lin1.weight", LinearOutIn},
-        {FfnUpBias, "transformer.layer.{}.ffn.lin1.bias", Plain},
-        {FfnDownWeight, "transformer.layer.{}.ffn.lin2.weight", LinearOutIn},
-        {FfnDownBias, "transformer.layer.{}.ffn.lin2.bias", Plain},
-        {FfnNormWeight, "transformer.layer.{}.output_layer_norm.weight", Plain},
-        {FfnNormBias, "transformer.layer.{}.output_layer_norm.bias", Plain},
+    std::vector<TensorEntry> e = {
+        {TokenEmbedding, "embeddings.word_embeddings.weight", Layout::Plain},
+        {PositionEmbedding, "embeddings.position_embeddings.weight", Layout::Plain},
     };
+    addNorm(e, EmbeddingNormWeight, EmbeddingNormBias, "embeddings.LayerNorm");
+    const std::string layer = "transformer.layer.{}.";
+    addAttention(e, layer,
+                 {"attention.q_lin", "attention.k_lin", "attention.v_lin", "attention.out_lin",
+                  "sa_layer_norm"});
+    addFeedForward(e, layer, {"ffn.lin1", "ffn.lin2", "output_layer_norm"});
+    return e;
 }
 
 ModelSpec readDistilBertConfig(const io::JsonFile& config) {
     const std::string& file = config.fileName();
     ModelSpec spec;
     spec.modelType = "distilbert";
-    spec.dModel = config.positiveInt("dim");
-    spec.nHeads = config.positiveInt("n_heads");
-    spec.nLayers = config.positiveInt("n_layers");
-    spec.dFfn = config.positiveInt("hidden_dim");
-    spec.vocabSize = config.positiveInt("vocab_size");
+    readSizes(config, {"dim", "n_heads", "n_layers", "hidden_dim"}, spec);
     spec.maxPositions =
         config.has("max_position_embeddings") ? config.positiveInt("max_position_embeddings") : 512;
     spec.typeVocabSize = 0;
     spec.padTokenId = config.optionalInt("pad_token_id");
     spec.normEps = 1e-12f;  // fixed in HF's DistilBERT, not configurable
     spec.activation = parseActivation(config.string("activation", "gelu"), file, "activation");
-    if (spec.dModel % spec.nHeads != 0) {
-        throw FormatError(file + ": dim (" + std::to_string(spec.dModel) +
-                          ") is not divisible by n_heads (" + std::to_string(spec.nHeads) + ")");
-    }
-    spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
+    setHeadDims(spec, file, "dim", "n_heads");
     spec.normPlacement = NormPlacement::Post;
     spec.embeddingNorm = true;
     spec.headActivation = spec.activation;
@@ -69,13 +49,8 @@ const ArchTable kDistilBert = {
     {"vocab_transform.", "vocab_layer_norm.", "vocab_projector.", "pre_classifier.", "classifier.",
      "qa_outputs.", "embeddings.position_ids"},
     readDistilBertConfig,
-    {PredictionKind::MaskedLm,
-     {{Role::HeadTransformWeight, "vocab_transform.weight", Layout::LinearOutIn},
-      {Role::HeadTransformBias, "vocab_transform.bias", Layout::Plain},
-      {Role::HeadNormWeight, "vocab_layer_norm.weight", Layout::Plain},
-      {Role::HeadNormBias, "vocab_layer_norm.bias", Layout::Plain}},
-     "vocab_projector.weight",
-     "vocab_projector.bias"},
+    maskedLmHead("vocab_transform", "vocab_layer_norm", "vocab_projector.weight",
+                 "vocab_projector.bias"),
 };
 
 }  // namespace attnscope::model::arch

@@ -56,11 +56,7 @@ ModelSpec readGpt2Config(const io::JsonFile& config) {
     spec.normEps = static_cast<float>(config.number("layer_norm_epsilon", 1e-5));
     spec.activation = parseActivation(config.string("activation_function", "gelu_new"), file,
                                       "activation_function");
-    if (spec.dModel % spec.nHeads != 0) {
-        throw FormatError(file + ": n_embd (" + std::to_string(spec.dModel) +
-                          ") is not divisible by n_head (" + std::to_string(spec.nHeads) + ")");
-    }
-    spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
+    setHeadDims(spec, file, "n_embd", "n_head");
     spec.normPlacement = NormPlacement::Pre;
     spec.embeddingNorm = false;
     spec.finalNorm = true;

@@ -117,14 +117,10 @@ ModelSpec readLlamaConfig(const io::JsonFile& config) {
                             : 2048;
     if (config.has("head_dim")) {
         spec.headDimK = config.positiveInt("head_dim");
-    } else if (spec.dModel % spec.nHeads != 0) {
-        throw FormatError(file + ": hidden_size (" + std::to_string(spec.dModel) +
-                          ") is not divisible by num_attention_heads (" +
-                          std::to_string(spec.nHeads) + ") and there is no head_dim");
+        spec.headDimV = spec.headDimK;
     } else {
-        spec.headDimK = spec.dModel / spec.nHeads;
+        setHeadDims(spec, file, "hidden_size", "num_attention_heads", " and there is no head_dim");
     }
-    spec.headDimV = spec.headDimK;
     spec.typeVocabSize = 0;
     spec.padTokenId = config.optionalInt("pad_token_id");
     spec.normEps = static_cast<float>(config.number("rms_norm_eps", 1e-6));

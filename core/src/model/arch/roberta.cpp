@@ -24,13 +24,7 @@ const ArchTable kRoberta = {
     bertTensorEntries(),
     {"lm_head.", "pooler.", "embeddings.position_ids", "classifier."},
     readRobertaConfig,
-    {PredictionKind::MaskedLm,
-     {{Role::HeadTransformWeight, "lm_head.dense.weight", Layout::LinearOutIn},
-      {Role::HeadTransformBias, "lm_head.dense.bias", Layout::Plain},
-      {Role::HeadNormWeight, "lm_head.layer_norm.weight", Layout::Plain},
-      {Role::HeadNormBias, "lm_head.layer_norm.bias", Layout::Plain}},
-     "lm_head.decoder.weight",
-     "lm_head.bias"},
+    maskedLmHead("lm_head.dense", "lm_head.layer_norm", "lm_head.decoder.weight", "lm_head.bias"),
 };
 
 }  // namespace attnscope::model::arch

@@ -4,7 +4,6 @@
 // initialisation of the query weights). A tied LM head sees the decoder's output times
 // d_model^-0.5. The two stacks share the token embedding `shared.weight`.
 #include <cmath>
-#include <deque>
 
 #include "attnscope/base/error.h"
 #include "bert_family.h"
@@ -92,27 +91,23 @@ ModelSpec readT5Decoder(const io::JsonFile& config) {
 std::vector<TensorEntry> stackEntries(const std::string& stack, int ffnSub) {
     using enum Role;
     using enum Layout;
-    // The names must outlive the table, so they live in static storage (a deque never moves
-    // its elements).
-    static std::deque<std::string> names;
-    const auto name = [&](const std::string& n) { return names.emplace_back(n).c_str(); };
     const std::string block = stack + ".block.{}.layer.";
     const std::string ffn = block + std::to_string(ffnSub) + ".";
     return {
         {TokenEmbedding, "shared.weight", Plain},
         {RelativeBias,
-         name(stack + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight"), Plain},
-        {AttnNormWeight, name(block + "0.layer_norm.weight"), Plain},
-        {QueryWeight, name(block + "0.SelfAttention.q.weight"), LinearOutIn},
-        {KeyWeight, name(block + "0.SelfAttention.k.weight"), LinearOutIn},
-        {ValueWeight, name(block + "0.SelfAttention.v.weight"), LinearOutIn},
-        {OutputWeight, name(block + "0.SelfAttention.o.weight"), LinearOutIn},
-        {FfnNormWeight, name(ffn + "layer_norm.weight"), Plain},
-        {FfnUpWeight, name(ffn + "DenseReluDense.wi.weight"), LinearOutIn, plain},
-        {FfnGateWeight, name(ffn + "DenseReluDense.wi_0.weight"), LinearOutIn, gated},
-        {FfnUpWeight, name(ffn + "DenseReluDense.wi_1.weight"), LinearOutIn, gated},
-        {FfnDownWeight, name(ffn + "DenseReluDense.wo.weight"), LinearOutIn},
-        {FinalNormWeight, name(stack + ".final_layer_norm.weight"), Plain},
+         keptName(stack + ".block.0.layer.0.SelfAttention.relative_attention_bias.weight"), Plain},
+        {AttnNormWeight, keptName(block + "0.layer_norm.weight"), Plain},
+        {QueryWeight, keptName(block + "0.SelfAttention.q.weight"), LinearOutIn},
+        {KeyWeight, keptName(block + "0.SelfAttention.k.weight"), LinearOutIn},
+        {ValueWeight, keptName(block + "0.SelfAttention.v.weight"), LinearOutIn},
+        {OutputWeight, keptName(block + "0.SelfAttention.o.weight"), LinearOutIn},
+        {FfnNormWeight, keptName(ffn + "layer_norm.weight"), Plain},
+        {FfnUpWeight, keptName(ffn + "DenseReluDense.wi.weight"), LinearOutIn, plain},
+        {FfnGateWeight, keptName(ffn + "DenseReluDense.wi_0.weight"), LinearOutIn, gated},
+        {FfnUpWeight, keptName(ffn + "DenseReluDense.wi_1.weight"), LinearOutIn, gated},
+        {FfnDownWeight, keptName(ffn + "DenseReluDense.wo.weight"), LinearOutIn},
+        {FinalNormWeight, keptName(stack + ".final_layer_norm.weight"), Plain},
     };
 }
 

@@ -1,4 +1,4 @@
-#include "analyses/attribution/method_selector.h"
+#include "views/method_selector.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>

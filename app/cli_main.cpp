@@ -73,11 +73,11 @@ int main(int argc, char** argv) {
 
     auto* info =
         app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
-    info->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+    cli::addModelDirArgument(*info, modelDir);
     commands.emplace_back(info, [&] { return cli::runInfo(modelDir); });
 
     auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");
-    tok->add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+    cli::addModelDirArgument(*tok, modelDir);
     tok->add_option("TEXT", text, "Text to tokenize")->required();
     tok->add_flag("--no-special", noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
     commands.emplace_back(tok, [&] { return cli::runTokenize(modelDir, text, !noSpecial); });

@@ -1,4 +1,4 @@
-#include "analyses/predictions/prediction_panel.h"
+#include "panels/prediction_panel.h"
 
 #include <algorithm>
 #include <cmath>

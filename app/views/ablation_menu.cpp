@@ -1,4 +1,4 @@
-#include "analyses/ablation/ablation_menu.h"
+#include "views/ablation_menu.h"
 
 #include <QAction>
 #include <QKeySequence>

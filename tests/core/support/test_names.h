@@ -1,0 +1,18 @@
+// gtest accepts only letters, digits and '_' in the name of a parameterized test; the tests
+// named after checkpoints and tokenizer folders ("qwen2_gqa2_bf16@half", "bert-base-uncased")
+// spell them with '_' in place of every other character.
+#pragma once
+
+#include <cctype>
+#include <string>
+
+namespace attnscope::testing {
+
+inline std::string testName(std::string name) {
+    for (char& c : name) {
+        c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    }
+    return name;
+}
+
+}  // namespace attnscope::testing
