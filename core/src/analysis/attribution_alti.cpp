@@ -169,15 +169,15 @@ double layerContributions(const model::Model& model, int layer, const LayerTerms
 
 Attribution alti(const model::Model& model, const forward::ForwardResult& pass,
                  const AttributionOptions& options) {
-    Attribution a = emptyAttribution(AttributionMethod::Alti, pass, true);
-    forEachLayerMap(model, pass, options.cancel, true,
-                    [&](int l, const LayerTerms& t, std::size_t at) {
-                        a.reconstructionError.push_back(
-                            layerContributions(model, l, t, a.perLayer.values.data() + at));
-                        if (options.progress) {
-                            options.progress(static_cast<double>(l + 1) / pass.nLayers);
-                        }
-                    });
+    Attribution a =
+        perLayerAttribution(AttributionMethod::Alti, model, pass, options.cancel,
+                            [&](int l, const LayerTerms& t, Attribution& out, std::size_t at) {
+                                out.reconstructionError.push_back(layerContributions(
+                                    model, l, t, out.perLayer.values.data() + at));
+                                if (options.progress) {
+                                    options.progress(static_cast<double>(l + 1) / pass.nLayers);
+                                }
+                            });
     a.layers = rollout(a.perLayer);  // A11: the residual is inside C, so no identity is added
     return a;
 }

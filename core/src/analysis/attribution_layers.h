@@ -85,4 +85,17 @@ Attribution valueZeroing(const model::Model& model, const forward::ForwardResult
 Attribution emptyAttribution(AttributionMethod method, const forward::ForwardResult& pass,
                              bool withPerLayer = false);
 
+// The methods that keep each layer's own map (ALTI, value zeroing): an empty Attribution of
+// `method` with its perLayer maps, filled by visit(l, t, a, at) on every layer's terms, the
+// attention output included (forEachLayerMap).
+template <class Visit>
+Attribution perLayerAttribution(AttributionMethod method, const model::Model& model,
+                                const forward::ForwardResult& pass, const CancelToken& cancel,
+                                Visit&& visit) {
+    Attribution a = emptyAttribution(method, pass, true);
+    forEachLayerMap(model, pass, cancel, true,
+                    [&](int l, const LayerTerms& t, std::size_t at) { visit(l, t, a, at); });
+    return a;
+}
+
 }  // namespace attnscope::analysis::detail

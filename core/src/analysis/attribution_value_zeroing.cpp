@@ -110,15 +110,14 @@ void postProcess(const BoolMatrix& allowed, const double* raw, double* out, Eige
 
 Attribution valueZeroing(const model::Model& model, const forward::ForwardResult& pass,
                          const AttributionOptions& options) {
-    Attribution a = emptyAttribution(AttributionMethod::ValueZeroing, pass, true);
-    forEachLayerMap(model, pass, options.cancel, true,
-                    [&](int l, const LayerTerms& t, std::size_t at) {
-                        layerScores(model, l, t, a.perLayer.values.data() + at, options,
-                                    static_cast<double>(l) / pass.nLayers, 1.0 / pass.nLayers);
-                        postProcess(pass.allowed, a.perLayer.values.data() + at,
-                                    a.layers.values.data() + at, pass.nTokens);
-                    });
-    return a;
+    return perLayerAttribution(AttributionMethod::ValueZeroing, model, pass, options.cancel,
+                               [&](int l, const LayerTerms& t, Attribution& out, std::size_t at) {
+                                   layerScores(model, l, t, out.perLayer.values.data() + at,
+                                               options, static_cast<double>(l) / pass.nLayers,
+                                               1.0 / pass.nLayers);
+                                   postProcess(pass.allowed, out.perLayer.values.data() + at,
+                                               out.layers.values.data() + at, pass.nTokens);
+                               });
 }
 
 }  // namespace attnscope::analysis::detail

@@ -2,34 +2,24 @@
 #include <algorithm>
 
 #include "attnscope/analysis/coref_scoring.h"
+#include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 
 namespace attnscope::analysis {
 
 std::string_view mentionGroupName(MentionGroup g) {
-    switch (g) {
-        case MentionGroup::All:
-            return "all";
-        case MentionGroup::Pronoun:
-            return "pronoun";
-        case MentionGroup::Proper:
-            return "proper";
-        case MentionGroup::Nominal:
-            return "nominal";
-    }
-    return "all";
+    static constexpr EnumName<MentionGroup> kNames[] = {{MentionGroup::All, "all"},
+                                                        {MentionGroup::Pronoun, "pronoun"},
+                                                        {MentionGroup::Proper, "proper"},
+                                                        {MentionGroup::Nominal, "nominal"}};
+    return nameIn(kNames, g, "all");
 }
 
 std::string_view corefBaselineName(CorefBaseline b) {
-    switch (b) {
-        case CorefBaseline::Nearest:
-            return "nearest";
-        case CorefBaseline::HeadMatch:
-            return "head_match";
-        case CorefBaseline::Sieve:
-            return "sieve";
-    }
-    return "nearest";
+    static constexpr EnumName<CorefBaseline> kNames[] = {{CorefBaseline::Nearest, "nearest"},
+                                                         {CorefBaseline::HeadMatch, "head_match"},
+                                                         {CorefBaseline::Sieve, "sieve"}};
+    return nameIn(kNames, b, "nearest");
 }
 
 CorefCorpus CorefCorpus::read(const std::string& path, const text::CorefOptions& options) {

@@ -8,6 +8,8 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include <Eigen/Eigenvalues>
 
@@ -188,23 +190,18 @@ std::string surveyScoreUnit(const std::string& name) {
     if (std::find(names.begin(), names.end(), name) == names.end()) {
         throw InvalidArgument("head survey: no score named '" + name + "'");
     }
-    if (name == "entropy") {
-        return "nats";
-    }
-    if (name == "entropy_norm") {
-        return "fraction of ln m (0-1)";
-    }
-    if (name == "sink_rate") {
-        return "fraction of sentences (0-1; Gu et al. print 100x)";
-    }
-    if (name == "positional_offset") {
-        return "tokens (key - query)";
-    }
-    if (name == "positional") {
-        return "0 or 1";
-    }
-    if (name == "positional_frequency") {
-        return "fraction of rows (0-1)";
+    static constexpr std::pair<std::string_view, std::string_view> kUnits[] = {
+        {"entropy", "nats"},
+        {"entropy_norm", "fraction of ln m (0-1)"},
+        {"sink_rate", "fraction of sentences (0-1; Gu et al. print 100x)"},
+        {"positional_offset", "tokens (key - query)"},
+        {"positional", "0 or 1"},
+        {"positional_frequency", "fraction of rows (0-1)"},
+    };
+    for (const auto& [score, unit] : kUnits) {
+        if (name == score) {
+            return std::string(unit);
+        }
     }
     if (name.starts_with("rare_top")) {
         return "fraction of eligible sentences (0-1)";

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 
 namespace attnscope::analysis {
@@ -47,15 +48,10 @@ void checkUnits(Eigen::Index nTokens, const std::vector<std::vector<int>>& unitT
 }  // namespace
 
 std::string_view aggregationName(FromAggregation agg) {
-    switch (agg) {
-        case FromAggregation::Mean:
-            return "mean";
-        case FromAggregation::First:
-            return "first";
-        case FromAggregation::Max:
-            return "max";
-    }
-    return "mean";
+    static constexpr EnumName<FromAggregation> kNames[] = {{FromAggregation::Mean, "mean"},
+                                                           {FromAggregation::First, "first"},
+                                                           {FromAggregation::Max, "max"}};
+    return nameIn(kNames, agg, "mean");
 }
 
 Matrix wordAttention(const Eigen::Ref<const Matrix>& tokenAttention,

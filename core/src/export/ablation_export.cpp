@@ -72,24 +72,17 @@ void addCausalRows(CsvWriter& csv, const analysis::CausalEffects& c, const Ablat
 }
 
 void writeMaskedH5(const Writer& w, const AblationEffects& e, const AblationFileInfo& info) {
-    std::vector<std::int64_t> position, target;
-    std::vector<std::int8_t> text;
-    std::vector<double> clean, ablated, delta;
-    for (const analysis::MaskedTargetEffect& t : e.masked) {
-        position.push_back(t.target.position);
-        target.push_back(t.target.originalId);
-        text.push_back(inText(info, t.target.position) ? 1 : 0);
-        clean.push_back(t.logpClean);
-        ablated.push_back(t.logpAblated);
-        delta.push_back(t.deltaLogp);
-    }
-    const std::vector<hsize_t> dims = {e.masked.size()};
-    w.dataset("masked/position", H5T_NATIVE_INT64, dims, position.data());
-    w.dataset("masked/target_id", H5T_NATIVE_INT64, dims, target.data());
-    w.dataset("masked/in_text", H5T_NATIVE_INT8, dims, text.data());
-    w.dataset("masked/logp_clean", H5T_NATIVE_DOUBLE, dims, clean.data());
-    w.dataset("masked/logp_ablated", H5T_NATIVE_DOUBLE, dims, ablated.data());
-    w.dataset("masked/delta_logp", H5T_NATIVE_DOUBLE, dims, delta.data());
+    using Effect = analysis::MaskedTargetEffect;
+    w.column("masked/position", e.masked,
+             [](const Effect& t) { return std::int64_t{t.target.position}; });
+    w.column("masked/target_id", e.masked,
+             [](const Effect& t) { return std::int64_t{t.target.originalId}; });
+    w.column("masked/in_text", e.masked, [&](const Effect& t) {
+        return static_cast<std::int8_t>(inText(info, t.target.position) ? 1 : 0);
+    });
+    w.column("masked/logp_clean", e.masked, [](const Effect& t) { return t.logpClean; });
+    w.column("masked/logp_ablated", e.masked, [](const Effect& t) { return t.logpAblated; });
+    w.column("masked/delta_logp", e.masked, [](const Effect& t) { return t.deltaLogp; });
 }
 
 void writeCausalH5(const Writer& w, const analysis::CausalEffects& c) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 #include "hdf5_support.h"
 
@@ -60,33 +61,42 @@ constexpr DatasetSpec kDatasets[] = {
      "one (pre-LN models; inseq's rule)"},
 };
 
-const char* dimsOf(Part part) {
+// A part's axes, outermost first: they give both its dims and its "dims" attribute.
+enum class Axis { Layer, Head, Query, Key };
+
+std::vector<Axis> axesOf(Part part) {
+    using enum Axis;
     switch (part) {
         case Part::Heads:
-            return "layer, head, query, key";
+            return {Layer, Head, Query, Key};
         case Part::TransformedNorm:
-            return "layer, head, key";
+            return {Layer, Head, Key};
         case Part::ReconstructionError:
-            return "layer";
+            return {Layer};
         default:
-            return "layer, query, key";
+            return {Layer, Query, Key};
     }
+}
+
+std::string dimsOf(Part part) {
+    static constexpr EnumName<Axis> kNames[] = {
+        {Axis::Layer, "layer"}, {Axis::Head, "head"}, {Axis::Query, "query"}, {Axis::Key, "key"}};
+    std::string dims;
+    for (const Axis axis : axesOf(part)) {
+        dims.append(dims.empty() ? "" : ", ").append(nameIn(kNames, axis, "?"));
+    }
+    return dims;
 }
 
 struct Shape {
     hsize_t layers, heads, n;
 
     std::vector<hsize_t> dims(Part part) const {
-        switch (part) {
-            case Part::Heads:
-                return {layers, heads, n, n};
-            case Part::TransformedNorm:
-                return {layers, heads, n};
-            case Part::ReconstructionError:
-                return {layers};
-            default:
-                return {layers, n, n};
+        std::vector<hsize_t> sizes;
+        for (const Axis axis : axesOf(part)) {
+            sizes.push_back(axis == Axis::Layer ? layers : axis == Axis::Head ? heads : n);
         }
+        return sizes;
     }
 
     std::size_t count(Part part) const {

@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <filesystem>
 #include <initializer_list>
+#include <iterator>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -65,6 +67,20 @@ private:
     void* m_data = nullptr;
 };
 
+// HDF5's native type for the element types the exporters write (H5T_NATIVE_* are not
+// constants: each opens the library).
+template <class T>
+hid_t nativeType() {
+    if constexpr (std::is_same_v<T, double>) {
+        return H5T_NATIVE_DOUBLE;
+    } else if constexpr (std::is_same_v<T, std::int64_t>) {
+        return H5T_NATIVE_INT64;
+    } else {
+        static_assert(std::is_same_v<T, std::int8_t>, "no HDF5 type for this column");
+        return H5T_NATIVE_INT8;
+    }
+}
+
 class Writer {
 public:
     Writer(hid_t file, std::string name) : m_file(file), m_name(std::move(name)) {}
@@ -90,6 +106,19 @@ public:
         Handle set(H5Dcreate2(m_file, name, type, space, links, plist, H5P_DEFAULT), H5Dclose,
                    m_name + ": " + name + ": cannot create dataset");
         check(H5Dwrite(set, type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data), name);
+    }
+
+    // A 1-D dataset of field(r) for every record r, of the field's type: a list of records
+    // written as one dataset per field, each named beside the field it holds.
+    template <class Records, class Field>
+    void column(const char* name, const Records& records, Field field) const {
+        using T = std::decay_t<decltype(field(*std::begin(records)))>;
+        std::vector<T> values;
+        values.reserve(std::size(records));
+        for (const auto& r : records) {
+            values.push_back(field(r));
+        }
+        dataset(name, nativeType<T>(), {values.size()}, values.data());
     }
 
     // A 1-D dataset of variable-length UTF-8 strings (h5py reads them as str).

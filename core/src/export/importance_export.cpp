@@ -47,16 +47,12 @@ std::vector<std::int64_t> ranks(const ImportanceResult& r) {
 
 // The masked LM's targets as three parallel int64 arrays under masked/.
 void writeMasked(const Writer& w, const std::vector<analysis::ImportanceMaskedTarget>& masked) {
-    std::vector<std::int64_t> sentence, position, target;
-    for (const analysis::ImportanceMaskedTarget& t : masked) {
-        sentence.push_back(static_cast<std::int64_t>(t.sentence));
-        position.push_back(t.position);
-        target.push_back(t.originalId);
-    }
-    const std::vector<hsize_t> dims = {masked.size()};
-    w.dataset("masked/sentence", H5T_NATIVE_INT64, dims, sentence.data());
-    w.dataset("masked/position", H5T_NATIVE_INT64, dims, position.data());
-    w.dataset("masked/target_id", H5T_NATIVE_INT64, dims, target.data());
+    using Target = analysis::ImportanceMaskedTarget;
+    w.column("masked/sentence", masked,
+             [](const Target& t) { return static_cast<std::int64_t>(t.sentence); });
+    w.column("masked/position", masked, [](const Target& t) { return std::int64_t{t.position}; });
+    w.column("masked/target_id", masked,
+             [](const Target& t) { return std::int64_t{t.originalId}; });
 }
 
 }  // namespace
@@ -109,19 +105,12 @@ void writeImportanceH5(const fs::path& path, const ImportanceResult& r,
         w.dataset("ablated_accuracy", H5T_NATIVE_DOUBLE, dims, r.ablatedAccuracy.data());
         const std::vector<std::int64_t> order(r.order.begin(), r.order.end());
         w.dataset("order", H5T_NATIVE_INT64, {order.size()}, order.data());
-        std::vector<double> fraction, loss, accuracy;
-        std::vector<std::int64_t> removed;
-        for (const analysis::PruningPoint& p : r.pruning) {
-            fraction.push_back(p.fraction);
-            removed.push_back(p.removed);
-            loss.push_back(p.loss);
-            accuracy.push_back(p.accuracy);
-        }
-        const std::vector<hsize_t> points = {r.pruning.size()};
-        w.dataset("pruning/fraction", H5T_NATIVE_DOUBLE, points, fraction.data());
-        w.dataset("pruning/removed", H5T_NATIVE_INT64, points, removed.data());
-        w.dataset("pruning/loss", H5T_NATIVE_DOUBLE, points, loss.data());
-        w.dataset("pruning/accuracy", H5T_NATIVE_DOUBLE, points, accuracy.data());
+        using Point = analysis::PruningPoint;
+        w.column("pruning/fraction", r.pruning, [](const Point& p) { return p.fraction; });
+        w.column("pruning/removed", r.pruning,
+                 [](const Point& p) { return std::int64_t{p.removed}; });
+        w.column("pruning/loss", r.pruning, [](const Point& p) { return p.loss; });
+        w.column("pruning/accuracy", r.pruning, [](const Point& p) { return p.accuracy; });
         if (!r.masked.empty()) {
             writeMasked(w, r.masked);
         }

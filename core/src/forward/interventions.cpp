@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "head_ablation.h"
@@ -10,15 +11,9 @@
 namespace attnscope::forward {
 
 std::string ablationKindName(AblationKind kind) {
-    switch (kind) {
-        case AblationKind::Zero:
-            return "zero";
-        case AblationKind::Mean:
-            return "mean";
-        case AblationKind::Sink:
-            return "sink";
-    }
-    return "?";
+    static constexpr EnumName<AblationKind> kNames[] = {
+        {AblationKind::Zero, "zero"}, {AblationKind::Mean, "mean"}, {AblationKind::Sink, "sink"}};
+    return std::string(nameIn(kNames, kind, "?"));
 }
 
 std::string describe(const HeadAblation& a) {

@@ -52,65 +52,6 @@ bool matchesPattern(std::string_view name, std::string_view pattern) {
     return true;
 }
 
-// The [rows, cols] a role must have, in nn.Linear [out, in] terms; cols == 0 for vectors.
-std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
-    const int q = s.nHeads * s.headDimK;
-    const int k = s.nKvHeads * s.headDimK;
-    const int v = s.nKvHeads * s.headDimV;
-    switch (role) {
-        case Role::TokenEmbedding:
-        case Role::HeadDecoderWeight:
-            return {s.vocabSize, s.dModel};
-        case Role::PositionEmbedding:
-            return {s.maxPositions, s.dModel};
-        case Role::TokenTypeEmbedding:
-            return {s.typeVocabSize, s.dModel};
-        case Role::QueryWeight:
-        case Role::CrossQueryWeight:
-            return {q, s.dModel};
-        case Role::KeyWeight:
-        case Role::CrossKeyWeight:
-            return {k, s.dModel};
-        case Role::QueryBias:
-        case Role::CrossQueryBias:
-            return {q, 0};
-        case Role::KeyBias:
-        case Role::CrossKeyBias:
-            return {k, 0};
-        case Role::ValueWeight:
-        case Role::CrossValueWeight:
-            return {v, s.dModel};
-        case Role::ValueBias:
-        case Role::CrossValueBias:
-            return {v, 0};
-        case Role::RelativeBias:
-            return {s.relativeBuckets, s.nHeads};
-        case Role::QkvWeight:
-            return {q + k + v, s.dModel};
-        case Role::QkvBias:
-            return {q + k + v, 0};
-        case Role::OutputWeight:
-        case Role::CrossOutputWeight:
-            return {s.dModel, s.nHeads * s.headDimV};
-        case Role::HeadTransformWeight:
-            return {s.dModel, s.dModel};
-        case Role::HeadDecoderBias:
-            return {s.vocabSize, 0};
-        case Role::FinalLogitsBias:
-            return {1, s.vocabSize};
-        case Role::FfnUpWeight:
-        case Role::FfnGateWeight:
-            return {s.dFfn, s.dModel};
-        case Role::FfnUpBias:
-        case Role::FfnGateBias:
-            return {s.dFfn, 0};
-        case Role::FfnDownWeight:
-            return {s.dModel, s.dFfn};
-        default:
-            return {s.dModel, 0};  // norms and the output/down biases
-    }
-}
-
 std::string shapeString(const std::vector<std::int64_t>& shape) {
     std::string out = "[";
     for (std::size_t i = 0; i < shape.size(); ++i) {
@@ -320,7 +261,7 @@ std::optional<HalfMatrix> readKeptHalf(WeightReader& reader, const Model& model,
 // the decoder stay half precision when the layers do.
 void readModelTensor(WeightReader& reader, const std::string& name, Role role, Layout layout,
                      Model& model) {
-    const auto shape = expectedShape(role, model.spec);
+    const auto shape = detail::expectedShape(role, model.spec);
     if (std::optional<HalfMatrix> half = readKeptHalf(reader, model, name, role, layout, shape)) {
         detail::assignHalfModelSlot(role, std::move(*half), model.weights);
     } else {
@@ -390,7 +331,7 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             (e.needed != nullptr && !e.needed(spec))) {
             continue;
         }
-        const auto shape = expectedShape(e.role, spec);
+        const auto shape = detail::expectedShape(e.role, spec);
         if (!isPerLayer(e.name)) {
             readModelTensor(reader, e.name, e.role, e.layout, model);
         } else {

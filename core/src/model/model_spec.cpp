@@ -1,5 +1,6 @@
 #include "attnscope/model/model_spec.h"
 
+#include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 
 namespace attnscope::model {
@@ -20,17 +21,12 @@ float ModelSpec::defaultScale(int layer) const {
 }
 
 std::string activationName(Activation a) {
-    switch (a) {
-        case Activation::Gelu:
-            return "gelu (erf)";
-        case Activation::GeluTanh:
-            return "gelu (tanh approximation)";
-        case Activation::Relu:
-            return "relu";
-        case Activation::Silu:
-            return "silu";
-    }
-    return "?";
+    static constexpr EnumName<Activation> kNames[] = {
+        {Activation::Gelu, "gelu (erf)"},
+        {Activation::GeluTanh, "gelu (tanh approximation)"},
+        {Activation::Relu, "relu"},
+        {Activation::Silu, "silu"}};
+    return std::string(nameIn(kNames, a, "?"));
 }
 
 Activation parseActivation(const std::string& name, const std::string& file,

@@ -98,6 +98,13 @@ void splitQkv(const ModelSpec& s, LayerWeights& l, Take take) {
     take(l.value, q + k, s.nKvHeads * s.headDimV);
 }
 
+// A query, key or value projection's roles: self- and cross-attention's have the same shapes,
+// a [rows, dModel] weight and a [rows] bias.
+struct Projection {
+    Role weight, bias, crossWeight, crossBias;
+    int rows;
+};
+
 }  // namespace
 
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l) {
@@ -172,6 +179,59 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
             break;
         default:
             break;
+    }
+}
+
+std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
+    using enum Role;
+    const int q = s.nHeads * s.headDimK;
+    const int k = s.nKvHeads * s.headDimK;
+    const int v = s.nKvHeads * s.headDimV;
+    const Projection projections[] = {
+        {QueryWeight, QueryBias, CrossQueryWeight, CrossQueryBias, q},
+        {KeyWeight, KeyBias, CrossKeyWeight, CrossKeyBias, k},
+        {ValueWeight, ValueBias, CrossValueWeight, CrossValueBias, v}};
+    for (const Projection& p : projections) {
+        if (role == p.weight || role == p.crossWeight) {
+            return {p.rows, s.dModel};
+        }
+        if (role == p.bias || role == p.crossBias) {
+            return {p.rows, 0};
+        }
+    }
+    switch (role) {
+        case Role::TokenEmbedding:
+        case Role::HeadDecoderWeight:
+            return {s.vocabSize, s.dModel};
+        case Role::PositionEmbedding:
+            return {s.maxPositions, s.dModel};
+        case Role::TokenTypeEmbedding:
+            return {s.typeVocabSize, s.dModel};
+        case Role::RelativeBias:
+            return {s.relativeBuckets, s.nHeads};
+        case Role::QkvWeight:
+            return {q + k + v, s.dModel};
+        case Role::QkvBias:
+            return {q + k + v, 0};
+        case Role::OutputWeight:
+        case Role::CrossOutputWeight:
+            return {s.dModel, s.nHeads * s.headDimV};
+        case Role::HeadTransformWeight:
+            return {s.dModel, s.dModel};
+        case Role::HeadDecoderBias:
+            return {s.vocabSize, 0};
+        case Role::FinalLogitsBias:
+            return {1, s.vocabSize};
+        case Role::FfnUpWeight:
+        case Role::FfnGateWeight:
+            return {s.dFfn, s.dModel};
+        case Role::FfnUpBias:
+        case Role::FfnGateBias:
+            return {s.dFfn, 0};
+        case Role::FfnDownWeight:
+            return {s.dModel, s.dFfn};
+        default:
+            return {s.dModel, 0};  // norms and the output/down biases
     }
 }
 

@@ -1,11 +1,17 @@
 // Where each checkpoint tensor goes among the typed weight slots (fp32 or kept half
-// precision), split out of loader.cpp. Internal to attnscope_core.
+// precision), and the shape it must have there; split out of loader.cpp. Internal to
+// attnscope_core.
 #pragma once
+
+#include <utility>
 
 #include "attnscope/model/arch_table.h"
 #include "attnscope/model/weights.h"
 
 namespace attnscope::model::detail {
+
+// The [rows, cols] a role must have, in nn.Linear [out, in] terms; cols == 0 for vectors.
+std::pair<int, int> expectedShape(Role role, const ModelSpec& s);
 
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l);
 void assignModelSlot(Role role, Matrix m, Weights& w);

@@ -38,6 +38,18 @@ void activateBlock(Block a, Activation activation) {
     }
 }
 
+// A matrix of x's shape with row r set by setRow(x.row(r), y.row(r)). Rows are independent:
+// the compute threads split them (same bits at any thread count).
+template <class SetRow>
+Matrix byRows(const Matrix& x, SetRow setRow) {
+    Matrix y(x.rows(), x.cols());
+#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
+    for (Eigen::Index r = 0; r < x.rows(); ++r) {
+        setRow(x.row(r), y.row(r));
+    }
+    return y;
+}
+
 }  // namespace
 
 Matrix linear(const Matrix& x, const Linear& layer) {
@@ -51,33 +63,25 @@ Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eige
                           : detail::productNT(x, layer.weight.middleRows(first, count), bias);
 }
 
-// Rows are independent: the compute threads split them (same bits at any thread count).
 Matrix layerNorm(const Matrix& x, const Norm& norm, float eps) {
-    Matrix y(x.rows(), x.cols());
     const auto d = static_cast<float>(x.cols());
-#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const float mean = x.row(r).sum() / d;
-        const auto centered = (x.row(r).array() - mean).eval();
+    return byRows(x, [&](const auto& in, auto&& out) {
+        const float mean = in.sum() / d;
+        const auto centered = (in.array() - mean).eval();
         const float var = centered.square().sum() / d;
-        y.row(r) = (centered / std::sqrt(var + eps)) * norm.weight.transpose().array();
+        out = (centered / std::sqrt(var + eps)) * norm.weight.transpose().array();
         if (norm.bias.size() > 0) {
-            y.row(r) += norm.bias.transpose();
+            out += norm.bias.transpose();
         }
-    }
-    return y;
+    });
 }
 
 Matrix rmsNorm(const Matrix& x, const Norm& norm, float eps) {
-    Matrix y(x.rows(), x.cols());
     const auto d = static_cast<float>(x.cols());
-#pragma omp parallel for schedule(static) if (x.size() >= kParallelElements)
-    for (Eigen::Index r = 0; r < x.rows(); ++r) {
-        const float meanSquare = x.row(r).squaredNorm() / d;
-        y.row(r) = (x.row(r) * (1.0f / std::sqrt(meanSquare + eps))).array() *
-                   norm.weight.transpose().array();
-    }
-    return y;
+    return byRows(x, [&](const auto& in, auto&& out) {
+        const float meanSquare = in.squaredNorm() / d;
+        out = (in * (1.0f / std::sqrt(meanSquare + eps))).array() * norm.weight.transpose().array();
+    });
 }
 
 Matrix normalize(const Matrix& x, const Norm& norm, NormKind kind, float eps) {

@@ -5,45 +5,27 @@
 namespace attnscope::tokenize {
 namespace {
 
-NormalizedText cleanText(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    for (NormalizedChar c : text) {
-        if (c.cp == 0 || c.cp == 0xFFFD || isBertControl(c.cp)) {
-            continue;
-        }
-        if (isBertWhitespace(c.cp)) {
-            c.cp = U' ';
-        }
-        out.push_back(c);
+// The steps below are perCharacter transforms: a dropped character appends nothing, and the
+// spaces put around an ideograph share its span.
+void appendCleaned(char32_t cp, std::u32string& parts) {
+    if (cp == 0 || cp == 0xFFFD || isBertControl(cp)) {
+        return;
     }
-    return out;
+    parts.push_back(isBertWhitespace(cp) ? U' ' : cp);
 }
 
-NormalizedText spaceChineseChars(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    for (const NormalizedChar& c : text) {
-        if (isChineseIdeograph(c.cp)) {
-            out.push_back({U' ', c.origBegin, c.origEnd});
-            out.push_back(c);
-            out.push_back({U' ', c.origBegin, c.origEnd});
-        } else {
-            out.push_back(c);
-        }
+void appendSpacedIdeograph(char32_t cp, std::u32string& parts) {
+    if (isChineseIdeograph(cp)) {
+        parts.append({U' ', cp, U' '});
+    } else {
+        parts.push_back(cp);
     }
-    return out;
 }
 
-NormalizedText dropNonspacingMarks(const NormalizedText& text) {
-    NormalizedText out;
-    out.reserve(text.size());
-    for (const NormalizedChar& c : text) {
-        if (!isNonspacingMark(c.cp)) {
-            out.push_back(c);
-        }
+void appendUnlessNonspacingMark(char32_t cp, std::u32string& parts) {
+    if (!isNonspacingMark(cp)) {
+        parts.push_back(cp);
     }
-    return out;
 }
 
 }  // namespace
@@ -75,13 +57,13 @@ NormalizedText nfd(const NormalizedText& text) {
 }
 
 NormalizedText bertNormalize(const NormalizedText& text, const BertNormalizerOptions& options) {
-    NormalizedText out = options.cleanText ? cleanText(text) : text;
+    NormalizedText out = options.cleanText ? perCharacter(text, appendCleaned) : text;
     if (options.handleChineseChars) {
-        out = spaceChineseChars(out);
+        out = perCharacter(out, appendSpacedIdeograph);
     }
     // HF strips accents before lower-casing, so 'İ' becomes "I" and then "i" (no U+0307 left).
     if (options.stripAccents.value_or(options.lowercase)) {
-        out = dropNonspacingMarks(nfd(out));
+        out = perCharacter(nfd(out), appendUnlessNonspacingMark);
     }
     if (options.lowercase) {
         out = lowercaseText(out);

@@ -48,9 +48,9 @@ std::optional<std::string> optionalTokenContent(const Json& obj, const JsonAt& a
 
 // A "Sequence" object of tokenizer.json's pipeline: each item of its `key` list ("normalizers",
 // "pretokenizers", "processors") handed to `parse` in order, with its own JSON path.
-template <class Out>
+template <class Out, class Parse>
 void parseSequence(const Json& sequence, const JsonAt& at, const char* key, Out& out,
-                   void (*parse)(const Json&, const JsonAt&, Out&)) {
+                   Parse&& parse) {
     const Json& list = member(sequence, at, key);
     expectArray(list, at[key]);
     for (std::size_t i = 0; i < list.size(); ++i) {

@@ -27,13 +27,24 @@ std::pair<std::string, bool> parsePattern(const Json& pattern, const JsonAt& at)
     failAt(at, "expected {\"String\": ...} or {\"Regex\": ...}");
 }
 
-void parseNormalizer(const Json& n, const JsonAt& at, std::vector<NormalizerStep>& out) {
-    const std::string type = typeOf(n, at);
-    NormalizerStep step;
-    if (type == "Sequence") {
-        parseSequence(n, at, "normalizers", out, parseNormalizer);
+// A normalizer or pre-tokenizer section: one step, which `parseStep(object, at, type)` reads,
+// or a "Sequence" whose `key` list holds steps and Sequences, flattened into `out` in order.
+template <class Step>
+void parseSteps(const Json& j, const JsonAt& at, const char* key, std::vector<Step>& out,
+                Step (*parseStep)(const Json&, const JsonAt&, const std::string&)) {
+    const std::string type = typeOf(j, at);
+    if (type != "Sequence") {
+        out.push_back(parseStep(j, at, type));
         return;
     }
+    parseSequence(j, at, key, out,
+                  [&](const Json& item, const JsonAt& itemAt, std::vector<Step>& steps) {
+                      parseSteps(item, itemAt, key, steps, parseStep);
+                  });
+}
+
+NormalizerStep parseNormalizer(const Json& n, const JsonAt& at, const std::string& type) {
+    NormalizerStep step;
     if (type == "BertNormalizer") {
         step.kind = NormalizerKind::Bert;
         step.bert.cleanText = optionalBool(n, at, "clean_text").value_or(true);
@@ -77,7 +88,7 @@ void parseNormalizer(const Json& n, const JsonAt& at, std::vector<NormalizerStep
     } else {
         unsupported(at["type"], "normalizer \"" + type + "\" is not supported");
     }
-    out.push_back(std::move(step));
+    return step;
 }
 
 MetaspaceOptions parseMetaspace(const Json& p, const JsonAt& at) {
@@ -123,13 +134,8 @@ SplitBehavior parseBehavior(const Json& value, const JsonAt& at) {
     unsupported(at, "split behavior \"" + name + "\" is not supported");
 }
 
-void parsePreTokenizer(const Json& p, const JsonAt& at, std::vector<PreTokenizerStep>& out) {
-    const std::string type = typeOf(p, at);
+PreTokenizerStep parsePreTokenizer(const Json& p, const JsonAt& at, const std::string& type) {
     PreTokenizerStep step;
-    if (type == "Sequence") {
-        parseSequence(p, at, "pretokenizers", out, parsePreTokenizer);
-        return;
-    }
     if (type == "BertPreTokenizer") {
         step.kind = PreTokenizerKind::Bert;
     } else if (type == "ByteLevel") {
@@ -158,20 +164,20 @@ void parsePreTokenizer(const Json& p, const JsonAt& at, std::vector<PreTokenizer
     } else {
         unsupported(at["type"], "pre-tokenizer \"" + type + "\" is not supported");
     }
-    out.push_back(std::move(step));
+    return step;
 }
 
 }  // namespace
 
 std::vector<NormalizerStep> parseNormalizers(const Json& normalizer, const JsonAt& at) {
     std::vector<NormalizerStep> out;
-    parseNormalizer(normalizer, at, out);
+    parseSteps(normalizer, at, "normalizers", out, parseNormalizer);
     return out;
 }
 
 std::vector<PreTokenizerStep> parsePreTokenizers(const Json& preTokenizer, const JsonAt& at) {
     std::vector<PreTokenizerStep> out;
-    parsePreTokenizer(preTokenizer, at, out);
+    parseSteps(preTokenizer, at, "pretokenizers", out, parsePreTokenizer);
     return out;
 }
 

@@ -17,10 +17,10 @@ const char* keptName(const std::string& name);
 
 using Needed = bool (*)(const ModelSpec&);
 
-// A projection under `base`: base.weight ([out, in]) and base.bias, the bias only where
-// `biasNeeded` says (null: always).
+// A projection under `base`: base.weight (nn.Linear's [out, in] unless `layout` says
+// otherwise) and base.bias, the bias only where `biasNeeded` says (null: always).
 void addLinear(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base,
-               Needed biasNeeded = nullptr);
+               Needed biasNeeded = nullptr, Layout layout = Layout::LinearOutIn);
 // A LayerNorm under `base`: base.weight and base.bias, both only where `needed` says.
 void addNorm(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base,
              Needed needed = nullptr);

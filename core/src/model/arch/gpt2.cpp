@@ -9,27 +9,26 @@ namespace attnscope::model::arch {
 
 namespace {
 
+// A Conv1D layer under `base`: its weight stored [in, out], and its bias.
+void addConv1D(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base) {
+    addLinear(e, weight, bias, base, nullptr, Layout::Conv1DInOut);
+}
+
 std::vector<TensorEntry> gpt2Entries() {
     using enum Role;
-    using enum Layout;
-    return {
-        {TokenEmbedding, "wte.weight", Plain},
-        {PositionEmbedding, "wpe.weight", Plain},
-        {AttnNormWeight, "h.{}.ln_1.weight", Plain},
-        {AttnNormBias, "h.{}.ln_1.bias", Plain},
-        {QkvWeight, "h.{}.attn.c_attn.weight", Conv1DInOut},
-        {QkvBias, "h.{}.attn.c_attn.bias", Plain},
-        {OutputWeight, "h.{}.attn.c_proj.weight", Conv1DInOut},
-        {OutputBias, "h.{}.attn.c_proj.bias", Plain},
-        {FfnNormWeight, "h.{}.ln_2.weight", Plain},
-        {FfnNormBias, "h.{}.ln_2.bias", Plain},
-        {FfnUpWeight, "h.{}.mlp.c_fc.weight", Conv1DInOut},
-        {FfnUpBias, "h.{}.mlp.c_fc.bias", Plain},
-        {FfnDownWeight, "h.{}.mlp.c_proj.weight", Conv1DInOut},
-        {FfnDownBias, "h.{}.mlp.c_proj.bias", Plain},
-        {FinalNormWeight, "ln_f.weight", Plain},
-        {FinalNormBias, "ln_f.bias", Plain},
+    std::vector<TensorEntry> e = {
+        {TokenEmbedding, "wte.weight", Layout::Plain},
+        {PositionEmbedding, "wpe.weight", Layout::Plain},
     };
+    const std::string layer = "h.{}.";
+    addNorm(e, AttnNormWeight, AttnNormBias, layer + "ln_1");
+    addConv1D(e, QkvWeight, QkvBias, layer + "attn.c_attn");
+    addConv1D(e, OutputWeight, OutputBias, layer + "attn.c_proj");
+    addNorm(e, FfnNormWeight, FfnNormBias, layer + "ln_2");
+    addConv1D(e, FfnUpWeight, FfnUpBias, layer + "mlp.c_fc");
+    addConv1D(e, FfnDownWeight, FfnDownBias, layer + "mlp.c_proj");
+    addNorm(e, FinalNormWeight, FinalNormBias, "ln_f");
+    return e;
 }
 
 ModelSpec readGpt2Config(const io::JsonFile& config) {

@@ -24,27 +24,22 @@ bool ffnBias(const ModelSpec& s) {
 
 std::vector<TensorEntry> llamaEntries() {
     using enum Role;
-    using enum Layout;
-    return {
-        {TokenEmbedding, "embed_tokens.weight", Plain},
-        {AttnNormWeight, "layers.{}.input_layernorm.weight", Plain},
-        {QueryWeight, "layers.{}.self_attn.q_proj.weight", LinearOutIn},
-        {QueryBias, "layers.{}.self_attn.q_proj.bias", Plain, qkvBias},
-        {KeyWeight, "layers.{}.self_attn.k_proj.weight", LinearOutIn},
-        {KeyBias, "layers.{}.self_attn.k_proj.bias", Plain, qkvBias},
-        {ValueWeight, "layers.{}.self_attn.v_proj.weight", LinearOutIn},
-        {ValueBias, "layers.{}.self_attn.v_proj.bias", Plain, qkvBias},
-        {OutputWeight, "layers.{}.self_attn.o_proj.weight", LinearOutIn},
-        {OutputBias, "layers.{}.self_attn.o_proj.bias", Plain, outputBias},
-        {FfnNormWeight, "layers.{}.post_attention_layernorm.weight", Plain},
-        {FfnGateWeight, "layers.{}.mlp.gate_proj.weight", LinearOutIn},
-        {FfnGateBias, "layers.{}.mlp.gate_proj.bias", Plain, ffnBias},
-        {FfnUpWeight, "layers.{}.mlp.up_proj.weight", LinearOutIn},
-        {FfnUpBias, "layers.{}.mlp.up_proj.bias", Plain, ffnBias},
-        {FfnDownWeight, "layers.{}.mlp.down_proj.weight", LinearOutIn},
-        {FfnDownBias, "layers.{}.mlp.down_proj.bias", Plain, ffnBias},
-        {FinalNormWeight, "norm.weight", Plain},
+    std::vector<TensorEntry> e = {
+        {TokenEmbedding, "embed_tokens.weight", Layout::Plain},
+        {AttnNormWeight, "layers.{}.input_layernorm.weight", Layout::Plain},
     };
+    const std::string attention = "layers.{}.self_attn.";
+    addLinear(e, QueryWeight, QueryBias, attention + "q_proj", qkvBias);
+    addLinear(e, KeyWeight, KeyBias, attention + "k_proj", qkvBias);
+    addLinear(e, ValueWeight, ValueBias, attention + "v_proj", qkvBias);
+    addLinear(e, OutputWeight, OutputBias, attention + "o_proj", outputBias);
+    e.push_back({FfnNormWeight, "layers.{}.post_attention_layernorm.weight", Layout::Plain});
+    const std::string mlp = "layers.{}.mlp.";
+    addLinear(e, FfnGateWeight, FfnGateBias, mlp + "gate_proj", ffnBias);
+    addLinear(e, FfnUpWeight, FfnUpBias, mlp + "up_proj", ffnBias);
+    addLinear(e, FfnDownWeight, FfnDownBias, mlp + "down_proj", ffnBias);
+    e.push_back({FinalNormWeight, "norm.weight", Layout::Plain});
+    return e;
 }
 
 // Newer configs nest the RoPE settings in "rope_parameters"; older ones use rope_theta and

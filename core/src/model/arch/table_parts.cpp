@@ -13,8 +13,8 @@ const char* keptName(const std::string& name) {
 }
 
 void addLinear(std::vector<TensorEntry>& e, Role weight, Role bias, const std::string& base,
-               Needed biasNeeded) {
-    e.push_back({weight, keptName(base + ".weight"), Layout::LinearOutIn});
+               Needed biasNeeded, Layout layout) {
+    e.push_back({weight, keptName(base + ".weight"), layout});
     e.push_back({bias, keptName(base + ".bias"), Layout::Plain, biasNeeded});
 }
 
