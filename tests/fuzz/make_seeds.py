@@ -414,83 +414,92 @@ def tokenizer_seeds():
 
 # --- text ----------------------------------------------------------------------------------------
 
-def row(*cols):
-    return "\t".join(cols) + "\n"
+def conllu(text):
+    """A CoNLL-U file written with its word lines' columns lined up by spaces (no field here holds
+    one): those get tabs; comment and blank lines stay as they are."""
+    return "\n".join(line if line.startswith("#") else "\t".join(line.split())
+                     for line in text.split("\n"))
 
 
-CONLLU_BASIC = (
-    "# newdoc id = d1\n# sent_id = s-1\n# text = They can't go.\n"
-    + row("1", "They", "they", "PRON", "PRP", "Case=Nom|Number=Plur", "3", "nsubj", "3:nsubj",
-          "_")
-    + row("2-3", "can't", "_", "_", "_", "_", "_", "_", "_", "_")
-    + row("2", "ca", "can", "AUX", "MD", "VerbForm=Fin", "4", "aux", "_", "_")
-    + row("3", "n't", "not", "PART", "RB", "_", "4", "advmod", "_", "_")
-    + row("4", "go", "go", "VERB", "VB", "VerbForm=Inf", "0", "root", "0:root", "SpaceAfter=No")
-    + row("5", ".", ".", "PUNCT", ".", "_", "4", "punct", "4:punct", "_")
-    + "\n"
-    + "# sent_id = s-2\n# text = Fine.\n"
-    + row("1", "Fine", "fine", "ADJ", "JJ", "_", "0", "root", "_", "SpaceAfter=No")
-    + row("1.1", "is", "be", "AUX", "_", "_", "_", "_", "0:root", "_")
-    + row("2", ".", ".", "PUNCT", ".", "_", "1", "punct", "_", "_")
-    + "\n")
+CONLLU_BASIC = conllu("""\
+# newdoc id = d1
+# sent_id = s-1
+# text = They can't go.
+1    They   they  PRON   PRP  Case=Nom|Number=Plur  3  nsubj   3:nsubj  _
+2-3  can't  _     _      _    _                     _  _       _        _
+2    ca     can   AUX    MD   VerbForm=Fin          4  aux     _        _
+3    n't    not   PART   RB   _                     4  advmod  _        _
+4    go     go    VERB   VB   VerbForm=Inf          0  root    0:root   SpaceAfter=No
+5    .      .     PUNCT  .    _                     4  punct   4:punct  _
 
-CONLLU_UNANNOTATED = (
-    "# sent_id = raw\n"
-    + row("1", "No", "_", "_", "_", "_", "_", "_", "_", "_")
-    + row("2", "heads", "_", "_", "_", "_", "_", "_", "_", "SpacesAfter=\\n")
-    + row("3", "_", "_", "SYM", "_", "_", "_", "_", "_", "_")
-    + "\n"
-    + "# text = Caf\u00e9 \u4e2d\u6587\n"
-    + row("1", "Caf\u00e9", "caf\u00e9", "NOUN", "_", "_", "0", "root", "_", "_")
-    + row("2", "\u4e2d\u6587", "_", "PROPN", "_", "_", "1", "nmod", "_", "SpaceAfter=No"))
+# sent_id = s-2
+# text = Fine.
+1    Fine   fine  ADJ    JJ   _                     0  root    _        SpaceAfter=No
+1.1  is     be    AUX    _    _                     _  _       0:root   _
+2    .      .     PUNCT  .    _                     1  punct   _        _
 
-CONLLU_BAD = (
-    row("1", "cycle", "_", "_", "_", "_", "2", "dep", "_", "_")
-    + row("2", "here", "_", "_", "_", "_", "1", "dep", "_", "_")
-    + "\n"
-    + row("1", "self", "_", "_", "_", "_", "1", "dep", "_", "_")
-    + "\n"
-    + row("1", "short", "line")
-    + "\n"
-    + row("2", "out-of-order", "_", "_", "_", "_", "0", "root", "_", "_")
-    + "\n# comment after tokens?\n"
-    + row("1", "ok", "_", "_", "_", "_", "0", "root", "_", "_")
-    + "# late comment\n\n"
-    + row("1-3", "range", "_", "_", "_", "_", "_", "_", "_", "_")
-    + row("1", "a", "_", "_", "_", "_", "0", "root", "_", "_")
-    + "\n")
+""")
 
+CONLLU_UNANNOTATED = conllu("""\
+# sent_id = raw
+1  No            _            _      _  _  _  _     _  _
+2  heads         _            _      _  _  _  _     _  SpacesAfter=\\n
+3  _             _            SYM    _  _  _  _     _  _
 
-def coref_word(wid, form, head, misc):
-    return row(str(wid), form, "_", "NOUN", "_", "_", str(head), "dep", "_", misc)
+# text = Caf\u00e9 \u4e2d\u6587
+1  Caf\u00e9     caf\u00e9    NOUN   _  _  0  root  _  _
+2  \u4e2d\u6587  _            PROPN  _  _  1  nmod  _  SpaceAfter=No
+""")
 
+CONLLU_BAD = conllu("""\
+1    cycle         _  _  _  _  2  dep   _  _
+2    here          _  _  _  _  1  dep   _  _
+
+1    self          _  _  _  _  1  dep   _  _
+
+1    short         line
+
+2    out-of-order  _  _  _  _  0  root  _  _
+
+# comment after tokens?
+1    ok            _  _  _  _  0  root  _  _
+# late comment
+
+1-3  range         _  _  _  _  _  _     _  _
+1    a             _  _  _  _  0  root  _  _
+
+""")
 
 # CorefUD Entity= values (issue 16): GUM-style nested openers and concatenated closers, a document
 # before the first newdoc, discontinuous parts, an unclosed opener and an unmatched closer.
-CONLLU_COREF = (
-    "# sent_id = before-any-newdoc\n"
-    + coref_word(1, "Kim", 2, "Entity=(1-person-new-sgl)")
-    + coref_word(2, "saw", 0, "_")
-    + coref_word(3, "her", 4, "SpaceAfter=No|Entity=(2-person-new-coref(1-person-giv:act-coref)")
-    + coref_word(4, "sister", 2, "Entity=2)")
-    + "\n# newdoc id = d2\n"
-    + coref_word(1, "a", 0, "Entity=(7-abstract-new(3-abstract-giv)(4")
-    + coref_word(2, "b", 1, "Entity=(e5[1/2]-x)")
-    + coref_word(3, "c", 1, "Entity=4)7)9)(8")
-    + "\n# newdoc\n"
-    + row("1", "flat", "_", "X", "_", "_", "_", "_", "_", "Entity=(3-x")
-    + row("2", "tree", "_", "X", "_", "_", "_", "_", "_", "Entity=3)")
-    + "\n")
+CONLLU_COREF = conllu("""\
+# sent_id = before-any-newdoc
+1  Kim     _  NOUN  _  _  2  dep  _  Entity=(1-person-new-sgl)
+2  saw     _  NOUN  _  _  0  dep  _  _
+3  her     _  NOUN  _  _  4  dep  _  SpaceAfter=No|Entity=(2-person-new-coref(1-person-giv:act-coref)
+4  sister  _  NOUN  _  _  2  dep  _  Entity=2)
 
-CONLLU_COREF_BAD = (
-    coref_word(1, "a", 0, "Entity=(-x)")
-    + "\n"
-    + coref_word(1, "b", 0, "Entity=(3(4)|Entity=(5)")
-    + "\n"
-    + coref_word(1, "c", 0, "Entity=")
-    + "\n"
-    + coref_word(1, "d", 0, "Entity=abc")
-    + "\n")
+# newdoc id = d2
+1  a       _  NOUN  _  _  0  dep  _  Entity=(7-abstract-new(3-abstract-giv)(4
+2  b       _  NOUN  _  _  1  dep  _  Entity=(e5[1/2]-x)
+3  c       _  NOUN  _  _  1  dep  _  Entity=4)7)9)(8
+
+# newdoc
+1  flat    _  X     _  _  _  _    _  Entity=(3-x
+2  tree    _  X     _  _  _  _    _  Entity=3)
+
+""")
+
+CONLLU_COREF_BAD = conllu("""\
+1  a  _  NOUN  _  _  0  dep  _  Entity=(-x)
+
+1  b  _  NOUN  _  _  0  dep  _  Entity=(3(4)|Entity=(5)
+
+1  c  _  NOUN  _  _  0  dep  _  Entity=
+
+1  d  _  NOUN  _  _  0  dep  _  Entity=abc
+
+""")
 
 
 def text_seeds():

@@ -424,7 +424,7 @@ def main():
     parser = reference_main.parser(__doc__, self_test=True, model_required=False)
     parser.add_argument("--ids", help="comma-separated token ids")
     parser.add_argument("--ablate", default="", help="e.g. 1-0:zero,2-g1:sink,0-3:mean")
-    parser.add_argument("--mean-corpus", help="one comma-separated id list per line")
+    reference_main.add_id_corpus(parser, "--mean-corpus")
     parser.add_argument("--targets", help="masked LM: POS:ORIGINAL_ID,...")
     parser.add_argument("--logit-diff", help="causal LM: POS:A:B")
     reference_main.add_mask_id(parser)

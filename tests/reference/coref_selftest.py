@@ -237,9 +237,14 @@ def check(name, got, want):
 
 
 def run(path, limit):
-    docs, counts = coref_rules.read_corefud(path)
-    tally = coref_rules.score_corpus(docs, lambda t: len(tokens(t)), encode, attend, limit)
-    return docs, counts, tally
+    """The tally of the fake model's heads over `path` in windows of at most `limit` tokens."""
+    docs, _ = coref_rules.read_corefud(path)
+    return coref_rules.score_corpus(docs, lambda t: len(tokens(t)), encode, attend, limit)
+
+
+def windows(tally):
+    """(windows scored, sentences skipped as longer than the limit)."""
+    return tally.c["windows"], tally.c["sentences_skipped"]
 
 
 def per_type(counts):
@@ -334,12 +339,11 @@ def test_final_rules(path):
           [str(line_of(path, "76-x)")), str(line_of(path, "|Entity="))])
     check("D3/D4 malformed_sentences", counts.malformed_sentences, 2)
     check("D6 mentions (v1 5, v2 3, v3 2)", counts.mentions, 10)
-    _, _, tally = run(path, 1000)
-    c = tally.c
-    check("D11 windows kept", (c["windows"], c["sentences_skipped"]), (3, 0))
+    tally = run(path, 1000)
+    check("D11 windows kept", windows(tally), (3, 0))
     # v1: Ann 2 has no token; Bo 2's only antecedent (Bo 1) has none; She keeps Ann 1
-    check("D11 scored / without token", (c["scored_mentions"], c["mentions_without_token"]),
-          (2, 2))
+    check("D11 scored / without token",
+          (tally.c["scored_mentions"], tally.c["mentions_without_token"]), (2, 2))
     check("D11 scored per type", per_type(tally.types), [2, 1, 0, 1])
     # uniform: She -> Ann 1 (first word), right; STRASSE -> Die, wrong
     check("D11 uniform head", head_cells(tally, 0, "all"), (1, 2, 0, 2))
@@ -354,10 +358,9 @@ def test_final_rules(path):
 
 
 def test_one_window_per_document(path):
-    _, _, tally = run(path, 1000)
-    c = tally.c
-    check("R4 windows / skipped (large limit)", (c["windows"], c["sentences_skipped"]), (7, 0))
-    check("R5 scored mentions", c["scored_mentions"], 13)
+    tally = run(path, 1000)
+    check("R4 windows / skipped (large limit)", windows(tally), (7, 0))
+    check("R5 scored mentions", tally.c["scored_mentions"], 13)
     check("R7 scored per type", per_type(tally.types), [13, 8, 2, 3])
     # uniform: ties -> the window's first word (John, Mary, the, Bob, The, Tom)
     check("R6 ties: uniform head, all", head_cells(tally, 0, "all"), (6, 13, 0, 13))
@@ -384,13 +387,12 @@ def test_one_window_per_document(path):
 
 
 def test_small_windows(path):
-    _, _, tally = run(path, 8)
-    c = tally.c
+    tally = run(path, 8)
     # d1 2, d2 3 (She + It share one), d3 3 (its 7-word sentence needs 9 tokens: skipped),
     # d4 1 (3 + 3 words + 2 = 8 fits), d5 2, d6 2 (three 2-word sentences, then 'I smiled')
-    check("R4 windows / skipped (limit 8)", (c["windows"], c["sentences_skipped"]), (14, 1))
+    check("R4 windows / skipped (limit 8)", windows(tally), (14, 1))
     # left: d1 'his', d4 'Bob', d6 'He'
-    check("R4 windows split antecedents away", c["scored_mentions"], 3)
+    check("R4 windows split antecedents away", tally.c["scored_mentions"], 3)
     check("R7 scored per type (limit 8)", per_type(tally.types),
           [3, 2, 1, 0])
 

@@ -45,27 +45,23 @@ class WeightMaker:
         self.normal(name + ".bias", (dim,), 0.1)
 
 
+def hf_config(c, vocab_size, model_type, arch_class, **keys):
+    """The keys every config here carries (initializer_range is HF's default 0.02), plus the model
+    type's own `keys`; in sorted order, as save_pretrained writes them."""
+    cfg = dict(keys, architectures=[arch_class], initializer_range=0.02, model_type=model_type,
+               torch_dtype=TORCH_DTYPE_NAME[c["dtype"]],
+               transformers_version=TRANSFORMERS_VERSION, vocab_size=vocab_size)
+    return dict(sorted(cfg.items()))
+
+
 def _common_bert_config(c, vocab_size, model_type, arch_class):
     """Keys BertConfig and RobertaConfig both write."""
-    return {
-        "architectures": [arch_class],
-        "attention_probs_dropout_prob": 0.1,
-        "classifier_dropout": None,
-        "hidden_act": c["act"],
-        "hidden_dropout_prob": 0.1,
-        "hidden_size": c["hidden"],
-        "initializer_range": 0.02,
-        "intermediate_size": c["ffn"],
-        "max_position_embeddings": c["max_pos"],
-        "model_type": model_type,
-        "num_attention_heads": c["heads"],
-        "num_hidden_layers": c["layers"],
-        "position_embedding_type": "absolute",
-        "torch_dtype": TORCH_DTYPE_NAME[c["dtype"]],
-        "transformers_version": TRANSFORMERS_VERSION,
-        "use_cache": True,
-        "vocab_size": vocab_size,
-    }
+    return hf_config(c, vocab_size, model_type, arch_class,
+                     hidden_size=c["hidden"], intermediate_size=c["ffn"],
+                     num_attention_heads=c["heads"], num_hidden_layers=c["layers"],
+                     max_position_embeddings=c["max_pos"], hidden_act=c["act"],
+                     attention_probs_dropout_prob=0.1, hidden_dropout_prob=0.1,
+                     classifier_dropout=None, position_embedding_type="absolute", use_cache=True)
 
 
 def bert_config(c, vocab_size, special):
@@ -85,61 +81,25 @@ def roberta_config(c, vocab_size, special):
 
 
 def distilbert_config(c, vocab_size, special):
-    return {
-        "activation": c["act"],
-        "architectures": [c["arch_class"]],
-        "attention_dropout": 0.1,
-        "dim": c["hidden"],
-        "dropout": 0.1,
-        "hidden_dim": c["ffn"],
-        "initializer_range": 0.02,
-        "max_position_embeddings": c["max_pos"],
-        "model_type": "distilbert",
-        "n_heads": c["heads"],
-        "n_layers": c["layers"],
-        "pad_token_id": special["pad"],
-        "qa_dropout": 0.1,
-        "seq_classif_dropout": 0.2,
-        "sinusoidal_pos_embds": False,
-        "tie_weights_": True,
-        "torch_dtype": TORCH_DTYPE_NAME[c["dtype"]],
-        "transformers_version": TRANSFORMERS_VERSION,
-        "vocab_size": vocab_size,
-    }
+    return hf_config(c, vocab_size, "distilbert", c["arch_class"],
+                     dim=c["hidden"], hidden_dim=c["ffn"], n_heads=c["heads"],
+                     n_layers=c["layers"], max_position_embeddings=c["max_pos"],
+                     activation=c["act"], pad_token_id=special["pad"],
+                     attention_dropout=0.1, dropout=0.1, qa_dropout=0.1, seq_classif_dropout=0.2,
+                     sinusoidal_pos_embds=False, tie_weights_=True)
 
 
 def gpt2_config(c, vocab_size, special):
     """n_inner None means 4 * n_embd; n_ctx is an old key that real gpt2 configs still carry."""
-    return {
-        "activation_function": c["act"],
-        "architectures": [c["arch_class"]],
-        "attn_pdrop": 0.1,
-        "bos_token_id": special["bos"],
-        "embd_pdrop": 0.1,
-        "eos_token_id": special["eos"],
-        "initializer_range": 0.02,
-        "layer_norm_epsilon": 1e-05,
-        "model_type": "gpt2",
-        "n_ctx": c["max_pos"],
-        "n_embd": c["hidden"],
-        "n_head": c["heads"],
-        "n_inner": c["ffn"],
-        "n_layer": c["layers"],
-        "n_positions": c["max_pos"],
-        "reorder_and_upcast_attn": False,
-        "resid_pdrop": 0.1,
-        "scale_attn_by_inverse_layer_idx": False,
-        "scale_attn_weights": True,
-        "summary_activation": None,
-        "summary_first_dropout": 0.1,
-        "summary_proj_to_labels": True,
-        "summary_type": "cls_index",
-        "summary_use_proj": True,
-        "torch_dtype": TORCH_DTYPE_NAME[c["dtype"]],
-        "transformers_version": TRANSFORMERS_VERSION,
-        "use_cache": True,
-        "vocab_size": vocab_size,
-    }
+    return hf_config(c, vocab_size, "gpt2", c["arch_class"],
+                     n_embd=c["hidden"], n_inner=c["ffn"], n_head=c["heads"], n_layer=c["layers"],
+                     n_ctx=c["max_pos"], n_positions=c["max_pos"], activation_function=c["act"],
+                     bos_token_id=special["bos"], eos_token_id=special["eos"],
+                     attn_pdrop=0.1, embd_pdrop=0.1, resid_pdrop=0.1, summary_first_dropout=0.1,
+                     layer_norm_epsilon=1e-05, reorder_and_upcast_attn=False,
+                     scale_attn_by_inverse_layer_idx=False, scale_attn_weights=True,
+                     summary_activation=None, summary_proj_to_labels=True,
+                     summary_type="cls_index", summary_use_proj=True, use_cache=True)
 
 
 # A post-norm encoder layer's modules in registration order (query, key, value, attention output,

@@ -257,7 +257,7 @@ def write_reference(args):
 
 def main():
     parser = reference_main.parser(__doc__, self_test=True, model_required=False)
-    parser.add_argument("--corpus", help="one comma-separated id list per line")
+    reference_main.add_id_corpus(parser, "--corpus")
     parser.add_argument("--special-ids", default="", help="ids never masked, e.g. 101,102")
     reference_main.add_mask_id(parser)
     parser.add_argument("--fraction", type=float, default=0.15, help="masked share (0, 1]")

@@ -12,35 +12,21 @@ untied LM heads.
 import numpy as np
 import torch
 
-from hf_layouts import QK_GAIN, TORCH_DTYPE_NAME, TRANSFORMERS_VERSION, WeightMaker
+from hf_layouts import QK_GAIN, WeightMaker, hf_config
 
 
 def llama_config(c, vocab_size, special):
     arch = {"llama": "LlamaForCausalLM", "mistral": "MistralForCausalLM",
             "qwen2": "Qwen2ForCausalLM"}[c["arch"]]
-    cfg = {
-        "architectures": [arch],
-        "attention_dropout": 0.0,
-        "bos_token_id": special["bos"],
-        "eos_token_id": special["eos"],
-        "hidden_act": "silu",
-        "hidden_size": c["hidden"],
-        "initializer_range": 0.02,
-        "intermediate_size": c["ffn"],
-        "max_position_embeddings": c["max_pos"],
-        "model_type": c["arch"],
-        "num_attention_heads": c["heads"],
-        "num_hidden_layers": c["layers"],
-        "num_key_value_heads": c["kv_heads"],
-        "rms_norm_eps": 1e-06 if c["arch"] != "llama" else 1e-05,
-        "rope_scaling": c.get("rope_scaling"),
-        "rope_theta": c.get("rope_theta", 10000.0),
-        "tie_word_embeddings": c.get("tied", False),
-        "torch_dtype": TORCH_DTYPE_NAME[c["dtype"]],
-        "transformers_version": TRANSFORMERS_VERSION,
-        "use_cache": True,
-        "vocab_size": vocab_size,
-    }
+    cfg = hf_config(c, vocab_size, c["arch"], arch,
+                    hidden_size=c["hidden"], intermediate_size=c["ffn"],
+                    num_attention_heads=c["heads"], num_key_value_heads=c["kv_heads"],
+                    num_hidden_layers=c["layers"], max_position_embeddings=c["max_pos"],
+                    bos_token_id=special["bos"], eos_token_id=special["eos"],
+                    hidden_act="silu", attention_dropout=0.0,
+                    rms_norm_eps=1e-06 if c["arch"] != "llama" else 1e-05,
+                    rope_scaling=c.get("rope_scaling"), rope_theta=c.get("rope_theta", 10000.0),
+                    tie_word_embeddings=c.get("tied", False), use_cache=True)
     if "head_dim" in c:
         cfg["head_dim"] = c["head_dim"]
     if "partial_rotary_factor" in c:

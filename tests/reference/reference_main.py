@@ -33,6 +33,12 @@ def add_mask_id(p):
     p.add_argument("--mask-id", type=int, help="mask token id (default: tokenizer files)")
 
 
+def add_id_corpus(p, flag):
+    """`flag` FILE: a corpus of token ids, one comma-separated list per line (the format
+    ablation_reference.read_corpus reads, for the ablation and importance references)."""
+    p.add_argument(flag, help="one comma-separated id list per line")
+
+
 def parse_self_tested(p, module_name, needed):
     """Adds --out, parses the command line and runs module_name's self test when --self-test is
     given (see run_self_test); otherwise --model, `needed` (such as "--ids") and --out must be."""

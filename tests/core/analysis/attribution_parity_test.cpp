@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/fixture_model.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/attribution.h"
 #include "attnscope/forward/forward_pass.h"
@@ -25,7 +26,6 @@ namespace {
 namespace fs = std::filesystem;
 using analysis::AttributionMethod;
 
-const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 constexpr double kTol = 1e-5;
 
 // The tolerance of flat index k: kTol, or kTol times the scale A2 gives the cell.
@@ -51,14 +51,14 @@ void expectClose(const Values& got, const std::vector<double>& want, const std::
 // The checkpoint of a case: the fixtures' own, or the one run_attribution_expected.sh wrote
 // beside its references (the large-values GPT-2).
 fs::path checkpointOf(const std::string& name) {
-    const fs::path own = kFixtures / "attribution" / "checkpoints" / name;
-    return fs::exists(own) ? own : kFixtures / "checkpoints" / name;
+    const fs::path own = testing::kFixtureDir / "attribution" / "checkpoints" / name;
+    return fs::exists(own) ? own : testing::kFixtureCheckpoints / name;
 }
 
 class AttributionParity : public ::testing::TestWithParam<std::string> {
 protected:
     void SetUp() override {
-        const fs::path file = kFixtures / "attribution" / (GetParam() + ".safetensors");
+        const fs::path file = testing::kFixtureDir / "attribution" / (GetParam() + ".safetensors");
         reference = std::make_unique<io::SafetensorsFile>(file);
         const std::vector<std::int64_t> ids64 = testing::int64s(*reference, "input_ids");
         const std::vector<std::int32_t> ids(ids64.begin(), ids64.end());
@@ -169,7 +169,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, AttributionParity,
 // absolute 1e-5 on it (so the scaled bound above is the one that holds), while its scaled
 // gap stays within 1e-5.
 TEST(AttributionParityLargeValues, AbsoluteBoundFailsScaledHolds) {
-    const io::SafetensorsFile reference(kFixtures / "attribution" /
+    const io::SafetensorsFile reference(testing::kFixtureDir / "attribution" /
                                         "gpt2_f32_values_x6.safetensors");
     const auto& meta = reference.metadata();
     ASSERT_TRUE(meta.count("max_abs_diff_float32_norm_head"));

@@ -23,6 +23,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/executors.h"
+#include "../support/fixture_model.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/head_importance.h"
 #include "attnscope/io/safetensors.h"
@@ -35,8 +36,7 @@ namespace fs = std::filesystem;
 using analysis::ImportanceItem;
 using forward::AblationKind;
 
-const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
-const fs::path kDir = kFixtures / "importance";
+const fs::path kDir = testing::kFixtureDir / "importance";
 // What run_importance_expected.sh gives the reference: BERT-fixture [CLS] and [SEP], [MASK].
 const std::set<std::int32_t> kSpecial = {101, 102};
 constexpr std::int32_t kMaskId = 103;
@@ -167,7 +167,7 @@ class ImportanceParity : public ::testing::TestWithParam<Case> {};
 
 TEST_P(ImportanceParity, MatchesPyTorch) {
     const Case& c = GetParam();
-    const auto model = model::loadModel(kFixtures / "checkpoints" / c.model);
+    const auto model = testing::fixtureModel(c.model);
     const io::SafetensorsFile f(kDir / (c.name + ".safetensors"));
     const bool maskedLm =
         analysis::importanceObjective(*model) == analysis::ImportanceObjective::MaskedLm;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/expect_error.h"
+#include "../support/test_names.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
@@ -124,7 +125,7 @@ TEST_P(GreedyDecoding, Cancels) {
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, GreedyDecoding,
                          ::testing::Values("t5_v10_f32", "bart_f32", "marian_f32"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 TEST(Seq2SeqAnalysis, GreedyNeedsAnLmHead) {
     const auto m = load("t5_model_f16");
@@ -180,12 +181,8 @@ TEST(Seq2SeqAnalysis, DecodedTargetKeepsItsIds) {
 TEST(Seq2SeqAnalysis, CrossAlignmentSumsSourceWordsAndAveragesTargetWords) {
     Seq2SeqAnalysis a;
     const auto token = [](const char* text, std::size_t begin, std::size_t end, bool special) {
-        tokenize::Token t;
-        t.text = text;
-        t.byteBegin = begin;
-        t.byteEnd = end;
-        t.special = special;
-        return t;
+        return tokenize::Token{
+            .text = text, .byteBegin = begin, .byteEnd = end, .special = special};
     };
     a.targetText = "ab c";
     a.targetTokens = {token("a", 0, 1, false), token("b", 1, 2, false), token("c", 3, 4, false),

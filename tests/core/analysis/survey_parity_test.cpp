@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/executors.h"
+#include "../support/fixture_model.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/io/safetensors.h"
@@ -31,8 +32,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
-const fs::path kDir = kFixtures / "survey";
+const fs::path kDir = testing::kFixtureDir / "survey";
 constexpr double kScoreTol = 1e-6;
 constexpr double kMdsTol = 1e-5;
 
@@ -132,7 +132,7 @@ class SurveyParity : public ::testing::TestWithParam<Case> {};
 TEST_P(SurveyParity, MatchesTheReference) {
     const Case& c = GetParam();
     const io::SafetensorsFile f(kDir / (c.model + ".safetensors"));
-    const auto model = model::loadModel(kFixtures / "checkpoints" / c.model);
+    const auto model = testing::fixtureModel(c.model);
     const auto corpus = testing::readIdLists(kDir / c.corpus);
     ASSERT_EQ(std::to_string(corpus.size()), f.metadata().at("sentences"));
     const analysis::HeadSurvey s =

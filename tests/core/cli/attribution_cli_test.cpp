@@ -14,6 +14,7 @@
 #include <hdf5.h>
 
 #include "../support/cli_corpus.h"
+#include "../support/fixture_model.h"
 #include "../support/h5_reader.h"
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
@@ -26,7 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::H5Reader;
 
-const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 constexpr double kTol = 1e-5;
 
 // The names at the file's root, as h5py's keys() lists them.
@@ -62,12 +62,13 @@ class AttributionCli : public ::testing::TestWithParam<std::string> {};
 
 // Every tensor of the reference is in the file under its name, with its shape and values.
 TEST_P(AttributionCli, AllMethodsMatchTheReferenceDatasetByDataset) {
-    const io::SafetensorsFile reference(kFixtures / "attribution" / (GetParam() + ".safetensors"));
+    const io::SafetensorsFile reference(testing::kFixtureDir / "attribution" /
+                                        (GetParam() + ".safetensors"));
     const std::vector<std::int64_t> ids = testing::int64s(reference, "input_ids");
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "attribution.h5";
     const testing::CommandRun run = testing::runCli(
-        "attribution " + testing::shellQuoted(kFixtures / "checkpoints" / GetParam()) +
+        "attribution " + testing::shellQuoted(testing::kFixtureCheckpoints / GetParam()) +
         " --token-ids " + testing::idList(ids) + " --method all --out " +
         testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
@@ -126,7 +127,7 @@ TEST(AttributionCliMethods, NormWritesOnlyTheAttentionAndTheNormMaps) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "norm.h5";
     const testing::CommandRun run = testing::runCli(
-        "attribution " + testing::shellQuoted(kFixtures / "checkpoints" / "bert_f32") +
+        "attribution " + testing::shellQuoted(testing::kFixtureCheckpoints / "bert_f32") +
         " --text 'the cat sat' --method norm --out " + testing::shellQuoted(out));
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(run.out, "methods: raw norm\n")) << run.out;
@@ -147,7 +148,7 @@ TEST(AttributionCliMethods, NormWritesOnlyTheAttentionAndTheNormMaps) {
 TEST(AttributionCliErrors, UsageErrorsNameTheProblem) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "x.h5";
-    const std::string model = testing::shellQuoted(kFixtures / "checkpoints" / "gpt2_f32");
+    const std::string model = testing::shellQuoted(testing::kFixtureCheckpoints / "gpt2_f32");
     const testing::CommandRun unknown =
         testing::runCli("attribution " + model + " --token-ids 1,2 --method norm,bogus --out " +
                         testing::shellQuoted(out));
@@ -183,7 +184,7 @@ TEST(AttributionCliErrors, AnUnreadableModelIsADataError) {
 // 65 tokens are refused for flow and fine for rollout.
 TEST(AttributionCliErrors, FlowRefusesMoreThan64TokensAndRolloutDoesNot) {
     testing::ScratchDir tmp;
-    const fs::path model = tmp.copyOf(kFixtures / "checkpoints" / "llama3_gqa4_f32", "llama");
+    const fs::path model = tmp.copyOf(testing::kFixtureCheckpoints / "llama3_gqa4_f32", "llama");
     testing::editJson(model / "config.json",
                       [](nlohmann::json& j) { j["max_position_embeddings"] = 80; });
     const std::vector<std::int64_t> ids(65, 250);

@@ -7,6 +7,7 @@
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 
 namespace attnscope {
 namespace {
@@ -183,7 +184,7 @@ TEST_P(CliAttention, FileMatchesPyTorchReference) {
 INSTANTIATE_TEST_SUITE_P(Checkpoints, CliAttention,
                          ::testing::Values("bert_f32", "gpt2_f32", "roberta_f32",
                                            "gpt2_sharded_bf16"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 }  // namespace
 }  // namespace attnscope

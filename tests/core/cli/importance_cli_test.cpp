@@ -32,10 +32,9 @@ constexpr const char* kSentences =
 
 TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
     const fs::path csv = tmp.path() / "importance.csv";
-    const testing::CommandRun run = testing::runOn("importance", kCheckpoints / "bert_f32", corpus,
-                                                   " --seed 3 --threads 2", csv);
+    const testing::CommandRun run = testing::runOn("importance", kCheckpoints / "bert_f32",
+                                                   tmp.corpus(), " --seed 3 --threads 2", csv);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(
         run.out, "objective: masked LM, 15 % masked (seed 3); ablation zero per head"))
@@ -85,10 +84,9 @@ TEST(ImportanceCli, WritesTheTableAndPrintsTheSummary) {
 
 TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
     const fs::path h5 = tmp.path() / "importance.h5";
     const testing::CommandRun run =
-        testing::runOn("importance", kCheckpoints / "llama3_gqa4_f32", corpus,
+        testing::runOn("importance", kCheckpoints / "llama3_gqa4_f32", tmp.corpus(),
                        " --kind mean --kv-group --max-sentences 2 --threads 1", h5);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(fs::is_regular_file(h5));
@@ -106,10 +104,9 @@ TEST(ImportanceCli, WritesKeyValueGroupsToHdf5) {
 
 TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
     const fs::path h5 = tmp.path() / "importance.h5";
     const testing::CommandRun run =
-        testing::runOn("importance", kCheckpoints / "bert_f32", corpus, " --threads 1", h5);
+        testing::runOn("importance", kCheckpoints / "bert_f32", tmp.corpus(), " --threads 1", h5);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     const testing::H5Reader f(h5);
     const auto sentence = f.values<std::int64_t>("masked/sentence", H5T_NATIVE_INT64);
@@ -133,8 +130,8 @@ TEST(ImportanceCli, Hdf5OfAMaskedLmListsItsMaskedTargets) {
 
 TEST(ImportanceCli, UsageAndDataErrors) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
-    const std::string base = testing::modelCommand("importance", kCheckpoints / "bert_f32", corpus);
+    const std::string base =
+        testing::modelCommand("importance", kCheckpoints / "bert_f32", tmp.corpus());
     EXPECT_EQ(testing::runCli("importance --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(" --out x.txt"), std::string(" --kind half --out x.csv"),
@@ -146,7 +143,7 @@ TEST(ImportanceCli, UsageAndDataErrors) {
     const fs::path out = tmp.path() / "never.csv";
     // No prediction head: one line naming the folder, nothing written.
     const fs::path bare = kCheckpoints / "bert_noprefix_f16";
-    const testing::CommandRun noHead = testing::runOn("importance", bare, corpus, "", out);
+    const testing::CommandRun noHead = testing::runOn("importance", bare, tmp.corpus(), "", out);
     EXPECT_EQ(noHead.exitCode, 1);
     EXPECT_TRUE(
         testing::contains(noHead.err, bare.string() + ": the checkpoint has no prediction head"))

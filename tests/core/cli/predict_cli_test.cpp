@@ -13,6 +13,7 @@
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 
 namespace attnscope {
 namespace {
@@ -58,8 +59,7 @@ TEST_P(PredictCli, TopFiveMatchesPyTorchReference) {
         ids.append(i ? "," : "").append(std::to_string(ref.inputIds[i]));
         positions.append(i ? "," : "").append(std::to_string(i));
     }
-    testing::ScratchDir tmp;
-    const fs::path csv = tmp.path() / "predictions.csv";
+    const testing::ScratchFile csv("predictions.csv");
     const auto r =
         testing::runCli("predict " + testing::shellQuoted(dir) + " --token-ids " + ids +
                         " --position " + positions + " --top 5 --csv " + testing::shellQuoted(csv));
@@ -100,7 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, PredictCli,
                                            "llama3_gqa4_f32", "mistral_mqa_window_f32",
                                            "qwen2_gqa2_bf16", "gpt2_f32", "bert_f32", "roberta_f32",
                                            "distilbert_f16"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 TEST(PredictCliErrors, ModelWithoutAHeadIsAClearDataError) {
     const auto r =

@@ -20,6 +20,7 @@
 #include "../support/reference_file.h"
 #include "../support/run_command.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/io/safetensors.h"
@@ -81,8 +82,7 @@ TEST_P(Seq2SeqCli, AttentionIdsMatchTheReferenceKindByKind) {
         const auto decoder = inputs[k].at("decoder").get<std::vector<std::int64_t>>();
         std::vector<std::int64_t> target(decoder.begin() + 1, decoder.end());
         target.push_back(decoder.front());
-        testing::ScratchDir tmp;
-        const fs::path out = tmp.path() / "run.h5";
+        const testing::ScratchFile out("run.h5");
         const auto run = testing::runCli(
             "attention " + testing::shellQuoted(dir) + " --token-ids " + testing::idList(source) +
             " --target-ids " + testing::idList(target) + " --out " + testing::shellQuoted(out));
@@ -120,15 +120,14 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, Seq2SeqCli,
                          ::testing::Values("t5_v10_f32", "t5_v11_bf16", "t5_model_f16", "bart_f32",
                                            "mbart_f16", "marian_f32", "marian_untied_bf16",
                                            "bart_tok_f32"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 // Text on both sides: the file holds exactly what analyzeSeq2SeqText computes, with the tokens'
 // spans in each text.
 TEST(Seq2SeqCliText, TextAndTargetMatchTheCoreAnalysis) {
     const std::string source = "The head looks at every token.";
     const std::string target = "Heads attend to words.";
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "text.h5";
+    const testing::ScratchFile out("text.h5");
     const auto run =
         testing::runCli("attention " + testing::shellQuoted(kTokenized) + " --text '" + source +
                         "' --target '" + target + "' --out " + testing::shellQuoted(out));
@@ -167,8 +166,7 @@ TEST(Seq2SeqCliText, TextAndTargetMatchTheCoreAnalysis) {
 
 // --greedy decodes what greedyTarget decodes, prints it, and runs it as the target.
 TEST(Seq2SeqCliText, GreedyTargetIsTheCoresGreedyTarget) {
-    testing::ScratchDir tmp;
-    const fs::path out = tmp.path() / "greedy.h5";
+    const testing::ScratchFile out("greedy.h5");
     const auto run = testing::runCli("attention " + testing::shellQuoted(kTokenized) +
                                      " --text 'Every head looks.' --greedy 6 --out " +
                                      testing::shellQuoted(out));
@@ -205,9 +203,13 @@ TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
     const fs::path out = tmp.path() / "never.h5";
     const fs::path png = tmp.path() / "never.png";
     const std::string bert = testing::shellQuoted(ATTNSCOPE_DEFAULT_MODEL);
+    // An attention run on `model` that must refuse before it writes `out`.
+    const auto attention = [&out](const fs::path& model, const std::string& options) {
+        return "attention " + testing::shellQuoted(model) + options + " --out " +
+               testing::shellQuoted(out);
+    };
     const std::vector<ErrorCase> cases = {
-        {"target on BERT",
-         "attention " + bert + " --text 'a b' --target 'c' --out " + testing::shellQuoted(out), 1,
+        {"target on BERT", attention(ATTNSCOPE_DEFAULT_MODEL, " --text 'a b' --target 'c'"), 1,
          "--target needs an encoder-decoder model (T5, BART, mBART, Marian); this bert model "
          "has a single stack"},
         {"target ids on BERT", "predict " + bert + " --token-ids 101,102 --target-ids 5", 1,
@@ -216,32 +218,21 @@ TEST(Seq2SeqCliErrors, MisusesAreClearErrors) {
          "render " + bert + " --text 'a b' --kind cross --layer 0 --head 0 --out " +
              testing::shellQuoted(png),
          1, "--kind cross needs an encoder-decoder model"},
-        {"greedy with target",
-         "attention " + testing::shellQuoted(kTokenized) +
-             " --text 'a' --target 'b' --greedy 3 --out " + testing::shellQuoted(out),
-         2, "--target excludes --greedy"},
+        {"greedy with target", attention(kTokenized, " --text 'a' --target 'b' --greedy 3"), 2,
+         "--target excludes --greedy"},
         {"greedy without LM head",
-         "attention " + testing::shellQuoted(kRoot / "t5_model_f16") +
-             " --token-ids 5,6,1 --greedy 3 --out " + testing::shellQuoted(out),
-         1, "no LM head"},
-        {"no target",
-         "attention " + testing::shellQuoted(kTokenized) + " --text 'a b' --out " +
-             testing::shellQuoted(out),
-         1, "give the target with --target or --target-ids, or decode one with --greedy N"},
-        {"bad target id",
-         "attention " + testing::shellQuoted(kTokenized) +
-             " --token-ids 0,5,2 --target-ids -4 --out " + testing::shellQuoted(out),
-         1, "--target-ids: -4 is not a valid token id"},
+         attention(kRoot / "t5_model_f16", " --token-ids 5,6,1 --greedy 3"), 1, "no LM head"},
+        {"no target", attention(kTokenized, " --text 'a b'"), 1,
+         "give the target with --target or --target-ids, or decode one with --greedy N"},
+        {"bad target id", attention(kTokenized, " --token-ids 0,5,2 --target-ids -4"), 1,
+         "--target-ids: -4 is not a valid token id"},
         // Issue 30: the last id is never fed to the decoder, so only this check sees it; an
         // empty list was read as the id 0, an empty element dropped.
         {"last target id outside the vocabulary",
-         "attention " + testing::shellQuoted(kTokenized) +
-             " --token-ids 0,5,2 --target-ids 5,99999 --out " + testing::shellQuoted(out),
-         1, "--target-ids: 99999 (id 2 of 2) is outside the decoder's vocabulary [0, "},
-        {"empty target ids",
-         "attention " + testing::shellQuoted(kTokenized) +
-             " --token-ids 0,5,2 --target-ids '' --out " + testing::shellQuoted(out),
-         2, "--target-ids: the id list is empty"},
+         attention(kTokenized, " --token-ids 0,5,2 --target-ids 5,99999"), 1,
+         "--target-ids: 99999 (id 2 of 2) is outside the decoder's vocabulary [0, "},
+        {"empty target ids", attention(kTokenized, " --token-ids 0,5,2 --target-ids ''"), 2,
+         "--target-ids: the id list is empty"},
         {"empty target id element",
          "predict " + testing::shellQuoted(kTokenized) + " --token-ids 0,5,2 --target-ids 5,,6", 2,
          "--target-ids: element 2 of '5,,6' is empty"},

@@ -45,10 +45,9 @@ std::vector<std::int32_t> ids(const H5Reader& h5, const char* name) {
 
 TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
     const fs::path csv = tmp.path() / "survey.csv";
     const testing::CommandRun run =
-        testing::runOn("survey", kCheckpoints / "bert_f32", corpus, "", csv);
+        testing::runOn("survey", kCheckpoints / "bert_f32", tmp.corpus(), "", csv);
     ASSERT_EQ(run.exitCode, 0) << run.err;
     EXPECT_TRUE(testing::contains(run.out,
                                   ": 3 sentences, 3 surveyed, 0 longer than the model's positions"))
@@ -85,11 +84,10 @@ TEST(SurveyCli, WritesTheTableAndPrintsTheSummary) {
 // The file holds surveyCorpus's own result for the same sentences and the options it records.
 TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
     const fs::path h5path = tmp.path() / "survey.h5";
     const fs::path dir = kCheckpoints / "gpt2_f32";
     const testing::CommandRun run =
-        testing::runOn("survey", dir, corpus,
+        testing::runOn("survey", dir, tmp.corpus(),
                        " --threads 1 --probe-repeats 2 --probe-length 4 --probe-seed 9"
                        " --sink-eps 0.25 --rare-top 3 --positional-threshold 0.5",
                        h5path);
@@ -116,7 +114,7 @@ TEST(SurveyCli, Hdf5EqualsTheSurveyComputedDirectly) {
     options.probeLength = 4;
     options.probeSeed = 9;
     std::vector<std::vector<std::int32_t>> sentences;
-    for (const std::string& line : text::readSentences(corpus)) {
+    for (const std::string& line : text::readSentences(tmp.corpus())) {
         sentences.push_back(tokenize::ids(model->tokenizer->encode(line)));
     }
     const analysis::HeadSurvey expected =
@@ -249,8 +247,8 @@ TEST(SurveyCli, LeavesOutSentencesTooLongForTheModel) {
 
 TEST(SurveyCli, UsageAndDataErrors) {
     const testing::CorpusDir tmp(kSentences);
-    const fs::path& corpus = tmp.corpus();
-    const std::string base = testing::modelCommand("survey", kCheckpoints / "bert_f32", corpus);
+    const std::string base =
+        testing::modelCommand("survey", kCheckpoints / "bert_f32", tmp.corpus());
     EXPECT_EQ(testing::runCli("survey --help").exitCode, 0);
     for (const std::string& bad :
          {std::string(""), std::string(" --out x.txt"), std::string(" --threads 0 --out x.csv"),
@@ -267,7 +265,7 @@ TEST(SurveyCli, UsageAndDataErrors) {
     EXPECT_EQ(missing.exitCode, 1);
     EXPECT_TRUE(testing::contains(missing.err, "absent.txt")) << missing.err;
     const testing::CommandRun noModel =
-        testing::runOn("survey", tmp.path() / "nomodel", corpus, "", out);
+        testing::runOn("survey", tmp.path() / "nomodel", tmp.corpus(), "", out);
     EXPECT_EQ(noModel.exitCode, 1);
     EXPECT_TRUE(testing::contains(noModel.err, "nomodel")) << noModel.err;
     EXPECT_FALSE(fs::exists(out));

@@ -12,6 +12,7 @@
 #include "../support/run_command.h"
 #include "../support/shared_data.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 
 namespace attnscope {
 namespace {
@@ -65,7 +66,7 @@ TEST_P(TokenizeWithoutWeights, SameTokensAsTheModelFolder) {
 INSTANTIATE_TEST_SUITE_P(Checkpoints, TokenizeWithoutWeights,
                          ::testing::Values("bert_f32", "gpt2_f32", "roberta_f32",
                                            "gpt2_sharded_bf16", "llama_f32"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 // The real files, copied without weights, in each form loadTokenizer reads; the ids are Hugging
 // Face's for "Hello, world!".

@@ -22,24 +22,24 @@ namespace fs = std::filesystem;
 using analysis::ImportanceResult;
 using testing::H5Reader;
 
-// 2 layers x 2 heads; unit 2 (1-0) matters most, unit 1 (0-1) least.
+// 2 layers x 2 heads; unit 2 (1-0) matters most, unit 1 (0-1) least. No masked targets: the
+// tests that write them add them.
 ImportanceResult smallResult() {
-    ImportanceResult r;
-    r.nLayers = 2;
-    r.nUnits = 2;
-    r.kind = forward::AblationKind::Mean;
-    r.maskFraction = 0.15;
-    r.seed = 7;
-    r.items = 3;
-    r.targets = 8;
-    r.cleanLoss = 2.5;
-    r.cleanAccuracy = 0.25;
-    r.ablatedLoss = {2.75, 2.0, 4.0, 3.0};
-    r.deltaLoss = {0.25, -0.5, 1.5, 0.5};
-    r.ablatedAccuracy = {0.25, 0.375, 0.0, 0.125};
-    r.order = {1, 0, 3, 2};
-    r.pruning = {{0.0, 0, 2.5, 0.25}, {0.5, 2, 3.5, 0.125}};
-    return r;
+    return {.nLayers = 2,
+            .nUnits = 2,
+            .kind = forward::AblationKind::Mean,
+            .maskFraction = 0.15,
+            .seed = 7,
+            .items = 3,
+            .targets = 8,
+            .cleanLoss = 2.5,
+            .cleanAccuracy = 0.25,
+            .ablatedLoss = {2.75, 2.0, 4.0, 3.0},
+            .deltaLoss = {0.25, -0.5, 1.5, 0.5},
+            .ablatedAccuracy = {0.25, 0.375, 0.0, 0.125},
+            .order = {1, 0, 3, 2},
+            .pruning = {{0.0, 0, 2.5, 0.25}, {0.5, 2, 3.5, 0.125}},
+            .masked = {}};
 }
 
 TEST(ImportanceCsv, WritesUnitRowsThenPruningRows) {

@@ -43,12 +43,7 @@ forward::ForwardResult pass(int layers, int heads, int rows, int cols, float fir
 }
 
 tokenize::Token token(const std::string& text, int id, std::size_t begin, std::size_t end) {
-    tokenize::Token t;
-    t.text = text;
-    t.id = id;
-    t.charBegin = begin;
-    t.charEnd = end;
-    return t;
+    return {.text = text, .id = id, .charBegin = begin, .charEnd = end};
 }
 
 // Source "ab c" as three tokens; target "xy" as two; encoder 1x2 heads, decoder 2x1.

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/fixture_model.h"
 #include "../support/max_abs.h"
 #include "../support/reference_file.h"
 #include "attnscope/analysis/ablation_effects.h"
@@ -30,7 +31,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kFixtures = fs::path(ATTNSCOPE_FIXTURE_DIR);
 // The ids and the mean corpus run_ablation_expected.sh gives the reference.
 const std::vector<std::int32_t> kIds = {3, 17, 9, 4, 12, 8, 21, 5, 2, 30, 11};
 const std::vector<std::vector<std::int32_t>> kMeanCorpus = {{3, 17, 9, 4, 12, 8},
@@ -182,17 +182,17 @@ void expectMatches(const model::Model& model, const forward::ForwardOptions& opt
 class AblationParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(AblationParity, ZeroAndSinkMatchPyTorch) {
-    const auto model = model::loadModel(kFixtures / "checkpoints" / GetParam());
+    const auto model = testing::fixtureModel(GetParam());
     forward::ForwardOptions options;
     options.interventions =
         parse({{"0-1", forward::AblationKind::Zero}, {"1-g0", forward::AblationKind::Sink}});
     expectMatches(*model, options,
-                  kFixtures / "ablation" / (GetParam() + ".zero_sink.safetensors"));
+                  testing::kFixtureDir / "ablation" / (GetParam() + ".zero_sink.safetensors"));
 }
 
 TEST_P(AblationParity, MeanMatchesPyTorch) {
-    const auto model = model::loadModel(kFixtures / "checkpoints" / GetParam());
-    const fs::path file = kFixtures / "ablation" / (GetParam() + ".mean.safetensors");
+    const auto model = testing::fixtureModel(GetParam());
+    const fs::path file = testing::kFixtureDir / "ablation" / (GetParam() + ".mean.safetensors");
     auto means =
         std::make_shared<forward::HeadMeans>(forward::computeHeadMeans(*model, kMeanCorpus, {}));
     // The means themselves: pooled over every position of both sentences on both sides.

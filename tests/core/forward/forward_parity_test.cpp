@@ -90,12 +90,7 @@ TEST_P(ForwardParity, DetectsASmallScaleError) {
     EXPECT_GT(maxAbsDiff(r.probs.data(), ref.attention), 10 * kProbTolerance) << GetParam();
 }
 
-INSTANTIATE_TEST_SUITE_P(Checkpoints, ForwardParity, ::testing::ValuesIn(kCases),
-                         [](const auto& p) { return p.param; });
-
-TEST(ForwardParityManifest, ManifestListsEveryCase) {
-    testing::expectManifestLists(kCheckpoints, kCases);
-}
+ATTNSCOPE_MANIFEST_CASES(ForwardParity, kCheckpoints, kCases)
 
 }  // namespace
 }  // namespace attnscope

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "../support/same_bits.h"
+#include "../support/test_names.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
@@ -71,7 +72,7 @@ TEST_P(HeadRecordCancel, AnUnsetTokenGivesTheFullRecordingBitForBit) {
 // path through recomputeHead (bias only, RoPE table, shared key/value heads).
 INSTANTIATE_TEST_SUITE_P(Checkpoints, HeadRecordCancel,
                          ::testing::Values("bert_f32", "gpt2_f32", "llama3_gqa4_f32"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 }  // namespace
 }  // namespace attnscope

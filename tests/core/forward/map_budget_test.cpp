@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, MapBudget,
                                            "llama3_gqa4_f32", "mistral_mqa_window_f32",
                                            "qwen2_gqa2_bf16", "qwen2_gqa2_bf16@half",
                                            "distilbert_f16@half"),
-                         [](const auto& p) { return testing::testName(p.param); });
+                         testing::paramName);
 
 TEST(MapBudgetLimits, ExactlyAtTheBudgetStillRecordsAndMapsAreGuarded) {
     const auto m = model::loadModel(kCheckpoints / "gpt2_f32");

@@ -153,12 +153,7 @@ TEST_P(Seq2SeqParity, DetectsASmallScaleError) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(Checkpoints, Seq2SeqParity, ::testing::ValuesIn(kCases),
-                         [](const auto& p) { return p.param; });
-
-TEST(Seq2SeqParityManifest, ManifestListsEveryCase) {
-    testing::expectManifestLists(kRoot, kCases);
-}
+ATTNSCOPE_MANIFEST_CASES(Seq2SeqParity, kRoot, kCases)
 
 }  // namespace
 }  // namespace attnscope

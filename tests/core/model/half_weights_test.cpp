@@ -12,6 +12,7 @@
 #include "../support/raw_tensors.h"
 #include "../support/reference_file.h"
 #include "../support/test_files.h"
+#include "../support/test_names.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/io/safetensors.h"
@@ -123,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, HalfWeights,
                          ::testing::Values("bert_noprefix_f16", "bert_bf16", "distilbert_f16",
                                            "gpt2_noprefix_f16", "gpt2_sharded_bf16",
                                            "llama_gqa2_headdim_bf16", "qwen2_gqa2_bf16"),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 TEST(HalfWeightsPolicy, AutoWidensSmallModelsAndFloat32CheckpointsStayFloat32) {
     const auto small = loadModel(kCheckpoints / "bert_bf16");

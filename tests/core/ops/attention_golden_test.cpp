@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "../support/test_names.h"
 #include "attnscope/ops/attention.h"
 
 namespace attnscope::ops {
@@ -74,7 +75,7 @@ TEST_P(AttentionGolden, MatchesPyTorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sdpa, AttentionGolden, ::testing::ValuesIn(caseNames()),
-                         [](const auto& p) { return p.param; });
+                         testing::paramName);
 
 }  // namespace
 }  // namespace attnscope::ops

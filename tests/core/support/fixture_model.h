@@ -1,5 +1,6 @@
-// The generated fixture checkpoints (CTest fixture checkpoints, written by
-// tests/reference/make_checkpoints.py): their folder, and one of them loaded by name.
+// The folder the reference fixtures write to (the build tree's fixtures: generated checkpoints
+// and the references' outputs beside them); the fixture checkpoints (CTest fixture checkpoints,
+// written by tests/reference/make_checkpoints.py): their folder, and one of them loaded by name.
 #pragma once
 
 #include <filesystem>
@@ -10,8 +11,9 @@
 
 namespace attnscope::testing {
 
-inline const std::filesystem::path kFixtureCheckpoints =
-    std::filesystem::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
+inline const std::filesystem::path kFixtureDir = ATTNSCOPE_FIXTURE_DIR;
+
+inline const std::filesystem::path kFixtureCheckpoints = kFixtureDir / "checkpoints";
 
 inline std::shared_ptr<const model::Model> fixtureModel(const std::string& name) {
     return model::loadModel(kFixtureCheckpoints / name);

@@ -13,6 +13,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_names.h"
+
 namespace attnscope::testing {
 
 // The entries of `dir`/manifest.json; throws when the reference test that writes it has not run.
@@ -59,3 +61,13 @@ inline void expectManifestLists(const std::filesystem::path& dir,
 }
 
 }  // namespace attnscope::testing
+
+// The parity suite `Suite` (a TestWithParam<std::string>) run once per case of `cases`, each run
+// named after its case, and the test <Suite>Manifest.ManifestListsEveryCase: the manifest of
+// `dir` lists exactly those cases, so that no case the reference writes goes untested.
+#define ATTNSCOPE_MANIFEST_CASES(Suite, dir, cases)                          \
+    INSTANTIATE_TEST_SUITE_P(Checkpoints, Suite, ::testing::ValuesIn(cases), \
+                             ::attnscope::testing::paramName);               \
+    TEST(Suite##Manifest, ManifestListsEveryCase) {                          \
+        ::attnscope::testing::expectManifestLists(dir, cases);               \
+    }

@@ -104,6 +104,21 @@ private:
     std::filesystem::path m_path;
 };
 
+// The path `name` in a scratch folder of its own, for a test that writes one file there; it
+// converts to that path, so that the test passes it wherever a path goes.
+class ScratchFile {
+public:
+    explicit ScratchFile(const std::string& name) : m_path(m_dir.path() / name) {}
+
+    const std::filesystem::path& path() const { return m_path; }
+
+    operator const std::filesystem::path&() const { return m_path; }
+
+private:
+    ScratchDir m_dir;
+    std::filesystem::path m_path;
+};
+
 // Rewrites a JSON file through `edit`.
 template <class Fn>
 void editJson(const std::filesystem::path& path, Fn&& edit) {

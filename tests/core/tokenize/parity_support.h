@@ -1,14 +1,17 @@
-// What the two parity tests (tokenizer_parity_test.cpp, spm_parity_test.cpp) share: reading a
-// reference .jsonl file, counting the UD sentences it must cover, printing id lists and checking
-// the tokens' spans against the reference's.
+// What the two parity tests (tokenizer_parity_test.cpp, spm_parity_test.cpp) share: how a case
+// loads its tokenizer, reading a reference .jsonl file, counting the UD sentences it must cover,
+// printing id lists and checking the tokens' spans against the reference's.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -45,6 +48,27 @@ inline std::string joinIds(const std::vector<std::int32_t>& v) {
 }
 
 constexpr std::size_t kMaxReported = 10;  // failures printed in full per vocabulary
+
+// How a parity case gets its tokenizer, given the folder of the shared tokenizers.
+using TokenizerLoader =
+    std::function<std::unique_ptr<Tokenizer>(const std::filesystem::path& tokenizers)>;
+
+// A loader of tokenizer.h (loadTokenizer, loadTokenizerFromVocabFiles, ...): folder, model type.
+using LoadFn = std::unique_ptr<Tokenizer> (*)(const std::filesystem::path&, std::string_view);
+
+// `load` on the shared tokenizer folder `folder`, as model type `modelType`.
+inline TokenizerLoader fromShared(std::string folder, std::string modelType,
+                                  LoadFn load = loadTokenizer) {
+    return [=](const std::filesystem::path& tokenizers) {
+        return load(tokenizers / folder, modelType);
+    };
+}
+
+// `load` on `dir`, a folder outside the shared data (the build tree's generated tokenizers).
+inline TokenizerLoader fromFolder(std::filesystem::path dir, std::string modelType,
+                                  LoadFn load = loadTokenizer) {
+    return [=](const std::filesystem::path&) { return load(dir, modelType); };
+}
 
 // Calls each(line) for every non-empty line of a .jsonl file, parsed.
 template <typename Each>

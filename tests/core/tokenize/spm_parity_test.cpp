@@ -8,7 +8,6 @@
 // Ids and offsets must be identical on every sentence.
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -35,7 +34,7 @@ const fs::path kRefDir = fs::path(ATTNSCOPE_TOKENIZER_REF_DIR) / "spm";
 struct SpmCase {
     std::string name;
     std::string reference;  // <reference>.jsonl and <reference>.meta.json
-    std::function<std::unique_ptr<Tokenizer>(const fs::path& tokenizers)> load;
+    TokenizerLoader load;
     std::string expectedSource;  // describe() must mention it
 };
 
@@ -45,19 +44,16 @@ void PrintTo(const SpmCase& c, std::ostream* os) {
 
 std::vector<SpmCase> spmCases() {
     return {
-        {"marian_source", "marian-en-mg-source",
-         [](const fs::path& d) { return loadTokenizer(d / "opus-mt-en-mg", "marian"); },
+        {"marian_source", "marian-en-mg-source", fromShared("opus-mt-en-mg", "marian"),
          "Marian: source.spm"},
         {"marian_target", "marian-en-mg-target",
-         [](const fs::path& d) { return loadTargetTokenizer(d / "opus-mt-en-mg", "marian"); },
+         fromShared("opus-mt-en-mg", "marian", loadTargetTokenizer),
          "Marian target side: target.spm"},
-        {"albert_base_v2_spiece", "albert-base-v2",
-         [](const fs::path& d) { return loadTokenizer(d / "albert-base-v2", "albert"); },
+        {"albert_base_v2_spiece", "albert-base-v2", fromShared("albert-base-v2", "albert"),
          "spiece.model"},
         // t5-small also has a tokenizer.json, which loadTokenizer prefers; this is the
         // spiece.model path a folder without it takes.
-        {"t5_small_spiece", "t5-small",
-         [](const fs::path& d) { return loadSpmConventionTokenizer(d / "t5-small", "t5"); },
+        {"t5_small_spiece", "t5-small", fromShared("t5-small", "t5", loadSpmConventionTokenizer),
          "spiece.model"},
     };
 }

@@ -148,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(Shared, SameAsTokenizer,
                                            "distilbert-base-uncased", "llama-2",
                                            "TinyLlama-1.1B-Chat-v1.0", "t5-small",
                                            "chemtsv3-gpt2_0.2m-smiles"),
-                         [](const auto& p) { return testing::testName(p.param); });
+                         testing::paramName);
 
 // The vocabulary of a folder holding only `file` of the shared tokenizer folder `name`; it is
 // read whole, so the folder may go.

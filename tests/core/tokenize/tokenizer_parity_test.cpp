@@ -17,7 +17,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -45,7 +44,7 @@ const fs::path kSynthetic = kRefDir / "synthetic";
 struct ParityCase {
     std::string name;
     std::string reference;  // <reference>.jsonl
-    std::function<std::unique_ptr<Tokenizer>(const fs::path& tokenizers)> load;
+    TokenizerLoader load;
     std::string expectedSource;  // describe() must mention it
     // Sentences on which tokenizers.js and the Rust crate disagree; the Rust crate is right.
     std::set<std::string> knownJsDivergences;
@@ -85,6 +84,9 @@ const std::set<std::string> kTinyLlamaVsLegacy = {"extra:20", "extra:21", "extra
 // it does not normalize grapheme by grapheme as the crate does.
 const std::set<std::string> kT5JsDivergences = {"extra:6", "extra:17"};
 
+// No sentence, for the sets of sentences a case lists.
+const std::set<std::string> kNone;
+
 // Names the case in gtest's messages instead of dumping its bytes.
 void PrintTo(const ParityCase& c, std::ostream* os) {
     *os << c.name;
@@ -93,131 +95,69 @@ void PrintTo(const ParityCase& c, std::ostream* os) {
 std::vector<ParityCase> parityCases() {
     return {
         {"bert_base_uncased_tokenizer_json", "bert-base-uncased",
-         [](const fs::path& d) { return loadTokenizer(d / "bert-base-uncased", "bert"); },
-         "tokenizer.json", kBertJsDivergences},
+         fromShared("bert-base-uncased", "bert"), "tokenizer.json", kBertJsDivergences},
         {"bert_base_uncased_vocab_txt", "bert-base-uncased",
-         [](const fs::path& d) {
-             return loadTokenizerFromVocabFiles(d / "bert-base-uncased", "bert");
-         },
-         "vocab.txt", kBertJsDivergences},
+         fromShared("bert-base-uncased", "bert", loadTokenizerFromVocabFiles), "vocab.txt",
+         kBertJsDivergences},
         {"distilbert_base_uncased_vocab_txt", "bert-base-uncased",
-         [](const fs::path& d) {
-             return loadTokenizer(d / "distilbert-base-uncased", "distilbert");
-         },
-         "vocab.txt", kBertJsDivergences},
-        {"gpt2_tokenizer_json",
-         "gpt2",
-         [](const fs::path& d) { return loadTokenizer(d / "gpt2", "gpt2"); },
-         "tokenizer.json",
-         {}},
-        {"gpt2_vocab_json_merges_txt",
-         "gpt2",
-         [](const fs::path& d) { return loadTokenizerFromVocabFiles(d / "gpt2", "gpt2"); },
-         "merges.txt",
-         {}},
-        {"roberta_base_tokenizer_json",
-         "roberta-base",
-         [](const fs::path& d) { return loadTokenizer(d / "roberta-base", "roberta"); },
-         "tokenizer.json",
-         {}},
-        {"roberta_base_vocab_json_merges_txt",
-         "roberta-base",
-         [](const fs::path& d) {
-             return loadTokenizerFromVocabFiles(d / "roberta-base", "roberta");
-         },
-         "merges.txt",
-         {}},
-        {"llama2_tokenizer_json",
-         "llama-2",
-         [](const fs::path& d) { return loadTokenizer(d / "llama-2", "llama"); },
-         "tokenizer.json",
-         {}},
-        {"llama2_tokenizer_model",
-         "llama-2",
+         fromShared("distilbert-base-uncased", "distilbert"), "vocab.txt", kBertJsDivergences},
+        {"gpt2_tokenizer_json", "gpt2", fromShared("gpt2", "gpt2"), "tokenizer.json", kNone},
+        {"gpt2_vocab_json_merges_txt", "gpt2",
+         fromShared("gpt2", "gpt2", loadTokenizerFromVocabFiles), "merges.txt", kNone},
+        {"roberta_base_tokenizer_json", "roberta-base", fromShared("roberta-base", "roberta"),
+         "tokenizer.json", kNone},
+        {"roberta_base_vocab_json_merges_txt", "roberta-base",
+         fromShared("roberta-base", "roberta", loadTokenizerFromVocabFiles), "merges.txt", kNone},
+        {"llama2_tokenizer_json", "llama-2", fromShared("llama-2", "llama"), "tokenizer.json",
+         kNone},
+        {"llama2_tokenizer_model", "llama-2",
          [](const fs::path& d) { return loadSentencePieceTokenizer(d / "llama-2"); },
-         "tokenizer.model",
-         {}},
-        {"tinyllama_tokenizer_model_vs_llama2",
-         "llama-2",
-         [](const fs::path& d) { return loadTokenizer(d / "TinyLlama-1.1B-Chat-v1.0", "llama"); },
-         "tokenizer.model",
-         {},
+         "tokenizer.model", kNone},
+        {"tinyllama_tokenizer_model_vs_llama2", "llama-2",
+         fromShared("TinyLlama-1.1B-Chat-v1.0", "llama"), "tokenizer.model", kNone,
          kTinyLlamaVsLegacy},
-        {"tinyllama_tokenizer_model",
-         "llama2-metaspace",
-         [](const fs::path& d) { return loadTokenizer(d / "TinyLlama-1.1B-Chat-v1.0", "llama"); },
-         "tokenizer.model",
-         {}},
-        {"llama2_metaspace_tokenizer_json",
-         "llama2-metaspace",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "llama2-metaspace", "llama"); },
-         "tokenizer.json",
-         {}},
+        {"tinyllama_tokenizer_model", "llama2-metaspace",
+         fromShared("TinyLlama-1.1B-Chat-v1.0", "llama"), "tokenizer.model", kNone},
+        {"llama2_metaspace_tokenizer_json", "llama2-metaspace",
+         fromFolder(kSynthetic / "llama2-metaspace", "llama"), "tokenizer.json", kNone},
         {"llama2_metaspace_split_tokenizer_json", "llama2-metaspace-split",
-         [](const fs::path&) {
-             return loadTokenizer(kSynthetic / "llama2-metaspace-split", "llama");
-         },
-         "tokenizer.json", kMetaspaceSplitJsDivergences},
-        {"llama3_style_tokenizer_json",
-         "llama3-style",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "llama3-style", "llama"); },
-         "tokenizer.json",
-         {}},
-        {"qwen2_style_tokenizer_json",
-         "qwen2-style",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "qwen2-style", "qwen2"); },
-         "tokenizer.json",
-         {}},
-        {"t5_small_tokenizer_json", "t5-small",
-         [](const fs::path& d) { return loadTokenizer(d / "t5-small", "t5"); },
+         fromFolder(kSynthetic / "llama2-metaspace-split", "llama"), "tokenizer.json",
+         kMetaspaceSplitJsDivergences},
+        {"llama3_style_tokenizer_json", "llama3-style",
+         fromFolder(kSynthetic / "llama3-style", "llama"), "tokenizer.json", kNone},
+        {"qwen2_style_tokenizer_json", "qwen2-style",
+         fromFolder(kSynthetic / "qwen2-style", "qwen2"), "tokenizer.json", kNone},
+        {"t5_small_tokenizer_json", "t5-small", fromShared("t5-small", "t5"),
          "Unigram (32100 pieces", kT5JsDivergences},
-        {"bart_base_tokenizer_json",
-         "bart-base",
-         [](const fs::path& d) { return loadTokenizer(d / "bart-base", "bart"); },
-         "tokenizer.json",
-         {}},
+        {"bart_base_tokenizer_json", "bart-base", fromShared("bart-base", "bart"), "tokenizer.json",
+         kNone},
         // The crate refuses all but 2 sentences (unk_token "<unk>" is not in the vocabulary).
-        {"chemtsv3_word_level_tokenizer_json",
-         "chemtsv3",
-         [](const fs::path& d) { return loadTokenizer(d / "chemtsv3-gpt2_0.2m-smiles", "gpt2"); },
-         "WordLevel (66 tokens, no unknown token)",
-         {}},
+        {"chemtsv3_word_level_tokenizer_json", "chemtsv3",
+         fromShared("chemtsv3-gpt2_0.2m-smiles", "gpt2"), "WordLevel (66 tokens, no unknown token)",
+         kNone},
         // tokenizers.js has no byte fallback for Unigram (it gives <unk> where the crate gives
         // <0xXX> pieces, on 73 sentences).
-        {"unigram_byte_fallback_first",
-         "unigram-bytefallback-first",
-         [](const fs::path&) {
-             return loadTokenizer(kSynthetic / "unigram-bytefallback-first", "");
-         },
-         "byte fallback",
-         {},
-         {},
+        {"unigram_byte_fallback_first", "unigram-bytefallback-first",
+         fromFolder(kSynthetic / "unigram-bytefallback-first", ""), "byte fallback", kNone, kNone,
          false},
         {"unigram_precompiled_never",
          "unigram-precompiled-never",
-         [](const fs::path&) {
-             return loadTokenizer(kSynthetic / "unigram-precompiled-never", "");
-         },
+         fromFolder(kSynthetic / "unigram-precompiled-never", ""),
          "Unigram",
          {"extra:17", "extra:22"}},
         {"unigram_albert_style",
          "unigram-albert-style",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "unigram-albert-style", ""); },
+         fromFolder(kSynthetic / "unigram-albert-style", ""),
          "Unigram",
          {"extra:6"}},
         {"unigram_spm_converter",
          "unigram-spm-converter",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "unigram-spm-converter", ""); },
+         fromFolder(kSynthetic / "unigram-spm-converter", ""),
          "Unigram",
          {"extra:17"}},
         // tokenizers.js gives no id for an unknown word of this WordLevel model.
-        {"word_level_whitespace",
-         "wordlevel-whitespace",
-         [](const fs::path&) { return loadTokenizer(kSynthetic / "wordlevel-whitespace", ""); },
-         "WordLevel",
-         {},
-         {},
-         false},
+        {"word_level_whitespace", "wordlevel-whitespace",
+         fromFolder(kSynthetic / "wordlevel-whitespace", ""), "WordLevel", kNone, kNone, false},
     };
 }
 
