@@ -31,7 +31,7 @@ void MainWindow::addExportMenu(QMenu* file) {
     });
     exportMenu->addAction(tr("&Attribution maps to HDF5…"), this, [this] {
         askForSaveFile(this, tr("Export the attribution maps computed"), tr("HDF5 files (*.h5)"),
-                       [this](const QString& p) { return m_service->exportAttributions(p); });
+                       [this](const QString& p) { return m_service->attributions().exportTo(p); });
     });
     exportMenu->addAction(tr("&Charts (PNG, SVG)…"), this, [this] {
         askForSaveFile(this, tr("Export the entropy charts"),

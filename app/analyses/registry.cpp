@@ -1,8 +1,12 @@
 #include "analyses/registry.h"
 
+#include <utility>
+
+#include <QTabWidget>
+
 namespace attnscope::app {
 
-// Each defined in its folder (analyses/<name>/<name>_entry.cpp or its dock file).
+// Each defined in its folder (analyses/<name>/<name>_entry.cpp, its view or its dock file).
 Analysis compareAnalysis();
 Analysis entropyAnalysis();
 Analysis offsetsAnalysis();
@@ -20,6 +24,15 @@ const std::vector<Analysis>& registeredAnalyses() {
         corefAnalysis(),       importanceAnalysis(), surveyAnalysis(),
     };
     return all;
+}
+
+Analysis tabAnalysis(const char* name, const char* title,
+                     std::function<QWidget*(AnalysisSession*, QWidget* parent)> make) {
+    return {name,
+            [title, make = std::move(make)](const AnalysisHost& host) {
+                host.tabs->addTab(make(host.session, host.tabs), QObject::tr(title));
+            },
+            nullptr};
 }
 
 }  // namespace attnscope::app

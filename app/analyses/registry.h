@@ -13,6 +13,7 @@ class QDockWidget;
 class QMainWindow;
 class QMenu;
 class QTabWidget;
+class QWidget;
 
 namespace attnscope::app {
 
@@ -40,5 +41,19 @@ struct Analysis {
 
 // In the order their tabs, docks and menu entries appear.
 const std::vector<Analysis>& registeredAnalyses();
+
+// The analysis of a view that is one tab of the view tabs and nothing else: `make(session,
+// tabs)` under `title`, given untranslated (QT_TRANSLATE_NOOP("QObject", ...)) because the tab
+// is named when the window asks, not when the entry is written.
+Analysis tabAnalysis(const char* name, const char* title,
+                     std::function<QWidget*(AnalysisSession*, QWidget* parent)> make);
+
+// The usual case: the tab is `View(session, parent)`.
+template <class View>
+Analysis tabAnalysis(const char* name, const char* title) {
+    return tabAnalysis(name, title, [](AnalysisSession* session, QWidget* parent) -> QWidget* {
+        return new View(session, parent);
+    });
+}
 
 }  // namespace attnscope::app

@@ -1,6 +1,8 @@
 #include "panels/mask_panel.h"
 
 #include <cmath>
+#include <initializer_list>
+#include <utility>
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -13,96 +15,44 @@
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
+#include "render/colormap.h"
 #include "session/analysis_session.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
 using forward::MaskKind;
 
-MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_kind(new QComboBox(this)),
-      m_offset(new QSpinBox(this)),
-      m_padding(new QSpinBox(this)),
-      m_maskHelp(new QLabel(this)),
-      m_scaleMode(new QComboBox(this)),
-      m_scale(new QLineEdit(this)),
-      m_scaleHelp(new QLabel(this)),
-      m_colormap(new QComboBox(this)),
-      m_scaling(new QComboBox(this)) {
-    setObjectName(QStringLiteral("maskPanel"));
-    m_kind->setObjectName(QStringLiteral("maskKind"));
-    m_offset->setObjectName(QStringLiteral("causalOffset"));
-    m_padding->setObjectName(QStringLiteral("paddingTokens"));
-    m_scaleMode->setObjectName(QStringLiteral("scaleMode"));
-    m_scale->setObjectName(QStringLiteral("scaleEdit"));
-    m_colormap->setObjectName(QStringLiteral("colormap"));
-    m_scaling->setObjectName(QStringLiteral("scaling"));
-    m_kind->addItem(tr("Model default"), static_cast<int>(MaskKind::ModelDefault));
-    m_kind->addItem(tr("None (bidirectional)"), static_cast<int>(MaskKind::Bidirectional));
-    m_kind->addItem(tr("Causal"), static_cast<int>(MaskKind::Causal));
-    m_kind->addItem(tr("Custom (click cells)"), static_cast<int>(MaskKind::Custom));
-    m_offset->setRange(-512, 512);
-    m_offset->setToolTip(tr("Bottom-right aligned: query i sees key j iff j ≤ i + offset"));
-    m_padding->setRange(0, 64);
-    m_padding->setToolTip(tr("Append this many pad tokens and mask them as keys"));
-    m_maskHelp->setWordWrap(true);
-    m_maskHelp->setForegroundRole(QPalette::PlaceholderText);
-    m_scaleMode->addItem(tr("Model (1/√dₖ)"));
-    m_scaleMode->addItem(tr("Custom"));
-    m_scale->setValidator(new QDoubleValidator(1e-6, 1e6, 6, m_scale));
-    m_scale->setPlaceholderText(tr("e.g. 1.0"));
-    m_scaleHelp->setWordWrap(true);
-    m_scaleHelp->setForegroundRole(QPalette::PlaceholderText);
-    m_colormap->addItems({QStringLiteral("viridis"), QStringLiteral("magma")});
-    m_scaling->addItems(
-        {QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("per-row")});
+namespace {
 
-    auto* maskBox = new QGroupBox(tr("Mask"), this);
-    auto* maskForm = new QFormLayout(maskBox);
-    maskForm->addRow(tr("Kind"), m_kind);
-    maskForm->addRow(tr("Causal offset"), m_offset);
-    maskForm->addRow(tr("Padding tokens"), m_padding);
-    maskForm->addRow(m_maskHelp);
-    auto* scaleBox = new QGroupBox(tr("Logit scale"), this);
-    auto* scaleForm = new QFormLayout(scaleBox);
-    scaleForm->addRow(tr("Scale"), m_scaleMode);
-    scaleForm->addRow(tr("Value"), m_scale);
-    scaleForm->addRow(m_scaleHelp);
-    auto* displayBox = new QGroupBox(tr("Colours"), this);
-    auto* displayForm = new QFormLayout(displayBox);
-    displayForm->addRow(tr("Colour map"), m_colormap);
-    displayForm->addRow(tr("Scaling"), m_scaling);
-    auto* memoryBox = new QGroupBox(tr("Memory"), this);
-    auto* memoryForm = new QFormLayout(memoryBox);
-    m_budget = new QSpinBox(memoryBox);
-    m_budget->setObjectName(QStringLiteral("mapBudget"));
-    m_budget->setRange(0, 1 << 20);
-    m_budget->setSingleStep(256);
-    m_budget->setSuffix(tr(" MiB"));
-    m_budget->setToolTip(
-        tr("Every head's full map is kept while a sentence's maps fit in this much memory. "
-           "Above it only per-head summaries and small previews are kept, and the head you look "
-           "at is recomputed exactly from its layer's input."));
-    memoryForm->addRow(tr("Keep maps up to"), m_budget);
-    m_truncate = new QCheckBox(tr("Truncate long input"), memoryBox);
-    m_truncate->setObjectName(QStringLiteral("truncateLongInput"));
-    m_truncate->setToolTip(
-        tr("Text with more tokens than the model has positions is cut after the last token that "
-           "fits (the tokenizer's special tokens kept); off, such text is refused."));
-    memoryForm->addRow(m_truncate);
-    // A narrow dock puts a field under its label rather than cutting either (issue 15).
-    for (QFormLayout* form : {maskForm, scaleForm, displayForm, memoryForm}) {
-        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+// A titled group of the panel: each row a label and its field, or (no label) a line across.
+// A narrow dock puts a field under its label rather than cutting either (issue 15).
+void addGroup(QBoxLayout* into, const QString& title,
+              std::initializer_list<std::pair<QString, QWidget*>> rows) {
+    auto* box = new QGroupBox(title, into->parentWidget());
+    auto* form = new QFormLayout(box);
+    for (const auto& [label, field] : rows) {
+        if (label.isEmpty()) {
+            form->addRow(field);
+        } else {
+            form->addRow(label, field);
+        }
     }
-    auto* layout = new QVBoxLayout(this);
-    layout->addWidget(maskBox);
-    layout->addWidget(scaleBox);
-    layout->addWidget(displayBox);
-    layout->addWidget(memoryBox);
-    layout->addStretch(1);
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
+    into->addWidget(box);
+}
 
+}  // namespace
+
+MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
+    : QWidget(parent), m_session(session) {
+    setObjectName(QStringLiteral("maskPanel"));
+    auto* layout = new QVBoxLayout(this);
+    addMaskGroup(layout);
+    addScaleGroup(layout);
+    addColourGroup(layout);
+    addMemoryGroup(layout);
+    layout->addStretch(1);
     connect(m_kind, &QComboBox::currentIndexChanged, this, &MaskPanel::applyMask);
     connect(m_offset, &QSpinBox::valueChanged, this, &MaskPanel::applyMask);
     connect(m_padding, &QSpinBox::valueChanged, this, &MaskPanel::applyMask);
@@ -119,6 +69,63 @@ MaskPanel::MaskPanel(AnalysisSession* session, QWidget* parent)
     connect(session, &AnalysisSession::modelChanged, this, &MaskPanel::syncFromSession);
     connect(session, &AnalysisSession::attentionKindChanged, this, &MaskPanel::syncFromSession);
     syncFromSession();
+}
+
+void MaskPanel::addMaskGroup(QBoxLayout* into) {
+    m_kind = named<QComboBox>("maskKind", this);
+    m_kind->addItem(tr("Model default"), static_cast<int>(MaskKind::ModelDefault));
+    m_kind->addItem(tr("None (bidirectional)"), static_cast<int>(MaskKind::Bidirectional));
+    m_kind->addItem(tr("Causal"), static_cast<int>(MaskKind::Causal));
+    m_kind->addItem(tr("Custom (click cells)"), static_cast<int>(MaskKind::Custom));
+    m_offset = named<QSpinBox>("causalOffset", this);
+    m_offset->setRange(-512, 512);
+    m_offset->setToolTip(tr("Bottom-right aligned: query i sees key j iff j ≤ i + offset"));
+    m_padding = named<QSpinBox>("paddingTokens", this);
+    m_padding->setRange(0, 64);
+    m_padding->setToolTip(tr("Append this many pad tokens and mask them as keys"));
+    m_maskHelp = noteLabel(this);
+    addGroup(into, tr("Mask"),
+             {{tr("Kind"), m_kind},
+              {tr("Causal offset"), m_offset},
+              {tr("Padding tokens"), m_padding},
+              {QString(), m_maskHelp}});
+}
+
+void MaskPanel::addScaleGroup(QBoxLayout* into) {
+    m_scaleMode = named<QComboBox>("scaleMode", this);
+    m_scaleMode->addItem(tr("Model (1/√dₖ)"));
+    m_scaleMode->addItem(tr("Custom"));
+    m_scale = named<QLineEdit>("scaleEdit", this);
+    m_scale->setValidator(new QDoubleValidator(1e-6, 1e6, 6, m_scale));
+    m_scale->setPlaceholderText(tr("e.g. 1.0"));
+    m_scaleHelp = noteLabel(this);
+    addGroup(into, tr("Logit scale"),
+             {{tr("Scale"), m_scaleMode}, {tr("Value"), m_scale}, {QString(), m_scaleHelp}});
+}
+
+void MaskPanel::addColourGroup(QBoxLayout* into) {
+    m_colormap = named<QComboBox>("colormap", this);
+    m_colormap->addItems(render::sequentialColormapNames());
+    m_scaling = named<QComboBox>("scaling", this);
+    m_scaling->addItems(
+        {QStringLiteral("linear"), QStringLiteral("log"), QStringLiteral("per-row")});
+    addGroup(into, tr("Colours"), {{tr("Colour map"), m_colormap}, {tr("Scaling"), m_scaling}});
+}
+
+void MaskPanel::addMemoryGroup(QBoxLayout* into) {
+    m_budget = named<QSpinBox>("mapBudget", this);
+    m_budget->setRange(0, 1 << 20);
+    m_budget->setSingleStep(256);
+    m_budget->setSuffix(tr(" MiB"));
+    m_budget->setToolTip(
+        tr("Every head's full map is kept while a sentence's maps fit in this much memory. "
+           "Above it only per-head summaries and small previews are kept, and the head you look "
+           "at is recomputed exactly from its layer's input."));
+    m_truncate = named<QCheckBox>("truncateLongInput", tr("Truncate long input"), this);
+    m_truncate->setToolTip(
+        tr("Text with more tokens than the model has positions is cut after the last token that "
+           "fits (the tokenizer's special tokens kept); off, such text is refused."));
+    addGroup(into, tr("Memory"), {{tr("Keep maps up to"), m_budget}, {QString(), m_truncate}});
 }
 
 void MaskPanel::syncFromSession() {

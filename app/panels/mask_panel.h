@@ -6,6 +6,7 @@
 
 #include <QWidget>
 
+class QBoxLayout;
 class QCheckBox;
 class QComboBox;
 class QLabel;
@@ -23,6 +24,11 @@ public:
     explicit MaskPanel(AnalysisSession* session, QWidget* parent = nullptr);
 
 private:
+    // Each group of controls, made and put in a titled box of its own.
+    void addMaskGroup(QBoxLayout* into);
+    void addScaleGroup(QBoxLayout* into);
+    void addColourGroup(QBoxLayout* into);
+    void addMemoryGroup(QBoxLayout* into);
     void syncFromSession();
     void applyMask();
     void applyScale();

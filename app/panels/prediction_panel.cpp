@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <QComboBox>
 #include <QLabel>
@@ -9,6 +10,7 @@
 #include <QVBoxLayout>
 
 #include "session/analysis_session.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -56,8 +58,7 @@ QColor changeColor(double change, const QPalette& pal) {
 }
 
 // "−12.3 pp · #4": the change of probability in percentage points and the rank elsewhere.
-PredictionBars::Note shiftNote(float here, const AnalysisSession::PredictionShift& other,
-                               bool hereIsAblated) {
+PredictionBars::Note shiftNote(float here, const PredictionShift& other, bool hereIsAblated) {
     const double delta = hereIsAblated ? static_cast<double>(here) - other.otherProbability
                                        : static_cast<double>(other.otherProbability) - here;
     const bool withSign = std::abs(100.0 * delta) >= 0.05;  // else "0.0 pp", without a sign
@@ -143,38 +144,28 @@ void PredictionBars::paintEvent(QPaintEvent*) {
 PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_heading(new QLabel(this)),
-      m_positions(new QComboBox(this)),
+      m_heading(named<QLabel>("predictionHeading", this)),
+      m_positions(named<QComboBox>("predictionPosition", this)),
       m_columns(new QWidget(this)),
       m_columnLayout(new QBoxLayout(QBoxLayout::LeftToRight, m_columns)),
-      m_cleanTitle(new QLabel(m_columns)),
-      m_ablatedTitle(new QLabel(m_columns)),
-      m_cleanBars(new PredictionBars(m_columns)),
+      m_cleanTitle(named<QLabel>("cleanPredictionTitle", m_columns)),
+      m_ablatedTitle(named<QLabel>("ablatedPredictionTitle", m_columns)),
+      m_cleanBars(named<PredictionBars>("cleanPredictionBars", m_columns)),
       m_bars(new PredictionBars(m_columns)),
-      m_note(new QLabel(this)) {
+      m_note(noteLabel(this, tr("Click a row of the head view to predict at that token."))) {
     setObjectName(QStringLiteral("predictionPanel"));
-    m_heading->setObjectName(QStringLiteral("predictionHeading"));
-    m_positions->setObjectName(QStringLiteral("predictionPosition"));
     m_heading->setWordWrap(true);
-    m_note->setWordWrap(true);
-    m_note->setForegroundRole(QPalette::PlaceholderText);
-    m_note->setText(tr("Click a row of the head view to predict at that token."));
     m_positions->setToolTip(tr("Token position to predict at"));
-    m_cleanBars->setObjectName(QStringLiteral("cleanPredictionBars"));
-    m_cleanTitle->setObjectName(QStringLiteral("cleanPredictionTitle"));
-    m_ablatedTitle->setObjectName(QStringLiteral("ablatedPredictionTitle"));
     m_cleanTitle->setText(tr("<b>Clean</b> · Δp and rank after the ablation"));
-    m_cleanTitle->setWordWrap(true);
-    m_ablatedTitle->setWordWrap(true);
     m_columnLayout->setContentsMargins(0, 0, 0, 0);
-    auto* cleanColumn = new QVBoxLayout;
-    cleanColumn->addWidget(m_cleanTitle);
-    cleanColumn->addWidget(m_cleanBars);
-    auto* ablatedColumn = new QVBoxLayout;
-    ablatedColumn->addWidget(m_ablatedTitle);
-    ablatedColumn->addWidget(m_bars);
-    m_columnLayout->addLayout(cleanColumn, 1);
-    m_columnLayout->addLayout(ablatedColumn, 1);
+    for (const auto& [title, bars] :
+         {std::pair{m_cleanTitle, m_cleanBars}, std::pair{m_ablatedTitle, m_bars}}) {
+        title->setWordWrap(true);
+        auto* column = new QVBoxLayout;
+        column->addWidget(title);
+        column->addWidget(bars);
+        m_columnLayout->addLayout(column, 1);
+    }
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_heading);
     layout->addWidget(m_positions);
@@ -249,7 +240,7 @@ void PredictionPanel::refresh() {
 }
 
 void PredictionPanel::showPredictions() {
-    const AnalysisSession::Predictions& p = m_session->predictions();
+    const Predictions& p = m_session->predictions();
     if (!p.result || p.position != m_position) {
         return;  // still on their way
     }
@@ -284,8 +275,7 @@ void PredictionPanel::showPredictions() {
 
 // Encoder-decoder models: the target token the row produces under teacher forcing, marked in
 // the list and, wherever it ranks, named in the note below it.
-std::vector<PredictionBars::Note> PredictionPanel::targetNotes(
-    const AnalysisSession::Predictions& p) {
+std::vector<PredictionBars::Note> PredictionPanel::targetNotes(const Predictions& p) {
     if (!m_session->seq2seq()) {
         return {};
     }

@@ -83,7 +83,7 @@ signals:
     void predictionsShown();  // after the bars changed (tests wait for it)
 
 private:
-    std::vector<PredictionBars::Note> targetNotes(const AnalysisSession::Predictions& p);
+    std::vector<PredictionBars::Note> targetNotes(const Predictions& p);
     void refresh();
     void fillPositions();
     void showPredictions();

@@ -12,6 +12,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/text/sentence_file.h"
 #include "session/analysis_session.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -19,20 +20,16 @@ SentencePanel::SentencePanel(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
       m_model(new QStringListModel(this)),
-      m_list(new QListView(this)),
+      m_list(named<QListView>("sentenceList", this)),
       m_source(new QLabel(tr("No sentence file loaded."), this)) {
     setObjectName(QStringLiteral("sentencePanel"));
-    m_list->setObjectName(QStringLiteral("sentenceList"));
     m_list->setModel(m_model);
     m_list->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_list->setUniformItemSizes(true);
     m_source->setForegroundRole(QPalette::PlaceholderText);
-    auto* load = new QPushButton(tr("Load sentences…"), this);
-    auto* prev = new QPushButton(tr("Previous"), this);
-    auto* next = new QPushButton(tr("Next"), this);
-    load->setObjectName(QStringLiteral("loadSentences"));
-    prev->setObjectName(QStringLiteral("previousSentence"));
-    next->setObjectName(QStringLiteral("nextSentence"));
+    auto* load = named<QPushButton>("loadSentences", tr("Load sentences…"), this);
+    auto* prev = named<QPushButton>("previousSentence", tr("Previous"), this);
+    auto* next = named<QPushButton>("nextSentence", tr("Next"), this);
     prev->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Up));
     next->setShortcut(QKeySequence(Qt::ALT | Qt::Key_Down));
     prev->setToolTip(tr("Previous sentence (Alt+Up)"));

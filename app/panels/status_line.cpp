@@ -10,6 +10,7 @@
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "session/head_record_status.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -18,17 +19,13 @@ StatusLine::StatusLine(QStatusBar* bar, AnalysisSession* session, ComputeService
       m_bar(bar),
       m_session(session),
       m_service(service),
-      m_model(new QLabel(bar)),
-      m_compute(new QLabel(bar)),
-      m_loadProgress(new QProgressBar(bar)),
-      m_cancelLoad(new QToolButton(bar)) {
-    m_model->setObjectName(QStringLiteral("statusModel"));
-    m_compute->setObjectName(QStringLiteral("statusCompute"));
-    m_loadProgress->setObjectName(QStringLiteral("loadProgress"));
+      m_model(named<QLabel>("statusModel", bar)),
+      m_compute(named<QLabel>("statusCompute", bar)),
+      m_loadProgress(named<QProgressBar>("loadProgress", bar)),
+      m_cancelLoad(named<QToolButton>("cancelLoad", bar)) {
     m_loadProgress->setRange(0, 1000);
     m_loadProgress->setMaximumWidth(200);
     m_loadProgress->hide();
-    m_cancelLoad->setObjectName(QStringLiteral("cancelLoad"));
     m_cancelLoad->setText(tr("Cancel"));
     m_cancelLoad->hide();
     connect(m_cancelLoad, &QToolButton::clicked, m_service, &ComputeService::cancelLoad);

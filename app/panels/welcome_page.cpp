@@ -12,6 +12,7 @@
 #include "attnscope/model/arch_table.h"
 #include "attnscope/model/model_discovery.h"
 #include "session/default_model.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -31,17 +32,13 @@ QString supportedModelTypes() {
 
 WelcomePage::WelcomePage(QWidget* parent)
     : QWidget(parent),
-      m_intro(new QLabel(this)),
-      m_back(new QPushButton(this)),
-      m_list(new QListWidget(this)) {
+      m_intro(named<QLabel>("welcomeIntro", this)),
+      m_back(named<QPushButton>("welcomeBack", this)),
+      m_list(named<QListWidget>("welcomeModels", this)) {
     setObjectName(QStringLiteral("welcomePage"));
-    m_list->setObjectName(QStringLiteral("welcomeModels"));
-    m_intro->setObjectName(QStringLiteral("welcomeIntro"));
     m_intro->setWordWrap(true);
-    m_back->setObjectName(QStringLiteral("welcomeBack"));
     m_back->hide();
-    auto* open = new QPushButton(tr("Open a folder…"), this);
-    open->setObjectName(QStringLiteral("welcomeOpen"));
+    auto* open = named<QPushButton>("welcomeOpen", tr("Open a folder…"), this);
     open->setToolTip(
         tr("A Hugging Face model folder: config.json, model.safetensors and the "
            "tokenizer files"));

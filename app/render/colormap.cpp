@@ -40,19 +40,15 @@ std::array<QRgb, 256> buildTable(const std::array<QRgb, N>& stops) {
 }
 
 const std::array<QRgb, 256>& table(Colormap map) {
-    static const auto viridis = buildTable(kViridis);
-    static const auto magma = buildTable(kMagma);
-    static const auto coolWarm = buildTable(kCoolWarm);
-    switch (map) {
-        case Colormap::Magma:
-            return magma;
-        case Colormap::Diverging:
-            return coolWarm;
-        case Colormap::Viridis:
-            break;
-    }
-    return viridis;
+    // In Colormap's order.
+    static const std::array<std::array<QRgb, 256>, 3> tables = {
+        buildTable(kViridis), buildTable(kMagma), buildTable(kCoolWarm)};
+    const auto i = static_cast<std::size_t>(map);
+    return tables[i < tables.size() ? i : 0];
 }
+
+constexpr EnumName<Colormap> kColormapNames[] = {
+    {Colormap::Viridis, "viridis"}, {Colormap::Magma, "magma"}, {Colormap::Diverging, "diverging"}};
 
 }  // namespace
 
@@ -65,20 +61,11 @@ QRgb colorAt(Colormap map, double t) {
 }
 
 QString colormapName(Colormap map) {
-    switch (map) {
-        case Colormap::Magma:
-            return QStringLiteral("magma");
-        case Colormap::Diverging:
-            return QStringLiteral("diverging");
-        case Colormap::Viridis:
-            break;
-    }
-    return QStringLiteral("viridis");
+    return enumName(kColormapNames, map, "viridis");
 }
 
 bool colormapFromName(const QString& name, Colormap* out) {
-    return enumFromName(name, {Colormap::Viridis, Colormap::Magma, Colormap::Diverging},
-                        colormapName, out);
+    return enumFromName(kColormapNames, name, out);
 }
 
 QStringList sequentialColormapNames() {

@@ -11,6 +11,9 @@ namespace {
 
 constexpr double kLogFloor = 1e-4;
 
+constexpr EnumName<Scaling> kScalingNames[] = {
+    {Scaling::Linear, "linear"}, {Scaling::Log, "log"}, {Scaling::PerRow, "per-row"}};
+
 bool isAllowed(const BoolMatrix* allowed, Eigen::Index r, Eigen::Index c) {
     return allowed == nullptr || (*allowed)(r, c) != 0;
 }
@@ -18,19 +21,11 @@ bool isAllowed(const BoolMatrix* allowed, Eigen::Index r, Eigen::Index c) {
 }  // namespace
 
 QString scalingName(Scaling s) {
-    switch (s) {
-        case Scaling::Log:
-            return QStringLiteral("log");
-        case Scaling::PerRow:
-            return QStringLiteral("per-row");
-        case Scaling::Linear:
-            break;
-    }
-    return QStringLiteral("linear");
+    return enumName(kScalingNames, s, "linear");
 }
 
 bool scalingFromName(const QString& name, Scaling* out) {
-    return enumFromName(name, {Scaling::Linear, Scaling::Log, Scaling::PerRow}, scalingName, out);
+    return enumFromName(kScalingNames, name, out);
 }
 
 QColor maskedCellColor() {

@@ -110,9 +110,9 @@ int rankOf(const std::vector<double>& p, std::int32_t id) {
     return rank;
 }
 
-std::vector<AnalysisSession::PredictionShift> shifts(
-    const std::vector<forward::TokenPrediction>& top, const std::vector<double>& other) {
-    std::vector<AnalysisSession::PredictionShift> out;
+std::vector<PredictionShift> shifts(const std::vector<forward::TokenPrediction>& top,
+                                    const std::vector<double>& other) {
+    std::vector<PredictionShift> out;
     for (const forward::TokenPrediction& t : top) {
         out.push_back(
             {static_cast<float>(other[static_cast<std::size_t>(t.id)]), rankOf(other, t.id)});
@@ -152,16 +152,15 @@ AblationOutcome runAblation(const model::Model& model, const ResultPtr& clean,
     return out;
 }
 
-AnalysisSession::PredictionShift standingOf(const model::Model& model,
-                                            const forward::ForwardResult& r, int position,
-                                            std::int32_t id) {
+PredictionShift standingOf(const model::Model& model, const forward::ForwardResult& r, int position,
+                           std::int32_t id) {
     const std::vector<double> p = probabilities(model, r, position);
     return {static_cast<float>(p.at(static_cast<std::size_t>(id))), rankOf(p, id)};
 }
 
-AnalysisSession::Predictions comparePredictions(const model::Model& model, const ResultPtr& clean,
-                                                const ResultPtr& ablated, int position, int k) {
-    AnalysisSession::Predictions out;
+Predictions comparePredictions(const model::Model& model, const ResultPtr& clean,
+                               const ResultPtr& ablated, int position, int k) {
+    Predictions out;
     out.result = ablated;
     out.position = position;
     out.top = forward::topPredictions(model, ablated->forward, position, k);

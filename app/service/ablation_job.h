@@ -63,14 +63,14 @@ AblationOutcome runAblation(const model::Model& model,
 
 // Token `id`'s probability and rank at `position` of `r` (an encoder-decoder's actual target
 // token; `model` the top-level model, whose head reads r's hidden states).
-AnalysisSession::PredictionShift standingOf(const model::Model& model,
-                                            const forward::ForwardResult& r, int position,
-                                            std::int32_t id);
+PredictionShift standingOf(const model::Model& model, const forward::ForwardResult& r, int position,
+                           std::int32_t id);
 
 // The top `k` at `position` of the ablated pass and of the clean pass, each with its
 // probability and rank in the other pass.
-AnalysisSession::Predictions comparePredictions(
-    const model::Model& model, const std::shared_ptr<const analysis::SentenceAnalysis>& clean,
-    const std::shared_ptr<const analysis::SentenceAnalysis>& ablated, int position, int k);
+Predictions comparePredictions(const model::Model& model,
+                               const std::shared_ptr<const analysis::SentenceAnalysis>& clean,
+                               const std::shared_ptr<const analysis::SentenceAnalysis>& ablated,
+                               int position, int k);
 
 }  // namespace attnscope::app

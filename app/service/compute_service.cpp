@@ -62,7 +62,7 @@ ResultPtr cleanPass(const model::Model& model, const std::string& text,
 }  // namespace
 
 ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
-    : QObject(parent), m_session(session) {
+    : QObject(parent), m_session(session), m_headRecords(*session, m_jobs, m_headPool) {
     m_interactivePool.setMaxThreadCount(1);
     m_headPool.setMaxThreadCount(1);
     m_backgroundPool.setMaxThreadCount(2);
@@ -88,21 +88,13 @@ ComputeService::ComputeService(AnalysisSession* session, QObject* parent)
             scheduleCompute();
         }
     });
-    connect(session, &AnalysisSession::headRecordRequested, this, &ComputeService::queueHeadRecord);
-    connectAttributions();
-    connect(session, &AnalysisSession::resultChanged, this, [this] {
-        cancelStaleHeadRecords();
-        schedulePredictions();
-    });
+    connect(&m_headRecords, &HeadRecordJobs::started, this, &ComputeService::headRecordStarted);
+    connect(&m_headRecords, &HeadRecordJobs::finished, this, &ComputeService::headRecordFinished);
+    connect(session, &AnalysisSession::resultChanged, this, [this] { schedulePredictions(); });
     connect(session, &AnalysisSession::selectedTokenChanged, this,
             &ComputeService::schedulePredictions);
-    // Scores of the old model would be dropped by the session anyway.
     connect(session, &AnalysisSession::modelChanged, this, [this] {
-        cancelTranslate();
-        m_jobs.dropKind(JobKind::Scoring);
-        m_jobs.dropKind(JobKind::CorefScoring);
-        m_jobs.dropKind(JobKind::Importance);
-        m_jobs.dropKind(JobKind::Survey);
+        cancelTranslate();  // the corpus jobs drop their own (service/corpus_job.h)
     });
 }
 
@@ -118,7 +110,7 @@ ComputeService::~ComputeService() {
 void ComputeService::shutdown() {
     // No m_session here: an owner may shut down while tearing the session down.
     m_shutDown = true;
-    m_headQueue.clear();
+    m_headRecords.shutdown();
     m_jobs.shutdown();
 }
 
@@ -250,7 +242,7 @@ void ComputeService::schedulePredictions() {
         JobKind::Predictions, &m_interactivePool,
         [this, model, result, clean, position](const CancelToken&,
                                                JobProgress&) -> JobRunner::ApplyStep {
-            AnalysisSession::Predictions p;
+            Predictions p;
             if (clean && clean != result) {  // ablated: both passes side by side
                 p = comparePredictions(*model, clean, result, position, kTopPredictions);
             } else {
@@ -265,110 +257,6 @@ void ComputeService::schedulePredictions() {
                 m_session->reportError(tr("Predictions: %1").arg(end.error));
             }
         });
-}
-
-void ComputeService::scoreTreebank(const QString& path, const analysis::ScoreOptions& options) {
-    const ModelPtr model = m_session->model();
-    if (m_shutDown || !model || refused(tr("Dependency scoring"))) {
-        return;
-    }
-    const std::shared_ptr<const Treebank> known = knownTreebank(path);
-    QThreadPool* shares = &m_sharePool;
-    emit scoringStarted(path);
-    m_jobs.run(
-        JobKind::Scoring, &m_backgroundPool,
-        [this, model, path, options, known, shares](const CancelToken& cancel,
-                                                    JobProgress& progress) -> JobRunner::ApplyStep {
-            std::shared_ptr<const Treebank> treebank =
-                known ? known : std::make_shared<const Treebank>(Treebank::read(path, cancel));
-            progress.total = static_cast<int>(treebank->sentences.size());
-            analysis::TreebankShares how;
-            how.shares = kScoringShares;
-            how.cancel = cancel;
-            how.sentenceDone = [&progress] { progress.done.fetch_add(1); };
-            auto counts = analysis::scoreTreebank(*model, treebank->sentences, options, how,
-                                                  onSharePool(shares));
-            auto scores = std::make_shared<const DependencyScores>(
-                DependencyScores{treebank, model, std::move(counts)});
-            return [this, scores] { m_session->setDependencyScores(scores); };
-        },
-        [this](const JobEnd& end) {
-            reportCorpusJobEnd(end, tr("Dependency scoring failed: "),
-                               tr("Dependency scoring cancelled; the previous results stay."));
-            if (!isScoring()) {
-                emit scoringFinished(end.status == JobEnd::Applied);
-            }
-        });
-}
-
-std::shared_ptr<const Treebank> ComputeService::knownTreebank(const QString& path) const {
-    std::shared_ptr<const Treebank> known = m_session->treebank();
-    return known && known->path == path ? known : nullptr;
-}
-
-void ComputeService::reportCorpusJobEnd(const JobEnd& end, const QString& failed,
-                                        const QString& cancelled) {
-    if (end.status == JobEnd::Failed) {
-        m_session->reportError(failed + end.error);
-    } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
-        m_session->reportError(cancelled);
-    }
-}
-
-void ComputeService::cancelScoring() {
-    m_jobs.cancelKind(JobKind::Scoring);
-}
-
-void ComputeService::scoreCoref(const QString& path, const analysis::CorefScoreOptions& options) {
-    const ModelPtr model = m_session->model();
-    if (m_shutDown || !model || refused(tr("Coreference scoring"))) {
-        return;
-    }
-    std::shared_ptr<const analysis::CorefCorpus> known = m_session->corefCorpus();
-    if (known && QString::fromStdString(known->path) != path) {
-        known.reset();
-    }
-    QThreadPool* shares = &m_sharePool;
-    emit corefStarted(path);
-    m_jobs.run(
-        JobKind::CorefScoring, &m_backgroundPool,
-        [this, model, path, options, known, shares](const CancelToken& cancel,
-                                                    JobProgress& progress) -> JobRunner::ApplyStep {
-            auto corpus = known ? known
-                                : std::make_shared<const analysis::CorefCorpus>(
-                                      analysis::CorefCorpus::read(path.toStdString()));
-            cancel.throwIfCancelled();  // reading has no cancel checks of its own
-            analysis::CorefWindows windows = analysis::cutWindows(*model, *corpus, options, cancel);
-            progress.total = static_cast<int>(windows.windows.size());
-            analysis::CorefShares how;
-            how.shares = kScoringShares;
-            how.cancel = cancel;
-            how.windowDone = [&progress] { progress.done.fetch_add(1); };
-            analysis::CorefAccumulator counts =
-                analysis::scoreCoref(*model, *corpus, windows, options, how, onSharePool(shares));
-            auto scores = std::make_shared<const CorefScores>(
-                makeCorefScores(corpus, model, options, std::move(windows), std::move(counts)));
-            return [this, scores] { m_session->setCorefScores(scores); };
-        },
-        [this, path](const JobEnd& end) {
-            const QString file = QFileInfo(path).fileName();
-            if (end.status == JobEnd::Failed) {
-                // The reader's errors name the file; "no tokenizer" and the like do not.
-                m_session->reportError(
-                    tr("Coreference scoring of %1 failed: %2").arg(file, end.error));
-            } else if (end.status == JobEnd::Cancelled && !m_shutDown) {
-                m_session->reportError(
-                    tr("Coreference scoring of %1 cancelled; the previous results stay.")
-                        .arg(file));
-            }
-            if (!isScoringCoref()) {
-                emit corefFinished(end.status == JobEnd::Applied);
-            }
-        });
-}
-
-void ComputeService::cancelCoref() {
-    m_jobs.cancelKind(JobKind::CorefScoring);
 }
 
 void ComputeService::exportFile(const QString& path,
@@ -394,81 +282,7 @@ void ComputeService::exportFile(const QString& path,
 void ComputeService::onProgress(JobKind kind, int done, int total) {
     if (kind == JobKind::Load && total > 0) {
         emit loadProgress(static_cast<double>(done) / total);
-    } else if (kind == JobKind::Scoring) {
-        emit scoringProgress(done, total);
-    } else if (kind == JobKind::CorefScoring) {
-        emit corefProgress(done, total);
-    } else if (kind == JobKind::Importance) {
-        emit importanceProgress(done, total);
-    } else if (kind == JobKind::Survey) {
-        emit surveyProgress(done, total);
     }
-}
-
-void ComputeService::queueHeadRecord(HeadId head) {
-    if (m_shutDown) {
-        return;
-    }
-    const ResultPtr result = m_session->result();
-    // Jobs about an earlier result are wanted by nobody; forget them now so the queue does not
-    // keep old results alive while a slow head runs.
-    std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
-    m_headQueue.push_back({head, m_session->headRequestRound(), m_session->model(), result});
-    if (!m_headStartPosted) {
-        // From the event loop: the asking view is mid-refresh, and every view of this round
-        // gets to ask before older rounds are dropped.
-        m_headStartPosted = true;
-        QMetaObject::invokeMethod(this, &ComputeService::startNextHeadRecord, Qt::QueuedConnection);
-    }
-}
-
-void ComputeService::cancelStaleHeadRecords() {
-    // Not on a new text or setting: the shown result stays until the new one arrives (or
-    // forever, should that pass fail), and so does the wish for its heads.
-    const ResultPtr result = m_session->result();
-    std::erase_if(m_headQueue, [&result](const HeadJob& job) { return job.result != result; });
-    if (m_runningHead && m_runningHead->result != result) {
-        m_jobs.cancel(m_runningHead->id);
-    }
-}
-
-void ComputeService::startNextHeadRecord() {
-    m_headStartPosted = false;
-    while (!m_runningHead && !m_headQueue.empty()) {
-        HeadJob job = std::move(m_headQueue.front());
-        m_headQueue.pop_front();
-        if (job.result != m_session->result()) {
-            continue;  // a new sentence, setting or model
-        }
-        if (job.round != m_session->headRequestRound()) {
-            m_session->dropHeadRecordRequest(job.result, job.head);  // the views moved on
-            continue;
-        }
-        if (m_session->waitsForHeadRecord(job.head)) {  // else an earlier job brought it
-            runHeadRecord(std::move(job));
-        }
-    }
-}
-
-void ComputeService::runHeadRecord(HeadJob job) {
-    m_runningHead = job;
-    emit headRecordStarted(job.head);
-    m_runningHead->id = m_jobs.run(
-        JobKind::HeadRecord, &m_headPool,
-        [this, job](const CancelToken& cancel, JobProgress&) -> JobRunner::ApplyStep {
-            auto record = std::make_shared<const forward::HeadRecord>(
-                forward::recomputeHead(*job.model, job.result->forward, job.head, cancel));
-            return [this, job, record] { m_session->setHeadRecord(job.result, job.head, record); };
-        },
-        [this](const JobEnd& end) {
-            const HeadJob done = std::move(*m_runningHead);
-            m_runningHead.reset();
-            if (end.status == JobEnd::Failed) {
-                m_session->setHeadRecordFailed(done.result, done.head, end.error);
-            }
-            emit headRecordFinished(done.head, end.status == JobEnd::Cancelled);
-            startNextHeadRecord();
-        });
 }
 
 }  // namespace attnscope::app

@@ -4,9 +4,9 @@
 //
 //   interactive pool (1 thread): forward passes and predictions, newest wins;
 //   head pool (1 thread): heads recomputed for over-budget sentences, in the order asked;
-//   background pool (2 threads): model loads, treebank scoring jobs (dependencies and
-//   coreference) and exports;
-//   share pool (2 threads): the shares of a scoring job (analysis::scoreTreebank, scoreCoref).
+//   background pool (2 threads): model loads, the corpus analyses' jobs (service/corpus_job.h,
+//   one of each kind, made on first use: job<T>()), slow attribution methods and exports;
+//   share pool (2 threads): the shares of a corpus job (analysis::scoreTreebank, scoreCoref …).
 //
 // It watches the session: a new text, setting or model schedules a forward pass; a new result
 // or selected token, the predictions; a missed head record, its recomputation.
@@ -18,19 +18,15 @@
 // Answers go into the session, which keeps only those about what it still shows. Errors go to the
 // message bar (AnalysisSession::reportError); the previous results stay.
 //
-// Head records: jobs of an earlier result are skipped; jobs of an older request round (the views
-// moved on) are dropped before they start; a running job is cancelled as soon as the session
-// shows another result. A cancelled job tells the session nothing.
+// Head records (service/head_record_jobs.h) and attribution maps (service/attribution_jobs.h)
+// are answered by jobs of their own; each corpus analysis has its job (service/corpus_job.h).
 //
 // Lifetime: the owner deletes the service before the session (MainWindow's destructor does so
 // explicitly). The destructor cancels every job and waits for the workers' next cancel check;
 // jobs never touch the session from a worker, and no apply step runs after shutdown.
 #pragma once
 
-#include <atomic>
-#include <deque>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,11 +34,12 @@
 #include <QObject>
 #include <QThreadPool>
 
-#include "attnscope/analysis/attribution.h"
-#include "attnscope/analysis/coref_scoring.h"
-#include "attnscope/analysis/dependency_score.h"
+#include "service/attribution_jobs.h"
+#include "service/corpus_job.h"
+#include "service/head_record_jobs.h"
 #include "service/job_runner.h"
 #include "session/analysis_session.h"
+#include "session/one_of_each.h"
 
 namespace attnscope::app {
 
@@ -75,7 +72,7 @@ public:
     int cleanPassCount() const { return m_cleanPasses; }
 
     // True while a head record is being recomputed or waits to be.
-    bool isComputingHeadRecords() const { return m_runningHead || !m_headQueue.empty(); }
+    bool isComputingHeadRecords() const { return m_headRecords.isBusy(); }
 
     // The one thread head records are recomputed on; tests occupy it to hold a job in flight.
     QThreadPool* headRecordPool() { return &m_headPool; }
@@ -83,57 +80,28 @@ public:
     // Where flow and value zeroing run (and loads, scoring, exports); tests occupy it likewise.
     QThreadPool* backgroundPool() { return &m_backgroundPool; }
 
-    // Scores every head of the session's model on a CoNLL-U treebank (the session's treebank is
-    // reused when `path` is the one it holds). A newer scoring job replaces a running one.
-    void scoreTreebank(const QString& path, const analysis::ScoreOptions& options);
-    void cancelScoring();
-
-    bool isScoring() const { return m_jobs.isRunning(JobKind::Scoring); }
-
-    // Scores every head and baseline of the session's model on a CorefUD file's coreference:
-    // reads it (the session's corpus is reused when `path` is the one it holds), cuts windows
-    // with the model's tokenizer and scores them (analysis::scoreCoref). A newer coreference
-    // job replaces a running one; dependency scoring goes on beside it.
-    void scoreCoref(const QString& path, const analysis::CorefScoreOptions& options);
-    void cancelCoref();
-
-    bool isScoringCoref() const { return m_jobs.isRunning(JobKind::CorefScoring); }
-
-    // Every head's (or key/value group's) importance for the session's model on a sentence file
-    // or treebank (analysis::headImportance; the session's treebank texts are reused when `path`
-    // is the one it holds), on the share pool. A newer importance job replaces a running one.
-    // Defined in importance_job.cpp.
-    void computeImportance(const QString& path, const ImportanceRequest& request);
-    void cancelImportance();
-
-    bool isComputingImportance() const { return m_jobs.isRunning(JobKind::Importance); }
-
-    // Every head's survey scores, MDS map and labels for the session's model on a sentence file
-    // or treebank (computeSurveyRun; the session's treebank is reused when `path` is the one it
-    // holds), on the share pool. A newer survey replaces a running one. survey_job.cpp.
-    void computeSurvey(const QString& path, const SurveyRequest& request);
-    void cancelSurvey();
-
-    bool isSurveying() const { return m_jobs.isRunning(JobKind::Survey); }
-
-    // One attribution method's maps of the session's clean pass (issue 19; attribution_job.cpp),
-    // asked for by the session (attributionRequested). Raw, norm, rollout and ALTI run on the
-    // head pool in the order asked; flow and value zeroing on the background pool with their
-    // progress, one at a time: a newer slow request cancels the running one. Jobs of an older
-    // pass are cancelled when the session shows another; a cancelled job tells it nothing.
-    void computeAttribution(analysis::AttributionMethod method);
-    void cancelAttribution(analysis::AttributionMethod method);
-
-    // Writes the session's attribution maps of the sentence on screen to an HDF5 file
-    // (export/attribution_export.h) in the background, as exportFile: the methods it holds,
-    // raw attention always. False (and the message bar told) without a sentence.
-    bool exportAttributions(const QString& path);
-
-    bool isComputingAttribution() const {
-        return m_jobs.isRunning(JobKind::Attribution) ||
-               m_jobs.isRunning(JobKind::FlowAttribution) ||
-               m_jobs.isRunning(JobKind::ValueZeroingAttribution);
+    // The job of one corpus analysis (service/corpus_job.h), made on first use.
+    template <class Job>
+    Job& job() {
+        return m_corpusJobs.get<Job>(*this);
     }
+
+    // What the corpus jobs run on and report to.
+    AnalysisSession& session() { return *m_session; }
+
+    JobRunner& runner() { return m_jobs; }
+
+    QThreadPool* sharePool() { return &m_sharePool; }
+
+    bool isShutDown() const { return m_shutDown; }
+
+    // True (and the message bar told why, naming `feature`) when the session's model cannot run
+    // `feature`: encoder-decoder models with a one-stack feature (AnalysisSession::
+    // unsupportedReason).
+    bool refused(const QString& feature) const;
+
+    // Attribution maps of the session's clean pass (service/attribution_jobs.h).
+    AttributionJobs& attributions() { return m_attributions; }
 
     // Encoder-decoder models (issue 20; seq2seq_job.cpp). Greedy decoding of the target from the
     // session's source (analysis::greedyTarget), at most `maxTokens` tokens, on the background
@@ -165,21 +133,6 @@ signals:
     // The job started for `head` ended: its record or error went to the session, or it was
     // cancelled (a stale result, or shutdown) and nothing did.
     void headRecordFinished(attnscope::HeadId head, bool cancelled);
-    void scoringStarted(const QString& path);
-    void scoringProgress(int done, int total);  // sentences; total 0 while the file is read
-    void scoringFinished(bool ok);              // ok false: failed, cancelled or replaced
-    void corefStarted(const QString& path);
-    void corefProgress(int done, int total);  // windows; total 0 while reading and cutting
-    void corefFinished(bool ok);              // ok false: failed, cancelled or replaced
-    void importanceStarted(const QString& path);
-    // Thousandths of the passes done (every unit on every sentence, then the pruning curve);
-    // total 0 while the file is read.
-    void importanceProgress(int done, int total);
-    void importanceFinished(bool ok);  // ok false: failed, cancelled or replaced
-    void surveyStarted(const QString& path);
-    // Thousandths of the passes done; total 0 while the corpus is read and tokenized.
-    void surveyProgress(int done, int total);
-    void surveyFinished(bool ok);  // ok false: failed, cancelled or replaced
     void translateStarted();
     // ok false: failed, cancelled or replaced; `targetIds` as greedy decoding produced them
     // (the end token included when reached), empty unless ok.
@@ -198,47 +151,12 @@ private:
                                       bool fresh, const forward::ForwardOptions& options,
                                       const AblationPlan& plan, const QElapsedTimer& timer);
     void schedulePredictions();
-    // True (and the message bar told why, naming `feature`) when the session's model cannot run
-    // `feature`: encoder-decoder models with a one-stack feature (AnalysisSession::
-    // unsupportedReason).
-    bool refused(const QString& feature) const;
     // The forward job of an encoder-decoder model: source and target through it, all three
     // kinds (seq2seq_job.cpp).
     void scheduleSeq2Seq(const std::shared_ptr<const model::Model>& model,
                          const forward::ForwardOptions& options);
     void scheduleSeq2SeqPredictions(const std::shared_ptr<const model::Model>& model, int position);
     void onProgress(JobKind kind, int done, int total);
-    // The session's treebank when it is the file at `path` (already read: not read again).
-    std::shared_ptr<const Treebank> knownTreebank(const QString& path) const;
-    // A corpus job's end on the message bar: `failed` followed by the error, or `cancelled`
-    // (unless the service is shutting down).
-    void reportCorpusJobEnd(const JobEnd& end, const QString& failed, const QString& cancelled);
-
-    struct HeadJob {
-        HeadId head;
-        quint64 round = 0;  // the session's headRequestRound when asked
-        std::shared_ptr<const model::Model> model;
-        std::shared_ptr<const analysis::SentenceAnalysis> result;
-        quint64 id = 0;  // the runner's job, once started
-    };
-
-    struct AttributionJob {
-        analysis::AttributionMethod method;
-        std::shared_ptr<const analysis::SentenceAnalysis> result;  // the clean pass
-        quint64 id = 0;
-        // The fraction a slow method has done, written by its worker: the runner's progress
-        // signal does not say which job it is about.
-        std::shared_ptr<std::atomic<double>> fraction;
-    };
-
-    void connectAttributions();                          // attribution_job.cpp
-    forward::ForwardOptions attributionOptions() const;  // the session's mask, scale, budget
-    void cancelStaleAttributions();
-
-    void queueHeadRecord(HeadId head);
-    void cancelStaleHeadRecords();
-    void startNextHeadRecord();
-    void runHeadRecord(HeadJob job);
 
     AnalysisSession* m_session;
     // The destructor waits for every pool before any member goes (a scoring job on the
@@ -248,6 +166,8 @@ private:
     QThreadPool m_backgroundPool;
     QThreadPool m_sharePool;
     JobRunner m_jobs;
+    HeadRecordJobs m_headRecords;
+    AttributionJobs m_attributions{*this};
     double m_lastMs = 0;
     // The clean pass of the current text, settings and model (with layer states); null once
     // any of them changes.
@@ -255,14 +175,12 @@ private:
     std::shared_ptr<const CachedMeans> m_means;
     quint64 m_settingsGeneration = 0;
     int m_cleanPasses = 0;
-    std::deque<HeadJob> m_headQueue;  // oldest first
-    std::optional<HeadJob> m_runningHead;
-    bool m_headStartPosted = false;
     bool m_shutDown = false;
     // Bumped by every new Translate and source: tokens queued to the GUI thread by an older
     // run are dropped (a cancelled run may still have posted some).
     quint64 m_translateRun = 0;
-    std::vector<AttributionJob> m_attributionJobs;  // running or queued, fast and slow
+    // Declared last, gone first: their jobs' ends report through the runner and the session.
+    OneOfEach<CorpusJob> m_corpusJobs;
 };
 
 }  // namespace attnscope::app

@@ -22,24 +22,21 @@ class QTimer;
 
 namespace attnscope::app {
 
-// Scoring is dependency scoring, CorefScoring coreference scoring, Importance head importance
-// on a corpus, Survey the head survey: apart, so that none replaces another.
-enum class JobKind {
+// The app's own kinds of work; each corpus analysis's job has a kind of its own beyond them
+// (JobRunner::newKind), so that none replaces another.
+enum class JobKind : int {
     Load,
     Forward,
     Predictions,
     HeadRecord,
-    Scoring,
-    CorefScoring,
-    Importance,
-    Survey,
     Export,
     Attribution,  // a fast attribution method (issue 19): each asked for runs
     // Flow and value zeroing, apart so that the Methods tab can compute the two side by side;
     // within each the newest request wins.
     FlowAttribution,
     ValueZeroingAttribution,
-    Translate  // greedy decoding of an encoder-decoder's target (issue 20); newest wins
+    Translate,  // greedy decoding of an encoder-decoder's target (issue 20); newest wins
+    FirstOwnKind
 };
 
 // Written by the worker, read by the GUI thread's timer; total 0 while unknown.
@@ -65,6 +62,9 @@ public:
     using Finished = std::function<void(const JobEnd&)>;
 
     explicit JobRunner(QObject* parent = nullptr);
+
+    // A kind no other job has, whose newest job wins (a corpus analysis's job).
+    JobKind newKind() { return static_cast<JobKind>(m_nextKind++); }
 
     // Runs `work` on `pool`; afterwards, on the GUI thread, its apply step (if it succeeded and
     // is still wanted) and then `finished`. For Load, Forward, Predictions and both scorings the
@@ -92,6 +92,8 @@ signals:
     void progress(attnscope::app::JobKind kind, int done, int total);
 
 private:
+    int m_nextKind = static_cast<int>(JobKind::FirstOwnKind);
+
     struct Job {
         JobKind kind;
         CancelToken cancel;

@@ -1,37 +1,36 @@
-// The document every view observes and the one holder of results: the open model, the sentence,
-// the compute settings, the latest result, the recomputed heads of an over-budget sentence, the
-// predictions, the treebank with its gold trees and dependency scores, the coreference corpus
-// with its scores and the gold arcs of the window on screen, the selected heads, and the heads
-// ablated with the ablated and clean results and their effects (session_ablations.cpp).
-// Lives in the GUI thread; holds no logic beyond keeping its fields consistent (clamping the
-// selected head to the model's size, dropping what belongs to an older model or result). The
-// ComputeService fills it; views read it and call its setters for user choices.
+// The document every view observes and the one holder of the sentence state: the open model,
+// the sentence, the compute settings, the latest result and its head records (head_records.h),
+// the predictions, the treebank read last with the sentence's gold tree, the selected heads, the
+// heads ablated with the ablated and clean results and their effects (session_ablations.cpp),
+// the attribution maps (attribution_maps.h) and the overlays analyses give the shared head views
+// (head_overlays.h). Each analysis keeps its own state in a document the
+// session holds for it (analysis_document.h). Lives in the GUI thread; holds no logic beyond
+// keeping its fields consistent (clamping the selected head to the model's size, dropping what
+// belongs to an older model or result). The ComputeService fills it; views read it and call its
+// setters for user choices.
 #pragma once
 
-#include <deque>
-#include <map>
 #include <memory>
 #include <optional>
-#include <set>
+#include <vector>
 
 #include <QObject>
 #include <QString>
 
-#include "analyses/attribution/attribution_document.h"
-#include "analyses/coref/coref_document.h"
-#include "analyses/importance/importance_document.h"
-#include "analyses/survey/survey_document.h"
 #include "attnscope/analysis/ablation_effects.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_pass.h"
-#include "attnscope/forward/head_record.h"
-#include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
 #include "render/heatmap_image.h"
-#include "session/head_labels.h"
+#include "session/analysis_document.h"
+#include "session/attribution_maps.h"
+#include "session/head_overlays.h"
+#include "session/head_records.h"
 #include "session/meta_types.h"
+#include "session/one_of_each.h"
+#include "session/predictions.h"
 #include "session/token_id_input.h"
 #include "session/treebank.h"
 
@@ -47,9 +46,9 @@ public:
 
     QString modelPath() const { return m_modelPath; }
 
-    // A new model resets the mask to the model's default and keeps the text, the treebank and
-    // the coreference corpus; the old model's result, predictions, dependency and coreference
-    // scores and the ablations are dropped (the message bar says so when there were any).
+    // A new model resets the mask to the model's default and keeps the text and the treebank;
+    // the old model's result, predictions, ablations (the message bar says so when there were
+    // any), head labels and everything the documents hold of it are dropped.
     void setModel(std::shared_ptr<const model::Model> model, const QString& path);
 
     QString text() const { return m_text; }
@@ -166,35 +165,10 @@ public:
 
     void setAblatedResult(AblatedResult result);
 
-    // One head's maps for display. With recorded maps they are copied out at once. When the
-    // sentence's maps did not fit the memory budget, the last kCachedHeads heads recomputed
-    // are kept; for any other head this returns null and asks the ComputeService for it
-    // (headRecordRequested, once per round), which answers through setHeadRecord or
-    // setHeadRecordFailed; views redraw on headRecordChanged. Null without a result.
-    std::shared_ptr<const forward::HeadRecord> headRecord(HeadId head);
+    // The maps of the result's heads, recorded or recomputed (head_records.h).
+    HeadRecords& headRecords() { return m_headRecords; }
 
-    // True while `head` of the current result has been asked of the service and not answered.
-    bool waitsForHeadRecord(HeadId head) const { return m_waiting.count(head) > 0; }
-
-    // Why the core could not recompute `head` for the current result; empty if it did not fail.
-    QString headRecordError(HeadId head) const;
-
-    // Requests come in rounds: a new result, selected head or compare head starts a new round,
-    // and the views (which all observe those changes) ask again for what they show. Requests
-    // of an older round that have not started yet are no longer wanted.
-    quint64 headRequestRound() const { return m_round; }
-
-    // The service's answers about `forResult`'s heads. Answers about any other result than the
-    // current one are dropped: the sentence, settings or model changed while they ran.
-    void setHeadRecord(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                       HeadId head, std::shared_ptr<const forward::HeadRecord> record);
-    void setHeadRecordFailed(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                             HeadId head, const QString& message);
-    // The request was superseded before it ran; a view still showing `head` asks again.
-    void dropHeadRecordRequest(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                               HeadId head);
-
-    static constexpr std::size_t kCachedHeads = 8;
+    const HeadRecords& headRecords() const { return m_headRecords; }
 
     // Memory the full maps of one sentence may take before only summaries are kept.
     std::size_t mapBudgetBytes() const { return m_mapBudget; }
@@ -223,28 +197,6 @@ public:
     // LM) or the first mask token (masked LM); -1 for none.
     int predictionPosition() const;
 
-    // One token's standing in the other pass of an ablation: its probability and rank there.
-    struct PredictionShift {
-        float otherProbability = 0;
-        int otherRank = 0;  // 1-based over the whole vocabulary
-    };
-
-    struct Predictions {
-        std::shared_ptr<const analysis::SentenceAnalysis> result;  // null: none yet
-        int position = -1;
-        std::vector<forward::TokenPrediction> top;  // of result(): ablated when ablations are set
-        // With ablations only (else empty): the clean pass's top tokens, where each of them
-        // went in the ablated pass, and where each of `top` stood in the clean pass.
-        std::vector<forward::TokenPrediction> cleanTop;
-        std::vector<PredictionShift> cleanTopInAblated;  // [cleanTop]
-        std::vector<PredictionShift> topInClean;         // [top]
-        // Encoder-decoder models: the target token the row produces under teacher forcing
-        // (-1: past the target), its label and its standing among all tokens.
-        std::int32_t targetId = -1;
-        QString targetLabel;
-        PredictionShift targetStanding;
-    };
-
     // The predictions at predictionPosition() for the current result, once computed.
     const Predictions& predictions() const { return m_predictions; }
 
@@ -256,76 +208,25 @@ public:
 
     void setTreebank(std::shared_ptr<const Treebank> treebank);
 
-    // Every head's scores on the treebank for the current model; null when there are none.
-    std::shared_ptr<const DependencyScores> dependencyScores() const { return m_scores; }
-
-    // Dropped when computed with another model than the current one.
-    void setDependencyScores(std::shared_ptr<const DependencyScores> scores);
-
     // The current sentence's gold tree in the treebank, aligned to its tokens; null if none.
     std::shared_ptr<const SentenceGold> sentenceGold() const { return m_gold; }
 
-    // The CorefUD corpus read last (kept for rescoring it); null before any.
-    std::shared_ptr<const analysis::CorefCorpus> corefCorpus() const { return m_corefCorpus; }
+    // What the analyses draw on the head views: labels, label filter, gold coreference arcs.
+    HeadOverlays& overlays() { return m_overlays; }
 
-    // Every head's coreference scores for the current model; null when there are none.
-    std::shared_ptr<const CorefScores> corefScores() const { return m_corefScores; }
+    const HeadOverlays& overlays() const { return m_overlays; }
 
-    // Dropped when computed with another model than the current one; keeps their corpus.
-    void setCorefScores(std::shared_ptr<const CorefScores> scores);
+    // Attribution maps of cleanResult() (attribution_maps.h): with ablations set they are the
+    // unablated model's.
+    AttributionMaps& attributions() { return m_attributions; }
 
-    // The gold coreference arcs of the window on screen (the text is a scored window's);
-    // null otherwise.
-    std::shared_ptr<const WindowGold> windowGold() const { return m_windowGold; }
+    const AttributionMaps& attributions() const { return m_attributions; }
 
-    // Every head's (or key/value group's) importance on a corpus for the current model; null
-    // when there is none. Dropped when computed with another model than the current one.
-    std::shared_ptr<const ImportanceRun> importance() const { return m_importance; }
-
-    void setImportance(std::shared_ptr<const ImportanceRun> run);
-
-    // Every head's corpus survey and labels for the current model; null when there is none.
-    // Dropped when computed with another model than the current one.
-    std::shared_ptr<const SurveyRun> survey() const { return m_survey; }
-
-    void setSurvey(std::shared_ptr<const SurveyRun> run);
-
-    // The survey's head labels as the head views show them (session/head_labels.h); empty
-    // without a survey.
-    HeadLabels headLabels() const;
-
-    // The label the user asked to see ("induct", or a family: "pos", "syn"; empty: none): views
-    // that show heads highlight those carrying it (analysis::headsWithLabel). Kept across
-    // surveys; cleared with the model.
-    QString labelFilter() const { return m_labelFilter; }
-
-    void setLabelFilter(const QString& tag);
-
-    // Attribution maps (issue 19, session/attribution.h), always of cleanResult(): with
-    // ablations set they are the unablated model's. attribution() returns a method's maps, or
-    // null and asks the service for them (attributionRequested, once, unless it was cancelled
-    // or failed: requestAttribution asks again). Flow is unavailable above kFlowMaxTokens.
-    AttributionPtr attribution(analysis::AttributionMethod method);
-    const AttributionState& attributionState(analysis::AttributionMethod method) const;
-    bool attributionAvailable(analysis::AttributionMethod method) const;
-    void requestAttribution(analysis::AttributionMethod method);
-    void cancelAttribution(analysis::AttributionMethod method);
-    // The service's answers; dropped unless about the current clean pass.
-    void setAttribution(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                        analysis::AttributionMethod method, AttributionPtr maps);
-    void setAttributionProgress(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                                analysis::AttributionMethod method, double fraction);
-    void setAttributionFailed(const std::shared_ptr<const analysis::SentenceAnalysis>& forResult,
-                              analysis::AttributionMethod method, const QString& message);
-
-    // The method the head view shows (Raw: the head's own maps) and the Methods tab's pair.
-    analysis::AttributionMethod headViewMethod() const { return m_headViewMethod; }
-
-    void setHeadViewMethod(analysis::AttributionMethod method);
-
-    MethodPair methodPair() const { return m_methodPair; }
-
-    void setMethodPair(MethodPair pair);
+    // The document of one analysis (analysis_document.h), made on first use.
+    template <class Document>
+    Document& document() {
+        return m_documents.get<Document>(*this);
+    }
 
     render::HeatmapStyle heatmapStyle() const { return m_style; }
 
@@ -357,34 +258,14 @@ signals:
     void predictionsChanged();
     void ablationsChanged();
     void treebankChanged();
-    void dependencyScoresChanged();
     // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
     void sentenceGoldChanged();
-    void corefScoresChanged();
-    // New coreference scores changed windowGold(); a new result changes it under resultChanged.
-    void windowGoldChanged();
-    void importanceChanged();
-    void surveyChanged();
-    void headLabelsChanged();  // with every surveyChanged: views follow this one
-    void labelFilterChanged(const QString& tag);
     void errorReported(const QString& message);
     void messageWithdrawn(const QString& message);
     void warningReported(const QString& message);
     void inputTooLong(int tokens, int limit);
     void targetTextChanged(const QString& text);
     void attentionKindChanged(attnscope::forward::AttentionKind kind);
-    // For the ComputeService: recompute `head` of the current result (headRecord missed).
-    void headRecordRequested(attnscope::HeadId head);
-    // A record asked for arrived, failed or was dropped: views waiting for `head` redraw.
-    void headRecordChanged(attnscope::HeadId head);
-    // Attribution maps: the service is to compute or cancel one; a state changed (arrived,
-    // failed, cancelled, all dropped); a slow one's fraction done.
-    void attributionRequested(attnscope::analysis::AttributionMethod method);
-    void attributionCancelRequested(attnscope::analysis::AttributionMethod method);
-    void attributionsChanged();
-    void attributionProgress(attnscope::analysis::AttributionMethod method, double fraction);
-    void headViewMethodChanged();
-    void methodPairChanged();
 
 private:
     HeadId clamp(HeadId head) const;
@@ -392,15 +273,9 @@ private:
     void applyResult(std::shared_ptr<const analysis::SentenceAnalysis> result);
     // The shown kind's part of m_seq2seq as result and clean result (session_seq2seq.cpp).
     void applySeq2SeqKind();
-    void startRound();
     void parseTokenIds();
     void refreshGold();
-    // Drops the attributions of an older clean pass; true when it did (the caller emits
-    // attributionsChanged after resultChanged, once views hold the new result's gold and
-    // tokens). attribution.cpp, as the attribution functions above.
-    bool syncAttributions();
-    void startAttribution(analysis::AttributionMethod method);
-    void requestAttributionAgain(analysis::AttributionMethod method);
+    void announceNewModel(bool hadAblations);
 
     std::shared_ptr<const model::Model> m_model;
     QString m_modelPath;
@@ -419,11 +294,7 @@ private:
     QString m_meanSource;
     std::vector<forward::HeadAblation> m_ablations;
     std::size_t m_mapBudget = std::size_t{1} << 30;  // 1 GiB
-    // Recomputed heads of m_result, most recent first; emptied with every new result.
-    std::deque<std::pair<HeadId, std::shared_ptr<const forward::HeadRecord>>> m_records;
-    std::set<HeadId> m_waiting;  // asked of the service in this round, not answered yet
-    std::map<HeadId, QString> m_failures;
-    quint64 m_round = 0;
+    HeadRecords m_headRecords;                       // of m_result: reset with every new result
     HeadId m_selected;
     HeadId m_compare;
     bool m_compareFollows = true;
@@ -431,17 +302,10 @@ private:
     render::HeatmapStyle m_style;
     Predictions m_predictions;
     std::shared_ptr<const Treebank> m_treebank;
-    std::shared_ptr<const DependencyScores> m_scores;
     std::shared_ptr<const SentenceGold> m_gold;
-    std::shared_ptr<const analysis::CorefCorpus> m_corefCorpus;
-    std::shared_ptr<const CorefScores> m_corefScores;
-    std::shared_ptr<const WindowGold> m_windowGold;
-    std::shared_ptr<const ImportanceRun> m_importance;
-    std::shared_ptr<const SurveyRun> m_survey;
-    QString m_labelFilter;
-    AttributionStore m_attributions;
-    analysis::AttributionMethod m_headViewMethod = analysis::AttributionMethod::Raw;
-    MethodPair m_methodPair;
+    HeadOverlays m_overlays{*this};
+    AttributionMaps m_attributions{*this};
+    OneOfEach<AnalysisDocument> m_documents;
 };
 
 }  // namespace attnscope::app

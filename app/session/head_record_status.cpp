@@ -25,7 +25,7 @@ QString headName(HeadId head) {
 QString headRecordPendingText(const AnalysisSession& session, const std::vector<HeadId>& heads) {
     QStringList names;
     for (const HeadId head : heads) {
-        const QString error = session.headRecordError(head);
+        const QString error = session.headRecords().error(head);
         if (!error.isEmpty()) {
             return tr("Could not compute head %1 (layer·head, 0-based):\n%2")
                 .arg(headName(head), error);
@@ -42,7 +42,7 @@ QString headRecordPendingHeadline(const AnalysisSession& session,
                                   const std::vector<HeadId>& heads) {
     const QString text = headRecordPendingText(session, heads);
     const bool failed = std::any_of(heads.begin(), heads.end(), [&session](HeadId head) {
-        return !session.headRecordError(head).isEmpty();
+        return !session.headRecords().error(head).isEmpty();
     });
     return failed ? text : text.section(QLatin1Char('\n'), 0, 0);
 }

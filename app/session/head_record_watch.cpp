@@ -10,7 +10,7 @@ namespace attnscope::app {
 HeadRecordWatch::HeadRecordWatch(AnalysisSession* session, std::function<void()> redraw,
                                  QObject* parent)
     : QObject(parent), m_session(session), m_redraw(std::move(redraw)) {
-    connect(session, &AnalysisSession::headRecordChanged, this, [this](HeadId head) {
+    connect(&session->headRecords(), &HeadRecords::changed, this, [this](HeadId head) {
         if (std::find(m_missing.begin(), m_missing.end(), head) != m_missing.end()) {
             m_redraw();
         }
@@ -23,7 +23,7 @@ std::vector<std::shared_ptr<const forward::HeadRecord>> HeadRecordWatch::fetch(
     std::vector<std::shared_ptr<const forward::HeadRecord>> records;
     records.reserve(heads.size());
     for (const HeadId head : heads) {
-        records.push_back(m_session->headRecord(head));
+        records.push_back(m_session->headRecords().get(head));
         if (!records.back() && m_session->result() &&
             std::find(m_missing.begin(), m_missing.end(), head) == m_missing.end()) {
             m_missing.push_back(head);

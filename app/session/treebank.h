@@ -1,6 +1,6 @@
 // What the session holds about a CoNLL-U treebank: the sentences read (for gold trees of typed
-// or listed sentences), the scores of every head on them for one model, and the gold tree and
-// word alignment of the sentence on screen. Plain values, built off the GUI thread by the
+// or listed sentences, and the corpus the corpus analyses reuse), and the gold tree and word
+// alignment of the sentence on screen. Plain values, built off the GUI thread by the
 // ComputeService and kept by the AnalysisSession; views only read them.
 #pragma once
 
@@ -12,7 +12,7 @@
 
 #include <QString>
 
-#include "attnscope/analysis/dependency_accumulator.h"
+#include "attnscope/analysis/dependency_score.h"
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/model/model.h"
@@ -32,13 +32,6 @@ struct Treebank {
 
     // Reads and indexes `path`; throws the reader's errors (FormatError names file and line).
     static Treebank read(const QString& path, const CancelToken& cancel);
-};
-
-// Every head's dependency counts on a treebank, for the model that computed them.
-struct DependencyScores {
-    std::shared_ptr<const Treebank> treebank;
-    std::shared_ptr<const model::Model> model;
-    analysis::DependencyAccumulator counts;
 };
 
 // The gold tree of the sentence on screen, aligned to its tokens (null: not a treebank sentence,

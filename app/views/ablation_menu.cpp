@@ -1,58 +1,67 @@
 #include "views/ablation_menu.h"
 
+#include <optional>
+
 #include <QAction>
 #include <QKeySequence>
 #include <QMenu>
 
+#include "render/named_enum.h"
 #include "session/analysis_session.h"
 
 namespace attnscope::app {
 
 namespace {
 
+// Each ablation kind's object names and words; tr() at use.
 struct KindEntry {
-    forward::AblationKind kind;
-    const char* headName;
-    const char* groupName;
+    forward::AblationKind value;
+    const char* headName;   // the query head's action
+    const char* groupName;  // the key/value group's action
+    const char* tip;
+    const char* effect;  // ablationEffectText
 };
 
 constexpr KindEntry kKinds[] = {
-    {forward::AblationKind::Zero, "ablateZero", "ablateGroupZero"},
-    {forward::AblationKind::Mean, "ablateMean", "ablateGroupMean"},
-    {forward::AblationKind::Sink, "ablateSink", "ablateGroupSink"},
+    {forward::AblationKind::Zero, "ablateZero", "ablateGroupZero",
+     QT_TRANSLATE_NOOP("QObject",
+                       "The head's output is 0 before the output projection (HF head_mask)"),
+     QT_TRANSLATE_NOOP("QObject", "output set to zero")},
+    {forward::AblationKind::Mean, "ablateMean", "ablateGroupMean",
+     QT_TRANSLATE_NOOP("QObject",
+                       "The head's output is its mean output over the loaded treebank (at most "
+                       "200 sentences), or over this sentence without one"),
+     QT_TRANSLATE_NOOP("QObject", "output replaced by its mean")},
+    {forward::AblationKind::Sink, "ablateSink", "ablateGroupSink",
+     QT_TRANSLATE_NOOP("QObject", "Every query row attends only to the first token"),
+     QT_TRANSLATE_NOOP("QObject", "rows forced onto the first token")},
 };
 
 QString kindName(forward::AblationKind kind) {
     return QString::fromStdString(forward::ablationKindName(kind));
 }
 
-QString kindTip(forward::AblationKind kind) {
-    switch (kind) {
-        case forward::AblationKind::Zero:
-            return QObject::tr(
-                "The head's output is 0 before the output projection (HF head_mask)");
-        case forward::AblationKind::Mean:
-            return QObject::tr(
-                "The head's output is its mean output over the loaded treebank (at most 200 "
-                "sentences), or over this sentence without one");
-        case forward::AblationKind::Sink:
-            return QObject::tr("Every query row attends only to the first token");
+// One checkable action per kind: the query head's (`group` false) or its key/value group's.
+void addKindActions(QMenu* menu, AnalysisSession* session, HeadId head, bool group,
+                    const std::optional<forward::HeadAblation>& covering) {
+    for (const KindEntry& k : kKinds) {
+        const QString text =
+            group ? kindName(k.value) : QObject::tr("Ablate (%1)").arg(kindName(k.value));
+        QAction* a = menu->addAction(text, session, [session, head, group, kind = k.value] {
+            session->ablateHead(head, kind, group);
+        });
+        a->setObjectName(QLatin1String(group ? k.groupName : k.headName));
+        a->setToolTip(QObject::tr(k.tip));
+        a->setCheckable(true);
+        a->setChecked(covering && covering->kvGroup == group && covering->kind == k.value);
     }
-    return {};
 }
 
 }  // namespace
 
 QString ablationEffectText(forward::AblationKind kind) {
-    switch (kind) {
-        case forward::AblationKind::Zero:
-            return QObject::tr("output set to zero");
-        case forward::AblationKind::Mean:
-            return QObject::tr("output replaced by its mean");
-        case forward::AblationKind::Sink:
-            return QObject::tr("rows forced onto the first token");
-    }
-    return {};
+    const KindEntry* k = render::rowOf(kKinds, kind);
+    return k ? QObject::tr(k->effect) : QString();
 }
 
 void addAblationActions(QMenu* menu, AnalysisSession* session, HeadId head) {
@@ -65,15 +74,7 @@ void addAblationActions(QMenu* menu, AnalysisSession* session, HeadId head) {
         return;
     }
     const auto covering = session->ablationCovering(head);
-    for (const KindEntry& k : kKinds) {
-        QAction* a =
-            menu->addAction(QObject::tr("Ablate (%1)").arg(kindName(k.kind)), session,
-                            [session, head, kind = k.kind] { session->ablateHead(head, kind); });
-        a->setObjectName(QLatin1String(k.headName));
-        a->setToolTip(kindTip(k.kind));
-        a->setCheckable(true);
-        a->setChecked(covering && !covering->kvGroup && covering->kind == k.kind);
-    }
+    addKindActions(menu, session, head, false, covering);
     QMenu* group = menu->addMenu(QObject::tr("Ablate its key/value group"));
     group->setObjectName(QStringLiteral("ablateGroupMenu"));
     group->setToolTipsVisible(true);
@@ -81,15 +82,7 @@ void addAblationActions(QMenu* menu, AnalysisSession* session, HeadId head) {
     if (!session->hasKvGroups()) {
         group->setTitle(QObject::tr("Ablate its key/value group (no grouped-query attention)"));
     }
-    for (const KindEntry& k : kKinds) {
-        QAction* a = group->addAction(kindName(k.kind), session, [session, head, kind = k.kind] {
-            session->ablateHead(head, kind, true);
-        });
-        a->setObjectName(QLatin1String(k.groupName));
-        a->setToolTip(kindTip(k.kind));
-        a->setCheckable(true);
-        a->setChecked(covering && covering->kvGroup && covering->kind == k.kind);
-    }
+    addKindActions(group, session, head, true, covering);
     QAction* clear = menu->addAction(QObject::tr("Clear ablation of this head"), session,
                                      [session, head] { session->clearAblation(head); });
     clear->setObjectName(QStringLiteral("clearHeadAblation"));

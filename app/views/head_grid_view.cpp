@@ -178,11 +178,12 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
             [this](const QModelIndex& index) { emit headActivated(m_model->headAt(index)); });
     connect(session, &AnalysisSession::selectedHeadChanged, this, [this] { syncSelection(); });
     // Labels belong to the model's heads, not to a sentence: they outlive results and orders.
-    model->setLabels(session->headLabels());
-    model->setLabelFilter(session->labelFilter());
-    connect(session, &AnalysisSession::headLabelsChanged, this,
-            [this] { m_model->setLabels(m_session->headLabels()); });
-    connect(session, &AnalysisSession::labelFilterChanged, model, &HeadGridModel::setLabelFilter);
+    model->setLabels(session->overlays().labels());
+    model->setLabelFilter(session->overlays().labelFilter());
+    connect(&session->overlays(), &HeadOverlays::labelsChanged, this,
+            [this] { m_model->setLabels(m_session->overlays().labels()); });
+    connect(&session->overlays(), &HeadOverlays::labelFilterChanged, model,
+            &HeadGridModel::setLabelFilter);
 }
 
 QRect HeadGridView::headRect(HeadId head) const {
@@ -232,8 +233,8 @@ std::unique_ptr<QMenu> HeadGridView::contextMenuFor(HeadId head) {
 }
 
 void HeadGridView::addLabelActions(QMenu* menu, HeadId head) {
-    const HeadLabels labels = m_session->headLabels();
-    const QString current = m_session->labelFilter();
+    const HeadLabels labels = m_session->overlays().labels();
+    const QString current = m_session->overlays().labelFilter();
     if (labels.empty() && current.isEmpty()) {
         return;
     }
@@ -251,7 +252,7 @@ void HeadGridView::addLabelActions(QMenu* menu, HeadId head) {
     }
     const auto add = [&](const QString& tag, const QString& text) {
         QAction* action =
-            menu->addAction(text, this, [this, tag] { m_session->setLabelFilter(tag); });
+            menu->addAction(text, this, [this, tag] { m_session->overlays().setLabelFilter(tag); });
         action->setObjectName(QStringLiteral("showLabel:") + tag);
         action->setCheckable(true);
         action->setChecked(tag == current);
@@ -266,7 +267,7 @@ void HeadGridView::addLabelActions(QMenu* menu, HeadId head) {
     }
     QAction* clear = menu->addAction(
         current.isEmpty() ? tr("Clear label filter") : tr("Clear label filter (%1)").arg(current),
-        this, [this] { m_session->setLabelFilter({}); });
+        this, [this] { m_session->overlays().setLabelFilter({}); });
     clear->setObjectName(QStringLiteral("clearLabelFilter"));
     clear->setEnabled(!current.isEmpty());
 }

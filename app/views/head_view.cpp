@@ -22,6 +22,7 @@
 #include "views/method_selector.h"
 #include "widgets/attention_kind_combo.h"
 #include "widgets/control_row.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -82,25 +83,19 @@ QString statisticsLine(const forward::ForwardResult& f, const analysis::HeadStat
 HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_layer(new QSpinBox(this)),
-      m_head(new QSpinBox(this)),
-      m_info(new QLabel(this)),
-      m_ablation(new QLabel(this)),
-      m_labels(new QLabel(this)),
-      m_heatmap(new HeatmapWidget(this)),
-      m_words(new QCheckBox(tr("Words"), this)),
+      m_layer(named<QSpinBox>("headViewLayer", this)),
+      m_head(named<QSpinBox>("headViewHead", this)),
+      m_info(named<QLabel>("headViewInfo", this)),
+      m_ablation(named<QLabel>("headViewAblation", this)),
+      m_labels(named<QLabel>("headViewLabels", this)),
+      m_heatmap(named<HeatmapWidget>("headHeatmap", this)),
+      m_words(named<QCheckBox>("headViewWords", tr("Words"), this)),
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("headView"));
     m_method = newMethodCombo(this, QStringLiteral("headViewMethod"));
-    m_kind = new AttentionKindCombo(session, this);
-    m_kind->setObjectName(QStringLiteral("headViewKind"));
+    m_kind = named<AttentionKindCombo>("headViewKind", session, this);
     m_methodStatus = new AttributionStatusLine(session, this);
-    m_layer->setObjectName(QStringLiteral("headViewLayer"));
-    m_head->setObjectName(QStringLiteral("headViewHead"));
-    m_heatmap->setObjectName(QStringLiteral("headHeatmap"));
-    m_info->setObjectName(QStringLiteral("headViewInfo"));
-    m_words->setObjectName(QStringLiteral("headViewWords"));
     m_info->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_info->setWordWrap(true);  // a long line must not set the window's minimum width
     QHBoxLayout* bar = controlRow(this, {tr("Layer"), m_layer, tr("Head"), m_head, m_method,
@@ -113,19 +108,15 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
     kindRow->addStretch(1);
     layout->addLayout(kindRow);
     layout->addLayout(bar);
-    m_ablation->setObjectName(QStringLiteral("headViewAblation"));
-    m_ablation->setWordWrap(true);
-    m_ablation->setContentsMargins(8, 3, 8, 3);
-    m_ablation->hide();
-    layout->addWidget(m_ablation);
-    m_labels->setObjectName(QStringLiteral("headViewLabels"));
-    m_labels->setWordWrap(true);
-    m_labels->setContentsMargins(8, 3, 8, 3);
-    m_labels->hide();
-    // Squeezed below its wrapped height, a QLabel paints nothing legible; the map gives way.
-    m_labels->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
-    m_ablation->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
-    layout->addWidget(m_labels);
+    // The banners, shown when there is something to say. Squeezed below its wrapped height, a
+    // QLabel paints nothing legible; the map gives way.
+    for (QLabel* banner : {m_ablation, m_labels}) {
+        banner->setWordWrap(true);
+        banner->setContentsMargins(8, 3, 8, 3);
+        banner->hide();
+        banner->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Minimum);
+        layout->addWidget(banner);
+    }
     layout->addWidget(m_methodStatus);
     layout->addWidget(m_heatmap, 1);
     m_heatmap->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
@@ -145,25 +136,27 @@ HeadView::HeadView(AnalysisSession* session, QWidget* parent)
         refresh();
     });
     connect(m_method, &QComboBox::currentIndexChanged, this,
-            [this] { m_session->setHeadViewMethod(comboMethod(m_method)); });
+            [this] { m_session->attributions().setHeadViewMethod(comboMethod(m_method)); });
     wireSession();
     refreshGold();
 }
 
 void HeadView::wireSession() {
     AnalysisSession* session = m_session;
-    connect(session, &AnalysisSession::headViewMethodChanged, this, &HeadView::refresh);
-    connect(session, &AnalysisSession::attributionsChanged, this, [this] {
-        if (m_session->headViewMethod() != analysis::AttributionMethod::Raw) {
+    connect(&session->attributions(), &AttributionMaps::headViewMethodChanged, this,
+            &HeadView::refresh);
+    connect(&session->attributions(), &AttributionMaps::changed, this, [this] {
+        if (m_session->attributions().headViewMethod() != analysis::AttributionMethod::Raw) {
             refresh();  // the head's own map does not change with them
         }
     });
     connect(session, &AnalysisSession::resultChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::sentenceGoldChanged, this, &HeadView::refreshGold);
-    connect(session, &AnalysisSession::windowGoldChanged, this, &HeadView::refreshGold);
+    connect(&session->overlays(), &HeadOverlays::windowGoldChanged, this, &HeadView::refreshGold);
     connect(session, &AnalysisSession::selectedHeadChanged, this, &HeadView::refresh);
     connect(session, &AnalysisSession::heatmapStyleChanged, this, &HeadView::refresh);
-    connect(session, &AnalysisSession::headLabelsChanged, this, &HeadView::refreshLabelBanner);
+    connect(&session->overlays(), &HeadOverlays::labelsChanged, this,
+            &HeadView::refreshLabelBanner);
 }
 
 void HeadView::refresh() {
@@ -174,7 +167,7 @@ void HeadView::refresh() {
     m_head->setRange(0, std::max(0, m_session->headCount() - 1));
     m_layer->setValue(h.layer);
     m_head->setValue(h.head);
-    const analysis::AttributionMethod method = m_session->headViewMethod();
+    const analysis::AttributionMethod method = m_session->attributions().headViewMethod();
     {
         const QSignalBlocker b3(m_method);
         setComboMethod(m_method, method);
@@ -252,7 +245,7 @@ void HeadView::refreshWords() {
 
 void HeadView::refreshGold() {
     m_gold = m_session->sentenceGold();
-    m_coref = m_session->windowGold();
+    m_coref = m_session->overlays().windowGold();
     refresh();
 }
 
@@ -283,7 +276,7 @@ bool HeadView::wordLevel() const {
 
 bool HeadView::showingWords() const {
     return m_wordsWanted && (m_gold || m_coref) && m_session->result() &&
-           m_session->headViewMethod() == analysis::AttributionMethod::Raw;
+           m_session->attributions().headViewMethod() == analysis::AttributionMethod::Raw;
 }
 
 HeadView::WordSource HeadView::wordSource() const {
@@ -488,7 +481,7 @@ void HeadView::refreshAblationBanner() {
 
 // Labels belong to the head over a corpus, so the line shows with or without a result.
 void HeadView::refreshLabelBanner() {
-    const HeadLabels all = m_session->headLabels();
+    const HeadLabels all = m_session->overlays().labels();
     const auto& labels = all.of(m_session->selectedHead());
     QStringList parts;
     for (const auto& l : labels) {

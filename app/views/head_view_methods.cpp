@@ -14,18 +14,18 @@ using analysis::AttributionMethod;
 
 bool HeadView::refreshAttribution(const QStringList& tokens) {
     m_methodMap.reset();
-    const AttributionMethod chosen = m_session->headViewMethod();
+    const AttributionMethod chosen = m_session->attributions().headViewMethod();
     if (chosen == AttributionMethod::Raw) {
         m_methodStatus->watch({});
         m_shownMethod = chosen;
         return false;
     }
     AttributionMethod method = chosen;
-    AttributionPtr maps = m_session->attribution(chosen);
+    AttributionPtr maps = m_session->attributions().maps(chosen);
     m_methodStatus->watch({chosen});  // after asking: the request is what it shows
     if (!maps && m_shownMethod != AttributionMethod::Raw) {
         method = m_shownMethod;
-        maps = m_session->attributionState(method).maps;
+        maps = m_session->attributions().state(method).maps;
     }
     if (!maps) {
         m_shownMethod = AttributionMethod::Raw;  // the head's own map until the chosen one comes

@@ -18,6 +18,7 @@
 #include "views/line_canvas.h"
 #include "widgets/chart_palette.h"
 #include "widgets/control_row.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -47,26 +48,18 @@ bool inResult(const analysis::SentenceAnalysis& r, HeadId h) {
 LineView::LineView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_follow(new QCheckBox(tr("Selected head"), this)),
-      m_layerSpin(new QSpinBox(this)),
-      m_headSpin(new QSpinBox(this)),
-      m_add(new QToolButton(this)),
-      m_clear(new QToolButton(this)),
+      m_follow(named<QCheckBox>("followSelectedCheck", tr("Selected head"), this)),
+      m_layerSpin(named<QSpinBox>("overlayLayerSpin", this)),
+      m_headSpin(named<QSpinBox>("overlayHeadSpin", this)),
+      m_add(named<QToolButton>("addOverlayButton", this)),
+      m_clear(named<QToolButton>("clearOverlayButton", this)),
       m_legend(new QHBoxLayout),
-      m_note(new QLabel(this)),
-      m_scroll(new QScrollArea(this)),
-      m_canvas(new LineCanvas),
+      m_note(named<QLabel>("lineViewNote", this)),
+      m_scroll(named<QScrollArea>("lineViewScroll", this)),
+      m_canvas(named<LineCanvas>("lineCanvas")),
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName("lineView");
-    m_follow->setObjectName("followSelectedCheck");
-    m_layerSpin->setObjectName("overlayLayerSpin");
-    m_headSpin->setObjectName("overlayHeadSpin");
-    m_add->setObjectName("addOverlayButton");
-    m_clear->setObjectName("clearOverlayButton");
-    m_note->setObjectName("lineViewNote");
-    m_scroll->setObjectName("lineViewScroll");
-    m_canvas->setObjectName("lineCanvas");
 
     m_follow->setChecked(true);
     m_follow->setToolTip(tr("Draw the head selected in the other views"));

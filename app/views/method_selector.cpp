@@ -6,6 +6,7 @@
 #include <QPushButton>
 #include <QStandardItemModel>
 
+#include "render/named_enum.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 
@@ -17,57 +18,64 @@ QString methodTitle(AttributionMethod method) {
     return QString::fromStdString(analysis::attributionMethodTitle(method));
 }
 
+namespace {
+
+// Each method's words, in kAttributionMethods order; tr() at use, so that a language chosen
+// after start-up applies.
+struct MethodWords {
+    AttributionMethod value;
+    const char* meaning;    // one sentence: what its map measures (methods.md §4, §5, §11)
+    const char* valueName;  // what a cell's value is
+};
+
+constexpr MethodWords kMethodWords[] = {
+    {AttributionMethod::Raw,
+     QT_TRANSLATE_NOOP("QObject",
+                       "The softmax weights: how much each query reads from each key, "
+                       "before the value vectors (a layer: the mean of its heads)."),
+     QT_TRANSLATE_NOOP("QObject", "attention weight")},
+    {AttributionMethod::Norm,
+     QT_TRANSLATE_NOOP("QObject",
+                       "‖αf(x)‖: the size of what each key writes into the query, its "
+                       "weight times its transformed value vector (Kobayashi et al. "
+                       "2020); a norm, not a share."),
+     QT_TRANSLATE_NOOP("QObject", "‖αf(x)‖ (vector norm)")},
+    {AttributionMethod::Rollout,
+     QT_TRANSLATE_NOOP("QObject",
+                       "Head-averaged attention plus the residual identity, multiplied "
+                       "through layers 0…l: how much each input token is mixed into "
+                       "each position (Abnar & Zuidema 2020)."),
+     QT_TRANSLATE_NOOP("QObject", "rollout share")},
+    {AttributionMethod::Flow,
+     QT_TRANSLATE_NOOP("QObject",
+                       "The maximum flow from each input token to each position through "
+                       "layers 0…l of the residual attention graph, row-normalised "
+                       "(Abnar & Zuidema 2020)."),
+     QT_TRANSLATE_NOOP("QObject", "flow share")},
+    {AttributionMethod::Alti,
+     QT_TRANSLATE_NOOP("QObject",
+                       "Each token's contribution to a layer's output, by how close its "
+                       "transformed vector is to the output (LayerNorm included), "
+                       "rolled out over layers 0…l (Ferrando et al. 2022)."),
+     QT_TRANSLATE_NOOP("QObject", "ALTI contribution")},
+    {AttributionMethod::ValueZeroing,
+     QT_TRANSLATE_NOOP("QObject",
+                       "1 − cosine between a position's layer output and its output with "
+                       "the key's value vector zeroed, thresholded and row-normalised "
+                       "(Mohebbi et al. 2023)."),
+     QT_TRANSLATE_NOOP("QObject", "value-zeroing share")},
+};
+
+}  // namespace
+
 QString methodMeaning(AttributionMethod method) {
-    switch (method) {
-        case AttributionMethod::Raw:
-            return QObject::tr(
-                "The softmax weights: how much each query reads from each key, "
-                "before the value vectors (a layer: the mean of its heads).");
-        case AttributionMethod::Norm:
-            return QObject::tr(
-                "‖αf(x)‖: the size of what each key writes into the query, its "
-                "weight times its transformed value vector (Kobayashi et al. "
-                "2020); a norm, not a share.");
-        case AttributionMethod::Rollout:
-            return QObject::tr(
-                "Head-averaged attention plus the residual identity, multiplied "
-                "through layers 0…l: how much each input token is mixed into "
-                "each position (Abnar & Zuidema 2020).");
-        case AttributionMethod::Flow:
-            return QObject::tr(
-                "The maximum flow from each input token to each position through "
-                "layers 0…l of the residual attention graph, row-normalised "
-                "(Abnar & Zuidema 2020).");
-        case AttributionMethod::Alti:
-            return QObject::tr(
-                "Each token's contribution to a layer's output, by how close its "
-                "transformed vector is to the output (LayerNorm included), "
-                "rolled out over layers 0…l (Ferrando et al. 2022).");
-        case AttributionMethod::ValueZeroing:
-            return QObject::tr(
-                "1 − cosine between a position's layer output and its output with "
-                "the key's value vector zeroed, thresholded and row-normalised "
-                "(Mohebbi et al. 2023).");
-    }
-    return {};
+    const MethodWords* words = render::rowOf(kMethodWords, method);
+    return words ? QObject::tr(words->meaning) : QString();
 }
 
 QString methodValueName(AttributionMethod method) {
-    switch (method) {
-        case AttributionMethod::Raw:
-            return QObject::tr("attention weight");
-        case AttributionMethod::Norm:
-            return QObject::tr("‖αf(x)‖ (vector norm)");
-        case AttributionMethod::Rollout:
-            return QObject::tr("rollout share");
-        case AttributionMethod::Flow:
-            return QObject::tr("flow share");
-        case AttributionMethod::Alti:
-            return QObject::tr("ALTI contribution");
-        case AttributionMethod::ValueZeroing:
-            return QObject::tr("value-zeroing share");
-    }
-    return {};
+    const MethodWords* words = render::rowOf(kMethodWords, method);
+    return words ? QObject::tr(words->valueName) : QString();
 }
 
 QString flowLimitText(int nTokens) {
@@ -203,13 +211,15 @@ AttributionStatusLine::AttributionStatusLine(AnalysisSession* session, QWidget* 
     layout->addWidget(m_cancel);
     layout->addWidget(m_retry);
     connect(m_cancel, &QPushButton::clicked, this, [this] {
-        m_session->cancelAttribution(m_subject);
+        m_session->attributions().cancel(m_subject);
         emit cancelled(m_subject);
     });
     connect(m_retry, &QPushButton::clicked, this,
-            [this] { m_session->requestAttribution(m_subject); });
-    connect(session, &AnalysisSession::attributionsChanged, this, &AttributionStatusLine::refresh);
-    connect(session, &AnalysisSession::attributionProgress, this, &AttributionStatusLine::refresh);
+            [this] { m_session->attributions().request(m_subject); });
+    connect(&session->attributions(), &AttributionMaps::changed, this,
+            &AttributionStatusLine::refresh);
+    connect(&session->attributions(), &AttributionMaps::progress, this,
+            &AttributionStatusLine::refresh);
     hide();
 }
 
@@ -227,7 +237,7 @@ void AttributionStatusLine::refresh() {
     bool running = false;
     bool retryable = true;
     for (const AttributionMethod m : m_methods) {
-        const AttributionState& s = m_session->attributionState(m);
+        const AttributionState& s = m_session->attributions().state(m);
         const QString title = methodTitle(m);
         const QString lower = m == AttributionMethod::Alti ? title : title.toLower();
         if (s.status == AttributionState::Waiting) {
@@ -239,7 +249,7 @@ void AttributionStatusLine::refresh() {
         } else if (s.status == AttributionState::Failed ||
                    s.status == AttributionState::Cancelled) {
             text = tr("%1: %2").arg(title, s.message);
-        } else if (!m_session->attributionAvailable(m)) {
+        } else if (!m_session->attributions().available(m)) {
             const auto clean = m_session->cleanResult();
             text = flowLimitText(clean ? clean->forward.nTokens : 0);
             retryable = false;

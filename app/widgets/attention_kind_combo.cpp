@@ -1,24 +1,46 @@
 #include "widgets/attention_kind_combo.h"
 
+#include "render/named_enum.h"
 #include "session/analysis_session.h"
 
 namespace attnscope::app {
 
 using forward::AttentionKind;
 
+namespace {
+
+// Each kind's item tool tip and what its map has on its axes; tr() at use.
+struct KindWords {
+    AttentionKind value;
+    const char* tip;
+    const char* axes;
+};
+
+constexpr KindWords kKinds[] = {
+    {AttentionKind::Encoder,
+     QT_TRANSLATE_NOOP("AttentionKindCombo", "The encoder's heads over the source tokens"),
+     QT_TRANSLATE_NOOP("QObject", "rows: source queries, columns: source keys")},
+    {AttentionKind::Decoder,
+     QT_TRANSLATE_NOOP("AttentionKindCombo",
+                       "The decoder's causal heads over its input (start token + target)"),
+     QT_TRANSLATE_NOOP("QObject", "rows: decoder queries, columns: decoder keys")},
+    // The axes short enough for the head view's title at 1024 px; the tool tips say more.
+    {AttentionKind::Cross,
+     QT_TRANSLATE_NOOP("AttentionKindCombo",
+                       "The decoder's heads reading the encoder's output: rows are decoder "
+                       "tokens, columns source tokens"),
+     QT_TRANSLATE_NOOP("QObject", "rows: target tokens (→), columns: source tokens")},
+};
+
+}  // namespace
+
 AttentionKindCombo::AttentionKindCombo(AnalysisSession* session, QWidget* parent)
     : QComboBox(parent), m_session(session) {
-    for (const AttentionKind k :
-         {AttentionKind::Encoder, AttentionKind::Decoder, AttentionKind::Cross}) {
-        addItem(QString::fromStdString(forward::attentionKindTitle(k)), static_cast<int>(k));
+    for (const KindWords& k : kKinds) {
+        addItem(QString::fromStdString(forward::attentionKindTitle(k.value)),
+                static_cast<int>(k.value));
+        setItemData(count() - 1, tr(k.tip), Qt::ToolTipRole);
     }
-    setItemData(0, tr("The encoder's heads over the source tokens"), Qt::ToolTipRole);
-    setItemData(1, tr("The decoder's causal heads over its input (start token + target)"),
-                Qt::ToolTipRole);
-    setItemData(2,
-                tr("The decoder's heads reading the encoder's output: rows are decoder tokens, "
-                   "columns source tokens"),
-                Qt::ToolTipRole);
     setToolTip(tr("Which attention the views show"));
     setSizeAdjustPolicy(QComboBox::AdjustToContents);
     connect(this, &QComboBox::activated, this, [this] { m_session->setAttentionKind(kind()); });
@@ -57,16 +79,8 @@ QStringList keyLabels(const AnalysisSession& session) {
 }
 
 QString attentionAxesText(AttentionKind kind) {
-    switch (kind) {
-        case AttentionKind::Encoder:
-            return QObject::tr("rows: source queries, columns: source keys");
-        case AttentionKind::Decoder:
-            return QObject::tr("rows: decoder queries, columns: decoder keys");
-        case AttentionKind::Cross:
-            // Short enough for the head view's title at 1024 px; the tool tips say more.
-            return QObject::tr("rows: target tokens (→), columns: source tokens");
-    }
-    return {};
+    const KindWords* k = render::rowOf(kKinds, kind);
+    return k ? QObject::tr(k->axes) : QString();
 }
 
 }  // namespace attnscope::app

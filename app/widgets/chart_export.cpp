@@ -1,5 +1,7 @@
 #include "widgets/chart_export.h"
 
+#include <functional>
+
 #include <QChartView>
 #include <QFileInfo>
 #include <QImageWriter>
@@ -38,38 +40,42 @@ bool writeSvg(QChartView* view, QSaveFile& file) {
 
 }  // namespace
 
-bool saveChartView(QChartView* view, const QString& path, QString* error) {
-    if (view == nullptr) {
-        return fail(error, path, QStringLiteral("no such chart"));
-    }
+bool saveFigureFile(const QString& path, const QString& what,
+                    const std::function<bool(QSaveFile& file, const QByteArray& format)>& write,
+                    QString* error) {
     const QByteArray suffix = QFileInfo(path).suffix().toLower().toLatin1();
-    const bool svg = suffix == "svg";
-    if (!svg && !QImageWriter::supportedImageFormats().contains(suffix)) {
+    if (suffix != "svg" && !QImageWriter::supportedImageFormats().contains(suffix)) {
         return fail(error, path,
                     QStringLiteral("unsupported image format \"%1\" (use .png or .svg)")
                         .arg(QString::fromLatin1(suffix)));
-    }
-    if (view->width() < 320 || view->height() < 200) {
-        view->resize(900, 500);  // never laid out (not shown yet): export at a useful size
     }
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly)) {
         return fail(error, path, QStringLiteral("cannot write: ") + file.errorString());
     }
-    bool written = false;
-    if (svg) {
-        written = writeSvg(view, file);
-    } else {
-        written = view->grab().toImage().save(&file, suffix.constData());
-    }
-    if (!written) {
+    if (!write(file, suffix)) {
         file.cancelWriting();
-        return fail(error, path, QStringLiteral("cannot render the chart: ") + file.errorString());
+        return fail(error, path,
+                    QStringLiteral("cannot render %1: %2").arg(what, file.errorString()));
     }
     if (!file.commit()) {
         return fail(error, path, QStringLiteral("cannot write: ") + file.errorString());
     }
     return true;
+}
+
+bool saveChartView(QChartView* view, const QString& path, QString* error) {
+    if (view == nullptr) {
+        return fail(error, path, QStringLiteral("no such chart"));
+    }
+    const auto write = [view](QSaveFile& file, const QByteArray& format) {
+        if (view->width() < 320 || view->height() < 200) {
+            view->resize(900, 500);  // never laid out (not shown yet): export at a useful size
+        }
+        return format == "svg" ? writeSvg(view, file)
+                               : view->grab().toImage().save(&file, format.constData());
+    };
+    return saveFigureFile(path, QStringLiteral("the chart"), write, error);
 }
 
 }  // namespace attnscope::app

@@ -4,13 +4,25 @@
 // so a failed export never leaves a half-written file behind. GUI thread only.
 #pragma once
 
+#include <functional>
+
+#include <QByteArray>
 #include <QString>
 
 class QChartView;
+class QSaveFile;
 
 namespace attnscope::app {
 
-// Returns false and sets *error (when given) to "<path>: <reason>" on failure.
+// Writes a figure to `path` through QSaveFile: `write` gets the open file and the format the
+// suffix names ("svg", or a raster format Qt can write such as "png"); `what` names the figure
+// in the message when it fails ("the chart"). Shared by every figure export.
+bool saveFigureFile(const QString& path, const QString& what,
+                    const std::function<bool(QSaveFile& file, const QByteArray& format)>& write,
+                    QString* error = nullptr);
+
+// The chart view as a figure. Both return false and set *error (when given) to "<path>: <reason>"
+// on failure.
 bool saveChartView(QChartView* view, const QString& path, QString* error = nullptr);
 
 }  // namespace attnscope::app

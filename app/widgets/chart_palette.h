@@ -59,6 +59,12 @@ inline QColor applyChartTheme(QChart* chart, const QPalette& palette) {
     return primaryDataColor(palette);
 }
 
+// `color` at opacity `alpha` (0 … 1): fills that let what is behind them show.
+inline QColor withAlpha(QColor color, float alpha) {
+    color.setAlphaF(alpha);
+    return color;
+}
+
 // The highlight colour for the selected item (vermillion in both themes).
 inline QColor selectionColor() {
     return okabeIto(1);

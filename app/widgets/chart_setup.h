@@ -1,7 +1,12 @@
 // The set-up every analysis chart view shares: antialiased, no animation (a new result must
-// appear at once), small margins and the legend at one edge. Header-only, GUI thread.
+// appear at once), small margins and the legend at one edge; and its axes at the bottom and the
+// left. Header-only, GUI thread.
 #pragma once
 
+#include <initializer_list>
+
+#include <QAbstractAxis>
+#include <QAbstractSeries>
 #include <QChart>
 #include <QChartView>
 #include <QLegend>
@@ -19,6 +24,18 @@ inline QChart* setUpChartView(QChartView* view, int margin = 4,
     c->setMargins(QMargins(margin, margin, margin, margin));
     c->legend()->setAlignment(legend);
     return c;
+}
+
+// Adds `x` at the bottom and `y` at the left of `chart`, and attaches `series` (already added,
+// in the order they are drawn) to both.
+inline void addAxes(QChart* chart, QAbstractAxis* x, QAbstractAxis* y,
+                    std::initializer_list<QAbstractSeries*> series = {}) {
+    chart->addAxis(x, Qt::AlignBottom);
+    chart->addAxis(y, Qt::AlignLeft);
+    for (QAbstractSeries* s : series) {
+        s->attachAxis(x);
+        s->attachAxis(y);
+    }
 }
 
 }  // namespace attnscope::app

@@ -5,6 +5,7 @@
 #include <QLineEdit>
 
 #include "session/analysis_session.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -12,12 +13,10 @@ SentenceField::SentenceField(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
       m_label(new QLabel(this)),
-      m_edit(new QLineEdit(this)),
-      m_error(new QLabel(this)) {
+      m_edit(named<QLineEdit>("sentenceEdit", this)),
+      m_error(named<QLabel>("sentenceError", this)) {
     setObjectName(QStringLiteral("sentenceField"));
-    m_edit->setObjectName(QStringLiteral("sentenceEdit"));
     m_edit->setClearButtonEnabled(true);
-    m_error->setObjectName(QStringLiteral("sentenceError"));
     m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
     // Elided to what is left beside the field (the whole line in its tool tip): a long error
     // must not widen the tool bar past a 1024 px screen.

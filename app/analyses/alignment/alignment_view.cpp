@@ -19,6 +19,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "render/figure_file.h"
+#include "render/named_enum.h"
 #include "widgets/file_dialogs.h"
 
 namespace attnscope::app {
@@ -27,17 +28,26 @@ namespace {
 
 using analysis::FromAggregation;
 
-// How a target word's tokens make its row, in the words of the rule line.
+// How a target word's tokens make its row: the combo box's item, then the words of the rule
+// line; tr() at use.
+struct AggregationWords {
+    FromAggregation value;
+    const char* item;
+    const char* rule;
+};
+
+constexpr AggregationWords kAggregations[] = {
+    {FromAggregation::Mean, QT_TRANSLATE_NOOP("AlignmentView", "mean of tokens"),
+     QT_TRANSLATE_NOOP("AlignmentView", "the mean of its tokens' rows")},
+    {FromAggregation::First, QT_TRANSLATE_NOOP("AlignmentView", "first token"),
+     QT_TRANSLATE_NOOP("AlignmentView", "its first token's row")},
+    {FromAggregation::Max, QT_TRANSLATE_NOOP("AlignmentView", "max of tokens"),
+     QT_TRANSLATE_NOOP("AlignmentView", "the maximum over its tokens' rows, renormalised")},
+};
+
 QString aggregationRule(FromAggregation agg) {
-    switch (agg) {
-        case FromAggregation::Mean:
-            return QObject::tr("the mean of its tokens' rows");
-        case FromAggregation::First:
-            return QObject::tr("its first token's row");
-        case FromAggregation::Max:
-            return QObject::tr("the maximum over its tokens' rows, renormalised");
-    }
-    return {};
+    const AggregationWords* a = render::rowOf(kAggregations, agg);
+    return a ? AlignmentView::tr(a->rule) : QString();
 }
 
 QStringList toQStrings(const std::vector<std::string>& words) {
@@ -103,9 +113,9 @@ QWidget* AlignmentView::buildControls() {
     m_aggregationBox = new QComboBox(bar);
     m_aggregationBox->setObjectName(QStringLiteral("alignmentAggregation"));
     m_aggregationBox->setToolTip(tr("How a target word's tokens make its row"));
-    m_aggregationBox->addItem(tr("mean of tokens"), static_cast<int>(FromAggregation::Mean));
-    m_aggregationBox->addItem(tr("first token"), static_cast<int>(FromAggregation::First));
-    m_aggregationBox->addItem(tr("max of tokens"), static_cast<int>(FromAggregation::Max));
+    for (const AggregationWords& a : kAggregations) {
+        m_aggregationBox->addItem(tr(a.item), static_cast<int>(a.value));
+    }
     m_exportImage = new QToolButton(bar);
     m_exportImage->setText(tr("Image…"));
     m_exportImage->setToolTip(tr("Export the view as a PNG, SVG or PDF figure"));

@@ -70,7 +70,7 @@ void ComputeService::scheduleSeq2SeqPredictions(const ModelPtr& model, int posit
         [this, model, analysis, result, position](const CancelToken&,
                                                   JobProgress&) -> JobRunner::ApplyStep {
             const forward::ForwardResult& decoder = analysis->decoder.forward;
-            AnalysisSession::Predictions p;
+            Predictions p;
             p.result = result;  // the kind shown: the session keeps answers about it
             p.position = position;
             p.top = forward::topPredictions(*model, decoder, position, kTopPredictions);

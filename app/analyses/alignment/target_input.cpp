@@ -8,6 +8,7 @@
 
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -15,26 +16,22 @@ TargetInput::TargetInput(AnalysisSession* session, ComputeService* service, QWid
     : QWidget(parent),
       m_session(session),
       m_service(service),
-      m_edit(new QLineEdit(this)),
-      m_translate(new QToolButton(this)),
-      m_limit(new QSpinBox(this)),
-      m_state(new QLabel(this)) {
+      m_edit(named<QLineEdit>("targetEdit", this)),
+      m_translate(named<QToolButton>("translateButton", this)),
+      m_limit(named<QSpinBox>("translateLimit", this)),
+      m_state(named<QLabel>("translateState", this)) {
     setObjectName(QStringLiteral("targetInput"));
-    m_edit->setObjectName(QStringLiteral("targetEdit"));
     m_edit->setPlaceholderText(tr("Type the target, or Translate"));
     m_edit->setClearButtonEnabled(true);
     m_edit->setToolTip(
         tr("The decoder reads its start token and this target shifted right (teacher forcing): "
            "decoder row t produces target token t"));
-    m_translate->setObjectName(QStringLiteral("translateButton"));
     m_translate->setToolTip(
         tr("Greedy decoding from the source: the most probable next token until the end token "
            "or the limit; editing the source stops it"));
-    m_limit->setObjectName(QStringLiteral("translateLimit"));
     m_limit->setRange(1, 512);
     m_limit->setValue(ComputeService::kDefaultTranslateTokens);
     m_limit->setToolTip(tr("Translate generates at most this many target tokens"));
-    m_state->setObjectName(QStringLiteral("translateState"));
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(new QLabel(tr(" Target: "), this));

@@ -11,6 +11,7 @@
 #include <QSpinBox>
 #include <QVBoxLayout>
 
+#include "analyses/registry.h"
 #include "attnscope/base/error.h"
 #include "render/figure_file.h"
 #include "session/analysis_session.h"
@@ -18,6 +19,7 @@
 #include "views/method_selector.h"
 #include "widgets/control_row.h"
 #include "widgets/file_dialogs.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -57,27 +59,22 @@ constexpr int kFigureScale = 2;  // figure pixels per screen pixel
 MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_layer(new QSpinBox(this)),
+      m_layer(named<QSpinBox>("methodsLayer", this)),
       m_leftMethod(newMethodCombo(this, QStringLiteral("methodsLeft"))),
       m_rightMethod(newMethodCombo(this, QStringLiteral("methodsRight"))),
-      m_export(new QPushButton(tr("Export figure…"), this)),
+      m_export(named<QPushButton>("methodsExport", tr("Export figure…"), this)),
       m_status(new AttributionStatusLine(session, this)),
-      m_ablated(new QLabel(tr("Attribution of the unablated model: the ablations change only "
-                              "the other views."),
-                           this)),
+      m_ablated(named<QLabel>("methodsAblated",
+                              tr("Attribution of the unablated model: the ablations change only "
+                                 "the other views."),
+                              this)),
       m_pair(new QWidget(this)),
-      m_left(new HeatmapWidget(m_pair)),
-      m_right(new HeatmapWidget(m_pair)),
+      m_left(named<HeatmapWidget>("methodsHeatmapLeft", m_pair)),
+      m_right(named<HeatmapWidget>("methodsHeatmapRight", m_pair)),
       m_leftMeaning(new QLabel(m_pair)),
       m_rightMeaning(new QLabel(m_pair)),
-      m_agreement(new QLabel(this)) {
+      m_agreement(named<QLabel>("methodsAgreement", this)) {
     setObjectName(QStringLiteral("methodCompareView"));
-    m_layer->setObjectName(QStringLiteral("methodsLayer"));
-    m_left->setObjectName(QStringLiteral("methodsHeatmapLeft"));
-    m_right->setObjectName(QStringLiteral("methodsHeatmapRight"));
-    m_agreement->setObjectName(QStringLiteral("methodsAgreement"));
-    m_export->setObjectName(QStringLiteral("methodsExport"));
-    m_ablated->setObjectName(QStringLiteral("methodsAblated"));
     m_layer->setToolTip(tr("The layer both maps show (the selected head's layer)"));
     QHBoxLayout* bar = controlRow(this, {tr("Layer"), m_layer, RowItem::spacing(12), m_leftMethod,
                                          tr("vs"), m_rightMethod, RowItem::stretch(), m_export});
@@ -85,33 +82,27 @@ MethodCompareView::MethodCompareView(AnalysisSession* session, QWidget* parent)
     m_ablated->hide();
     m_agreement->setWordWrap(true);
     m_agreement->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // Each side: its map above the line saying what its method measures.
     auto* grid = new QGridLayout(m_pair);
     grid->setContentsMargins(0, 0, 0, 0);
-    grid->addWidget(m_left, 0, 0);
-    grid->addWidget(m_right, 0, 1);
-    grid->addWidget(m_leftMeaning, 1, 0);
-    grid->addWidget(m_rightMeaning, 1, 1);
-    for (int i = 0; i < 2; ++i) {
-        grid->setColumnStretch(i, 1);
+    for (int side = 0; side < 2; ++side) {
+        HeatmapWidget* map = side == 0 ? m_left : m_right;
+        QLabel* meaning = side == 0 ? m_leftMeaning : m_rightMeaning;
+        map->setMinimumSize(160, 130);
+        map->setTooltipFunction([this, side](int r, int c) {
+            const QComboBox* method = side == 0 ? m_leftMethod : m_rightMethod;
+            const auto& shown = m_maps[side];
+            return shown ? attributionTooltip(comboMethod(method), *shown, r, c, m_labels)
+                         : QString();
+        });
+        meaning->setWordWrap(true);
+        meaning->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+        meaning->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
+        grid->addWidget(map, 0, side);
+        grid->addWidget(meaning, 1, side);
+        grid->setColumnStretch(side, 1);
     }
     grid->setRowStretch(0, 1);
-    for (QLabel* l : {m_leftMeaning, m_rightMeaning}) {
-        l->setWordWrap(true);
-        l->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-        l->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Minimum);
-    }
-    for (HeatmapWidget* w : {m_left, m_right}) {
-        w->setMinimumSize(160, 130);
-    }
-    m_left->setTooltipFunction([this](int r, int c) {
-        return m_maps[0] ? attributionTooltip(comboMethod(m_leftMethod), *m_maps[0], r, c, m_labels)
-                         : QString();
-    });
-    m_right->setTooltipFunction([this](int r, int c) {
-        return m_maps[1]
-                   ? attributionTooltip(comboMethod(m_rightMethod), *m_maps[1], r, c, m_labels)
-                   : QString();
-    });
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(bar);
     layout->addWidget(m_status);
@@ -127,7 +118,8 @@ void MethodCompareView::connectControls() {
         m_session->selectHead({v, m_session->selectedHead().head});
     });
     const auto choose = [this] {
-        m_session->setMethodPair({comboMethod(m_leftMethod), comboMethod(m_rightMethod)});
+        m_session->attributions().setMethodPair(
+            {comboMethod(m_leftMethod), comboMethod(m_rightMethod)});
     };
     connect(m_leftMethod, &QComboBox::currentIndexChanged, this, choose);
     connect(m_rightMethod, &QComboBox::currentIndexChanged, this, choose);
@@ -135,10 +127,12 @@ void MethodCompareView::connectControls() {
         askForSaveFile(this, tr("Export the two maps"), tr("Figures (*.png *.svg *.pdf)"),
                        [this](const QString& path) { return saveFigure(path); });
     });
-    for (auto signal : {&AnalysisSession::resultChanged, &AnalysisSession::attributionsChanged,
-                        &AnalysisSession::methodPairChanged, &AnalysisSession::heatmapStyleChanged,
+    for (auto signal : {&AnalysisSession::resultChanged, &AnalysisSession::heatmapStyleChanged,
                         &AnalysisSession::ablationsChanged}) {
         connect(m_session, signal, this, &MethodCompareView::refresh);
+    }
+    for (auto signal : {&AttributionMaps::changed, &AttributionMaps::methodPairChanged}) {
+        connect(&m_session->attributions(), signal, this, &MethodCompareView::refresh);
     }
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &MethodCompareView::refresh);
 }
@@ -149,7 +143,7 @@ void MethodCompareView::showEvent(QShowEvent* event) {
 }
 
 void MethodCompareView::refresh() {
-    const MethodPair pair = m_session->methodPair();
+    const MethodPair pair = m_session->attributions().methodPair();
     const auto clean = m_session->cleanResult();
     {
         const QSignalBlocker b1(m_layer), b2(m_leftMethod), b3(m_rightMethod);
@@ -195,15 +189,15 @@ void MethodCompareView::refresh() {
 }
 
 bool MethodCompareView::showSide(int side, const QStringList& labels) {
-    const AttributionMethod method =
-        side == 0 ? m_session->methodPair().left : m_session->methodPair().right;
+    const AttributionMethod method = side == 0 ? m_session->attributions().methodPair().left
+                                               : m_session->attributions().methodPair().right;
     HeatmapWidget* widget = side == 0 ? m_left : m_right;
-    const AttributionPtr maps = m_session->attribution(method);
+    const AttributionPtr maps = m_session->attributions().maps(method);
     if (!maps) {
-        const AttributionState& s = m_session->attributionState(method);
+        const AttributionState& s = m_session->attributions().state(method);
         const auto clean = m_session->cleanResult();
         QString why = tr("Computing %1…").arg(methodTitle(method));
-        if (!m_session->attributionAvailable(method)) {
+        if (!m_session->attributions().available(method)) {
             why = flowLimitText(clean->forward.nTokens);
         } else if (s.status == AttributionState::Failed ||
                    s.status == AttributionState::Cancelled) {
@@ -256,6 +250,11 @@ bool MethodCompareView::saveFigure(const QString& path) {
         return false;
     }
     return true;
+}
+
+// The Methods tab: two attribution methods side by side (the head view shows one of them).
+Analysis attributionAnalysis() {
+    return tabAnalysis<MethodCompareView>("attribution", QT_TRANSLATE_NOOP("QObject", "Methods"));
 }
 
 }  // namespace attnscope::app

@@ -10,45 +10,32 @@
 #include <QSplitter>
 #include <QTableWidget>
 
+#include "analyses/registry.h"
 #include "attnscope/analysis/head_compare.h"
 #include "session/analysis_session.h"
 #include "session/head_record_watch.h"
 #include "views/heatmap_widget.h"
 #include "widgets/attention_kind_combo.h"
 #include "widgets/control_row.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
-
-namespace {
-
-QSpinBox* spin(QWidget* parent, const char* name) {
-    auto* s = new QSpinBox(parent);
-    s->setObjectName(QString::fromLatin1(name));
-    return s;
-}
-
-}  // namespace
 
 CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_layerA(spin(this, "compareLayerA")),
-      m_headA(spin(this, "compareHeadA")),
-      m_layerB(spin(this, "compareLayerB")),
-      m_headB(spin(this, "compareHeadB")),
-      m_a(new HeatmapWidget(this)),
-      m_b(new HeatmapWidget(this)),
-      m_diff(new HeatmapWidget(this)),
-      m_summary(new QLabel(this)),
-      m_rows(new QTableWidget(this)),
+      m_layerA(named<QSpinBox>("compareLayerA", this)),
+      m_headA(named<QSpinBox>("compareHeadA", this)),
+      m_layerB(named<QSpinBox>("compareLayerB", this)),
+      m_headB(named<QSpinBox>("compareHeadB", this)),
+      m_a(named<HeatmapWidget>("compareHeatmapA", this)),
+      m_b(named<HeatmapWidget>("compareHeatmapB", this)),
+      m_diff(named<HeatmapWidget>("compareDifference", this)),
+      m_summary(named<QLabel>("compareSummary", this)),
+      m_rows(named<QTableWidget>("compareRows", this)),
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("compareView"));
-    m_a->setObjectName(QStringLiteral("compareHeatmapA"));
-    m_b->setObjectName(QStringLiteral("compareHeatmapB"));
-    m_diff->setObjectName(QStringLiteral("compareDifference"));
-    m_summary->setObjectName(QStringLiteral("compareSummary"));
-    m_rows->setObjectName(QStringLiteral("compareRows"));
     QHBoxLayout* bar =
         controlRow(this, {tr("Head A: layer"), m_layerA, tr("head"), m_headA, RowItem::spacing(24),
                           tr("Head B: layer"), m_layerB, tr("head"), m_headB, RowItem::stretch()});
@@ -229,6 +216,11 @@ QString CompareView::tooltip(int row, int col) const {
                       .arg(b.head)
                       .arg(m_shown->b(row, col), 0, 'f', 6)
                       .arg(m_shown->difference(row, col), 0, 'f', 6);
+}
+
+// The Compare tab: two heads side by side (A, the selected head, and B).
+Analysis compareAnalysis() {
+    return tabAnalysis<CompareView>("compare", QT_TRANSLATE_NOOP("QObject", "Compare"));
 }
 
 }  // namespace attnscope::app

@@ -2,13 +2,9 @@
 // tabbed with the other corpus docks (corpus/corpus_dock.h), and File ▸ Score coreference….
 #pragma once
 
-class QMainWindow;
-class QString;
+#include "analyses/corpus/corpus_dock.h"
 
 namespace attnscope::app {
-
-class AnalysisSession;
-class ComputeService;
 
 // Scores `path` now if the session has a model, else once the next model load succeeds
 // (--coref). Does nothing in a window without the dock.

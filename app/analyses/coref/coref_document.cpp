@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QStringList>
 
+#include "session/analysis_session.h"
+
 namespace attnscope::app {
 
 namespace {
@@ -88,6 +90,25 @@ std::shared_ptr<const WindowGold> windowGold(const CorefScores& scores,
         }
     }
     return gold;
+}
+
+void CorefDocument::setScores(std::shared_ptr<const CorefScores> scores) {
+    const auto model = scores ? scores->model : nullptr;
+    if (scores && model != session().model()) {
+        return;  // scored with a model that is no longer open
+    }
+    HeadOverlays::WindowGoldSource source;
+    if (scores) {
+        m_corpus = scores->corpus;
+        source = [scores](const analysis::SentenceAnalysis& result) {
+            return windowGold(*scores, result);
+        };
+    }
+    // The views that follow changed() read the new arcs already.
+    HeadOverlays& overlays = session().overlays();
+    overlays.setWindowGoldSource(std::move(source));
+    keep(std::move(scores), model);
+    emit overlays.windowGoldChanged();
 }
 
 }  // namespace attnscope::app

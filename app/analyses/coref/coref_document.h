@@ -17,6 +17,7 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "attnscope/analysis/word_alignment.h"
 #include "attnscope/model/model.h"
+#include "session/result_document.h"
 #include "session/window_gold.h"
 
 namespace attnscope::app {
@@ -47,5 +48,24 @@ QString windowLabel(const CorefScores& scores, std::size_t index);
 // Null when `result`'s text is no window's text, or its tokens do not fit the window's words.
 std::shared_ptr<const WindowGold> windowGold(const CorefScores& scores,
                                              const analysis::SentenceAnalysis& result);
+
+// Coreference's part of the session: the scores of the model open, whose gold arcs the head
+// views draw (the session's overlays), and the corpus read last, kept for rescoring it when
+// another model opens.
+class CorefDocument : public ResultDocument {
+public:
+    using ResultDocument::ResultDocument;
+
+    // Null before any.
+    std::shared_ptr<const analysis::CorefCorpus> corpus() const { return m_corpus; }
+
+    // Every head's coreference scores for the current model; null when there are none.
+    std::shared_ptr<const CorefScores> scores() const { return result<CorefScores>(); }
+
+    void setScores(std::shared_ptr<const CorefScores> scores);
+
+private:
+    std::shared_ptr<const analysis::CorefCorpus> m_corpus;
+};
 
 }  // namespace attnscope::app

@@ -4,13 +4,11 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -18,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "analyses/coref/coref_document.h"
+#include "analyses/coref/coref_job.h"
 #include "analyses/coref/coref_table_model.h"
 #include "analyses/corpus/accuracy_range.h"
 #include "analyses/corpus/corpus_widgets.h"
@@ -52,68 +51,49 @@ bool isHdf5(const QString& path) {
 }  // namespace
 
 CorefPanel::CorefPanel(AnalysisSession* session, ComputeService* service, QWidget* parent)
-    : QWidget(parent), m_session(session), m_service(service), m_model(new CorefTableModel(this)) {
-    setObjectName(QStringLiteral("corefPanel"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(buildOptions());
-    layout->addWidget(buildResults(), 1);
-    connectService();
-    connect(m_session, &AnalysisSession::corefScoresChanged, this, &CorefPanel::showScores);
+    : CorpusPanel(session, service, service->job<CorefJob>(), QStringLiteral("coref"),
+                  {.noModel = tr("Open a model before scoring coreference."),
+                   .nothingYet = tr("Nothing to export yet: score coreference first."),
+                   .dialogTitle = tr("Open a CorefUD treebank for coreference scoring"),
+                   .dialogFilter = tr("CoNLL-U treebanks (*.conllu);;All files (*)")},
+                  parent),
+      m_model(new CorefTableModel(this)) {
+    setParts(buildOptions(), buildResults());
+    followJob({tr("reading and cutting windows…"), tr("%v / %m windows")});
+    connect(&m_session->document<CorefDocument>(), &CorefDocument::changed, this,
+            &CorefPanel::showScores);
     // The chooser names the window on screen, also when the text got there another way (typed,
     // pasted, from the sentence list), and none when the text is no window's.
     connect(m_session, &AnalysisSession::resultChanged, this, [this] {
-        const auto gold = m_session->windowGold();
+        const auto gold = m_session->overlays().windowGold();
         m_windows->setCurrentIndex(gold ? static_cast<int>(gold->window) : -1);
     });
     // The dependency treebank is the likeliest file to score: GUM and others carry both.
-    connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
-        if (m_path->text().isEmpty() && m_session->treebank()) {
-            m_path->setText(m_session->treebank()->path);
-        }
-    });
+    offerLoadedTreebank();
     setBusy(false);
     showScores();
 }
 
 QWidget* CorefPanel::buildOptions() {
     auto* box = new QWidget(this);
-    m_path = new QLineEdit(box);
-    m_path->setObjectName(QStringLiteral("corefPath"));
-    m_path->setPlaceholderText(tr("CorefUD treebank (.conllu with Entity= annotations)"));
-    m_browse = new QPushButton(tr("Browse…"), box);
-    m_browse->setObjectName(QStringLiteral("corefBrowse"));
-    m_limit = new QSpinBox(box);
-    m_limit->setObjectName(QStringLiteral("corefWindowLimit"));
-    m_limit->setRange(0, kMaxWindow);
-    m_limit->setSpecialValueText(tr("model maximum"));
-    m_limit->setSuffix(tr(" tokens"));
-    m_limit->setValue(kDefaultWindow);
-    m_limit->setToolTip(
+    addPathField(box, tr("CorefUD treebank (.conllu with Entity= annotations)"));
+    m_limit = corpus::newSpinBox(
+        box, QStringLiteral("corefWindowLimit"), {0, kMaxWindow, kDefaultWindow},
         tr("Whole sentences are joined into windows of at most this many tokens (special tokens "
            "included; Clark et al. used 128). A mention is scored when an earlier mention of its "
            "entity is in the same window."));
-    m_score = new QPushButton(tr("Score"), box);
-    m_score->setObjectName(QStringLiteral("corefScore"));
-    m_progress = new QProgressBar(box);
-    m_progress->setObjectName(QStringLiteral("corefProgress"));
-    m_cancel = new QPushButton(tr("Cancel"), box);
-    m_cancel->setObjectName(QStringLiteral("corefCancel"));
+    m_limit->setSpecialValueText(tr("model maximum"));
+    m_limit->setSuffix(tr(" tokens"));
+    addRunButton(box, tr("Score"), childName("Score"));
+    addProgress(box);
     auto* row = new QHBoxLayout(box);
     row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(new QLabel(tr("Treebank:"), box));
-    row->addWidget(m_path, 2);
-    row->addWidget(m_browse);
+    layOutPath(row, tr("Treebank:"), 2);
     row->addSpacing(8);
     row->addWidget(new QLabel(tr("Window:"), box));
     row->addWidget(m_limit);
-    row->addWidget(m_score);
-    row->addWidget(m_progress, 1);
-    row->addWidget(m_cancel);
-    connect(m_browse, &QPushButton::clicked, this, &CorefPanel::askForTreebank);
-    connect(m_path, &QLineEdit::returnPressed, this, &CorefPanel::scoreChosenFile);
-    connect(m_score, &QPushButton::clicked, this, &CorefPanel::scoreChosenFile);
-    connect(m_cancel, &QPushButton::clicked, this, &CorefPanel::cancelScoring);
+    row->addWidget(m_run);
+    layOutProgress(row, 1);
     return box;
 }
 
@@ -129,10 +109,7 @@ QWidget* CorefPanel::buildResults() {
 
 QWidget* CorefPanel::buildTableSide(QWidget* parent) {
     auto* left = new QWidget(parent);
-    m_summary = new QLabel(left);
-    m_summary->setObjectName(QStringLiteral("corefSummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary = corpus::newNoteLabel(left, QStringLiteral("corefSummary"));
     m_table = corpus::newResultsTable(left, QStringLiteral("corefTable"), m_model);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->setToolTip(tr("Double-click a row to open its best head"));
@@ -141,18 +118,16 @@ QWidget* CorefPanel::buildTableSide(QWidget* parent) {
     m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() +
                             analysis::kMentionGroups * (fontMetrics().height() + 4) +
                             2 * m_table->frameWidth());
-    m_counts = new QLabel(left);
-    m_counts->setObjectName(QStringLiteral("corefCounts"));
-    m_counts->setWordWrap(true);
-    m_counts->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_counts = corpus::newNoteLabel(left, QStringLiteral("corefCounts"));
     m_windows = new QComboBox(left);
     m_windows->setObjectName(QStringLiteral("corefWindows"));
     m_windows->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_windows->setMinimumContentsLength(20);
     m_windows->setToolTip(tr("Show a window in the head view, with its gold coreference arcs"));
-    m_export = new QPushButton(tr("Export…"), left);
-    m_export->setObjectName(QStringLiteral("corefExport"));
-    m_export->setToolTip(tr("Every head's and baseline's counts as a CSV table or HDF5 file"));
+    auto* exportButton = new QPushButton(tr("Export…"), left);
+    exportButton->setObjectName(QStringLiteral("corefExport"));
+    exportButton->setToolTip(tr("Every head's and baseline's counts as a CSV table or HDF5 file"));
+    m_export = exportButton;
     auto* windowRow = new QHBoxLayout;
     windowRow->addWidget(new QLabel(tr("Show window:"), left));
     windowRow->addWidget(m_windows, 1);
@@ -171,12 +146,11 @@ QWidget* CorefPanel::buildTableSide(QWidget* parent) {
         const auto acc = results();
         if (const auto best = acc ? acc->bestHead(static_cast<analysis::MentionGroup>(index.row()))
                                   : std::nullopt) {
-            m_session->selectHead(*best);
-            emit headActivated(*best);
+            activateHead(*best);
         }
     });
     connect(m_windows, &QComboBox::activated, this, &CorefPanel::chooseWindow);
-    connect(m_export, &QPushButton::clicked, this, &CorefPanel::askForExport);
+    connect(exportButton, &QPushButton::clicked, this, &CorefPanel::askForExport);
     return left;
 }
 
@@ -187,13 +161,8 @@ QWidget* CorefPanel::buildHeatmapSide(QWidget* parent) {
     for (int g = 0; g < analysis::kMentionGroups; ++g) {
         m_group->addItem(CorefTableModel::groupText(static_cast<analysis::MentionGroup>(g)));
     }
-    m_fixedRange = new QCheckBox(tr("Fixed 0–1"), right);
-    m_fixedRange->setObjectName(QStringLiteral("corefFixedRange"));
-    m_fixedRange->setToolTip(
-        tr("Colour 0 to 1 accuracy instead of the lowest to the highest head shown"));
-    m_heatmap = new HeatmapWidget(right);
-    m_heatmap->setObjectName(QStringLiteral("corefHeatmap"));
-    m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
+    addFixedRange(right);
+    newHeatmap(right);
     // Below the widget's usual minimum: a dock of two fifths of a 700-pixel window then shows
     // every layer of a small model without scrolling; larger models get a taller dock.
     m_heatmap->setMinimumSize(200, 140);
@@ -212,57 +181,16 @@ QWidget* CorefPanel::buildHeatmapSide(QWidget* parent) {
     connect(m_fixedRange, &QCheckBox::toggled, this, &CorefPanel::refreshHeatmap);
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](int row, int col) {
         if (results()) {
-            m_session->selectHead({row, col});
-            emit headActivated({row, col});
+            activateHead({row, col});
         }
     });
     return right;
 }
 
-void CorefPanel::connectService() {
-    corpus::followJob(
-        m_service, this, m_progress, &ComputeService::corefStarted, &ComputeService::corefProgress,
-        &ComputeService::corefFinished, {tr("reading and cutting windows…"), tr("%v / %m windows")},
-        [this](bool busy) { setBusy(busy); }, [this](bool ok) { emit scoringFinished(ok); });
-}
-
-void CorefPanel::askForTreebank() {
-    corpus::askForOpenFile(this, tr("Open a CorefUD treebank for coreference scoring"),
-                           QFileInfo(m_path->text()).path(),
-                           tr("CoNLL-U treebanks (*.conllu);;All files (*)"),
-                           [this](const QString& path) {
-                               m_path->setText(path);
-                               startScoring(path);
-                           });
-}
-
-void CorefPanel::scoreChosenFile() {
-    const QString path = m_path->text().trimmed();
-    if (path.isEmpty()) {
-        askForTreebank();
-    } else {
-        startScoring(path);
-    }
-}
-
-void CorefPanel::startScoring(const QString& path) {
-    if (!m_session->model()) {
-        m_session->reportError(tr("Open a model before scoring coreference."));
-        emit scoringFinished(false);
-        return;
-    }
-    m_path->setText(path);
+void CorefPanel::launch(const QString& path) {
     analysis::CorefScoreOptions options;
     options.maxTokens = static_cast<std::size_t>(m_limit->value());  // 0: the model's positions
-    m_service->scoreCoref(path, options);
-}
-
-void CorefPanel::cancelScoring() {
-    m_service->cancelCoref();
-}
-
-bool CorefPanel::isScoring() const {
-    return m_service->isScoringCoref();
+    m_service->job<CorefJob>().start(path, options);
 }
 
 void CorefPanel::setWindowLimit(int tokens) {
@@ -270,19 +198,16 @@ void CorefPanel::setWindowLimit(int tokens) {
 }
 
 void CorefPanel::setBusy(bool busy) {
-    m_progress->setVisible(busy);
-    m_cancel->setVisible(busy);
-    m_score->setEnabled(!busy);
-    m_browse->setEnabled(!busy);
+    CorpusPanel::setBusy(busy);
     m_limit->setEnabled(!busy);
-    m_export->setEnabled(!busy && m_session->corefScores() != nullptr);
+}
+
+std::shared_ptr<const CorefScores> CorefPanel::scores() const {
+    return m_session->document<CorefDocument>().scores();
 }
 
 std::shared_ptr<const analysis::CorefAccumulator> CorefPanel::results() const {
-    const auto scores = m_session->corefScores();
-    // Shares ownership of the scores: the counts live as long as the caller holds them.
-    return scores ? std::shared_ptr<const analysis::CorefAccumulator>(scores, &scores->counts)
-                  : nullptr;
+    return corpus::countsOf(scores());
 }
 
 void CorefPanel::showScores() {
@@ -291,7 +216,7 @@ void CorefPanel::showScores() {
     refreshSummary();
     refreshWindows();
     refreshHeatmap();
-    if (const auto scores = m_session->corefScores()) {
+    if (const auto scores = this->scores()) {
         m_path->setText(QString::fromStdString(scores->corpus->path));
         emit corefScored(QString::fromStdString(scores->corpus->path));
     }
@@ -310,7 +235,7 @@ QString CorefPanel::countsText() const {
 }
 
 void CorefPanel::refreshSummary() {
-    const auto scores = m_session->corefScores();
+    const auto scores = this->scores();
     // The introduction only while there is nothing else: a short dock needs every line.
     m_summary->setVisible(!scores);
     m_table->setVisible(scores != nullptr);
@@ -345,7 +270,7 @@ void CorefPanel::refreshSummary() {
 
 void CorefPanel::refreshWindows() {
     m_windows->clear();
-    const auto scores = m_session->corefScores();
+    const auto scores = this->scores();
     if (!scores) {
         return;
     }
@@ -353,7 +278,7 @@ void CorefPanel::refreshWindows() {
         m_windows->addItem(windowLabel(*scores, i));
     }
     // The window on screen, if the text already is one (typed before the scores came).
-    const auto gold = m_session->windowGold();
+    const auto gold = m_session->overlays().windowGold();
     m_windows->setCurrentIndex(gold ? static_cast<int>(gold->window) : -1);
     m_windows->setPlaceholderText(
         tr("%n window(s): choose one to see its coreference arcs in the head view", nullptr,
@@ -361,7 +286,7 @@ void CorefPanel::refreshWindows() {
 }
 
 void CorefPanel::chooseWindow(int index) {
-    const auto scores = m_session->corefScores();
+    const auto scores = this->scores();
     if (!scores || index < 0 || static_cast<std::size_t>(index) >= scores->windowTexts.size()) {
         return;
     }
@@ -381,9 +306,7 @@ void CorefPanel::refreshHeatmap() {
     }
     const analysis::MentionGroup group = currentGroup();
     const Matrix accuracy = accuracyMatrix(*acc, group);
-    m_range = accuracyRange(accuracy, m_fixedRange->isChecked());
-    m_heatmap->setMap(render::heatmapImageInRange(accuracy, nullptr, {}, m_range), m_range,
-                      layerLabels(acc->layers()), headLabels(acc->heads()), std::nullopt);
+    showAccuracy(accuracy, headLabels(acc->heads()));
     if (const auto best = acc->bestHead(group)) {
         m_heatmap->setOutlinedCells({{best->layer, best->head}});
     } else {
@@ -415,35 +338,28 @@ void CorefPanel::askForExport() {
 }
 
 bool CorefPanel::exportCsv(const QString& path) {
-    const auto acc = results();
-    if (!acc) {
-        m_session->reportError(tr("Nothing to export yet: score coreference first."));
-        return false;
-    }
-    m_service->exportFile(path,
-                          [acc](const std::string& file) { exporting::writeCorefCsv(file, *acc); });
-    return true;
+    return exportInBackground(path, [this]() -> FileWrite {
+        return [acc = results()](const std::string& file) { exporting::writeCorefCsv(file, *acc); };
+    });
 }
 
 bool CorefPanel::exportResults(const QString& path) {
-    const auto scores = m_session->corefScores();
-    if (!scores) {
-        m_session->reportError(tr("Nothing to export yet: score coreference first."));
-        return false;
-    }
-    exporting::CorefRunInfo info;
-    info.model = m_session->modelPath().toStdString();
-    info.treebank = scores->corpus->path;
-    info.limit = scores->limit;
-    info.multiword =
-        scores->options.multiword == analysis::MultiwordRule::Split ? "split" : "share";
-    info.fromMode = scores->options.aggregation == analysis::FromAggregation::Mean    ? "mean"
-                    : scores->options.aggregation == analysis::FromAggregation::First ? "first"
-                                                                                      : "max";
-    m_service->exportFile(path, [scores, info](const std::string& file) {
-        exporting::writeCorefResults(file, scores->counts, info);
+    return exportInBackground(path, [this]() -> FileWrite {
+        const auto scores = this->scores();
+        exporting::CorefRunInfo info;
+        info.model = m_session->modelPath().toStdString();
+        info.treebank = scores->corpus->path;
+        info.limit = scores->limit;
+        info.multiword =
+            scores->options.multiword == analysis::MultiwordRule::Split ? "split" : "share";
+        const analysis::FromAggregation from = scores->options.aggregation;
+        info.fromMode = from == analysis::FromAggregation::Mean    ? "mean"
+                        : from == analysis::FromAggregation::First ? "first"
+                                                                   : "max";
+        return [scores, info](const std::string& file) {
+            exporting::writeCorefResults(file, scores->counts, info);
+        };
     });
-    return true;
 }
 
 }  // namespace attnscope::app

@@ -1,10 +1,18 @@
 #include "analyses/coref/coref_table_model.h"
 
+#include <iterator>
+
 #include "analyses/corpus/score_text.h"
 
 namespace attnscope::app {
 
 namespace {
+
+const ResultsTableModel::ColumnText kColumns[] = {
+    {"Mentions", nullptr}, {"Scored", nullptr},     {"Best head", nullptr}, {"Accuracy", nullptr},
+    {"Nearest", nullptr},  {"Head match", nullptr}, {"Sieve", nullptr},
+};
+static_assert(std::size(kColumns) == CorefTableModel::ColumnCount);
 
 analysis::CorefBaseline baselineOf(int column) {
     return static_cast<analysis::CorefBaseline>(column - CorefTableModel::Nearest);
@@ -12,7 +20,7 @@ analysis::CorefBaseline baselineOf(int column) {
 
 }  // namespace
 
-CorefTableModel::CorefTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+CorefTableModel::CorefTableModel(QObject* parent) : ResultsTableModel(kColumns, parent) {}
 
 void CorefTableModel::setResults(std::shared_ptr<const analysis::CorefAccumulator> results) {
     beginResetModel();
@@ -20,12 +28,8 @@ void CorefTableModel::setResults(std::shared_ptr<const analysis::CorefAccumulato
     endResetModel();
 }
 
-int CorefTableModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !m_results ? 0 : analysis::kMentionGroups;
-}
-
-int CorefTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+int CorefTableModel::rows() const {
+    return m_results ? analysis::kMentionGroups : 0;
 }
 
 QString CorefTableModel::groupText(analysis::MentionGroup group) {
@@ -85,7 +89,8 @@ QString CorefTableModel::cellText(const analysis::CorefAccumulator& results,
     }
 }
 
-QString CorefTableModel::cellToolTip(analysis::MentionGroup group, int column) const {
+QVariant CorefTableModel::toolTip(int row, int column) const {
+    const auto group = static_cast<analysis::MentionGroup>(row);
     const auto best = m_results->bestHead(group);
     if (column == Accuracy && best) {
         const analysis::Counts& c = m_results->at(*best, group);
@@ -120,45 +125,12 @@ QString CorefTableModel::cellToolTip(analysis::MentionGroup group, int column) c
         .arg(m_results->scored(group));
 }
 
-QVariant CorefTableModel::data(const QModelIndex& index, int role) const {
-    if (!m_results || !index.isValid() || index.row() >= analysis::kMentionGroups) {
-        return {};
-    }
-    const auto group = static_cast<analysis::MentionGroup>(index.row());
-    if (role == Qt::DisplayRole) {
-        return cellText(*m_results, group, index.column());
-    }
-    if (role == Qt::ToolTipRole) {
-        return cellToolTip(group, index.column());
-    }
-    if (role == Qt::TextAlignmentRole && index.column() != Group) {
-        return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    return {};
+QVariant CorefTableModel::text(int row, int column) const {
+    return cellText(*m_results, static_cast<analysis::MentionGroup>(row), column);
 }
 
-QVariant CorefTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
-        return {};
-    }
-    switch (section) {
-        case Group:
-            return tr("Mentions");
-        case Scored:
-            return tr("Scored");
-        case BestHead:
-            return tr("Best head");
-        case Accuracy:
-            return tr("Accuracy");
-        case Nearest:
-            return tr("Nearest");
-        case HeadMatch:
-            return tr("Head match");
-        case Sieve:
-            return tr("Sieve");
-        default:
-            return {};
-    }
+QVariant CorefTableModel::alignment(int row, int column) const {
+    return column == Group ? QVariant() : ResultsTableModel::alignment(row, column);
 }
 
 }  // namespace attnscope::app

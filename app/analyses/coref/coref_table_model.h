@@ -8,13 +8,12 @@
 #include <cstdint>
 #include <memory>
 
-#include <QAbstractTableModel>
-
+#include "analyses/corpus/results_table_model.h"
 #include "attnscope/analysis/coref_scoring.h"
 
 namespace attnscope::app {
 
-class CorefTableModel : public QAbstractTableModel {
+class CorefTableModel : public ResultsTableModel {
     Q_OBJECT
 
 public:
@@ -27,12 +26,6 @@ public:
 
     std::shared_ptr<const analysis::CorefAccumulator> results() const { return m_results; }
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
-
     // Display strings, shared with the panel and tests.
     static QString groupText(analysis::MentionGroup group);
     // "45.0 % (9/20)", "–" when nothing was predicted.
@@ -40,9 +33,13 @@ public:
     static QString cellText(const analysis::CorefAccumulator& results, analysis::MentionGroup group,
                             int column);
 
-private:
-    QString cellToolTip(analysis::MentionGroup group, int column) const;
+protected:
+    int rows() const override;
+    QVariant text(int row, int column) const override;
+    QVariant toolTip(int row, int column) const override;
+    QVariant alignment(int row, int column) const override;  // the group's name to the left
 
+private:
     std::shared_ptr<const analysis::CorefAccumulator> m_results;
 };
 

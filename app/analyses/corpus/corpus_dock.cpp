@@ -51,6 +51,29 @@ QAction* addDockAction(QMenu* menu, const QString& text, const QString& objectNa
     return action;
 }
 
+QDockWidget* dockPanel(const AnalysisHost& host, CorpusPanel* panel, const QString& title,
+                       const QString& objectName) {
+    QDockWidget* dock = addDock(host, panel, title, objectName);
+    QObject::connect(panel, &CorpusPanel::headActivated, host.window, host.showHeadView);
+    return dock;
+}
+
+QAction* addPanelAction(const AnalysisHost& host, QMenu* file, const QString& dockName,
+                        const QString& text, const QString& objectName, const QString& toolTip,
+                        void (CorpusPanel::*then)()) {
+    auto* dock = host.window->findChild<QDockWidget*>(dockName);
+    auto* panel = dock->findChild<CorpusPanel*>();
+    return addDockAction(file, text, objectName, toolTip, dock,
+                         [panel, then] { (panel->*then)(); });
+}
+
+void startWhenModelOpen(QMainWindow* window, const QString& panelName, AnalysisSession* session,
+                        ComputeService* service, const QString& path) {
+    if (auto* panel = window->findChild<CorpusPanel*>(panelName)) {
+        runWhenModelOpen(session, service, panel, [panel, path] { panel->start(path); });
+    }
+}
+
 void runWhenModelOpen(AnalysisSession* session, ComputeService* service, QObject* context,
                       std::function<void()> run) {
     if (session->model()) {

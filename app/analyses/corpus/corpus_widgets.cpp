@@ -1,8 +1,13 @@
 #include "analyses/corpus/corpus_widgets.h"
 
+#include <algorithm>
+
 #include <QFileDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QMenu>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
 #include <QTableView>
 #include <QToolButton>
 
@@ -35,6 +40,58 @@ QTableView* newResultsTable(QWidget* parent, const QString& objectName, QAbstrac
     table->verticalHeader()->hide();
     table->verticalHeader()->setDefaultSectionSize(parent->fontMetrics().height() + 4);
     return table;
+}
+
+QTableView* newSortedTable(QWidget* parent, const QString& objectName, QSortFilterProxyModel* model,
+                           int column, int minimumWidth) {
+    QTableView* table = newResultsTable(parent, objectName, model);
+    table->setSortingEnabled(true);
+    table->sortByColumn(column, Qt::AscendingOrder);
+    table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table->setMinimumWidth(minimumWidth);
+    return table;
+}
+
+QLabel* newNoteLabel(QWidget* parent, const QString& objectName) {
+    auto* label = new QLabel(parent);
+    label->setObjectName(objectName);
+    label->setWordWrap(true);
+    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    return label;
+}
+
+QSpinBox* newSpinBox(QWidget* parent, const QString& objectName, SpinRange range,
+                     const QString& toolTip) {
+    auto* spin = new QSpinBox(parent);
+    spin->setObjectName(objectName);
+    spin->setRange(range.lo, range.hi);
+    spin->setValue(range.value);
+    spin->setToolTip(toolTip);
+    return spin;
+}
+
+QHBoxLayout* newOptionsRow(const std::vector<LabelledField>& fields, QWidget* last) {
+    auto* row = new QHBoxLayout;
+    for (const auto& [label, field] : fields) {
+        auto* l = new QLabel(label, field->parentWidget());
+        l->setBuddy(field);
+        row->addWidget(l);
+        row->addWidget(field);
+        row->addSpacing(6);
+    }
+    row->addStretch(1);
+    row->addWidget(last);
+    return row;
+}
+
+std::vector<ExportChoice> tableAndResultsChoices(const QString& tableTitle,
+                                                 std::function<bool(const QString&)> writeCsv,
+                                                 const QString& resultsTitle,
+                                                 std::function<bool(const QString&)> writeHdf5) {
+    return {{QObject::tr("Table as CSV…"), tableTitle, QObject::tr("CSV table (*.csv)"),
+             std::move(writeCsv)},
+            {QObject::tr("Results as HDF5…"), resultsTitle, QObject::tr("HDF5 file (*.h5)"),
+             std::move(writeHdf5)}};
 }
 
 QToolButton* newExportButton(QWidget* parent, const QString& objectName,
@@ -76,6 +133,24 @@ void SummaryLine::resizeEvent(QResizeEvent* event) {
 void SummaryLine::elide() {
     setText(fontMetrics().elidedText(m_text.isEmpty() ? m_placeholder : m_text, Qt::ElideRight,
                                      width()));
+}
+
+void followJob(CorpusJob& job, QWidget* panel, QProgressBar* bar, ProgressTexts texts,
+               std::function<void(bool)> setBusy, std::function<void(bool)> finished) {
+    QObject::connect(&job, &CorpusJob::started, panel, [bar, texts, setBusy] {
+        bar->setMaximum(0);  // busy until the input is read
+        bar->setFormat(texts.reading);
+        setBusy(true);
+    });
+    QObject::connect(&job, &CorpusJob::progress, panel, [bar, texts](int done, int total) {
+        bar->setMaximum(std::max(total, 0));
+        bar->setValue(done);
+        bar->setFormat(total > 0 ? texts.counting : texts.reading);
+    });
+    QObject::connect(&job, &CorpusJob::finished, panel, [setBusy, finished](bool ok) {
+        setBusy(false);
+        finished(ok);
+    });
 }
 
 }  // namespace attnscope::app::corpus

@@ -5,13 +5,19 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include <QLabel>
 #include <QProgressBar>
 #include <QString>
 
+#include "service/corpus_job.h"
+
 class QAbstractItemModel;
+class QHBoxLayout;
+class QSortFilterProxyModel;
+class QSpinBox;
 class QTableView;
 class QToolButton;
 class QWidget;
@@ -27,6 +33,45 @@ void askForOpenFile(QWidget* parent, const QString& title, const QString& startD
 // A read-only table of whole rows, one selected at a time, rows one line high, no row numbers.
 QTableView* newResultsTable(QWidget* parent, const QString& objectName, QAbstractItemModel* model);
 
+// The same, sortable, sorted by `column` at first, its columns as wide as their contents and no
+// narrower than `minimumWidth`.
+QTableView* newSortedTable(QWidget* parent, const QString& objectName, QSortFilterProxyModel* model,
+                           int column, int minimumWidth);
+
+// A read-only note that wraps: a summary, the corpus counts.
+QLabel* newNoteLabel(QWidget* parent, const QString& objectName);
+
+// A spin box's bounds and first value.
+struct SpinRange {
+    int lo;
+    int hi;
+    int value;
+};
+
+QSpinBox* newSpinBox(QWidget* parent, const QString& objectName, SpinRange range,
+                     const QString& toolTip);
+
+// A field of an options row, after its label (whose buddy it is).
+struct LabelledField {
+    QString label;
+    QWidget* field;
+};
+
+// A row of options: each field after its label with a little room after it, then `last` at the
+// far end.
+QHBoxLayout* newOptionsRow(const std::vector<LabelledField>& fields, QWidget* last);
+
+// The counts of a set of scores (DependencyScores, CorefScores), sharing their ownership: they
+// live as long as the caller holds them. Null for null scores.
+template <class Scores>
+auto countsOf(const std::shared_ptr<const Scores>& scores)
+    -> std::shared_ptr<const decltype(Scores::counts)> {
+    if (!scores) {
+        return nullptr;
+    }
+    return {scores, &scores->counts};
+}
+
 // One entry of a panel's Export menu: the menu text, then the save dialog's title and filter,
 // and what writes the chosen path (false: nothing written, the reason already told).
 struct ExportChoice {
@@ -35,6 +80,13 @@ struct ExportChoice {
     QString filter;
     std::function<bool(const QString&)> write;
 };
+
+// The Export menu's first two entries where a panel has both: its table as CSV and its whole
+// results as HDF5, each saved under its own dialog title.
+std::vector<ExportChoice> tableAndResultsChoices(const QString& tableTitle,
+                                                 std::function<bool(const QString&)> writeCsv,
+                                                 const QString& resultsTitle,
+                                                 std::function<bool(const QString&)> writeHdf5);
 
 // An "Export" button whose menu asks for a file name for each choice.
 QToolButton* newExportButton(QWidget* parent, const QString& objectName,
@@ -70,27 +122,9 @@ struct ProgressTexts {
     QString counting;
 };
 
-// Follows one kind of job of `service` on `bar`: busy with `texts.reading` when it starts, its
-// count once known, and at its end `setBusy(false)` and `finished(ok)`. The signals are the
-// service's started(path), progress(done, total) and finished(ok) of that kind.
-template <class Service, class Started, class Progress, class Finished>
-void followJob(Service* service, QWidget* panel, QProgressBar* bar, Started started,
-               Progress progress, Finished finishedSignal, ProgressTexts texts,
-               std::function<void(bool)> setBusy, std::function<void(bool)> finished) {
-    QObject::connect(service, started, panel, [bar, texts, setBusy] {
-        bar->setMaximum(0);  // busy until the input is read
-        bar->setFormat(texts.reading);
-        setBusy(true);
-    });
-    QObject::connect(service, progress, panel, [bar, texts](int done, int total) {
-        bar->setMaximum(std::max(total, 0));
-        bar->setValue(done);
-        bar->setFormat(total > 0 ? texts.counting : texts.reading);
-    });
-    QObject::connect(service, finishedSignal, panel, [setBusy, finished](bool ok) {
-        setBusy(false);
-        finished(ok);
-    });
-}
+// Follows a corpus analysis's job on `bar`: busy with `texts.reading` when it starts, its count
+// once known, and at its end `setBusy(false)` and `finished(ok)`.
+void followJob(CorpusJob& job, QWidget* panel, QProgressBar* bar, ProgressTexts texts,
+               std::function<void(bool)> setBusy, std::function<void(bool)> finished);
 
 }  // namespace attnscope::app::corpus

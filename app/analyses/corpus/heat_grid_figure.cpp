@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include <QObject>
 #include <QPainter>
@@ -19,6 +20,15 @@ constexpr double kBarGap = 30;    // between the cells and the colour bar
 constexpr double kBarWidth = 24;  // the colour bar itself
 
 }  // namespace
+
+HeatGridFigure heatGridFigure(Matrix values, QString title, QString subtitle, QString columnAxis) {
+    HeatGridFigure figure;
+    figure.values = std::move(values);
+    figure.title = std::move(title);
+    figure.subtitle = std::move(subtitle);
+    figure.columnAxis = std::move(columnAxis);
+    return figure;
+}
 
 QSizeF heatGridFigureExtent(const HeatGridFigure& figure) {
     const double w = 2 * kMargin + kLabels +

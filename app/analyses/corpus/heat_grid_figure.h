@@ -33,6 +33,10 @@ struct HeatGridFigure {
     QColor outlineColor = Qt::white;
 };
 
+// A figure of `values` under `title` and `subtitle`, its columns along `columnAxis`; the rest as
+// declared above.
+HeatGridFigure heatGridFigure(Matrix values, QString title, QString subtitle, QString columnAxis);
+
 // The page the figure needs at its cell size (callers may enlarge it).
 QSizeF heatGridFigureExtent(const HeatGridFigure& figure);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyses/corpus/accuracy_range.h"
 #include "analyses/corpus/heat_grid_figure.h"
 
 namespace attnscope::app {
@@ -9,14 +10,9 @@ namespace attnscope::app {
 namespace {
 
 HeatGridFigure heatGrid(const DependencyFigure& figure) {
-    HeatGridFigure grid;
-    grid.values = figure.accuracy;
-    grid.title = figure.title;
-    grid.subtitle = figure.subtitle;
-    grid.columnAxis = QStringLiteral("head");
-    grid.range.lo = 0.0;
-    grid.range.hi = 1.0;
-    grid.range.caption = QStringLiteral("accuracy");
+    HeatGridFigure grid =
+        heatGridFigure(figure.accuracy, figure.title, figure.subtitle, QStringLiteral("head"));
+    grid.range = accuracyRange(figure.accuracy, true);  // 0–1: figures compare models
     grid.outlined = figure.best;
     return grid;
 }

@@ -4,12 +4,10 @@
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QSplitter>
@@ -18,7 +16,9 @@
 
 #include "analyses/corpus/accuracy_range.h"
 #include "analyses/corpus/corpus_widgets.h"
+#include "analyses/dependencies/dependency_document.h"
 #include "analyses/dependencies/dependency_figure.h"
+#include "analyses/dependencies/dependency_job.h"
 #include "analyses/dependencies/dependency_table_model.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
@@ -48,21 +48,16 @@ QString aggregationLabel(analysis::FromAggregation a) {
 }  // namespace
 
 DependencyPanel::DependencyPanel(AnalysisSession* session, ComputeService* service, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_service(service),
+    : CorpusPanel(session, service, service->job<DependencyJob>(), QStringLiteral("dependency"),
+                  {.noModel = tr("Open a model before scoring a treebank."),
+                   .nothingYet = tr("Nothing to export yet: score a treebank first."),
+                   .dialogTitle = tr("Open a treebank for dependency scoring"),
+                   .dialogFilter = tr("CoNLL-U treebanks (*.conllu);;All files (*)")},
+                  parent),
       m_model(new DependencyTableModel(this)) {
-    setObjectName(QStringLiteral("dependencyPanel"));
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(buildOptions());
-    layout->addWidget(buildResults(), 1);
-    corpus::followJob(
-        m_service, this, m_progress, &ComputeService::scoringStarted,
-        &ComputeService::scoringProgress, &ComputeService::scoringFinished,
-        {tr("reading treebank…"), tr("%v / %m sentences")}, [this](bool busy) { setBusy(busy); },
-        [this](bool ok) { emit scoringFinished(ok); });
-    connect(m_session, &AnalysisSession::dependencyScoresChanged, this,
+    setParts(buildOptions(), buildResults());
+    followJob({tr("reading treebank…"), tr("%v / %m sentences")});
+    connect(&m_session->document<DependencyDocument>(), &DependencyDocument::changed, this,
             &DependencyPanel::showScores);
     setBusy(false);
     refreshSummary();
@@ -71,9 +66,8 @@ DependencyPanel::DependencyPanel(AnalysisSession* session, ComputeService* servi
 
 QWidget* DependencyPanel::buildOptions() {
     auto* box = new QWidget(this);
-    m_open = new QPushButton(tr("Open treebank…"), box);
-    m_open->setObjectName(QStringLiteral("openTreebank"));
-    m_open->setToolTip(tr("Score every head against the gold trees of a CoNLL-U file"));
+    addRunButton(box, tr("Open treebank…"), QStringLiteral("openTreebank"),
+                 tr("Score every head against the gold trees of a CoNLL-U file"));
     m_from = new QComboBox(box);
     m_from->setObjectName(QStringLiteral("dependencyFrom"));
     m_from->addItem(tr("mean (paper)"), static_cast<int>(analysis::FromAggregation::Mean));
@@ -83,29 +77,20 @@ QWidget* DependencyPanel::buildOptions() {
     m_subtypes = new QCheckBox(tr("Merge subtypes"), box);
     m_subtypes->setObjectName(QStringLiteral("dependencyMergeSubtypes"));
     m_subtypes->setToolTip(tr("Count nsubj:pass as nsubj"));
-    m_minCount = new QSpinBox(box);
-    m_minCount->setObjectName(QStringLiteral("dependencyMinCount"));
-    m_minCount->setRange(1, 1000000);
-    m_minCount->setValue(100);
-    m_minCount->setToolTip(tr("Relations with fewer words are listed as rare"));
-    m_progress = new QProgressBar(box);
-    m_progress->setObjectName(QStringLiteral("dependencyProgress"));
-    m_cancel = new QPushButton(tr("Cancel"), box);
-    m_cancel->setObjectName(QStringLiteral("dependencyCancel"));
+    m_minCount = corpus::newSpinBox(box, QStringLiteral("dependencyMinCount"), {1, 1000000, 100},
+                                    tr("Relations with fewer words are listed as rare"));
+    addProgress(box);
     auto* row = new QHBoxLayout(box);
     row->setContentsMargins(0, 0, 0, 0);
-    row->addWidget(m_open);
+    row->addWidget(m_run);
     row->addSpacing(8);
     row->addWidget(new QLabel(tr("From:"), box));
     row->addWidget(m_from);
     row->addWidget(m_subtypes);
     row->addWidget(new QLabel(tr("Min. words:"), box));
     row->addWidget(m_minCount);
-    row->addWidget(m_progress, 1);
-    row->addWidget(m_cancel);
+    layOutProgress(row, 1);
     row->addStretch(0);
-    connect(m_open, &QPushButton::clicked, this, &DependencyPanel::askForTreebank);
-    connect(m_cancel, &QPushButton::clicked, this, &DependencyPanel::cancelScoring);
     connect(m_from, &QComboBox::currentIndexChanged, this, &DependencyPanel::rescore);
     connect(m_subtypes, &QCheckBox::toggled, this, &DependencyPanel::rescore);
     connect(m_minCount, &QSpinBox::valueChanged, this, &DependencyPanel::refreshTable);
@@ -116,46 +101,21 @@ QWidget* DependencyPanel::buildResults() {
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->setObjectName(QStringLiteral("dependencySplitter"));
     auto* left = new QWidget(split);
-    m_summary = new QLabel(left);
-    m_summary->setObjectName(QStringLiteral("dependencySummary"));
-    m_summary->setWordWrap(true);
-    m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_summary = corpus::newNoteLabel(left, QStringLiteral("dependencySummary"));
     m_table = corpus::newResultsTable(left, QStringLiteral("dependencyTable"), m_model);
     m_table->horizontalHeader()->setSectionResizeMode(DependencyTableModel::Relation,
                                                       QHeaderView::Stretch);
-    m_exportCsv = new QPushButton(tr("Table to CSV…"), left);
-    m_exportCsv->setObjectName(QStringLiteral("exportDependencyCsv"));
+    auto* exportCsv = new QPushButton(tr("Table to CSV…"), left);
+    exportCsv->setObjectName(QStringLiteral("exportDependencyCsv"));
+    m_export = exportCsv;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(m_summary);
     leftLayout->addWidget(m_table, 1);
-    leftLayout->addWidget(m_exportCsv, 0, Qt::AlignLeft);
-
-    auto* right = new QWidget(split);
-    m_direction = new QComboBox(right);
-    m_direction->setObjectName(QStringLiteral("dependencyDirection"));
-    m_direction->addItem(tr("dep→head: the word a dependent attends to most"));
-    m_direction->addItem(tr("head→dep: the word that attends most to the dependent"));
-    m_fixedRange = new QCheckBox(tr("Fixed 0–1"), right);
-    m_fixedRange->setObjectName(QStringLiteral("dependencyFixedRange"));
-    m_fixedRange->setToolTip(
-        tr("Colour 0 to 1 accuracy instead of the lowest to the highest head shown"));
-    m_heatmap = new HeatmapWidget(right);
-    m_heatmap->setObjectName(QStringLiteral("dependencyHeatmap"));
-    m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
-    m_exportImage = new QPushButton(tr("Heatmap to image…"), right);
-    m_exportImage->setObjectName(QStringLiteral("exportDependencyHeatmap"));
-    auto* rightLayout = new QVBoxLayout(right);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    auto* above = new QHBoxLayout;
-    above->addWidget(m_direction, 1);
-    above->addWidget(m_fixedRange);
-    rightLayout->addLayout(above);
-    rightLayout->addWidget(m_heatmap, 1);
-    rightLayout->addWidget(m_exportImage, 0, Qt::AlignLeft);
+    leftLayout->addWidget(m_export, 0, Qt::AlignLeft);
+    buildHeatmapSide(split);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 2);
-
     connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& index) {
                 if (const auto row = m_model->rowAt(index.row())) {
@@ -169,77 +129,69 @@ QWidget* DependencyPanel::buildResults() {
             });
     connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
         if (const auto row = m_model->rowAt(index.row())) {
-            m_session->selectHead(row->best.head);
-            emit headActivated(row->best.head);
+            activateHead(row->best.head);
         }
     });
+    connect(exportCsv, &QPushButton::clicked, this, [this] {
+        askForSaveFile(this, tr("Export the relation table"), tr("CSV files (*.csv)"),
+                       [this](const QString& p) { return exportTableCsv(p); });
+    });
+    return split;
+}
+
+QWidget* DependencyPanel::buildHeatmapSide(QWidget* parent) {
+    auto* right = new QWidget(parent);
+    m_direction = new QComboBox(right);
+    m_direction->setObjectName(QStringLiteral("dependencyDirection"));
+    m_direction->addItem(tr("dep→head: the word a dependent attends to most"));
+    m_direction->addItem(tr("head→dep: the word that attends most to the dependent"));
+    addFixedRange(right);
+    newHeatmap(right);
+    m_exportImage = new QPushButton(tr("Heatmap to image…"), right);
+    m_exportImage->setObjectName(QStringLiteral("exportDependencyHeatmap"));
+    auto* rightLayout = new QVBoxLayout(right);
+    rightLayout->setContentsMargins(0, 0, 0, 0);
+    auto* above = new QHBoxLayout;
+    above->addWidget(m_direction, 1);
+    above->addWidget(m_fixedRange);
+    rightLayout->addLayout(above);
+    rightLayout->addWidget(m_heatmap, 1);
+    rightLayout->addWidget(m_exportImage, 0, Qt::AlignLeft);
     connect(m_direction, &QComboBox::currentIndexChanged, this, &DependencyPanel::refreshHeatmap);
     connect(m_fixedRange, &QCheckBox::toggled, this, &DependencyPanel::refreshHeatmap);
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, [this](int row, int col) {
-        m_session->selectHead({row, col});
-        emit headActivated({row, col});
-    });
-    connect(m_exportCsv, &QPushButton::clicked, this, [this] {
-        askForSaveFile(this, tr("Export the relation table"), tr("CSV files (*.csv)"),
-                       [this](const QString& p) { return exportTableCsv(p); });
+        activateHead({row, col});
     });
     connect(m_exportImage, &QPushButton::clicked, this, [this] {
         askForSaveFile(this, tr("Export the heatmap"),
                        tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
                        [this](const QString& p) { return exportHeatmap(p); });
     });
-    return split;
+    return right;
 }
 
-void DependencyPanel::askForTreebank() {
-    corpus::askForOpenFile(this, tr("Open a treebank for dependency scoring"), QString(),
-                           tr("CoNLL-U treebanks (*.conllu);;All files (*)"),
-                           [this](const QString& path) { startScoring(path); });
-}
-
-void DependencyPanel::startScoring(const QString& path) {
-    if (!m_session->model()) {
-        m_session->reportError(tr("Open a model before scoring a treebank."));
-        emit scoringFinished(false);
-        return;
-    }
-    m_service->scoreTreebank(path, chosenOptions());
-}
-
-void DependencyPanel::cancelScoring() {
-    m_service->cancelScoring();
-}
-
-bool DependencyPanel::isScoring() const {
-    return m_service->isScoring();
-}
-
-void DependencyPanel::setFixedRange(bool fixed) {
-    m_fixedRange->setChecked(fixed);
+void DependencyPanel::launch(const QString& path) {
+    m_service->job<DependencyJob>().start(path, chosenOptions());
 }
 
 void DependencyPanel::rescore() {
-    if (const auto scores = m_session->dependencyScores()) {
+    if (const auto scores = this->scores()) {
         startScoring(scores->treebank->path);
     }
 }
 
 void DependencyPanel::setBusy(bool busy) {
-    m_progress->setVisible(busy);
-    m_cancel->setVisible(busy);
-    m_open->setEnabled(!busy);
+    CorpusPanel::setBusy(busy);
     m_from->setEnabled(!busy);
     m_subtypes->setEnabled(!busy);
-    const bool scored = m_session->dependencyScores() != nullptr;
-    m_exportCsv->setEnabled(!busy && scored);
-    m_exportImage->setEnabled(!busy && scored);
+    m_exportImage->setEnabled(!busy && hasResults());
 }
 
 void DependencyPanel::showScores() {
     setBusy(isScoring());
     const std::string keep = m_relation;
     refreshTable();
-    if (const auto scores = m_session->dependencyScores()) {
+    if (const auto scores = this->scores()) {
         selectRelation(m_model->rowOf(keep) >= 0 ? keep : std::string(analysis::kAllRelations));
         emit treebankScored(scores->treebank->path);
     } else {
@@ -248,11 +200,12 @@ void DependencyPanel::showScores() {
     }
 }
 
+std::shared_ptr<const DependencyScores> DependencyPanel::scores() const {
+    return m_session->document<DependencyDocument>().scores();
+}
+
 std::shared_ptr<const analysis::DependencyAccumulator> DependencyPanel::results() const {
-    const auto scores = m_session->dependencyScores();
-    // Shares ownership of the scores: the counts live as long as the caller holds them.
-    return scores ? std::shared_ptr<const analysis::DependencyAccumulator>(scores, &scores->counts)
-                  : nullptr;
+    return corpus::countsOf(scores());
 }
 
 void DependencyPanel::refreshTable() {
@@ -277,7 +230,7 @@ void DependencyPanel::selectRelation(const std::string& relation) {
 }
 
 void DependencyPanel::refreshSummary() {
-    const auto scores = m_session->dependencyScores();
+    const auto scores = this->scores();
     const auto acc = results();
     if (!acc) {
         m_summary->setText(
@@ -327,17 +280,7 @@ void DependencyPanel::refreshHeatmap() {
         return;
     }
     const Matrix accuracy = acc->accuracyHeatmap(m_relation, chosenDirection());
-    m_range = accuracyRange(accuracy, m_fixedRange->isChecked());
-    const render::ColorRange& range = m_range;
-    QStringList layers, heads;
-    for (int l = 0; l < acc->nLayers(); ++l) {
-        layers << QStringLiteral("L%1").arg(l);
-    }
-    for (int h = 0; h < acc->nHeads(); ++h) {
-        heads << QStringLiteral("H%1").arg(h);
-    }
-    m_heatmap->setMap(render::heatmapImageInRange(accuracy, nullptr, {}, range), range, layers,
-                      heads, std::nullopt);
+    showAccuracy(accuracy, headLabels(acc->nHeads()));
     // Short: the dock is narrow on a laptop, and the L/H labels say what rows and columns are.
     m_heatmap->setTitle(tr("“%1”: accuracy per head (%2); click one to open it")
                             .arg(QString::fromStdString(m_relation),
@@ -366,22 +309,16 @@ QString DependencyPanel::heatmapTooltip(int row, int col) const {
 }
 
 bool DependencyPanel::exportTableCsv(const QString& path) {
-    const auto acc = results();
-    if (!acc) {
-        m_session->reportError(tr("Nothing to export yet: score a treebank first."));
-        return false;
-    }
-    const int minCount = m_minCount->value();
-    m_service->exportFile(path, [acc, minCount](const std::string& file) {
-        exporting::writeDependencyTableCsv(file, *acc, minCount);
+    return exportInBackground(path, [this]() -> FileWrite {
+        return [acc = results(), minCount = m_minCount->value()](const std::string& file) {
+            exporting::writeDependencyTableCsv(file, *acc, minCount);
+        };
     });
-    return true;
 }
 
 bool DependencyPanel::exportHeatmap(const QString& path) {
-    const auto scores = m_session->dependencyScores();
-    if (!scores || m_relation.empty()) {
-        m_session->reportError(tr("Nothing to export yet: score a treebank first."));
+    const auto scores = this->scores();
+    if (!canExport(scores && !m_relation.empty())) {
         return false;
     }
     const analysis::DependencyAccumulator& counts = scores->counts;
@@ -403,14 +340,8 @@ bool DependencyPanel::exportHeatmap(const QString& path) {
     page.pixelSize = dependencyFigureSize(figure);
     page.dpi = 150;
     page.title = figure.title;
-    try {
-        render::writeFigureFile(
-            path, page, [&](QPainter& p) { paintDependencyFigure(p, page.pixelSize, figure); });
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return writeFigure(path, page,
+                       [&](QPainter& p) { paintDependencyFigure(p, page.pixelSize, figure); });
 }
 
 }  // namespace attnscope::app

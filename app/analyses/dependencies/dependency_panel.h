@@ -2,43 +2,33 @@
 // CoNLL-U treebank (Clark et al. 2019, methods.md §1) and shows the relation table, the
 // accuracy of every head for the chosen relation as a layers × heads heatmap, and exports both.
 //
-// The panel owns no job and no results: the ComputeService scores in the background (progress
-// bar, Cancel button) and the AnalysisSession holds the treebank and the scores, which a new
-// model drops (so the table never shows another model's heads). A failure is reported through
-// the session and the previous results stay. Changing the aggregation or the subtype choice
-// rescores the same treebank; the minimum count only regroups the table. The heatmap's colours
-// span the accuracies shown (the colour bar states the range), or 0–1 when "Fixed 0–1" is on.
-// Clicking a heatmap cell or double-clicking a table row selects that head and emits
-// headActivated. GUI thread only.
+// The panel is a CorpusPanel (corpus/corpus_panel.h): the ComputeService scores in the
+// background (progress in sentences, Cancel) and the session holds the treebank and the scores,
+// which a new model drops (so the table never shows another model's heads). Changing the
+// aggregation or the subtype choice rescores the same treebank; the minimum count only regroups
+// the table. The heatmap's colours span the accuracies shown (the colour bar states the range),
+// or 0–1 when "Fixed 0–1" is on. Clicking a heatmap cell or double-clicking a table row selects
+// that head and emits headActivated. GUI thread only.
 #pragma once
 
-#include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
-#include <QWidget>
-
+#include "analyses/corpus/corpus_panel.h"
 #include "attnscope/analysis/dependency_accumulator.h"
-#include "attnscope/base/head_id.h"
-#include "render/heatmap_image.h"
-#include "session/analysis_session.h"  // HeadId as a metatype, for headActivated
 
 class QCheckBox;
 class QComboBox;
 class QLabel;
-class QProgressBar;
 class QPushButton;
 class QSpinBox;
-class QTableView;
 
 namespace attnscope::app {
 
-class ComputeService;
 class DependencyTableModel;
-class HeatmapWidget;
+struct DependencyScores;
 
-class DependencyPanel : public QWidget {
+class DependencyPanel : public CorpusPanel {
     Q_OBJECT
 
 public:
@@ -47,17 +37,14 @@ public:
     // Tabbed with the sentence list, which sets the dock area's first height.
     QSize sizeHint() const override { return {480, 170}; }
 
-    // Scores `path` with the session's model (replacing a running job); errors go to the session.
-    void startScoring(const QString& path);
-    void cancelScoring();
+    // Scores `path` with the chosen aggregation and subtypes (CorpusPanel::start).
+    void startScoring(const QString& path) { start(path); }
 
-    bool isScoring() const;
-    // Opens a (non-modal) file dialog; the chosen treebank is scored.
-    void askForTreebank();
+    void cancelScoring() { cancelRun(); }
+
+    bool isScoring() const { return isRunning(); }
 
     DependencyTableModel* tableModel() const { return m_model; }
-
-    HeatmapWidget* heatmap() const { return m_heatmap; }
 
     std::shared_ptr<const analysis::DependencyAccumulator> results() const;
 
@@ -65,12 +52,6 @@ public:
     std::string currentRelation() const { return m_relation; }
 
     void selectRelation(const std::string& relation);
-
-    // Colours span 0–1 instead of the accuracies shown.
-    void setFixedRange(bool fixed);
-
-    // The accuracies the heatmap's colours span (its colour bar says so).
-    const render::ColorRange& heatmapRange() const { return m_range; }
 
     // The table is written in the background (ComputeService::exportFile; it reports the end);
     // the figure here. Errors go to the session. True when the export started (table) or the
@@ -81,38 +62,37 @@ public:
 signals:
     void scoringFinished(bool ok);             // ok false: failed, cancelled or replaced
     void treebankScored(const QString& path);  // after scores of `path` were shown
-    void headActivated(attnscope::HeadId head);
+
+protected:
+    void launch(const QString& path) override;
+
+    void runEnded(bool ok) override { emit scoringFinished(ok); }
+
+    bool hasResults() const override { return scores() != nullptr; }
+
+    void setBusy(bool busy) override;
+    QString heatmapTooltip(int row, int col) const override;
 
 private:
     QWidget* buildOptions();
     QWidget* buildResults();
+    QWidget* buildHeatmapSide(QWidget* parent);
+    std::shared_ptr<const DependencyScores> scores() const;
     void showScores();
-    void setBusy(bool busy);
     void rescore();
     void refreshTable();
     void refreshSummary();
     void refreshHeatmap();
-    QString heatmapTooltip(int row, int col) const;
     analysis::ScoreOptions chosenOptions() const;
     analysis::Direction chosenDirection() const;
 
-    AnalysisSession* m_session;
-    ComputeService* m_service;
     DependencyTableModel* m_model;
     std::string m_relation;
-    QPushButton* m_open = nullptr;
     QComboBox* m_from = nullptr;
     QCheckBox* m_subtypes = nullptr;
     QSpinBox* m_minCount = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
     QLabel* m_summary = nullptr;
-    QTableView* m_table = nullptr;
     QComboBox* m_direction = nullptr;
-    QCheckBox* m_fixedRange = nullptr;
-    render::ColorRange m_range;
-    HeatmapWidget* m_heatmap = nullptr;
-    QPushButton* m_exportCsv = nullptr;
     QPushButton* m_exportImage = nullptr;
 };
 

@@ -1,6 +1,7 @@
 #include "analyses/dependencies/dependency_table_model.h"
 
 #include <cmath>
+#include <iterator>
 
 #include <QBrush>
 #include <QFont>
@@ -8,7 +9,25 @@
 
 namespace attnscope::app {
 
-DependencyTableModel::DependencyTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+namespace {
+
+const ResultsTableModel::ColumnText kColumns[] = {
+    {"Relation", nullptr},
+    {"Words", nullptr},
+    {"Best head", "Layer-head of the most accurate head, 0-based"},
+    {"Direction", nullptr},
+    {"Accuracy", nullptr},
+    {"Best offset", "Best fixed-offset baseline: predict the word at this offset"},
+};
+static_assert(std::size(kColumns) == DependencyTableModel::ColumnCount);
+
+QBrush placeholderBrush() {
+    return QBrush(QPalette().color(QPalette::PlaceholderText));
+}
+
+}  // namespace
+
+DependencyTableModel::DependencyTableModel(QObject* parent) : ResultsTableModel(kColumns, parent) {}
 
 void DependencyTableModel::setResults(
     std::shared_ptr<const analysis::DependencyAccumulator> results, std::int64_t minCount) {
@@ -44,16 +63,9 @@ bool DependencyTableModel::isRare(int row) const {
     return hasSeparator() && row > static_cast<int>(m_table.rows.size()) && row < rowCount();
 }
 
-int DependencyTableModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid()) {
-        return 0;
-    }
+int DependencyTableModel::rows() const {
     return static_cast<int>(m_table.rows.size()) +
            (hasSeparator() ? 1 + static_cast<int>(m_table.rare.size()) : 0);
-}
-
-int DependencyTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
 }
 
 QString DependencyTableModel::directionText(analysis::Direction d) {
@@ -68,90 +80,60 @@ QString DependencyTableModel::baselineText(const analysis::BestOffset& b) {
     return QStringLiteral("%1: %2").arg(offset, percent(b.counts));
 }
 
-QVariant DependencyTableModel::display(const analysis::RelationRow& r, int column) const {
+QVariant DependencyTableModel::text(int row, int column) const {
+    const auto r = rowAt(row);
+    if (!r) {
+        return column == Relation ? QVariant(tr("rare (< %1 words)").arg(m_minCount)) : QVariant();
+    }
     switch (column) {
         case Relation:
-            return QString::fromStdString(r.relation);
+            return QString::fromStdString(r->relation);
         case Words:
-            return QVariant::fromValue<qlonglong>(r.count);
+            return QVariant::fromValue<qlonglong>(r->count);
         case BestHead:
-            return headText(r.best.head);
+            return headText(r->best.head);
         case Direction:
-            return directionText(r.best.direction);
+            return directionText(r->best.direction);
         case Accuracy:
-            return percent(r.best.counts);
+            return percent(r->best.counts);
         case Baseline:
-            return baselineText(r.baseline);
+            return baselineText(r->baseline);
         default:
             return {};
     }
 }
 
-QVariant DependencyTableModel::data(const QModelIndex& index, int role) const {
-    if (!index.isValid() || index.row() >= rowCount() || index.column() >= ColumnCount) {
+QVariant DependencyTableModel::toolTip(int row, int) const {
+    const auto r = rowAt(row);
+    if (!r) {
         return {};
     }
-    const auto row = rowAt(index.row());
-    if (!row) {  // the separator
-        if (role == Qt::DisplayRole && index.column() == Relation) {
-            return tr("rare (< %1 words)").arg(m_minCount);
-        }
-        if (role == Qt::ForegroundRole) {
-            return QBrush(QPalette().color(QPalette::PlaceholderText));
-        }
-        return {};
-    }
-    switch (role) {
-        case Qt::DisplayRole:
-            return display(*row, index.column());
-        case Qt::TextAlignmentRole:
-            return index.column() == Relation ? QVariant()
-                                              : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        case Qt::ForegroundRole:
-            return isRare(index.row())
-                       ? QVariant(QBrush(QPalette().color(QPalette::PlaceholderText)))
-                       : QVariant();
-        case Qt::FontRole:
-            if (row->relation == analysis::kAllRelations) {
-                QFont bold;
-                bold.setBold(true);
-                return bold;
-            }
-            return {};
-        case Qt::ToolTipRole:
-            return tr("%1: %2 of %3 words correct for head %4 (%5, Clark's “%6”)%7%8")
-                .arg(QString::fromStdString(row->relation))
-                .arg(row->best.counts.correct)
-                .arg(row->best.counts.predicted())
-                .arg(headText(row->best.head), directionText(row->best.direction),
-                     QString::fromUtf8(analysis::directionName(row->best.direction).data()),
-                     noPredictionText(row->best.counts),
-                     isRare(index.row()) ? tr("\nrare: fewer than %1 words").arg(m_minCount)
-                                         : QString());
-        default:
-            return {};
-    }
+    return tr("%1: %2 of %3 words correct for head %4 (%5, Clark's “%6”)%7%8")
+        .arg(QString::fromStdString(r->relation))
+        .arg(r->best.counts.correct)
+        .arg(r->best.counts.predicted())
+        .arg(headText(r->best.head), directionText(r->best.direction),
+             QString::fromUtf8(analysis::directionName(r->best.direction).data()),
+             noPredictionText(r->best.counts),
+             isRare(row) ? tr("\nrare: fewer than %1 words").arg(m_minCount) : QString());
 }
 
-QVariant DependencyTableModel::headerData(int section, Qt::Orientation orientation,
-                                          int role) const {
-    if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) {
-        return QAbstractTableModel::headerData(section, orientation, role);
+QVariant DependencyTableModel::alignment(int row, int column) const {
+    if (!rowAt(row) || column == Relation) {
+        return {};
     }
-    if (role == Qt::DisplayRole) {
-        static const char* const names[] = {"Relation",  "Words",    "Best head",
-                                            "Direction", "Accuracy", "Best offset"};
-        return tr(names[section]);
+    return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+QVariant DependencyTableModel::otherRole(int row, int, int role) const {
+    const auto r = rowAt(row);
+    if (role == Qt::ForegroundRole) {
+        return !r || isRare(row) ? QVariant(placeholderBrush()) : QVariant();
     }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-            case BestHead:
-                return tr("Layer-head of the most accurate head, 0-based");
-            case Baseline:
-                return tr("Best fixed-offset baseline: predict the word at this offset");
-            default:
-                return {};
-        }
+    if (role == Qt::FontRole && r && r->relation == analysis::kAllRelations) {
+        QFont bold;
+        bold.setBold(true);
+        return bold;
     }
     return {};
 }

@@ -10,14 +10,13 @@
 #include <optional>
 #include <string>
 
-#include <QAbstractTableModel>
-
+#include "analyses/corpus/results_table_model.h"
 #include "analyses/corpus/score_text.h"
 #include "attnscope/analysis/dependency_accumulator.h"
 
 namespace attnscope::app {
 
-class DependencyTableModel : public QAbstractTableModel {
+class DependencyTableModel : public ResultsTableModel {
     Q_OBJECT
 
 public:
@@ -42,11 +41,6 @@ public:
     // Whether `row` is a rare relation (below the minimum count).
     bool isRare(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
     Qt::ItemFlags flags(const QModelIndex& index) const override;
 
     // Display strings, shared with the panel and tests.
@@ -63,10 +57,16 @@ public:
 
     static QString baselineText(const analysis::BestOffset& b);
 
+protected:
+    int rows() const override;
+    // The separator row's cells are empty but its title, in the placeholder text colour.
+    QVariant text(int row, int column) const override;
+    QVariant toolTip(int row, int column) const override;
+    QVariant alignment(int row, int column) const override;
+    QVariant otherRole(int row, int column, int role) const override;  // colour, font
+
 private:
     bool hasSeparator() const { return !m_table.rare.empty(); }
-
-    QVariant display(const analysis::RelationRow& r, int column) const;
 
     std::shared_ptr<const analysis::DependencyAccumulator> m_results;
     analysis::RelationTable m_table;

@@ -5,16 +5,17 @@
 #include <QChartView>
 #include <QLabel>
 #include <QSplitter>
-#include <QStackedWidget>
 #include <QTabWidget>
-#include <QVBoxLayout>
 
 #include "analyses/entropy/head_metric_chart.h"
 #include "analyses/entropy/query_entropy_chart.h"
+#include "analyses/registry.h"
 #include "attnscope/analysis/head_stats.h"
 #include "session/analysis_session.h"
 #include "widgets/attention_kind_combo.h"
 #include "widgets/chart_export.h"
+#include "widgets/named.h"
+#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
@@ -42,32 +43,22 @@ float meanUniformEntropy(const forward::ForwardResult& forward, const std::vecto
 EntropyChartsView::EntropyChartsView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_stack(new QStackedWidget(this)),
-      m_placeholder(new QLabel(this)),
-      m_headTabs(new QTabWidget(this)),
-      m_headEntropy(
-          new HeadMetricChart({tr("Mean attention entropy per head"), tr("entropy (nats)"),
-                               tr("mean entropy"), tr("nats"), tr("uniform maximum (mean ln n)")},
-                              this)),
-      m_maxLogit(
-          new HeadMetricChart({tr("Largest |logit| per head"), tr("max |scaled logit| (q·k/√d)"),
-                               tr("max |logit|"), QString(), QString()},
-                              this)),
-      m_queryEntropy(new QueryEntropyChart(this)) {
+      m_stack(named<PlaceholderStack>("entropyChartsStack", this)),
+      m_headTabs(named<QTabWidget>("entropyHeadTabs", this)),
+      m_headEntropy(named<HeadMetricChart>(
+          "headEntropyChart",
+          HeadMetricChart::Labels{tr("Mean attention entropy per head"), tr("entropy (nats)"),
+                                  tr("mean entropy"), tr("nats"),
+                                  tr("uniform maximum (mean ln n)")},
+          this)),
+      m_maxLogit(named<HeadMetricChart>(
+          "maxLogitChart",
+          HeadMetricChart::Labels{tr("Largest |logit| per head"), tr("max |scaled logit| (q·k/√d)"),
+                                  tr("max |logit|"), QString(), QString()},
+          this)),
+      m_queryEntropy(named<QueryEntropyChart>("queryEntropyChart", this)) {
     setObjectName("entropyCharts");
-    m_stack->setObjectName("entropyChartsStack");
-    m_placeholder->setObjectName("entropyChartsPlaceholder");
-    m_headTabs->setObjectName("entropyHeadTabs");
-    m_headEntropy->setObjectName("headEntropyChart");
-    m_maxLogit->setObjectName("maxLogitChart");
-    m_queryEntropy->setObjectName("queryEntropyChart");
-
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setWordWrap(true);
-    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
-    m_placeholder->setText(
-        tr("No result yet.\nOpen a model and enter a sentence to see the attention entropy "
-           "of every head."));
+    m_stack->placeholder()->setObjectName("entropyChartsPlaceholder");
 
     m_headTabs->setDocumentMode(true);
     m_headTabs->addTab(m_headEntropy, tr("Entropy per head"));
@@ -87,11 +78,7 @@ EntropyChartsView::EntropyChartsView(AnalysisSession* session, QWidget* parent)
         chart->setMinimumHeight(150);
     }
 
-    m_stack->addWidget(m_placeholder);
-    m_stack->addWidget(splitter);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_stack);
+    m_stack->setPage(splitter);
 
     for (HeadMetricChart* chart : {m_headEntropy, m_maxLogit}) {
         connect(chart, &HeadMetricChart::headClicked, m_session, &AnalysisSession::selectHead);
@@ -103,22 +90,19 @@ EntropyChartsView::EntropyChartsView(AnalysisSession* session, QWidget* parent)
 }
 
 QChartView* EntropyChartsView::chartView(Chart which) const {
-    switch (which) {
-        case Chart::HeadEntropy:
-            return m_headEntropy;
-        case Chart::QueryEntropy:
-            return m_queryEntropy;
-        case Chart::MaxLogit:
-            return m_maxLogit;
+    if (which == Chart::HeadEntropy) {
+        return m_headEntropy;
     }
-    return nullptr;
+    if (which == Chart::MaxLogit) {
+        return m_maxLogit;
+    }
+    return m_queryEntropy;
 }
 
+// The per-query chart has no tab: it is always on screen below them.
 void EntropyChartsView::showChart(Chart which) {
-    if (which == Chart::HeadEntropy) {
-        m_headTabs->setCurrentWidget(m_headEntropy);
-    } else if (which == Chart::MaxLogit) {
-        m_headTabs->setCurrentWidget(m_maxLogit);
+    if (which != Chart::QueryEntropy) {
+        m_headTabs->setCurrentWidget(chartView(which));
     }
 }
 
@@ -139,7 +123,7 @@ bool EntropyChartsView::saveChart(Chart which, const QString& path, QString* err
 }
 
 bool EntropyChartsView::hasResult() const {
-    return m_stack->currentIndex() == 1;
+    return m_stack->showsPage();
 }
 
 HeadId EntropyChartsView::selectedHead() const {
@@ -161,7 +145,9 @@ void EntropyChartsView::refreshResult() {
         m_headEntropy->clearValues();
         m_maxLogit->clearValues();
         m_queryEntropy->clearRows();
-        m_stack->setCurrentIndex(0);
+        m_stack->showPlaceholder(
+            tr("No result yet.\nOpen a model and enter a sentence to see the attention "
+               "entropy of every head."));
         return;
     }
     const auto& forward = result->forward;
@@ -178,7 +164,7 @@ void EntropyChartsView::refreshResult() {
     m_headEntropy->setValues(entropy, forward.nLayers, forward.nHeads,
                              meanUniformEntropy(forward, m_uniform));
     m_maxLogit->setValues(maxLogit, forward.nLayers, forward.nHeads, std::nullopt);
-    m_stack->setCurrentIndex(1);
+    m_stack->showPage();
     refreshSelection();
 }
 
@@ -198,6 +184,11 @@ void EntropyChartsView::refreshSelection() {
     rows.fullyMasked = result->forward.fullyMaskedRows;
     rows.labels = m_labels;
     m_queryEntropy->setRows(std::move(rows));
+}
+
+// The Entropy tab: every head's entropy and |logit| charts for the sentence on screen.
+Analysis entropyAnalysis() {
+    return tabAnalysis<EntropyChartsView>("entropy", QT_TRANSLATE_NOOP("QObject", "Entropy"));
 }
 
 }  // namespace attnscope::app

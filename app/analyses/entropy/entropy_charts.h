@@ -17,14 +17,13 @@
 #include "attnscope/base/head_id.h"
 
 class QChartView;
-class QLabel;
-class QStackedWidget;
 class QTabWidget;
 
 namespace attnscope::app {
 
 class AnalysisSession;
 class HeadMetricChart;
+class PlaceholderStack;
 class QueryEntropyChart;
 
 class EntropyChartsView : public QWidget {
@@ -59,8 +58,7 @@ private:
     HeadId selectedHead() const;
 
     AnalysisSession* m_session;
-    QStackedWidget* m_stack;
-    QLabel* m_placeholder;
+    PlaceholderStack* m_stack;
     QTabWidget* m_headTabs;
     HeadMetricChart* m_headEntropy;
     HeadMetricChart* m_maxLogit;

@@ -5,7 +5,6 @@
 
 #include <QCategoryAxis>
 #include <QCursor>
-#include <QEvent>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QScatterSeries>
@@ -15,6 +14,7 @@
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
 #include "widgets/chart_setup.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -36,21 +36,18 @@ qreal markerSizeFor(int points) {
 }  // namespace
 
 HeadMetricChart::HeadMetricChart(const Labels& labels, QWidget* parent)
-    : QChartView(parent),
+    : ThemedChartView(parent),
       m_labels(labels),
-      m_points(new QScatterSeries),
-      m_selected(new QScatterSeries),
-      m_reference(new QLineSeries),
+      m_points(named<QScatterSeries>("points")),
+      m_selected(named<QScatterSeries>("selected")),
+      m_reference(named<QLineSeries>("reference")),
       m_xAxis(new QCategoryAxis),
       m_yAxis(new QValueAxis) {
     setRubberBand(QChartView::NoRubberBand);
-    QChart* c = setUpChartView(this);
+    QChart* c = chart();
 
-    m_points->setObjectName("points");
     m_points->setName(tr("heads"));
-    m_selected->setObjectName("selected");
     m_selected->setName(tr("selected head"));
-    m_reference->setObjectName("reference");
     m_reference->setName(labels.referenceName);
     // Reference first so the points are drawn on top of it; the selected point goes last.
     c->addSeries(m_reference);
@@ -61,13 +58,7 @@ HeadMetricChart::HeadMetricChart(const Labels& labels, QWidget* parent)
     m_xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionCenter);
     m_yAxis->setTitleText(labels.yAxis);
     m_yAxis->setLabelFormat("%.3g");
-    c->addAxis(m_xAxis, Qt::AlignBottom);
-    c->addAxis(m_yAxis, Qt::AlignLeft);
-    for (QXYSeries* s : {static_cast<QXYSeries*>(m_reference), static_cast<QXYSeries*>(m_points),
-                         static_cast<QXYSeries*>(m_selected)}) {
-        s->attachAxis(m_xAxis);
-        s->attachAxis(m_yAxis);
-    }
+    addAxes(c, m_xAxis, m_yAxis, {m_reference, m_points, m_selected});
 
     connect(m_points, &QXYSeries::clicked, this, [this](const QPointF& p) {
         if (const auto head = headAt(p)) {
@@ -213,23 +204,12 @@ void HeadMetricChart::showTooltip(const QPointF& point, bool state) {
     QToolTip::showText(QCursor::pos(), text, this);
 }
 
-void HeadMetricChart::applyTheme() {
-    const QPalette pal = palette();
-    const QColor dataColor = applyChartTheme(chart(), pal);
-    QColor fill = dataColor;
-    fill.setAlphaF(0.75);
-    m_points->setColor(fill);
+void HeadMetricChart::colourSeries(const QPalette& pal, const QColor& dataColor) {
+    m_points->setColor(withAlpha(dataColor, 0.75f));
     m_points->setBorderColor(outlineColor(dataColor, pal));
     m_selected->setColor(selectionColor());
     m_selected->setPen(QPen(pal.color(QPalette::WindowText), 2));
     m_reference->setPen(QPen(referenceLineColor(pal), 2, Qt::DashLine));
-}
-
-void HeadMetricChart::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange) {
-        applyTheme();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace attnscope::app

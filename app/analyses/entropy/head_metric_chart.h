@@ -11,10 +11,10 @@
 #include <optional>
 #include <vector>
 
-#include <QChartView>
 #include <QString>
 
 #include "attnscope/base/head_id.h"
+#include "widgets/themed_chart_view.h"
 
 class QCategoryAxis;
 class QLineSeries;
@@ -23,7 +23,7 @@ class QValueAxis;
 
 namespace attnscope::app {
 
-class HeadMetricChart : public QChartView {
+class HeadMetricChart : public ThemedChartView {
     Q_OBJECT
 
 public:
@@ -57,10 +57,9 @@ signals:
     void headClicked(attnscope::HeadId head);
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void colourSeries(const QPalette& pal, const QColor& dataColor) override;
 
 private:
-    void applyTheme();
     void rebuildLayerAxis();
     void updateSelected();
     void showTooltip(const QPointF& point, bool state);

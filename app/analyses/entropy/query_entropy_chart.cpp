@@ -5,7 +5,6 @@
 
 #include <QCategoryAxis>
 #include <QCursor>
-#include <QEvent>
 #include <QFontMetricsF>
 #include <QLegendMarker>
 #include <QLineSeries>
@@ -16,6 +15,7 @@
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
 #include "widgets/chart_setup.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -53,18 +53,16 @@ std::vector<std::pair<int, int>> unmaskedRuns(int n, const std::vector<int>& mas
 }  // namespace
 
 QueryEntropyChart::QueryEntropyChart(QWidget* parent)
-    : QChartView(parent),
-      m_points(new QScatterSeries),
+    : ThemedChartView(parent),
+      m_points(named<QScatterSeries>("points")),
       m_xAxis(new QCategoryAxis),
       m_yAxis(new QValueAxis) {
-    QChart* c = setUpChartView(this);
+    QChart* c = chart();
     m_xAxis->setTitleText(tr("query token (position)"));
     m_xAxis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
     m_yAxis->setTitleText(tr("entropy (nats)"));
     m_yAxis->setLabelFormat("%.3g");
-    c->addAxis(m_xAxis, Qt::AlignBottom);
-    c->addAxis(m_yAxis, Qt::AlignLeft);
-    m_points->setObjectName("points");
+    addAxes(c, m_xAxis, m_yAxis);
     m_points->setName(tr("rows"));
     ensureRuns(1);
     c->addSeries(m_points);  // after the first run so the markers sit on top of the lines
@@ -239,9 +237,7 @@ void QueryEntropyChart::showTooltip(const QPointF& point, bool state) {
     QToolTip::showText(QCursor::pos(), text, this);
 }
 
-void QueryEntropyChart::applyTheme() {
-    const QPalette pal = palette();
-    const QColor dataColor = applyChartTheme(chart(), pal);
+void QueryEntropyChart::colourSeries(const QPalette& pal, const QColor& dataColor) {
     for (QLineSeries* s : m_entropyRuns) {
         s->setPen(QPen(dataColor, 2));
     }
@@ -251,13 +247,6 @@ void QueryEntropyChart::applyTheme() {
     }
     m_points->setColor(dataColor);
     m_points->setBorderColor(outlineColor(dataColor, pal));
-}
-
-void QueryEntropyChart::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange) {
-        applyTheme();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace attnscope::app

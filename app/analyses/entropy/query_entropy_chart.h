@@ -10,10 +10,10 @@
 
 #include <vector>
 
-#include <QChartView>
 #include <QStringList>
 
 #include "attnscope/base/head_id.h"
+#include "widgets/themed_chart_view.h"
 
 class QCategoryAxis;
 class QLineSeries;
@@ -22,7 +22,7 @@ class QValueAxis;
 
 namespace attnscope::app {
 
-class QueryEntropyChart : public QChartView {
+class QueryEntropyChart : public ThemedChartView {
     Q_OBJECT
 
 public:
@@ -55,12 +55,11 @@ public:
     int labelStep() const { return m_labelStep; }
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void colourSeries(const QPalette& pal, const QColor& dataColor) override;
 
 private:
     void ensureRuns(int count);
     void relabelAxis(bool force);
-    void applyTheme();
     void showTooltip(const QPointF& point, bool state);
 
     Rows m_rows;

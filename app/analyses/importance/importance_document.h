@@ -16,6 +16,7 @@
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/interventions.h"
 #include "attnscope/model/model.h"
+#include "session/result_document.h"
 
 namespace attnscope::app {
 
@@ -77,5 +78,20 @@ QString ablationText(const ImportanceRun& run);
 
 // One line: ablation, objective, file and sentences, targets, clean loss and accuracy.
 QString importanceSummary(const ImportanceRun& run);
+
+// Importance's part of the session: the run of the model open — every head's (or key/value
+// group's) importance on a corpus.
+class ImportanceDocument : public ResultDocument {
+public:
+    using ResultDocument::ResultDocument;
+
+    // Null when there is none.
+    std::shared_ptr<const ImportanceRun> run() const { return result<ImportanceRun>(); }
+
+    void setRun(std::shared_ptr<const ImportanceRun> run) {
+        const auto model = run ? run->model : nullptr;
+        keep(std::move(run), model);
+    }
+};
 
 }  // namespace attnscope::app

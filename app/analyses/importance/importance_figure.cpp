@@ -55,11 +55,8 @@ ImportanceFigure importanceFigure(const ImportanceRun& run) {
 namespace {
 
 HeatGridFigure heatGrid(const ImportanceFigure& figure) {
-    HeatGridFigure grid;
-    grid.values = figure.delta;
-    grid.title = figure.title;
-    grid.subtitle = figure.subtitle;
-    grid.columnAxis = figure.unitAxis;
+    HeatGridFigure grid =
+        heatGridFigure(figure.delta, figure.title, figure.subtitle, figure.unitAxis);
     grid.style.colormap = render::Colormap::Diverging;
     grid.range = deltaLossRange(figure.delta, QObject::tr("Δ loss"));
     grid.cell = cellSize(figure.delta);

@@ -4,16 +4,10 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QEvent>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
-#include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
 #include <QPainter>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
@@ -24,7 +18,9 @@
 
 #include "analyses/corpus/accuracy_range.h"
 #include "analyses/corpus/corpus_widgets.h"
+#include "analyses/importance/importance_document.h"
 #include "analyses/importance/importance_figure.h"
+#include "analyses/importance/importance_job.h"
 #include "analyses/importance/importance_table_model.h"
 #include "analyses/importance/pruning_chart.h"
 #include "attnscope/base/error.h"
@@ -53,63 +49,51 @@ QStringList groupLabels(int groups) {
 }  // namespace
 
 ImportancePanel::ImportancePanel(AnalysisSession* session, ComputeService* service, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_service(service),
+    : CorpusPanel(session, service, service->job<ImportanceJob>(), QStringLiteral("importance"),
+                  {.noModel = tr("Open a model before computing head importance."),
+                   .nothingYet = tr("Nothing to export yet: compute head importance first."),
+                   .dialogTitle = tr("Sentences for head importance"),
+                   .dialogFilter = tr("Sentences (*.txt *.conllu *.conll);;All files (*)")},
+                  parent),
       m_model(new ImportanceTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)) {
-    setObjectName(QStringLiteral("importancePanel"));
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(ImportanceTableModel::SortRole);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(buildOptions());
-    layout->addWidget(buildResults(), 1);
-    connectService();
-    connect(m_session, &AnalysisSession::importanceChanged, this, &ImportancePanel::showRun);
+    preselectInDialog(QStringLiteral("importanceCorpusDialog"));
+    setParts(buildOptions(), buildResults());
+    followJob({tr("reading the sentences…"), tr("ablating, %p %")});
+    // The service tells how a run ended in the message bar: a "cancelled" or "failed" line is
+    // withdrawn once a later run succeeds (issue 30), also one that arrived while that run ran.
+    connect(m_session, &AnalysisSession::errorReported, this, [this](const QString& message) {
+        if (message.startsWith(tr("Head importance on "))) {
+            m_endNotices << message;
+        }
+    });
+    connect(&m_session->document<ImportanceDocument>(), &ImportanceDocument::changed, this,
+            &ImportancePanel::showRun);
     connect(m_session, &AnalysisSession::modelChanged, this, &ImportancePanel::refreshForModel);
     connect(m_session, &AnalysisSession::selectedHeadChanged, this,
             &ImportancePanel::refreshSelection);
-    // A loaded treebank is the likeliest corpus.
-    connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
-        if (m_path->text().isEmpty() && m_session->treebank()) {
-            m_path->setText(m_session->treebank()->path);
-        }
-    });
+    offerLoadedTreebank();
     refreshForModel();
     showRun();
 }
 
 QWidget* ImportancePanel::buildOptions() {
     auto* box = new QWidget(this);
-    m_path = new QLineEdit(box);
-    m_path->setObjectName(QStringLiteral("importancePath"));
-    m_path->setPlaceholderText(tr("Sentences: a .txt file (one per line) or a .conllu treebank"));
-    m_browse = new QPushButton(tr("Browse…"), box);
-    m_browse->setObjectName(QStringLiteral("importanceBrowse"));
-    m_compute = new QPushButton(tr("Compute"), box);
-    m_compute->setObjectName(QStringLiteral("importanceCompute"));
-    m_compute->setToolTip(tr("Ablate every head alone on these sentences and measure the loss"));
-    m_progress = new QProgressBar(box);
-    m_progress->setObjectName(QStringLiteral("importanceProgress"));
-    m_cancel = new QPushButton(tr("Cancel"), box);
-    m_cancel->setObjectName(QStringLiteral("importanceCancel"));
+    addPathField(box, tr("Sentences: a .txt file (one per line) or a .conllu treebank"));
+    addRunButton(box, tr("Compute"), childName("Compute"),
+                 tr("Ablate every head alone on these sentences and measure the loss"));
+    addProgress(box);
     auto* first = new QHBoxLayout;
-    first->addWidget(new QLabel(tr("Corpus:"), box));
-    first->addWidget(m_path, 1);
-    first->addWidget(m_browse);
-    first->addWidget(m_compute);
-    first->addWidget(m_progress, 1);
-    first->addWidget(m_cancel);
+    layOutPath(first, tr("Corpus:"), 1);
+    first->addWidget(m_run);
+    layOutProgress(first, 1);
     auto* rows = new QVBoxLayout(box);
     rows->setContentsMargins(0, 0, 0, 0);
     rows->setSpacing(2);
     rows->addLayout(first);
     rows->addLayout(buildRunOptions(box));
-    connect(m_browse, &QPushButton::clicked, this, &ImportancePanel::askForCorpus);
-    connect(m_path, &QLineEdit::returnPressed, this, &ImportancePanel::computeChosenFile);
-    connect(m_compute, &QPushButton::clicked, this, &ImportancePanel::computeChosenFile);
-    connect(m_cancel, &QPushButton::clicked, this, &ImportancePanel::cancelComputing);
     return box;
 }
 
@@ -125,16 +109,13 @@ QHBoxLayout* ImportancePanel::buildRunOptions(QWidget* box) {
     m_units = new QComboBox(box);
     m_units->setObjectName(QStringLiteral("importanceUnits"));
     m_units->addItems({tr("heads"), tr("key/value groups")});
-    m_sentences = new QSpinBox(box);
-    m_sentences->setObjectName(QStringLiteral("importanceSentences"));
-    m_sentences->setRange(0, kMaxSentences);
+    m_sentences = corpus::newSpinBox(box, QStringLiteral("importanceSentences"),
+                                     {0, kMaxSentences, ImportanceRequest{}.maxSentences},
+                                     tr("The first sentences of the file (0: all of them)"));
     m_sentences->setSpecialValueText(tr("all"));
-    m_sentences->setValue(ImportanceRequest{}.maxSentences);
-    m_sentences->setToolTip(tr("The first sentences of the file (0: all of them)"));
-    m_seed = new QSpinBox(box);
-    m_seed->setObjectName(QStringLiteral("importanceSeed"));
-    m_seed->setRange(0, 1 << 30);
-    m_seed->setToolTip(tr("Seeds which tokens are masked; the masking is the same for every head"));
+    m_seed = corpus::newSpinBox(
+        box, QStringLiteral("importanceSeed"), {0, 1 << 30, 0},
+        tr("Seeds which tokens are masked; the masking is the same for every head"));
     m_maskPercent = new QDoubleSpinBox(box);
     m_maskPercent->setObjectName(QStringLiteral("importanceMask"));
     m_maskPercent->setRange(1, 100);
@@ -143,39 +124,25 @@ QHBoxLayout* ImportancePanel::buildRunOptions(QWidget* box) {
     m_maskPercent->setValue(kDefaultMaskPercent);
     m_maskPercent->setToolTip(tr("Masked LMs: the share of each sentence's tokens masked"));
     m_export = buildExportButton(box);
-    auto* second = new QHBoxLayout;
-    const auto add = [&](const QString& label, QWidget* w) {
-        auto* l = new QLabel(label, box);
-        l->setBuddy(w);
-        second->addWidget(l);
-        second->addWidget(w);
-        second->addSpacing(6);
-    };
-    add(tr("Ablation:"), m_kind);
-    add(tr("Units:"), m_units);
-    add(tr("Sentences:"), m_sentences);
-    add(tr("Seed:"), m_seed);
-    add(tr("Masked:"), m_maskPercent);
-    second->addStretch(1);
-    second->addWidget(m_export);
-    return second;
+    return corpus::newOptionsRow({{tr("Ablation:"), m_kind},
+                                  {tr("Units:"), m_units},
+                                  {tr("Sentences:"), m_sentences},
+                                  {tr("Seed:"), m_seed},
+                                  {tr("Masked:"), m_maskPercent}},
+                                 m_export);
 }
 
 QToolButton* ImportancePanel::buildExportButton(QWidget* parent) {
-    const auto write = [this](bool (ImportancePanel::*f)(const QString&)) {
-        return [this, f](const QString& p) { return (this->*f)(p); };
-    };
-    return corpus::newExportButton(
-        parent, QStringLiteral("importanceExport"),
-        {{tr("Table as CSV…"), tr("Export the head importance table"), tr("CSV table (*.csv)"),
-          write(&ImportancePanel::exportCsv)},
-         {tr("Results as HDF5…"), tr("Export the head importance results"), tr("HDF5 file (*.h5)"),
-          write(&ImportancePanel::exportResults)},
-         {tr("Heatmap figure (PNG, SVG, PDF)…"), tr("Export the Δ loss heatmap"),
-          tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
-          write(&ImportancePanel::exportHeatmapFigure)},
-         {tr("Pruning chart (PNG, SVG)…"), tr("Export the pruning curve"),
-          tr("PNG image (*.png);;SVG image (*.svg)"), write(&ImportancePanel::exportChart)}});
+    auto choices = corpus::tableAndResultsChoices(
+        tr("Export the head importance table"), writer(this, &ImportancePanel::exportCsv),
+        tr("Export the head importance results"), writer(this, &ImportancePanel::exportResults));
+    choices.push_back({tr("Heatmap figure (PNG, SVG, PDF)…"), tr("Export the Δ loss heatmap"),
+                       tr("PNG image (*.png);;SVG image (*.svg);;PDF document (*.pdf)"),
+                       writer(this, &ImportancePanel::exportHeatmapFigure)});
+    choices.push_back({tr("Pruning chart (PNG, SVG)…"), tr("Export the pruning curve"),
+                       tr("PNG image (*.png);;SVG image (*.svg)"),
+                       writer(this, &ImportancePanel::exportChart)});
+    return corpus::newExportButton(parent, QStringLiteral("importanceExport"), choices);
 }
 
 QWidget* ImportancePanel::buildResults() {
@@ -200,12 +167,10 @@ QWidget* ImportancePanel::buildResults() {
 }
 
 QWidget* ImportancePanel::buildHeatmap(QWidget* parent) {
-    m_heatmap = new HeatmapWidget(parent);
-    m_heatmap->setObjectName(QStringLiteral("importanceHeatmap"));
+    newHeatmap(parent);
     // The legend is the map's title: one line, where a label above it would wrap to two in a
     // narrow pane of a short dock.
     m_heatmap->setTitle(legendText());
-    m_heatmap->setTooltipFunction([this](int r, int c) { return heatmapTooltip(r, c); });
     m_heatmap->setMinimumSize(160, 110);
     connect(m_heatmap, &HeatmapWidget::cellClicked, this, &ImportancePanel::activateUnit);
     return m_heatmap;
@@ -216,91 +181,35 @@ QString ImportancePanel::legendText() {
 }
 
 QWidget* ImportancePanel::buildTable(QWidget* parent) {
-    m_table = corpus::newResultsTable(parent, QStringLiteral("importanceTable"), m_sorted);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(ImportanceTableModel::Rank, Qt::AscendingOrder);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    addHeadTable(parent, m_sorted, ImportanceTableModel::Rank, 200);
     m_table->horizontalHeader()->setStretchLastSection(true);
-    m_table->setMinimumWidth(200);
-    const auto unitOfIndex = [this](const QModelIndex& index) {
-        const int row = m_sorted->mapToSource(index).row();
-        return std::pair{m_model->layerOf(row), m_model->unitOf(row)};
-    };
-    connect(m_table, &QTableView::clicked, this, [this, unitOfIndex](const QModelIndex& index) {
-        const auto [layer, unit] = unitOfIndex(index);
-        activateUnit(layer, unit);
-    });
-    // The keyboard walks the list without taking the head view to the front at every step.
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this, unitOfIndex](const QModelIndex& current) {
-                const auto run = m_session->importance();
-                if (current.isValid() && run && run->model) {
-                    const auto [layer, unit] = unitOfIndex(current);
-                    m_session->selectHead(
-                        headOfUnit(run->result, run->model->spec.nHeads, layer, unit));
-                }
-            });
     return m_table;
 }
 
-void ImportancePanel::connectService() {
-    corpus::followJob(
-        m_service, this, m_progress, &ComputeService::importanceStarted,
-        &ComputeService::importanceProgress, &ComputeService::importanceFinished,
-        {tr("reading the sentences…"), tr("ablating, %p %")}, [this](bool busy) { setBusy(busy); },
-        [this](bool ok) {
-            if (ok) {
-                for (const QString& notice : std::exchange(m_endNotices, {})) {
-                    m_session->withdrawMessage(notice);
-                }
-            }
-            emit computingFinished(ok);
-        });
-    // The service tells how a run ended in the message bar: a "cancelled" or "failed" line is
-    // withdrawn once a later run succeeds (issue 30), also one that arrived while that run ran.
-    connect(m_session, &AnalysisSession::errorReported, this, [this](const QString& message) {
-        if (message.startsWith(tr("Head importance on "))) {
-            m_endNotices << message;
+std::optional<HeadId> ImportancePanel::headOfRow(int row) const {
+    const auto run = this->run();
+    if (!run || !run->model) {
+        return std::nullopt;
+    }
+    return headOfUnit(run->result, run->model->spec.nHeads, m_model->layerOf(row),
+                      m_model->unitOf(row));
+}
+
+void ImportancePanel::runEnded(bool ok) {
+    if (ok) {
+        for (const QString& notice : std::exchange(m_endNotices, {})) {
+            m_session->withdrawMessage(notice);
         }
-    });
-}
-
-void ImportancePanel::askForCorpus() {
-    corpus::askForOpenFile(
-        this, tr("Sentences for head importance"), QFileInfo(m_path->text()).path(),
-        tr("Sentences (*.txt *.conllu *.conll);;All files (*)"),
-        [this](const QString& path) {
-            m_path->setText(path);
-            startComputing(path);
-        },
-        QStringLiteral("importanceCorpusDialog"), m_path->text());
-}
-
-void ImportancePanel::computeChosenFile() {
-    const QString path = m_path->text().trimmed();
-    if (path.isEmpty()) {
-        askForCorpus();
-    } else {
-        startComputing(path);
     }
+    emit computingFinished(ok);
 }
 
-void ImportancePanel::startComputing(const QString& path) {
-    if (!m_session->model()) {
-        m_session->reportError(tr("Open a model before computing head importance."));
-        emit computingFinished(false);
-        return;
-    }
-    m_path->setText(path);
-    m_service->computeImportance(path, request());
+void ImportancePanel::launch(const QString& path) {
+    m_service->job<ImportanceJob>().start(path, request());
 }
 
-void ImportancePanel::cancelComputing() {
-    m_service->cancelImportance();
-}
-
-bool ImportancePanel::isComputing() const {
-    return m_service->isComputingImportance();
+std::shared_ptr<const ImportanceRun> ImportancePanel::run() const {
+    return m_session->document<ImportanceDocument>().run();
 }
 
 ImportanceRequest ImportancePanel::request() const {
@@ -342,16 +251,8 @@ void ImportancePanel::refreshForModel() {
     m_maskPercent->setEnabled(masked);
 }
 
-void ImportancePanel::setBusy(bool busy) {
-    m_progress->setVisible(busy);
-    m_cancel->setVisible(busy);
-    m_compute->setEnabled(!busy);
-    m_browse->setEnabled(!busy);
-    m_export->setEnabled(!busy && m_session->importance() != nullptr);
-}
-
 void ImportancePanel::showRun() {
-    const auto run = m_session->importance();
+    const auto run = this->run();
     setBusy(isComputing());
     m_model->setRun(run);
     m_chart->setRun(run);
@@ -373,7 +274,7 @@ QString ImportancePanel::summaryText() const {
 }
 
 void ImportancePanel::refreshHeatmap() {
-    const auto run = m_session->importance();
+    const auto run = this->run();
     if (!run) {
         // The whole pane is the map's when there is no table and chart: room for what it is.
         m_heatmap->clear(
@@ -384,16 +285,14 @@ void ImportancePanel::refreshHeatmap() {
     }
     const analysis::ImportanceResult& r = run->result;
     const Matrix delta = deltaLossMatrix(r);
-    m_range = deltaLossRange(delta, tr("Δ loss"));
     render::HeatmapStyle style;
     style.colormap = render::Colormap::Diverging;
-    m_heatmap->setMap(render::heatmapImageInRange(delta, nullptr, style, m_range), m_range,
-                      layerLabels(r.nLayers),
-                      r.kvGroups ? groupLabels(r.nUnits) : headLabels(r.nUnits), std::nullopt);
+    showHeatmap(delta, deltaLossRange(delta, tr("Δ loss")),
+                r.kvGroups ? groupLabels(r.nUnits) : headLabels(r.nUnits), style);
 }
 
 void ImportancePanel::refreshSelection() {
-    const auto run = m_session->importance();
+    const auto run = this->run();
     if (!run || !run->model) {
         return;
     }
@@ -408,17 +307,15 @@ void ImportancePanel::refreshSelection() {
 }
 
 void ImportancePanel::activateUnit(int layer, int unit) {
-    const auto run = m_session->importance();
+    const auto run = this->run();
     if (!run || !run->model || layer >= run->result.nLayers || unit >= run->result.nUnits) {
         return;
     }
-    const HeadId head = headOfUnit(run->result, run->model->spec.nHeads, layer, unit);
-    m_session->selectHead(head);
-    emit headActivated(head);
+    activateHead(headOfUnit(run->result, run->model->spec.nHeads, layer, unit));
 }
 
 QString ImportancePanel::heatmapTooltip(int row, int col) const {
-    const auto run = m_session->importance();
+    const auto run = this->run();
     if (!run || row >= run->result.nLayers || col >= run->result.nUnits) {
         return {};
     }
@@ -437,61 +334,39 @@ QString ImportancePanel::heatmapTooltip(int row, int col) const {
 }
 
 bool ImportancePanel::exportCsv(const QString& path) {
-    const auto run = m_session->importance();
-    if (!run) {
-        m_session->reportError(tr("Nothing to export yet: compute head importance first."));
-        return false;
-    }
-    m_service->exportFile(
-        path, [run](const std::string& file) { exporting::writeImportanceCsv(file, run->result); });
-    return true;
+    return exportInBackground(path, [this]() -> FileWrite {
+        return [run = this->run()](const std::string& file) {
+            exporting::writeImportanceCsv(file, run->result);
+        };
+    });
 }
 
 bool ImportancePanel::exportResults(const QString& path) {
-    const auto run = m_session->importance();
-    if (!run) {
-        m_session->reportError(tr("Nothing to export yet: compute head importance first."));
-        return false;
-    }
-    const exporting::ImportanceRunInfo info{m_session->modelPath().toStdString(),
-                                            run->corpusPath.toStdString()};
-    m_service->exportFile(path, [run, info](const std::string& file) {
-        exporting::writeImportanceH5(file, run->result, info);
+    return exportInBackground(path, [this]() -> FileWrite {
+        const auto run = this->run();
+        const exporting::ImportanceRunInfo info{m_session->modelPath().toStdString(),
+                                                run->corpusPath.toStdString()};
+        return [run, info](const std::string& file) {
+            exporting::writeImportanceH5(file, run->result, info);
+        };
     });
-    return true;
 }
 
 bool ImportancePanel::exportHeatmapFigure(const QString& path) {
-    const auto run = m_session->importance();
-    if (!run) {
-        m_session->reportError(tr("Nothing to export yet: compute head importance first."));
+    if (!canExport()) {
         return false;
     }
-    const ImportanceFigure figure = importanceFigure(*run);
+    const ImportanceFigure figure = importanceFigure(*run());
     render::FigurePage page;
     page.pixelSize = importanceFigureSize(figure);
     page.title = figure.title;
-    try {
-        render::writeFigureFile(
-            path, page, [&](QPainter& p) { paintImportanceFigure(p, page.pixelSize, figure); });
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
-    return true;
+    return writeFigure(path, page,
+                       [&](QPainter& p) { paintImportanceFigure(p, page.pixelSize, figure); });
 }
 
 bool ImportancePanel::exportChart(const QString& path) {
-    if (!m_session->importance()) {
-        m_session->reportError(tr("Nothing to export yet: compute head importance first."));
-        return false;
-    }
     QString error;
-    if (!saveChartView(m_chart, path, &error)) {
-        m_session->reportError(tr("Export failed: %1").arg(error));
-        return false;
-    }
-    return true;
+    return canExport() && exported(saveChartView(m_chart, path, &error), error);
 }
 
 }  // namespace attnscope::app

@@ -10,30 +10,20 @@
 // Clicking a cell or a row selects that head (the first query head of a group) and asks for the
 // head view (headActivated).
 //
-// The panel owns no job and no result: the ComputeService computes in the background (progress
-// in units, Cancel) and the AnalysisSession holds the run, which a new model drops. A failure
-// goes to the message bar and the previous result stays. GUI thread only.
+// The panel is a CorpusPanel (corpus/corpus_panel.h): the ComputeService computes in the
+// background (progress in thousandths of the passes, Cancel) and the session holds the run.
 #pragma once
 
-#include <memory>
-
 #include <QStringList>
-#include <QWidget>
 
-#include "attnscope/base/head_id.h"
-#include "render/heatmap_image.h"
-#include "session/analysis_session.h"  // HeadId as a metatype, for headActivated
+#include "analyses/corpus/corpus_panel.h"
+#include "analyses/importance/importance_document.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QHBoxLayout;
-class QLabel;
-class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSortFilterProxyModel;
 class QSpinBox;
-class QTableView;
 class QToolButton;
 
 namespace attnscope::app {
@@ -42,12 +32,10 @@ namespace corpus {
 class SummaryLine;
 }
 
-class ComputeService;
-class HeatmapWidget;
 class ImportanceTableModel;
 class PruningChart;
 
-class ImportancePanel : public QWidget {
+class ImportancePanel : public CorpusPanel {
     Q_OBJECT
 
 public:
@@ -55,16 +43,12 @@ public:
 
     QSize sizeHint() const override { return {640, 260}; }
 
-    // Computes on `path` with the chosen options (replacing a running importance job); errors
-    // go to the session.
-    void startComputing(const QString& path);
-    // Computes on the file in the path field, or asks for one when it is empty.
-    void computeChosenFile();
-    void cancelComputing();
+    // Computes on `path` with the chosen options (CorpusPanel::start).
+    void startComputing(const QString& path) { start(path); }
 
-    bool isComputing() const;
-    // Opens a (non-modal) file dialog; the chosen file goes into the path field and is run.
-    void askForCorpus();
+    void cancelComputing() { cancelRun(); }
+
+    bool isComputing() const { return isRunning(); }
 
     // The options as the widgets hold them, and setting them (tests, --importance).
     ImportanceRequest request() const;
@@ -74,18 +58,12 @@ public:
 
     QSortFilterProxyModel* sortedModel() const { return m_sorted; }
 
-    QTableView* table() const { return m_table; }
-
-    HeatmapWidget* heatmap() const { return m_heatmap; }
-
     PruningChart* chart() const { return m_chart; }
 
     QString summaryText() const;
 
     // The heatmap's title: "Δ loss when the head is ablated alone".
     static QString legendText();
-
-    const render::ColorRange& heatmapRange() const { return m_range; }
 
     // Written in the background (ComputeService::exportFile, which reports the end); the
     // figures at once. False, with the reason in the message bar, when there is nothing to
@@ -98,7 +76,15 @@ public:
 signals:
     void computingFinished(bool ok);  // ok false: failed, cancelled or replaced
     void importanceShown(const QString& path);
-    void headActivated(attnscope::HeadId head);
+
+protected:
+    void launch(const QString& path) override;
+    void runEnded(bool ok) override;
+
+    bool hasResults() const override { return run() != nullptr; }
+
+    QString heatmapTooltip(int row, int col) const override;
+    std::optional<HeadId> headOfRow(int row) const override;
 
 private:
     QWidget* buildOptions();
@@ -107,38 +93,25 @@ private:
     QWidget* buildHeatmap(QWidget* parent);
     QWidget* buildTable(QWidget* parent);
     QToolButton* buildExportButton(QWidget* parent);
-    void connectService();
+    std::shared_ptr<const ImportanceRun> run() const;
     void refreshForModel();
     void showRun();
     void refreshHeatmap();
     void refreshSelection();
-    void setBusy(bool busy);
     void activateUnit(int layer, int unit);
-    QString heatmapTooltip(int row, int col) const;
 
-    AnalysisSession* m_session;
-    ComputeService* m_service;
     ImportanceTableModel* m_model;
     QSortFilterProxyModel* m_sorted;
-    QLineEdit* m_path = nullptr;
-    QPushButton* m_browse = nullptr;
     QComboBox* m_kind = nullptr;
     QComboBox* m_units = nullptr;
     QSpinBox* m_sentences = nullptr;
     QSpinBox* m_seed = nullptr;
     QDoubleSpinBox* m_maskPercent = nullptr;
-    QPushButton* m_compute = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
-    QToolButton* m_export = nullptr;
     corpus::SummaryLine* m_summary = nullptr;
     // How earlier runs ended without success ("Head importance on … cancelled/failed"), until one
     // succeeds. A list: a run cancelled by a new one ends while the new one runs.
     QStringList m_endNotices;
-    HeatmapWidget* m_heatmap = nullptr;
-    QTableView* m_table = nullptr;
     PruningChart* m_chart = nullptr;
-    render::ColorRange m_range;
 };
 
 }  // namespace attnscope::app

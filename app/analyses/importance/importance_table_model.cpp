@@ -1,10 +1,21 @@
 #include "analyses/importance/importance_table_model.h"
 
 #include <cmath>
+#include <iterator>
 
 namespace attnscope::app {
 
 namespace {
+
+const ResultsTableModel::ColumnText kColumns[] = {
+    {"Rank", "1: the head whose ablation alone raises the loss most"},
+    {"Layer", nullptr},
+    {"Head", nullptr},  // "Group" for key/value groups
+    {"Δ loss", "Loss with this head ablated alone − the clean loss (mean −log p of the targets)"},
+    {"Ablated loss", "Loss with this head ablated alone"},
+    {"Accuracy", "Share of targets still predicted first with this head ablated"},
+};
+static_assert(std::size(kColumns) == ImportanceTableModel::ColumnCount);
 
 QString number(double value, int decimals) {
     return std::isfinite(value) ? QString::number(value, 'f', decimals) : QStringLiteral("–");
@@ -12,7 +23,7 @@ QString number(double value, int decimals) {
 
 }  // namespace
 
-ImportanceTableModel::ImportanceTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+ImportanceTableModel::ImportanceTableModel(QObject* parent) : ResultsTableModel(kColumns, parent) {}
 
 void ImportanceTableModel::setRun(std::shared_ptr<const ImportanceRun> run) {
     beginResetModel();
@@ -29,15 +40,8 @@ int ImportanceTableModel::unitOf(int row) const {
     return m_run && m_run->result.nUnits > 0 ? row % m_run->result.nUnits : 0;
 }
 
-int ImportanceTableModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid() || !m_run) {
-        return 0;
-    }
-    return static_cast<int>(m_run->result.deltaLoss.size());
-}
-
-int ImportanceTableModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
+int ImportanceTableModel::rows() const {
+    return m_run ? static_cast<int>(m_run->result.deltaLoss.size()) : 0;
 }
 
 QVariant ImportanceTableModel::sortValue(int row, int column) const {
@@ -61,7 +65,7 @@ QVariant ImportanceTableModel::sortValue(int row, int column) const {
     }
 }
 
-QString ImportanceTableModel::cellText(int row, int column) const {
+QVariant ImportanceTableModel::text(int row, int column) const {
     const analysis::ImportanceResult& r = m_run->result;
     const auto i = static_cast<std::size_t>(row);
     switch (column) {
@@ -85,67 +89,15 @@ QString ImportanceTableModel::cellText(int row, int column) const {
     }
 }
 
-QVariant ImportanceTableModel::data(const QModelIndex& index, int role) const {
-    if (!m_run || !index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
-    switch (role) {
-        case Qt::DisplayRole:
-            return cellText(index.row(), index.column());
-        case SortRole:
-            return sortValue(index.row(), index.column());
-        case Qt::TextAlignmentRole:
-            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-        case Qt::ToolTipRole:
-            return tr("%1: loss %2 with it ablated alone (clean %3); double-click to open it")
-                .arg(unitName(m_run->result, layerOf(index.row()), unitOf(index.row())))
-                .arg(number(m_run->result.ablatedLoss.at(static_cast<std::size_t>(index.row())), 4))
-                .arg(number(m_run->result.cleanLoss, 4));
-        default:
-            return {};
-    }
+QVariant ImportanceTableModel::toolTip(int row, int) const {
+    return tr("%1: loss %2 with it ablated alone (clean %3); double-click to open it")
+        .arg(unitName(m_run->result, layerOf(row), unitOf(row)))
+        .arg(number(m_run->result.ablatedLoss.at(static_cast<std::size_t>(row)), 4))
+        .arg(number(m_run->result.cleanLoss, 4));
 }
 
-QVariant ImportanceTableModel::headerData(int section, Qt::Orientation orientation,
-                                          int role) const {
-    if (orientation != Qt::Horizontal) {
-        return {};
-    }
-    if (role == Qt::DisplayRole) {
-        switch (section) {
-            case Rank:
-                return tr("Rank");
-            case Layer:
-                return tr("Layer");
-            case Unit:
-                return m_run ? unitTitle(m_run->result) : tr("Head");
-            case DeltaLoss:
-                return tr("Δ loss");
-            case AblatedLoss:
-                return tr("Ablated loss");
-            case Accuracy:
-                return tr("Accuracy");
-            default:
-                return {};
-        }
-    }
-    if (role == Qt::ToolTipRole) {
-        switch (section) {
-            case Rank:
-                return tr("1: the head whose ablation alone raises the loss most");
-            case DeltaLoss:
-                return tr(
-                    "Loss with this head ablated alone − the clean loss (mean −log p of "
-                    "the targets)");
-            case AblatedLoss:
-                return tr("Loss with this head ablated alone");
-            case Accuracy:
-                return tr("Share of targets still predicted first with this head ablated");
-            default:
-                return {};
-        }
-    }
-    return {};
+QVariant ImportanceTableModel::title(int column) const {
+    return column == Unit && m_run ? unitTitle(m_run->result) : ResultsTableModel::title(column);
 }
 
 }  // namespace attnscope::app

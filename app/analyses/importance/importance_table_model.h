@@ -8,19 +8,16 @@
 #include <memory>
 #include <vector>
 
-#include <QAbstractTableModel>
-
+#include "analyses/corpus/results_table_model.h"
 #include "analyses/importance/importance_document.h"
 
 namespace attnscope::app {
 
-class ImportanceTableModel : public QAbstractTableModel {
+class ImportanceTableModel : public ResultsTableModel {
     Q_OBJECT
 
 public:
     enum Column { Rank, Layer, Unit, DeltaLoss, AblatedLoss, Accuracy, ColumnCount };
-
-    static constexpr int SortRole = Qt::UserRole;
 
     explicit ImportanceTableModel(QObject* parent = nullptr);
 
@@ -33,16 +30,14 @@ public:
     int layerOf(int row) const;
     int unitOf(int row) const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+protected:
+    int rows() const override;
+    QVariant text(int row, int column) const override;
+    QVariant sortValue(int row, int column) const override;
+    QVariant toolTip(int row, int column) const override;
+    QVariant title(int column) const override;  // the Unit column's: Head or Group
 
 private:
-    QVariant sortValue(int row, int column) const;
-    QString cellText(int row, int column) const;
-
     std::shared_ptr<const ImportanceRun> m_run;
     std::vector<int> m_ranks;
 };

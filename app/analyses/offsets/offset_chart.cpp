@@ -14,6 +14,7 @@
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
 #include "widgets/chart_setup.h"
+#include "widgets/named.h"
 
 namespace attnscope::app {
 
@@ -67,25 +68,22 @@ QString offsetMeaning(int offset) {
 }
 
 OffsetChart::OffsetChart(QWidget* parent)
-    : QChartView(parent),
+    : ThemedChartView(parent),
       m_barsUpper(new QLineSeries(this)),
       m_barsLower(new QLineSeries(this)),
       m_bestUpper(new QLineSeries(this)),
       m_bestLower(new QLineSeries(this)),
-      m_zero(new QLineSeries),
+      m_zero(named<QLineSeries>("zeroLine")),
       m_xAxis(new QValueAxis),
       m_yAxis(new QValueAxis) {
-    m_bars = new QAreaSeries(m_barsUpper, m_barsLower);
-    m_best = new QAreaSeries(m_bestUpper, m_bestLower);
+    m_bars = named<QAreaSeries>("bars", m_barsUpper, m_barsLower);
+    m_best = named<QAreaSeries>("bestBar", m_bestUpper, m_bestLower);
     // Drag across the plot to zoom into a range of offsets (a 512-token sentence has 1,023),
     // right-click to zoom out, double-click to see them all again.
     setRubberBand(QChartView::HorizontalRubberBand);
     setMouseTracking(true);
-    QChart* c = setUpChartView(this);
-    m_bars->setObjectName("bars");
+    QChart* c = chart();
     m_bars->setName(tr("mean attention over the queries"));
-    m_best->setObjectName("bestBar");
-    m_zero->setObjectName("zeroLine");
     m_zero->setName(tr("offset 0: the query itself"));
     // The zero line first, so the bars are drawn over it; the highlighted bar last.
     c->addSeries(m_zero);
@@ -99,14 +97,7 @@ OffsetChart::OffsetChart(QWidget* parent)
     m_xAxis->setMinorTickCount(0);
     m_yAxis->setTitleText(tr("mean attention weight"));
     m_yAxis->setLabelFormat("%.2g");
-    c->addAxis(m_xAxis, Qt::AlignBottom);
-    c->addAxis(m_yAxis, Qt::AlignLeft);
-    for (QAbstractSeries* s :
-         {static_cast<QAbstractSeries*>(m_zero), static_cast<QAbstractSeries*>(m_bars),
-          static_cast<QAbstractSeries*>(m_best)}) {
-        s->attachAxis(m_xAxis);
-        s->attachAxis(m_yAxis);
-    }
+    addAxes(c, m_xAxis, m_yAxis, {m_zero, m_bars, m_best});
     connect(c, &QChart::plotAreaChanged, this, &OffsetChart::updateTicks);
     connect(m_xAxis, &QValueAxis::rangeChanged, this, &OffsetChart::updateTicks);
     applyTheme();
@@ -233,25 +224,12 @@ void OffsetChart::leaveEvent(QEvent* event) {
     QChartView::leaveEvent(event);
 }
 
-void OffsetChart::applyTheme() {
-    const QPalette pal = palette();
-    const QColor dataColor = applyChartTheme(chart(), pal);
-    QColor fill = dataColor;
-    fill.setAlphaF(0.8);
-    m_bars->setBrush(fill);
+void OffsetChart::colourSeries(const QPalette& pal, const QColor& dataColor) {
+    m_bars->setBrush(withAlpha(dataColor, 0.8f));
     m_bars->setPen(QPen(outlineColor(dataColor, pal), 1));
-    QColor bestFill = selectionColor();
-    bestFill.setAlphaF(0.9);
-    m_best->setBrush(bestFill);
+    m_best->setBrush(withAlpha(selectionColor(), 0.9f));
     m_best->setPen(QPen(outlineColor(selectionColor(), pal), 1));
     m_zero->setPen(QPen(referenceLineColor(pal), 1.5, Qt::DashLine));
-}
-
-void OffsetChart::changeEvent(QEvent* event) {
-    if (event->type() == QEvent::PaletteChange) {
-        applyTheme();
-    }
-    QChartView::changeEvent(event);
 }
 
 }  // namespace attnscope::app

@@ -15,11 +15,11 @@
 #include <optional>
 #include <vector>
 
-#include <QChartView>
 #include <QString>
 
 #include "attnscope/analysis/relative_position.h"
 #include "attnscope/base/head_id.h"
+#include "widgets/themed_chart_view.h"
 
 class QAreaSeries;
 class QLineSeries;
@@ -33,7 +33,7 @@ QString offsetText(int offset);
 // What an offset means for a query: "the previous token", "3 tokens ahead", "itself".
 QString offsetMeaning(int offset);
 
-class OffsetChart : public QChartView {
+class OffsetChart : public ThemedChartView {
     Q_OBJECT
 
 public:
@@ -70,13 +70,12 @@ public:
     QString tooltipFor(int offset) const;
 
 protected:
-    void changeEvent(QEvent* event) override;
+    void colourSeries(const QPalette& pal, const QColor& dataColor) override;
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
 
 private:
-    void applyTheme();
     void setOffsetRange(int first, int last);
     void updateTicks();
 

@@ -4,12 +4,14 @@
 #include <cmath>
 
 #include <QLabel>
-#include <QStackedWidget>
 #include <QVBoxLayout>
 
 #include "analyses/offsets/offset_chart.h"
+#include "analyses/registry.h"
 #include "session/analysis_session.h"
 #include "session/head_record_watch.h"
+#include "widgets/named.h"
+#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
@@ -38,21 +40,14 @@ QString queryCount(std::int64_t n) {
 OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
-      m_stack(new QStackedWidget(this)),
-      m_placeholder(new QLabel(this)),
-      m_caption(new QLabel(this)),
-      m_chart(new OffsetChart(this)),
+      m_stack(named<PlaceholderStack>("offsetsStack", this)),
+      m_caption(named<QLabel>("offsetsVerdict", this)),
+      m_chart(named<OffsetChart>("offsetChart", this)),
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName("offsetsView");
-    m_stack->setObjectName("offsetsStack");
-    m_placeholder->setObjectName("offsetsPlaceholder");
-    m_caption->setObjectName("offsetsVerdict");
-    m_chart->setObjectName("offsetChart");
+    m_stack->placeholder()->setObjectName("offsetsPlaceholder");
 
-    m_placeholder->setAlignment(Qt::AlignCenter);
-    m_placeholder->setWordWrap(true);
-    m_placeholder->setForegroundRole(QPalette::PlaceholderText);
     m_caption->setWordWrap(true);
     m_caption->setTextFormat(Qt::RichText);
     m_caption->setContentsMargins(8, 6, 8, 2);
@@ -64,11 +59,7 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
     pageLayout->setSpacing(0);
     pageLayout->addWidget(m_caption);
     pageLayout->addWidget(m_chart, 1);
-    m_stack->addWidget(m_placeholder);
-    m_stack->addWidget(page);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_stack);
+    m_stack->setPage(page);
 
     // A new result covers a new sentence, mask or scale: the service recomputes and sets it.
     connect(m_session, &AnalysisSession::resultChanged, this, &OffsetsView::refresh);
@@ -77,7 +68,7 @@ OffsetsView::OffsetsView(AnalysisSession* session, QWidget* parent)
 }
 
 bool OffsetsView::hasResult() const {
-    return m_stack->currentIndex() == 1;
+    return m_stack->showsPage();
 }
 
 void OffsetsView::refresh() {
@@ -120,15 +111,14 @@ void OffsetsView::refresh() {
     }
     m_chart->setData(std::move(profile));
     m_caption->setText(captionText(acc));
-    m_stack->setCurrentIndex(1);
+    m_stack->showPage();
 }
 
 void OffsetsView::showPlaceholder(const QString& text) {
     m_verdict = {};
     m_chart->clearData();
     m_caption->clear();
-    m_placeholder->setText(text);
-    m_stack->setCurrentIndex(0);
+    m_stack->showPlaceholder(text);
 }
 
 // "Positional: 93 % of queries attend most to offset −1 (the previous token)", then the rule,
@@ -181,6 +171,11 @@ QString OffsetsView::captionText(const analysis::RelativePositionAccumulator& ac
     }
     return headline + QStringLiteral("<br><small>") + details.join(QStringLiteral(" · ")) +
            QStringLiteral("</small>");
+}
+
+// The Offsets tab: where each head looks, by relative position.
+Analysis offsetsAnalysis() {
+    return tabAnalysis<OffsetsView>("offsets", QT_TRANSLATE_NOOP("QObject", "Offsets"));
 }
 
 }  // namespace attnscope::app

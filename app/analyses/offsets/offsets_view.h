@@ -18,13 +18,13 @@
 #include "attnscope/base/head_id.h"
 
 class QLabel;
-class QStackedWidget;
 
 namespace attnscope::app {
 
 class AnalysisSession;
 class HeadRecordWatch;
 class OffsetChart;
+class PlaceholderStack;
 
 class OffsetsView : public QWidget {
     Q_OBJECT
@@ -48,8 +48,7 @@ private:
     QString captionText(const analysis::RelativePositionAccumulator& acc) const;
 
     AnalysisSession* m_session;
-    QStackedWidget* m_stack;
-    QLabel* m_placeholder;
+    PlaceholderStack* m_stack;
     QLabel* m_caption;
     OffsetChart* m_chart;
     analysis::PositionalVerdict m_verdict;

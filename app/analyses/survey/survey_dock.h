@@ -3,13 +3,9 @@
 // heads…" (a file dialog) and "Survey the loaded treebank" (enabled while the session holds one).
 #pragma once
 
-class QMainWindow;
-class QString;
+#include "analyses/corpus/corpus_dock.h"
 
 namespace attnscope::app {
-
-class AnalysisSession;
-class ComputeService;
 
 // Surveys `path` now if the session has a model, else once the next model load succeeds
 // (--survey). Does nothing in a window without the dock.

@@ -8,6 +8,7 @@
 #include <QStringList>
 
 #include "attnscope/base/error.h"
+#include "session/analysis_session.h"
 
 namespace attnscope::app {
 
@@ -92,6 +93,19 @@ QString surveySummary(const SurveyRun& run) {
                 .arg(labelled)
                 .arg(static_cast<qsizetype>(run.labels.size()));
     return text;
+}
+
+void SurveyDocument::setRun(std::shared_ptr<const SurveyRun> run) {
+    const std::shared_ptr<const model::Model> model = run ? run->model : nullptr;
+    if (!keep(run, model)) {
+        return;
+    }
+    // Shares the run: the labels live as long as a view holds them. (Another model's run drops
+    // them with the session's overlays.)
+    session().overlays().setLabels(
+        run ? HeadLabels{std::shared_ptr<const LabelsByHead>(run, &run->labels), run->nLayers(),
+                         run->nHeads()}
+            : HeadLabels{});
 }
 
 }  // namespace attnscope::app

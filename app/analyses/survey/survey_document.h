@@ -18,6 +18,7 @@
 #include "attnscope/base/head_id.h"
 #include "attnscope/model/model.h"
 #include "session/head_labels.h"
+#include "session/result_document.h"
 
 namespace attnscope::app {
 
@@ -69,5 +70,17 @@ void relabel(SurveyRun& run, const analysis::LabelRules& rules);
 
 // One line: corpus, sentences surveyed / left out, the probe, how many heads got a label.
 QString surveySummary(const SurveyRun& run);
+
+// The survey's part of the session: the run of the model open, whose labels the head views show
+// (the session's head labels follow it).
+class SurveyDocument : public ResultDocument {
+public:
+    using ResultDocument::ResultDocument;
+
+    // Null when there is none.
+    std::shared_ptr<const SurveyRun> run() const { return result<SurveyRun>(); }
+
+    void setRun(std::shared_ptr<const SurveyRun> run);
+};
 
 }  // namespace attnscope::app

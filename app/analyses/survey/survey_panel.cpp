@@ -4,15 +4,9 @@
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
-#include <QEvent>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMenu>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -25,6 +19,8 @@
 #include "analyses/corpus/corpus_widgets.h"
 #include "analyses/survey/mds_scatter.h"
 #include "analyses/survey/score_histograms.h"
+#include "analyses/survey/survey_document.h"
+#include "analyses/survey/survey_job.h"
 #include "analyses/survey/survey_table_model.h"
 #include "attnscope/export/survey_export.h"
 #include "service/compute_service.h"
@@ -41,94 +37,68 @@ constexpr int kHistogramBins = 10;
 }  // namespace
 
 SurveyPanel::SurveyPanel(AnalysisSession* session, ComputeService* service, QWidget* parent)
-    : QWidget(parent),
-      m_session(session),
-      m_service(service),
+    : CorpusPanel(session, service, service->job<SurveyJob>(), QStringLiteral("survey"),
+                  {.noModel = tr("Open a model before surveying its heads."),
+                   .nothingYet = tr("Nothing to export yet: survey the heads first."),
+                   .dialogTitle = tr("Sentences to survey the heads on"),
+                   .dialogFilter = tr("Sentences (*.txt *.conllu);;All files (*)")},
+                  parent),
       m_model(new SurveyTableModel(this)),
       m_sorted(new SurveySortModel(this)) {
-    setObjectName(QStringLiteral("surveyPanel"));
     m_sorted->setSourceModel(m_model);
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(buildOptions());
-    layout->addWidget(buildResults(), 1);
-    connectService();
-    connect(m_session, &AnalysisSession::surveyChanged, this, &SurveyPanel::showRun);
+    setParts(buildOptions(), buildResults());
+    followJob({tr("reading the sentences…"), tr("surveying, %p %")});
+    connect(&m_session->document<SurveyDocument>(), &SurveyDocument::changed, this,
+            &SurveyPanel::showRun);
     connect(m_session, &AnalysisSession::modelChanged, this, &SurveyPanel::refreshForModel);
     connect(m_session, &AnalysisSession::selectedHeadChanged, this, &SurveyPanel::refreshSelection);
-    connect(m_session, &AnalysisSession::labelFilterChanged, this, [this] {
+    connect(&m_session->overlays(), &HeadOverlays::labelFilterChanged, this, [this] {
         refreshFilterBox();
         applyLabelFilter();
     });
-    connect(m_session, &AnalysisSession::treebankChanged, this, [this] {
-        const bool loaded = m_session->treebank() != nullptr;
-        m_treebank->setEnabled(loaded && !isSurveying());
-        if (m_path->text().isEmpty() && loaded) {
-            m_path->setText(m_session->treebank()->path);
-        }
-    });
+    connect(m_session, &AnalysisSession::treebankChanged, this,
+            [this] { m_treebank->setEnabled(m_session->treebank() != nullptr && !isSurveying()); });
+    offerLoadedTreebank();
     refreshForModel();
     showRun();
 }
 
 QWidget* SurveyPanel::buildOptions() {
     auto* box = new QWidget(this);
-    m_path = new QLineEdit(box);
-    m_path->setObjectName(QStringLiteral("surveyPath"));
-    m_path->setPlaceholderText(tr("Sentences: a .txt file (one per line) or a .conllu treebank"));
-    m_browse = new QPushButton(tr("Browse…"), box);
-    m_browse->setObjectName(QStringLiteral("surveyBrowse"));
-    m_compute = new QPushButton(tr("Survey"), box);
-    m_compute->setObjectName(QStringLiteral("surveyCompute"));
-    m_compute->setToolTip(tr("Score what every head does on these sentences and label the heads"));
+    addPathField(box, tr("Sentences: a .txt file (one per line) or a .conllu treebank"));
+    addRunButton(box, tr("Survey"), childName("Compute"),
+                 tr("Score what every head does on these sentences and label the heads"));
     m_treebank = new QPushButton(tr("Loaded treebank"), box);
     m_treebank->setObjectName(QStringLiteral("surveyTreebank"));
     m_treebank->setToolTip(
         tr("Survey the treebank open in the Sentences dock (not read again); "
            "its trees give each head's best dependency relation"));
     m_treebank->setEnabled(false);
-    m_progress = new QProgressBar(box);
-    m_progress->setObjectName(QStringLiteral("surveyProgress"));
-    m_cancel = new QPushButton(tr("Cancel"), box);
-    m_cancel->setObjectName(QStringLiteral("surveyCancel"));
+    addProgress(box);
     m_summary = new corpus::SummaryLine(box);  // one line, elided: it must not grow the dock
     m_summary->setObjectName(QStringLiteral("surveySummary"));
     m_summary->setPlaceholder(
         tr("Survey a sentence file or treebank to score what every head does and label it."));
     auto* first = new QHBoxLayout;
-    first->addWidget(new QLabel(tr("Corpus:"), box));
-    first->addWidget(m_path, 1);
-    first->addWidget(m_browse);
+    layOutPath(first, tr("Corpus:"), 1);
     first->addWidget(m_treebank);
-    first->addWidget(m_compute);
-    first->addWidget(m_progress, 2);
-    first->addWidget(m_cancel);
+    first->addWidget(m_run);
+    layOutProgress(first, 2);
     first->addWidget(m_summary, 2);  // hidden while the progress bar shows
     auto* rows = new QVBoxLayout(box);
     rows->setContentsMargins(0, 0, 0, 0);
     rows->setSpacing(2);
     rows->addLayout(first);
     rows->addLayout(buildRunOptions(box));
-    connect(m_browse, &QPushButton::clicked, this, &SurveyPanel::askForCorpus);
-    connect(m_path, &QLineEdit::returnPressed, this, &SurveyPanel::surveyChosenFile);
-    connect(m_compute, &QPushButton::clicked, this, &SurveyPanel::surveyChosenFile);
     connect(m_treebank, &QPushButton::clicked, this, &SurveyPanel::surveyLoadedTreebank);
-    connect(m_cancel, &QPushButton::clicked, this, &SurveyPanel::cancelSurvey);
     return box;
 }
 
 QHBoxLayout* SurveyPanel::buildRunOptions(QWidget* box) {
     const SurveyRequest defaults;
-    const auto spin = [box](const char* name, int lo, int hi, int value, const QString& tip) {
-        auto* s = new QSpinBox(box);
-        s->setObjectName(QString::fromLatin1(name));
-        s->setRange(lo, hi);
-        s->setValue(value);
-        s->setToolTip(tip);
-        return s;
-    };
-    m_sentences = spin("surveySentences", 0, kMaxSentences, defaults.maxSentences,
-                       tr("The first sentences of the file (0: all of them)"));
+    m_sentences = corpus::newSpinBox(box, QStringLiteral("surveySentences"),
+                                     {0, kMaxSentences, defaults.maxSentences},
+                                     tr("The first sentences of the file (0: all of them)"));
     m_sentences->setSpecialValueText(tr("all"));
     m_sinkEps = new QDoubleSpinBox(box);
     m_sinkEps->setObjectName(QStringLiteral("surveySinkEps"));
@@ -139,50 +109,39 @@ QHBoxLayout* SurveyPanel::buildRunOptions(QWidget* box) {
     m_sinkEps->setToolTip(
         tr("S8: a sentence is a sink for a head when the first token's mean "
            "attention exceeds ε (Gu et al. 2025 use 0.3)"));
-    m_probeRepeats = spin("surveyProbeRepeats", 0, 100, defaults.probeRepeats,
-                          tr("S7: random repeated sequences for the induction probe (0: none)"));
-    m_probeLength = spin("surveyProbeLength", 2, 512, defaults.probeLength,
-                         tr("S7: tokens in each half of a probe sequence"));
-    m_probeSeed = spin("surveyProbeSeed", 0, 1 << 30, static_cast<int>(defaults.probeSeed),
-                       tr("S7: seeds the probe's random tokens"));
-    m_rareTop = spin("surveyRareTop", 1, 1000000, defaults.rareTop,
-                     tr("S10: ids among the corpus's K most frequent are never \"rare\" "
-                        "(Voita et al. use 500)"));
+    m_probe = {
+        corpus::newSpinBox(box, QStringLiteral("surveyProbeRepeats"),
+                           {0, 100, defaults.probeRepeats},
+                           tr("S7: random repeated sequences for the induction probe (0: none)")),
+        corpus::newSpinBox(box, QStringLiteral("surveyProbeLength"), {2, 512, defaults.probeLength},
+                           tr("S7: tokens in each half of a probe sequence")),
+        corpus::newSpinBox(box, QStringLiteral("surveyProbeSeed"),
+                           {0, 1 << 30, static_cast<int>(defaults.probeSeed)},
+                           tr("S7: seeds the probe's random tokens"))};
+    m_rareTop =
+        corpus::newSpinBox(box, QStringLiteral("surveyRareTop"), {1, 1000000, defaults.rareTop},
+                           tr("S10: ids among the corpus's K most frequent are never "
+                              "\"rare\" (Voita et al. use 500)"));
     m_export = buildExportButton(box);
-    auto* row = new QHBoxLayout;
-    const auto add = [&](const QString& label, QWidget* w) {
-        auto* l = new QLabel(label, box);
-        l->setBuddy(w);
-        row->addWidget(l);
-        row->addWidget(w);
-        row->addSpacing(6);
-    };
-    add(tr("Sentences:"), m_sentences);
-    add(tr("Sink ε:"), m_sinkEps);
-    add(tr("Probe:"), m_probeRepeats);
-    add(tr("× length"), m_probeLength);
-    add(tr("seed"), m_probeSeed);
-    add(tr("Rare top:"), m_rareTop);
-    row->addStretch(1);
-    row->addWidget(m_export);
-    return row;
+    return corpus::newOptionsRow({{tr("Sentences:"), m_sentences},
+                                  {tr("Sink ε:"), m_sinkEps},
+                                  {tr("Probe:"), m_probe[0]},
+                                  {tr("× length"), m_probe[1]},
+                                  {tr("seed"), m_probe[2]},
+                                  {tr("Rare top:"), m_rareTop}},
+                                 m_export);
 }
 
 QToolButton* SurveyPanel::buildExportButton(QWidget* parent) {
-    const auto write = [this](bool (SurveyPanel::*f)(const QString&)) {
-        return [this, f](const QString& p) { return (this->*f)(p); };
-    };
+    auto choices = corpus::tableAndResultsChoices(
+        tr("Export the head survey table"), writer(this, &SurveyPanel::exportCsv),
+        tr("Export the head survey"), writer(this, &SurveyPanel::exportResults));
     const QString images = tr("PNG image (*.png);;SVG image (*.svg)");
-    return corpus::newExportButton(
-        parent, QStringLiteral("surveyExport"),
-        {{tr("Table as CSV…"), tr("Export the head survey table"), tr("CSV table (*.csv)"),
-          write(&SurveyPanel::exportCsv)},
-         {tr("Results as HDF5…"), tr("Export the head survey"), tr("HDF5 file (*.h5)"),
-          write(&SurveyPanel::exportResults)},
-         {tr("Head map figure (PNG, SVG)…"), tr("Export the head map"), images,
-          write(&SurveyPanel::exportMapFigure)},
-         {tr("Score histograms figure (PNG, SVG)…"), tr("Export the score histograms"), images,
-          write(&SurveyPanel::exportHistogramsFigure)}});
+    choices.push_back({tr("Head map figure (PNG, SVG)…"), tr("Export the head map"), images,
+                       writer(this, &SurveyPanel::exportMapFigure)});
+    choices.push_back({tr("Score histograms figure (PNG, SVG)…"), tr("Export the score histograms"),
+                       images, writer(this, &SurveyPanel::exportHistogramsFigure)});
+    return corpus::newExportButton(parent, QStringLiteral("surveyExport"), choices);
 }
 
 QWidget* SurveyPanel::buildResults() {
@@ -207,92 +166,62 @@ QWidget* SurveyPanel::buildResults() {
     leftLayout->addLayout(filterRow);
     leftLayout->addWidget(buildTable(left), 1);
     split->addWidget(left);
+    split->addWidget(buildCharts(split));
+    split->setSizes({520, 480});
+    split->setChildrenCollapsible(false);
+    connect(m_filter, &QComboBox::activated, this, [this](int index) {
+        m_session->overlays().setLabelFilter(m_filter->itemData(index).toString());
+    });
+    return split;
+}
+
+QWidget* SurveyPanel::buildCharts(QWidget* parent) {
     // The map and the histograms each need the whole height of a short dock: tabs, not panes.
-    m_charts = new QTabWidget(split);
-    m_charts->setObjectName(QStringLiteral("surveyCharts"));
-    m_charts->setDocumentMode(true);
-    m_scatter = new MdsScatter(m_charts);
+    auto* charts = new QTabWidget(parent);
+    charts->setObjectName(QStringLiteral("surveyCharts"));
+    charts->setDocumentMode(true);
+    m_scatter = new MdsScatter(charts);
     m_scatter->setObjectName(QStringLiteral("surveyScatter"));
     m_scatter->setMinimumSize(200, 120);  // below its own minimum, for the short dock
-    m_charts->addTab(m_scatter, tr("Head map (MDS)"));
-    m_charts->setTabToolTip(m_charts->count() - 1,
-                            tr("Every head placed by classical MDS of the head-to-head "
-                               "Jensen–Shannon distances: close points attend alike"));
+    charts->addTab(m_scatter, tr("Head map (MDS)"));
+    charts->setTabToolTip(charts->count() - 1,
+                          tr("Every head placed by classical MDS of the head-to-head "
+                             "Jensen–Shannon distances: close points attend alike"));
     // The charts keep a readable size and scroll in a short dock.
-    auto* histogramScroll = new QScrollArea(m_charts);
+    auto* histogramScroll = new QScrollArea(charts);
     histogramScroll->setWidgetResizable(true);
     histogramScroll->setFrameShape(QFrame::NoFrame);
     m_histograms = new ScoreHistograms(histogramScroll);
     m_histograms->setObjectName(QStringLiteral("surveyHistograms"));
     histogramScroll->setWidget(m_histograms);
-    m_charts->addTab(histogramScroll, tr("Score distributions"));
-    auto* corner = new QWidget(m_charts);
-    m_colouring = new QComboBox(corner);
-    m_colouring->setObjectName(QStringLiteral("surveyColouring"));
-    m_colouring->addItem(tr("layer"), static_cast<int>(MdsColouring::Layer));
-    m_colouring->addItem(tr("label"), static_cast<int>(MdsColouring::Label));
+    charts->addTab(histogramScroll, tr("Score distributions"));
+    auto* corner = new QWidget(charts);
+    auto* colouring = new QComboBox(corner);
+    colouring->setObjectName(QStringLiteral("surveyColouring"));
+    colouring->addItem(tr("layer"), static_cast<int>(MdsColouring::Layer));
+    colouring->addItem(tr("label"), static_cast<int>(MdsColouring::Label));
     auto* cornerLayout = new QHBoxLayout(corner);
     cornerLayout->setContentsMargins(0, 0, 0, 0);
     cornerLayout->addWidget(new QLabel(tr("Colour by:"), corner));
-    cornerLayout->addWidget(m_colouring);
-    m_charts->setCornerWidget(corner, Qt::TopRightCorner);
-    connect(m_charts, &QTabWidget::currentChanged, corner,
-            [this, corner](int tab) { corner->setVisible(m_charts->widget(tab) == m_scatter); });
-    split->addWidget(m_charts);
-    split->setSizes({520, 480});
-    split->setChildrenCollapsible(false);
-    connect(m_filter, &QComboBox::activated, this,
-            [this](int index) { m_session->setLabelFilter(m_filter->itemData(index).toString()); });
-    connect(m_colouring, &QComboBox::currentIndexChanged, this, [this] {
-        m_scatter->setColouring(static_cast<MdsColouring>(m_colouring->currentData().toInt()));
+    cornerLayout->addWidget(colouring);
+    charts->setCornerWidget(corner, Qt::TopRightCorner);
+    connect(charts, &QTabWidget::currentChanged, corner, [this, charts, corner](int tab) {
+        corner->setVisible(charts->widget(tab) == m_scatter);
     });
-    connect(m_scatter, &MdsScatter::headClicked, this, &SurveyPanel::activateHead);
-    return split;
+    connect(colouring, &QComboBox::currentIndexChanged, this, [this, colouring] {
+        m_scatter->setColouring(static_cast<MdsColouring>(colouring->currentData().toInt()));
+    });
+    connect(m_scatter, &MdsScatter::headClicked, this, &SurveyPanel::activateSurveyed);
+    return charts;
 }
 
 QTableView* SurveyPanel::buildTable(QWidget* parent) {
-    m_table = corpus::newResultsTable(parent, QStringLiteral("surveyTable"), m_sorted);
-    m_table->setSortingEnabled(true);
-    m_table->sortByColumn(SurveyTableModel::Layer, Qt::AscendingOrder);
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->setMinimumWidth(240);
-    connect(m_table, &QTableView::clicked, this, [this](const QModelIndex& index) {
-        activateHead(m_model->headOf(m_sorted->mapToSource(index).row()));
-    });
-    // The keyboard walks the list without taking the head view to the front at every step.
-    connect(m_table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-            [this](const QModelIndex& current) {
-                if (current.isValid() && !m_syncingTable) {
-                    m_session->selectHead(m_model->headOf(m_sorted->mapToSource(current).row()));
-                }
-            });
+    addHeadTable(parent, m_sorted, SurveyTableModel::Layer, 240);
     return m_table;
 }
 
-void SurveyPanel::connectService() {
-    corpus::followJob(
-        m_service, this, m_progress, &ComputeService::surveyStarted,
-        &ComputeService::surveyProgress, &ComputeService::surveyFinished,
-        {tr("reading the sentences…"), tr("surveying, %p %")}, [this](bool busy) { setBusy(busy); },
-        [this](bool ok) { emit surveyFinished(ok); });
-}
-
-void SurveyPanel::askForCorpus() {
-    corpus::askForOpenFile(
-        this, tr("Sentences to survey the heads on"), QFileInfo(m_path->text()).path(),
-        tr("Sentences (*.txt *.conllu);;All files (*)"), [this](const QString& path) {
-            m_path->setText(path);
-            startSurvey(path);
-        });
-}
-
-void SurveyPanel::surveyChosenFile() {
-    const QString path = m_path->text().trimmed();
-    if (path.isEmpty()) {
-        askForCorpus();
-    } else {
-        startSurvey(path);
-    }
+std::optional<HeadId> SurveyPanel::headOfRow(int row) const {
+    return run() ? std::optional(m_model->headOf(row)) : std::nullopt;
 }
 
 void SurveyPanel::surveyLoadedTreebank() {
@@ -306,31 +235,21 @@ void SurveyPanel::surveyLoadedTreebank() {
     startSurvey(m_session->treebank()->path);
 }
 
-void SurveyPanel::startSurvey(const QString& path) {
-    if (!m_session->model()) {
-        m_session->reportError(tr("Open a model before surveying its heads."));
-        emit surveyFinished(false);
-        return;
-    }
-    m_path->setText(path);
-    m_service->computeSurvey(path, request());
+void SurveyPanel::launch(const QString& path) {
+    m_service->job<SurveyJob>().start(path, request());
 }
 
-void SurveyPanel::cancelSurvey() {
-    m_service->cancelSurvey();
-}
-
-bool SurveyPanel::isSurveying() const {
-    return m_service->isSurveying();
+std::shared_ptr<const SurveyRun> SurveyPanel::run() const {
+    return m_session->document<SurveyDocument>().run();
 }
 
 SurveyRequest SurveyPanel::request() const {
     SurveyRequest r;
     r.maxSentences = m_sentences->value();
     r.sinkEps = m_sinkEps->value();
-    r.probeRepeats = m_probeRepeats->isEnabled() ? m_probeRepeats->value() : 0;
-    r.probeLength = m_probeLength->value();
-    r.probeSeed = static_cast<std::uint64_t>(m_probeSeed->value());
+    r.probeRepeats = m_probe[0]->isEnabled() ? m_probe[0]->value() : 0;
+    r.probeLength = m_probe[1]->value();
+    r.probeSeed = static_cast<std::uint64_t>(m_probe[2]->value());
     r.rareTop = m_rareTop->value();
     r.rules = m_rules;
     return r;
@@ -339,9 +258,9 @@ SurveyRequest SurveyPanel::request() const {
 void SurveyPanel::setRequest(const SurveyRequest& r) {
     m_sentences->setValue(r.maxSentences);
     m_sinkEps->setValue(r.sinkEps);
-    m_probeRepeats->setValue(r.probeRepeats);
-    m_probeLength->setValue(r.probeLength);
-    m_probeSeed->setValue(static_cast<int>(r.probeSeed));
+    m_probe[0]->setValue(r.probeRepeats);
+    m_probe[1]->setValue(r.probeLength);
+    m_probe[2]->setValue(static_cast<int>(r.probeSeed));
     m_rareTop->setValue(r.rareTop);
     m_rules = r.rules;
 }
@@ -351,24 +270,19 @@ void SurveyPanel::refreshForModel() {
     // The probe is a causal model's repeated sequence (S7); a bidirectional head sees the
     // repeat's second half from the first, so the core skips it there.
     const bool causal = model && model->spec.defaultMask == model::DefaultMask::Causal;
-    for (QWidget* w : {static_cast<QWidget*>(m_probeRepeats), static_cast<QWidget*>(m_probeLength),
-                       static_cast<QWidget*>(m_probeSeed)}) {
-        w->setEnabled(causal);
+    for (QSpinBox* probe : m_probe) {
+        probe->setEnabled(causal);
     }
 }
 
 void SurveyPanel::setBusy(bool busy) {
-    m_progress->setVisible(busy);
+    CorpusPanel::setBusy(busy);
     m_summary->setVisible(!busy);
-    m_cancel->setVisible(busy);
-    m_compute->setEnabled(!busy);
-    m_browse->setEnabled(!busy);
     m_treebank->setEnabled(!busy && m_session->treebank() != nullptr);
-    m_export->setEnabled(!busy && m_session->survey() != nullptr);
 }
 
 void SurveyPanel::showRun() {
-    const auto run = m_session->survey();
+    const auto run = this->run();
     setBusy(isSurveying());
     m_model->setRun(run);
     m_summary->setFullText(run ? surveySummary(*run) : QString());
@@ -390,14 +304,14 @@ QString SurveyPanel::summaryText() const {
 }
 
 void SurveyPanel::refreshFilterBox() {
-    const auto run = m_session->survey();
+    const auto run = this->run();
     const QSignalBlocker block(m_filter);
     m_filter->clear();
     m_filter->addItem(tr("All heads"), QString());
     for (const LabelFilterEntry& entry : labelFilterEntries(run.get())) {
         m_filter->addItem(entry.text, entry.tag);
     }
-    const QString current = m_session->labelFilter();
+    const QString current = m_session->overlays().labelFilter();
     int index = m_filter->findData(current);
     if (index < 0) {
         // Kept from an earlier survey or set on the grid: say that no head here has it.
@@ -409,8 +323,8 @@ void SurveyPanel::refreshFilterBox() {
 }
 
 void SurveyPanel::applyLabelFilter() {
-    const auto run = m_session->survey();
-    const QString tag = m_session->labelFilter();
+    const auto run = this->run();
+    const QString tag = m_session->overlays().labelFilter();
     if (!run || tag.isEmpty()) {
         m_sorted->setKeptRows(std::nullopt);
         m_scatter->setHighlighted(std::nullopt);
@@ -427,7 +341,7 @@ void SurveyPanel::applyLabelFilter() {
 }
 
 void SurveyPanel::refreshMap() {
-    const auto run = m_session->survey();
+    const auto run = this->run();
     std::vector<MdsPoint> points;
     QString message = tr("Survey a corpus to map the heads: heads close together attend alike.");
     if (run) {
@@ -453,7 +367,7 @@ void SurveyPanel::refreshMap() {
 }
 
 void SurveyPanel::refreshHistograms() {
-    const auto run = m_session->survey();
+    const auto run = this->run();
     std::vector<ScoreColumn> columns;
     for (const auto& [name, title] : run ? headlineScores(*run) : std::vector<HeadlineScore>{}) {
         columns.push_back({QString::fromStdString(name), title, run->survey.score(name)});
@@ -462,7 +376,7 @@ void SurveyPanel::refreshHistograms() {
 }
 
 void SurveyPanel::refreshSelection() {
-    const auto run = m_session->survey();
+    const auto run = this->run();
     if (!run) {
         return;
     }
@@ -475,78 +389,46 @@ void SurveyPanel::refreshSelection() {
     const QModelIndex row =
         valid ? m_sorted->mapFromSource(m_model->index(index, 0)) : QModelIndex();
     if (row.isValid() && m_table->currentIndex().row() != row.row()) {
-        m_syncingTable = true;
-        m_table->setCurrentIndex(row);
-        m_table->scrollTo(row);
-        m_syncingTable = false;
+        showCurrentRow(row);
     }
 }
 
-void SurveyPanel::activateHead(HeadId head) {
-    const auto run = m_session->survey();
-    if (!run || head.layer < 0 || head.layer >= run->nLayers() || head.head < 0 ||
-        head.head >= run->nHeads()) {
-        return;
+void SurveyPanel::activateSurveyed(HeadId head) {
+    const auto run = this->run();
+    if (run && head.layer >= 0 && head.layer < run->nLayers() && head.head >= 0 &&
+        head.head < run->nHeads()) {
+        activateHead(head);
     }
-    m_session->selectHead(head);
-    emit headActivated(head);
-}
-
-bool SurveyPanel::haveRun() {
-    if (m_session->survey()) {
-        return true;
-    }
-    m_session->reportError(tr("Nothing to export yet: survey the heads first."));
-    return false;
 }
 
 bool SurveyPanel::exportCsv(const QString& path) {
-    if (!haveRun()) {
-        return false;
-    }
-    const auto run = m_session->survey();
-    m_service->exportFile(path, [run](const std::string& file) {
-        exporting::writeSurveyCsv(file, run->survey, {run->labels, run->bestRelations});
+    return exportInBackground(path, [this]() -> FileWrite {
+        return [run = this->run()](const std::string& file) {
+            exporting::writeSurveyCsv(file, run->survey, {run->labels, run->bestRelations});
+        };
     });
-    return true;
 }
 
 bool SurveyPanel::exportResults(const QString& path) {
-    if (!haveRun()) {
-        return false;
-    }
-    const auto run = m_session->survey();
-    const exporting::SurveyRunInfo info{m_session->modelPath().toStdString(),
-                                        run->corpusPath.toStdString(), run->tooLong};
-    m_service->exportFile(path, [run, info](const std::string& file) {
-        exporting::writeSurveyH5(file, run->survey, run->options, info,
-                                 {run->labels, run->bestRelations});
+    return exportInBackground(path, [this]() -> FileWrite {
+        const auto run = this->run();
+        const exporting::SurveyRunInfo info{m_session->modelPath().toStdString(),
+                                            run->corpusPath.toStdString(), run->tooLong};
+        return [run, info](const std::string& file) {
+            exporting::writeSurveyH5(file, run->survey, run->options, info,
+                                     {run->labels, run->bestRelations});
+        };
     });
-    return true;
 }
 
 bool SurveyPanel::exportMapFigure(const QString& path) {
-    if (!haveRun()) {
-        return false;
-    }
     QString error;
-    if (!saveChartView(m_scatter, path, &error)) {
-        m_session->reportError(tr("Export failed: %1").arg(error));
-        return false;
-    }
-    return true;
+    return canExport() && exported(saveChartView(m_scatter, path, &error), error);
 }
 
 bool SurveyPanel::exportHistogramsFigure(const QString& path) {
-    if (!haveRun()) {
-        return false;
-    }
     QString error;
-    if (!m_histograms->saveFigure(path, &error)) {
-        m_session->reportError(tr("Export failed: %1").arg(error));
-        return false;
-    }
-    return true;
+    return canExport() && exported(m_histograms->saveFigure(path, &error), error);
 }
 
 }  // namespace attnscope::app

@@ -12,28 +12,20 @@
 // Clicking a row or a point selects that head and asks for the head view (headActivated); the
 // selected head is ringed on the map and accented in the histograms.
 //
-// The panel owns no job and no result: the ComputeService surveys in the background (progress
-// as a percentage, Cancel) and the AnalysisSession holds the run, which a new model drops. A
-// failure goes to the message bar and the previous result stays. GUI thread only.
+// The panel is a CorpusPanel (corpus/corpus_panel.h): the ComputeService surveys in the
+// background (progress as a percentage, Cancel) and the session holds the run.
 #pragma once
 
-#include <memory>
+#include <array>
 
-#include <QWidget>
-
-#include "attnscope/base/head_id.h"
-#include "session/analysis_session.h"  // HeadId as a metatype, for headActivated
+#include "analyses/corpus/corpus_panel.h"
+#include "analyses/survey/survey_document.h"
 
 class QComboBox;
 class QDoubleSpinBox;
 class QHBoxLayout;
-class QLabel;
-class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableView;
-class QTabWidget;
 class QToolButton;
 
 namespace attnscope::app {
@@ -42,13 +34,12 @@ namespace corpus {
 class SummaryLine;
 }
 
-class ComputeService;
 class MdsScatter;
 class ScoreHistograms;
 class SurveySortModel;
 class SurveyTableModel;
 
-class SurveyPanel : public QWidget {
+class SurveyPanel : public CorpusPanel {
     Q_OBJECT
 
 public:
@@ -56,18 +47,14 @@ public:
 
     QSize sizeHint() const override { return {640, 300}; }
 
-    // Surveys `path` with the chosen options (replacing a running survey); errors go to the
-    // session. The session's treebank is reused when `path` is its file.
-    void startSurvey(const QString& path);
+    // Surveys `path` with the chosen options (CorpusPanel::start). The session's treebank is
+    // reused when `path` is its file.
+    void startSurvey(const QString& path) { start(path); }
+
     // Surveys the treebank the session holds; reports an error when there is none.
     void surveyLoadedTreebank();
-    // Surveys the file in the path field, or asks for one when it is empty.
-    void surveyChosenFile();
-    void cancelSurvey();
 
-    bool isSurveying() const;
-    // Opens a (non-modal) file dialog; the chosen file goes into the path field and is run.
-    void askForCorpus();
+    bool isSurveying() const { return isRunning(); }
 
     // The options as the widgets hold them, and setting them (tests, --survey).
     SurveyRequest request() const;
@@ -76,8 +63,6 @@ public:
     SurveyTableModel* tableModel() const { return m_model; }
 
     SurveySortModel* sortedModel() const { return m_sorted; }
-
-    QTableView* table() const { return m_table; }
 
     MdsScatter* scatter() const { return m_scatter; }
 
@@ -98,15 +83,25 @@ public:
 signals:
     void surveyFinished(bool ok);  // ok false: failed, cancelled or replaced
     void surveyShown(const QString& path);
-    void headActivated(attnscope::HeadId head);
+
+protected:
+    void launch(const QString& path) override;
+
+    void runEnded(bool ok) override { emit surveyFinished(ok); }
+
+    bool hasResults() const override { return run() != nullptr; }
+
+    void setBusy(bool busy) override;
+    std::optional<HeadId> headOfRow(int row) const override;
 
 private:
     QWidget* buildOptions();
     QHBoxLayout* buildRunOptions(QWidget* box);
     QWidget* buildResults();
+    QWidget* buildCharts(QWidget* parent);  // the map and the histograms, in tabs
     QTableView* buildTable(QWidget* parent);
     QToolButton* buildExportButton(QWidget* parent);
-    void connectService();
+    std::shared_ptr<const SurveyRun> run() const;
     void refreshForModel();
     void showRun();
     void refreshFilterBox();
@@ -114,36 +109,21 @@ private:
     void refreshMap();
     void refreshHistograms();
     void refreshSelection();
-    void setBusy(bool busy);
-    void activateHead(HeadId head);
-    bool haveRun();  // else reports that there is nothing to export
+    void activateSurveyed(HeadId head);  // a head of the run
 
-    AnalysisSession* m_session;
-    ComputeService* m_service;
     SurveyTableModel* m_model;
     SurveySortModel* m_sorted;
-    QLineEdit* m_path = nullptr;
-    QPushButton* m_browse = nullptr;
-    QPushButton* m_compute = nullptr;
     QPushButton* m_treebank = nullptr;
-    QProgressBar* m_progress = nullptr;
-    QPushButton* m_cancel = nullptr;
     QSpinBox* m_sentences = nullptr;
     QDoubleSpinBox* m_sinkEps = nullptr;
-    QSpinBox* m_probeRepeats = nullptr;
-    QSpinBox* m_probeLength = nullptr;
-    QSpinBox* m_probeSeed = nullptr;
+    // The induction probe's repeats, length and seed: a causal model's only.
+    std::array<QSpinBox*, 3> m_probe{};
     QSpinBox* m_rareTop = nullptr;
-    QToolButton* m_export = nullptr;
     corpus::SummaryLine* m_summary = nullptr;
+    analysis::LabelRules m_rules;  // kept from setRequest: the panel has no form for them
     QComboBox* m_filter = nullptr;
-    QComboBox* m_colouring = nullptr;
-    QTableView* m_table = nullptr;
-    QTabWidget* m_charts = nullptr;
     MdsScatter* m_scatter = nullptr;
     ScoreHistograms* m_histograms = nullptr;
-    bool m_syncingTable = false;   // the table follows the session's head without re-selecting
-    analysis::LabelRules m_rules;  // kept from setRequest: the panel has no form for them
 };
 
 }  // namespace attnscope::app

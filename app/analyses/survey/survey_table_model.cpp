@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 
@@ -106,6 +107,18 @@ QString familyOf(const QString& tag) {
     return colon > 0 ? tag.left(colon) : tag;
 }
 
+// A score name in words: a plain score's `text` (ScoreText::title, …), a detector variant's
+// `detector(parsed name)`, else the name itself.
+QString describeScore(const std::string& name, const char* ScoreText::*text,
+                      const std::function<QString(const DetectorName&)>& detector) {
+    const auto& plain = plainScores();
+    if (const auto it = plain.find(name); it != plain.end()) {
+        return tr(it->second.*text);
+    }
+    DetectorName d;
+    return parseDetector(name, &d) ? detector(d) : QString::fromStdString(name);
+}
+
 QString number(double value, int decimals) {
     return std::isfinite(value) ? QString::number(value, 'f', decimals) : QStringLiteral("–");
 }
@@ -113,46 +126,35 @@ QString number(double value, int decimals) {
 }  // namespace
 
 QString surveyScoreTitle(const std::string& name) {
-    const auto& plain = plainScores();
-    if (const auto it = plain.find(name); it != plain.end()) {
-        return tr(it->second.title);
-    }
-    DetectorName d;
-    if (!parseDetector(name, &d)) {
-        return QString::fromStdString(name);
-    }
-    QString title = QStringLiteral("TL %1").arg(
-        d.detector == "induction" ? QStringLiteral("induct") : QString::fromStdString(d.detector));
-    if (d.measure == "abs") {
-        title += tr(" abs");
-    } else if (d.measure == "abs_tl") {
-        title += tr(" abs (TL)");
-    }
-    if (d.noBos) {
-        title += tr(" no BOS");
-    }
-    return title;
+    return describeScore(name, &ScoreText::title, [](const DetectorName& d) {
+        QString title = QStringLiteral("TL %1").arg(d.detector == "induction"
+                                                        ? QStringLiteral("induct")
+                                                        : QString::fromStdString(d.detector));
+        if (d.measure == "abs") {
+            title += tr(" abs");
+        } else if (d.measure == "abs_tl") {
+            title += tr(" abs (TL)");
+        }
+        if (d.noBos) {
+            title += tr(" no BOS");
+        }
+        return title;
+    });
 }
 
 QString surveyScoreDescription(const std::string& name) {
-    const auto& plain = plainScores();
-    if (const auto it = plain.find(name); it != plain.end()) {
-        return tr(it->second.description);
-    }
-    DetectorName d;
-    if (!parseDetector(name, &d)) {
-        return QString::fromStdString(name);
-    }
-    const QString detector = d.detector == "prev"  ? tr("previous-token")
-                             : d.detector == "dup" ? tr("duplicate-token")
-                                                   : tr("induction");
-    const QString measure = d.measure == "mul" ? tr("Σ A·D / Σ A")
-                            : d.measure == "abs"
-                                ? tr("1 − mean |A − D|")
-                                : tr("TransformerLens's published value, rounded to 3 places");
-    return tr("TransformerLens %1 detector, %2; first token %3 (S6) — %4")
-        .arg(detector, measure, d.noBos ? tr("excluded") : tr("included"),
-             QString::fromStdString(name));
+    return describeScore(name, &ScoreText::description, [&name](const DetectorName& d) {
+        const QString detector = d.detector == "prev"  ? tr("previous-token")
+                                 : d.detector == "dup" ? tr("duplicate-token")
+                                                       : tr("induction");
+        const QString measure = d.measure == "mul" ? tr("Σ A·D / Σ A")
+                                : d.measure == "abs"
+                                    ? tr("1 − mean |A − D|")
+                                    : tr("TransformerLens's published value, rounded to 3 places");
+        return tr("TransformerLens %1 detector, %2; first token %3 (S6) — %4")
+            .arg(detector, measure, d.noBos ? tr("excluded") : tr("included"),
+                 QString::fromStdString(name));
+    });
 }
 
 QString labelRulesTooltip(const analysis::LabelRules& r) {
@@ -245,7 +247,7 @@ std::vector<LabelFilterEntry> labelFilterEntries(const SurveyRun* run) {
 }
 
 SurveyTableModel::SurveyTableModel(QObject* parent)
-    : QAbstractTableModel(parent), m_names(&analysis::surveyScoreNames()) {}
+    : ResultsTableModel({}, parent), m_names(&analysis::surveyScoreNames()) {}
 
 void SurveyTableModel::setRun(std::shared_ptr<const SurveyRun> run) {
     beginResetModel();
@@ -279,17 +281,11 @@ int SurveyTableModel::firstScoreColumn() const {
     return FixedColumns + (relations ? DependencyColumns : 0);
 }
 
-int SurveyTableModel::rowCount(const QModelIndex& parent) const {
-    if (parent.isValid() || !m_run) {
-        return 0;
-    }
-    return m_run->nLayers() * m_run->nHeads();
+int SurveyTableModel::rows() const {
+    return m_run ? m_run->nLayers() * m_run->nHeads() : 0;
 }
 
-int SurveyTableModel::columnCount(const QModelIndex& parent) const {
-    if (parent.isValid()) {
-        return 0;
-    }
+int SurveyTableModel::columns() const {
     const bool relations = m_run && !m_run->bestRelations.empty();
     return FixedColumns + static_cast<int>(m_names->size()) + (relations ? DependencyColumns : 0);
 }
@@ -335,7 +331,7 @@ QVariant SurveyTableModel::sortValue(int row, int column) const {
     }
 }
 
-QString SurveyTableModel::cellText(int row, int column) const {
+QVariant SurveyTableModel::text(int row, int column) const {
     const QVariant value = sortValue(row, column);
     if (column == Layer) {
         return QString::number(headOf(row).layer);
@@ -358,42 +354,35 @@ QString SurveyTableModel::cellText(int row, int column) const {
         return (x > 0 ? QStringLiteral("+") : QString()) + number(x, 3);
     }
     if (column == Labels) {
-        return {};  // no label
+        return QString();  // no label
     }
     return number(x, column == scoreColumn("entropy") ? 2 : 3);
 }
 
-QVariant SurveyTableModel::data(const QModelIndex& index, int role) const {
-    if (!m_run || !index.isValid() || index.row() >= rowCount()) {
-        return {};
-    }
-    const HeadId head = headOf(index.row());
-    switch (role) {
-        case Qt::DisplayRole:
-            return cellText(index.row(), index.column());
-        case SortRole:
-            return sortValue(index.row(), index.column());
-        case Qt::TextAlignmentRole:
-            return index.column() == Labels || index.column() == dependencyColumn(Relation)
-                       ? QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter)
-                       : QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
-        case Qt::ToolTipRole: {
-            const QString labels = labelTooltip(m_run->labelsOf(head));
-            return tr("<b>head %1-%2</b><br>%3<br>Click to open it")
-                .arg(head.layer)
-                .arg(head.head)
-                .arg(labels.isEmpty() ? tr("No label: no rule L1–L10 fits") : labels);
-        }
-        default:
-            return {};
-    }
+QVariant SurveyTableModel::toolTip(int row, int) const {
+    const HeadId head = headOf(row);
+    const QString labels = labelTooltip(m_run->labelsOf(head));
+    return tr("<b>head %1-%2</b><br>%3<br>Click to open it")
+        .arg(head.layer)
+        .arg(head.head)
+        .arg(labels.isEmpty() ? tr("No label: no rule L1–L10 fits") : labels);
 }
 
-QVariant SurveyTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || (role != Qt::DisplayRole && role != Qt::ToolTipRole)) {
-        return {};
-    }
-    const bool display = role == Qt::DisplayRole;
+QVariant SurveyTableModel::alignment(int, int column) const {
+    return column == Labels || column == dependencyColumn(Relation)
+               ? QVariant::fromValue(Qt::AlignLeft | Qt::AlignVCenter)
+               : QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+}
+
+QVariant SurveyTableModel::title(int column) const {
+    return header(column, true);
+}
+
+QVariant SurveyTableModel::titleToolTip(int column) const {
+    return header(column, false);
+}
+
+QVariant SurveyTableModel::header(int section, bool display) const {
     if (section == Layer) {
         return display ? tr("Layer") : QVariant();
     }

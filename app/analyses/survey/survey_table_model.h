@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include <QAbstractTableModel>
 #include <QSortFilterProxyModel>
 
+#include "analyses/corpus/results_table_model.h"
 #include "analyses/survey/survey_document.h"
 
 namespace attnscope::app {
@@ -48,7 +48,7 @@ struct LabelFilterEntry {
 // tags indented under it. Empty for a null run.
 std::vector<LabelFilterEntry> labelFilterEntries(const SurveyRun* run);
 
-class SurveyTableModel : public QAbstractTableModel {
+class SurveyTableModel : public ResultsTableModel {
     Q_OBJECT
 
 public:
@@ -57,8 +57,6 @@ public:
     // For a treebank, after the labels (what the head is for, before how it scores): the best
     // relation, its accuracy and margin.
     enum DependencyColumn { Relation, RelationAccuracy, RelationMargin, DependencyColumns };
-
-    static constexpr int SortRole = Qt::UserRole;
 
     explicit SurveyTableModel(QObject* parent = nullptr);
 
@@ -76,16 +74,20 @@ public:
     // The column of the first score (after the treebank's when there are some).
     int firstScoreColumn() const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
+protected:
+    int rows() const override;
+    int columns() const override;
+    QVariant text(int row, int column) const override;
+    QVariant sortValue(int row, int column) const override;
+    QVariant toolTip(int row, int column) const override;  // the head's labels, with evidence
+    QVariant alignment(int row, int column) const override;
+    QVariant title(int column) const override;
+    QVariant titleToolTip(int column) const override;
 
 private:
-    QVariant sortValue(int row, int column) const;
-    QString cellText(int row, int column) const;
     const analysis::BestRelation* relationOf(int row) const;
+    // The column's title (`display`) or tool tip.
+    QVariant header(int column, bool display) const;
 
     std::shared_ptr<const SurveyRun> m_run;
     const std::vector<std::string>* m_names;

@@ -14,6 +14,7 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include "analyses/survey/survey_document.h"
 #include "attnscope/analysis/head_labels.h"
 #include "attnscope/analysis/head_survey.h"
 #include "main_window.h"
@@ -95,6 +96,11 @@ private:
     QVariant cell(HeadId h, int role) const {
         return gridModel()->data(gridModel()->indexOf(h), role);
     }
+
+    // `s` given the hand-made survey's labels.
+    static void labelHeads(AnalysisSession* s) {
+        s->document<SurveyDocument>().setRun(handMadeSurvey(s->model()));
+    }
 };
 
 void HeadGridLabelsTest::rolesAndToolTipCarryTheLabels() {
@@ -106,7 +112,7 @@ void HeadGridLabelsTest::rolesAndToolTipCarryTheLabels() {
 
     QSignalSpy changed(gridModel(), &QAbstractItemModel::dataChanged);
     QSignalSpy reset(gridModel(), &QAbstractItemModel::modelReset);
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
     QVERIFY(rolesOnly(changed, {HeadGridModel::LabelTagRole, HeadGridModel::LabelsRole,
                                 HeadGridModel::LabelHighlightRole, Qt::ToolTipRole}));
     QCOMPARE(reset.count(), 0);  // the thumbnails stay; only the label roles changed
@@ -139,10 +145,10 @@ void HeadGridLabelsTest::filterHighlightsExactlyTheLabelledHeads() {
     AnalysisSession* s = open(kBert, kText);
     QVERIFY(s);
     const auto run = handMadeSurvey(s->model());
-    s->setSurvey(run);
+    s->document<SurveyDocument>().setRun(run);
     for (const char* tag : {"pos", "prev", "sink", "pos+1", "induct"}) {
         QSignalSpy changed(gridModel(), &QAbstractItemModel::dataChanged);
-        s->setLabelFilter(QString::fromLatin1(tag));
+        s->overlays().setLabelFilter(QString::fromLatin1(tag));
         QVERIFY2(rolesOnly(changed, {HeadGridModel::LabelHighlightRole}), tag);
         const auto heads = analysis::headsWithLabel(run->labels, tag, 3);
         for (int layer = 0; layer < 2; ++layer) {
@@ -155,10 +161,10 @@ void HeadGridLabelsTest::filterHighlightsExactlyTheLabelledHeads() {
         }
     }
     // The family "pos" takes both offsets: the filter is headsWithLabel's, not a tag compare.
-    s->setLabelFilter(QStringLiteral("pos"));
+    s->overlays().setLabelFilter(QStringLiteral("pos"));
     QCOMPARE(cell({0, 1}, HeadGridModel::LabelHighlightRole).toInt(), 1);
     QCOMPARE(cell({1, 0}, HeadGridModel::LabelHighlightRole).toInt(), 1);
-    s->setLabelFilter({});
+    s->overlays().setLabelFilter({});
     for (int k = 0; k < 6; ++k) {
         QCOMPARE(cell({k / 3, k % 3}, HeadGridModel::LabelHighlightRole).toInt(), -1);
     }
@@ -168,13 +174,13 @@ void HeadGridLabelsTest::filterHighlightsExactlyTheLabelledHeads() {
 void HeadGridLabelsTest::filterDimsTheOtherCells() {
     AnalysisSession* s = open(kBert, kText);
     QVERIFY(s);
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
     HeadGridView* view = grid();
     const auto centre = [view](const QImage& shot, HeadId h) {
         return shot.pixelColor(view->headRect(h).center());
     };
     const QImage before = view->viewport()->grab().toImage();
-    s->setLabelFilter(QStringLiteral("sink"));
+    s->overlays().setLabelFilter(QStringLiteral("sink"));
     const QImage after = view->viewport()->grab().toImage();
     QCOMPARE(centre(after, {1, 2}), centre(before, {1, 2}));  // in the filter
     const QColor base = view->palette().color(QPalette::Base);
@@ -195,8 +201,8 @@ void HeadGridLabelsTest::sortedGridKeepsLabelsOnTheirHeads() {
     AnalysisSession* s = open(kBert, kText);
     QVERIFY(s);
     const auto run = handMadeSurvey(s->model());
-    s->setSurvey(run);
-    s->setLabelFilter(QStringLiteral("sink"));
+    s->document<SurveyDocument>().setRun(run);
+    s->overlays().setLabelFilter(QStringLiteral("sink"));
     HeadGridModel* model = gridModel();
     bool moved = false;
     for (const auto order : {HeadGridModel::Order::ByEntropy, HeadGridModel::Order::ByMaxLogit}) {
@@ -219,18 +225,18 @@ void HeadGridLabelsTest::sortedGridKeepsLabelsOnTheirHeads() {
 void HeadGridLabelsTest::clearedSurveyAndNewModelDropTheLabels() {
     AnalysisSession* s = open(kBert, kText);
     QVERIFY(s);
-    s->setSurvey(handMadeSurvey(s->model()));
-    s->setLabelFilter(QStringLiteral("prev"));
+    labelHeads(s);
+    s->overlays().setLabelFilter(QStringLiteral("prev"));
     QCOMPARE(cell({0, 1}, HeadGridModel::LabelTagRole).toString(), QStringLiteral("prev"));
-    s->setSurvey(nullptr);
+    s->document<SurveyDocument>().setRun(nullptr);
     QVERIFY(cell({0, 1}, HeadGridModel::LabelTagRole).toString().isEmpty());
     QCOMPARE(cell({0, 1}, HeadGridModel::LabelHighlightRole).toInt(), -1);  // nothing to filter
     QVERIFY(!cell({0, 1}, Qt::ToolTipRole).toString().contains("Labels (corpus survey)"));
 
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
     QCOMPARE(cell({0, 1}, HeadGridModel::LabelHighlightRole).toInt(), 1);  // filter kept
     QVERIFY(open(kGpt2, QStringLiteral("the cat sat on the mat")));
-    QVERIFY(!s->survey());
+    QVERIFY(!s->document<SurveyDocument>().run());
     for (int row = 0; row < gridModel()->rowCount(); ++row) {
         for (int col = 0; col < gridModel()->columnCount(); ++col) {
             const QModelIndex i = gridModel()->index(row, col);
@@ -244,7 +250,7 @@ void HeadGridLabelsTest::contextMenuSetsTheSessionFilter() {
     AnalysisSession* s = open(kBert, kText);
     QVERIFY(s);
     QVERIFY(!grid()->contextMenuFor({0, 1})->findChild<QAction*>("clearLabelFilter"));
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
 
     auto menu = grid()->contextMenuFor({0, 1});
     for (const char* name : {"showLabel:prev", "showLabel:pos-1", "showLabel:pos"}) {
@@ -255,9 +261,9 @@ void HeadGridLabelsTest::contextMenuSetsTheSessionFilter() {
     QVERIFY(clear);
     QVERIFY(!clear->isEnabled());
 
-    QSignalSpy filter(s, &AnalysisSession::labelFilterChanged);
+    QSignalSpy filter(&s->overlays(), &HeadOverlays::labelFilterChanged);
     menu->findChild<QAction*>("showLabel:pos")->trigger();
-    QCOMPARE(s->labelFilter(), QStringLiteral("pos"));
+    QCOMPARE(s->overlays().labelFilter(), QStringLiteral("pos"));
     QCOMPARE(filter.count(), 1);
     QCOMPARE(cell({1, 0}, HeadGridModel::LabelHighlightRole).toInt(), 1);
     QCOMPARE(cell({1, 2}, HeadGridModel::LabelHighlightRole).toInt(), 0);
@@ -272,7 +278,7 @@ void HeadGridLabelsTest::contextMenuSetsTheSessionFilter() {
     clear = menu->findChild<QAction*>("clearLabelFilter");
     QVERIFY(clear && clear->isEnabled());
     clear->trigger();
-    QVERIFY(s->labelFilter().isEmpty());
+    QVERIFY(s->overlays().labelFilter().isEmpty());
     QCOMPARE(cell({1, 0}, HeadGridModel::LabelHighlightRole).toInt(), -1);
 }
 
@@ -283,7 +289,7 @@ void HeadGridLabelsTest::headViewShowsTheLabels() {
     QVERIFY(view);
     s->selectHead({0, 1});
     QVERIFY(view->labelBanner().isEmpty());
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
     QVERIFY2(view->labelBanner().contains("Survey labels"), qPrintable(view->labelBanner()));
     QVERIFY(view->labelBanner().contains("prev (prev = 0.930 ≥ 0.5)"));
     QVERIFY(view->labelBanner().contains("pos-1 (frequency 0.95 at offset -1)"));
@@ -295,7 +301,7 @@ void HeadGridLabelsTest::headViewShowsTheLabels() {
     QVERIFY(view->labelBanner().isEmpty());
     s->selectHead({1, 2});
     QVERIFY(view->labelBanner().contains("sink"));
-    s->setSurvey(nullptr);
+    s->document<SurveyDocument>().setRun(nullptr);
     QVERIFY(view->labelBanner().isEmpty());
 }
 
@@ -307,7 +313,7 @@ void HeadGridLabelsTest::labelLineFollowsTheTheme() {
     auto* line = m_window->findChild<QLabel*>("headViewLabels");
     QVERIFY(line);
     s->selectHead({0, 1});
-    s->setSurvey(handMadeSurvey(s->model()));
+    labelHeads(s);
     const auto textLightness = [line] {
         QCoreApplication::processEvents();  // palette changes arrive as posted events
         return line->palette().color(QPalette::WindowText).lightnessF();
@@ -327,9 +333,7 @@ void HeadGridLabelsTest::labelLineFollowsTheTheme() {
 // first EWT dev sentences on the default model, at the two window sizes issue 15 supports.
 void HeadGridLabelsTest::screenshots() {
     const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR");
-    const QString ewt =
-        QStringLiteral(ATTNSCOPE_SHARED_DIR "/data/ud/UD_English-EWT/en_ewt-ud-dev.conllu");
-    if (dir.isEmpty() || !QFile::exists(ewt) || defaultModelDir().isEmpty()) {
+    if (dir.isEmpty() || !QFile::exists(paneltest::kEwtDev) || defaultModelDir().isEmpty()) {
         QSKIP("set ATTNSCOPE_SHOT_DIR (and have the default model and EWT) for screenshots");
     }
     AnalysisSession* s =
@@ -337,14 +341,9 @@ void HeadGridLabelsTest::screenshots() {
     QVERIFY(s);
     SurveyRequest request;
     request.maxSentences = 150;
-    const auto serial = [](std::size_t n, const std::function<void(std::size_t)>& task) {
-        for (std::size_t i = 0; i < n; ++i) {
-            task(i);
-        }
-    };
-    const auto run = std::make_shared<SurveyRun>(
-        computeSurveyRun(s->model(), ewt, nullptr, request, {}, {}, 1, serial));
-    s->setSurvey(run);
+    const auto run = std::make_shared<SurveyRun>(computeSurveyRun(
+        s->model(), paneltest::kEwtDev, nullptr, request, {}, {}, 1, paneltest::sequential));
+    s->document<SurveyDocument>().setRun(run);
     // Filter by the first tag the survey gave, so the picture shows heads in and out of it.
     QString tag;
     for (const auto& labels : run->labels) {
@@ -356,7 +355,7 @@ void HeadGridLabelsTest::screenshots() {
     for (const QSize size : {QSize(1024, 700), QSize(1920, 1080)}) {
         m_window->resize(size);
         for (const QString& filter : {QString(), tag}) {
-            s->setLabelFilter(filter);
+            s->overlays().setLabelFilter(filter);
             QTest::qWait(200);
             const QString name = QStringLiteral("%1/grid_labels_%2x%3%4")
                                      .arg(dir)

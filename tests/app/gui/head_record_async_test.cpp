@@ -129,7 +129,7 @@ void HeadRecordAsyncTest::showsComputingThenTheExactRecord() {
     auto* heatmap = window.findChild<HeatmapWidget*>(QStringLiteral("headHeatmap"));
     auto* compare = window.findChild<CompareView*>(QStringLiteral("compareView"));
     auto* offsets = window.findChild<OffsetsView*>(QStringLiteral("offsetsView"));
-    QSignalSpy arrived(session, &AnalysisSession::headRecordChanged);
+    QSignalSpy arrived(&session->headRecords(), &HeadRecords::changed);
 
     const HeadId head{1, 2};
     session->selectHead(head);
@@ -142,11 +142,11 @@ void HeadRecordAsyncTest::showsComputingThenTheExactRecord() {
     QVERIFY(offsets->findChild<QLabel*>(QStringLiteral("offsetsPlaceholder"))
                 ->text()
                 .startsWith(QStringLiteral("Computing head 1·2…")));
-    QVERIFY(session->waitsForHeadRecord(head));
+    QVERIFY(session->headRecords().waitsFor(head));
 
     QVERIFY(arrived.wait(kTimeoutMs));
     QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
-    const auto record = session->headRecord(head);
+    const auto record = session->headRecords().get(head);
     QVERIFY(record);
     QVERIFY(sameRecord(*record, fullRecord(*session, head)));
     QCOMPARE(heatmap->image(), fullImage(*session, head));
@@ -209,7 +209,7 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     // From here on, whatever the head view draws must be the new sentence's head.
     std::vector<QImage> shown;
     const auto record = [&] { shown.push_back(heatmap->image()); };
-    connect(session, &AnalysisSession::headRecordChanged, this, record);
+    connect(&session->headRecords(), &HeadRecords::changed, this, record);
     connect(session, &AnalysisSession::resultChanged, this, record);
     gate.open();
     const QImage expected = fullImage(*session, head);
@@ -232,9 +232,9 @@ void HeadRecordAsyncTest::newSentenceDuringRecomputeNeverShowsTheOldOne() {
     for (const QImage& image : shown) {
         QVERIFY(image.isNull() || image == expected);
     }
-    QVERIFY(sameRecord(*session->headRecord(head), fullRecord(*session, head)));
+    QVERIFY(sameRecord(*session->headRecords().get(head), fullRecord(*session, head)));
     // A cancel is no error, and nothing is left saying "Computing".
-    QVERIFY(session->headRecordError(head).isEmpty());
+    QVERIFY(session->headRecords().error(head).isEmpty());
     auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
     QVERIFY2(heatmap->placeholder().isEmpty(), qPrintable(heatmap->placeholder()));
@@ -322,7 +322,7 @@ void HeadRecordAsyncTest::shutdownCancelsTheRunningRecompute() {
     QCOMPARE(finished.at(0).at(0).value<HeadId>(), started.at(0).at(0).value<HeadId>());
     QVERIFY(finished.at(0).at(1).toBool());
     QVERIFY(!service->isComputingHeadRecords());  // the compare head's job was dropped
-    QVERIFY(session->headRecordError(head).isEmpty());
+    QVERIFY(session->headRecords().error(head).isEmpty());
     auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
     QVERIFY2(window.statusBar()->currentMessage().isEmpty(),
@@ -371,7 +371,7 @@ void HeadRecordAsyncTest::coreErrorsReachTheUser() {
     auto* bar = window.findChild<MessageBar*>(QStringLiteral("messageBar"));
     QVERIFY2(bar->text().contains(QStringLiteral("Could not recompute layer")),
              qPrintable(bar->text()));
-    QVERIFY(!session->headRecordError(session->selectedHead()).isEmpty());
+    QVERIFY(!session->headRecords().error(session->selectedHead()).isEmpty());
     // A failed head is not asked for again and again.
     QTRY_VERIFY_WITH_TIMEOUT(!window.service()->isComputingHeadRecords(), kTimeoutMs);
     const auto count = started.count();

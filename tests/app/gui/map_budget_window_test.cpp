@@ -53,8 +53,8 @@ void MapBudgetWindowTest::viewsShowExactMapsWithoutRecordedMaps() {
         render::heatmapImage(full.attention({1, 2}), &full.allowed, session->heatmapStyle());
     QTRY_COMPARE(heatmap->image(), expected);
     // Any head: recomputed on the service's worker, then kept by the session.
-    QTRY_VERIFY_WITH_TIMEOUT(session->headRecord({0, 1}) != nullptr, 20000);
-    QCOMPARE(session->headRecord({0, 1})->probs, Matrix(full.attention({0, 1})));
+    QTRY_VERIFY_WITH_TIMEOUT(session->headRecords().get({0, 1}) != nullptr, 20000);
+    QCOMPARE(session->headRecords().get({0, 1})->probs, Matrix(full.attention({0, 1})));
 
     // The other tabs draw from the recomputed maps without complaint.
     auto* tabs = m_window->findChild<QTabWidget*>();

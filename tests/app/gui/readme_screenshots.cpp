@@ -22,9 +22,12 @@
 #include <QTabWidget>
 #include <QTimer>
 
+#include "analyses/coref/coref_document.h"
 #include "analyses/coref/coref_panel.h"
 #include "analyses/dependencies/dependency_panel.h"
 #include "analyses/importance/importance_dock.h"
+#include "analyses/importance/importance_job.h"
+#include "analyses/survey/survey_job.h"
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
 #include "panels/sentence_panel.h"
@@ -83,7 +86,7 @@ void waitForAttribution(AnalysisSession* session, analysis::AttributionMethod me
     QEventLoop loop;
     QTimer poll;
     QObject::connect(&poll, &QTimer::timeout, &loop, [&] {
-        if (session->attributionState(method).status != AttributionState::Waiting) {
+        if (session->attributions().state(method).status != AttributionState::Waiting) {
             loop.quit();
         }
     });
@@ -103,15 +106,15 @@ void attributionShots(MainWindow& w, const QString& out) {
     waitForAttribution(w.session(), analysis::AttributionMethod::Alti);
     shot(w, out, "attribution.png");
     tabs->setCurrentIndex(0);
-    w.session()->setHeadViewMethod(analysis::AttributionMethod::Alti);
+    w.session()->attributions().setHeadViewMethod(analysis::AttributionMethod::Alti);
     shot(w, out, "attribution-head.png");
-    w.session()->setHeadViewMethod(analysis::AttributionMethod::Raw);
+    w.session()->attributions().setHeadViewMethod(analysis::AttributionMethod::Raw);
 }
 
 // "importance.png": every head ablated alone on the treebank's first 100 sentences.
 void importanceShot(MainWindow& w, const QString& treebank, const QString& out) {
     computeImportanceWhenOpen(&w, w.session(), w.service(), treebank);
-    waitFor(w.service(), &ComputeService::importanceFinished);
+    waitFor(&w.service()->job<ImportanceJob>(), &CorpusJob::finished);
     auto* dock = w.findChild<QDockWidget*>(QStringLiteral("importanceDock"));
     dock->show();
     dock->raise();
@@ -128,7 +131,7 @@ void surveyShot(MainWindow& w, const QString& treebank, const QString& out) {
     w.findChild<QSpinBox*>(QStringLiteral("surveySentences"))->setValue(0);  // all
     w.findChild<QLineEdit*>(QStringLiteral("surveyPath"))->setText(treebank);
     w.findChild<QPushButton*>(QStringLiteral("surveyCompute"))->click();
-    waitFor(w.service(), &ComputeService::surveyFinished, 300000);
+    waitFor(&w.service()->job<SurveyJob>(), &CorpusJob::finished, 300000);
     auto* colouring = w.findChild<QComboBox*>(QStringLiteral("surveyColouring"));
     colouring->setCurrentIndex(colouring->count() - 1);  // by label
     w.session()->selectHead({1, 2});
@@ -200,7 +203,7 @@ void corefShots(MainWindow& w, const QString& treebank, const QString& out) {
     auto* panel = w.findChild<CorefPanel*>(QStringLiteral("corefPanel"));
     panel->startScoring(treebank);
     waitFor(panel, &CorefPanel::scoringFinished);
-    const auto scores = w.session()->corefScores();
+    const auto scores = w.session()->document<CorefDocument>().scores();
     if (!scores) {
         std::fprintf(stderr, "coreference scoring failed\n");
         return;

@@ -26,6 +26,10 @@
 #include "../../core/support/test_files.h"
 #include "analyses/alignment/target_input.h"
 #include "analyses/compare/compare_view.h"
+#include "analyses/coref/coref_job.h"
+#include "analyses/dependencies/dependency_job.h"
+#include "analyses/importance/importance_job.h"
+#include "analyses/survey/survey_job.h"
 #include "attnscope/analysis/seq2seq_analysis.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/io/safetensors.h"
@@ -40,6 +44,7 @@
 #include "views/heatmap_widget.h"
 #include "views/line_canvas.h"
 #include "views/line_view.h"
+#include "widget_test.h"
 #include "widgets/message_bar.h"
 #include "window_test.h"
 
@@ -281,16 +286,17 @@ void Seq2SeqWindowTest::unsupportedFeaturesSayWhy() {
     openAndType();
     AnalysisSession* s = m_window->session();
     QSignalSpy errors(s, &AnalysisSession::errorReported);
-    m_window->service()->scoreTreebank(QStringLiteral("/nonexistent.conllu"), {});
-    m_window->service()->computeSurvey(QStringLiteral("/nonexistent.txt"), {});
-    m_window->service()->computeImportance(QStringLiteral("/nonexistent.txt"), {});
-    m_window->service()->scoreCoref(QStringLiteral("/nonexistent.conllu"), {});
+    m_window->service()->job<DependencyJob>().start(QStringLiteral("/nonexistent.conllu"), {});
+    m_window->service()->job<SurveyJob>().start(QStringLiteral("/nonexistent.txt"), {});
+    m_window->service()->job<ImportanceJob>().start(QStringLiteral("/nonexistent.txt"), {});
+    m_window->service()->job<CorefJob>().start(QStringLiteral("/nonexistent.conllu"), {});
     QCOMPARE(errors.count(), 4);
     for (const auto& e : errors) {
         QVERIFY2(e.at(0).toString().contains(QStringLiteral("encoder-decoder")),
                  qPrintable(e.at(0).toString()));
     }
-    QVERIFY(!m_window->service()->isScoring() && !m_window->service()->isSurveying());
+    QVERIFY(!m_window->service()->job<DependencyJob>().isRunning() &&
+            !m_window->service()->job<SurveyJob>().isRunning());
     // Their docks say so before any click.
     for (const char* name : {"dependencyDock", "corefDock", "importanceDock", "surveyDock"}) {
         auto* dock = m_window->findChild<QDockWidget*>(QLatin1String(name));
@@ -313,7 +319,7 @@ void Seq2SeqWindowTest::unsupportedFeaturesSayWhy() {
         QVERIFY(!items->item(i)->isEnabled());
         QVERIFY(items->item(i)->toolTip().contains(QStringLiteral("encoder-decoder")));
     }
-    QVERIFY(!s->attributionAvailable(analysis::AttributionMethod::Alti));
+    QVERIFY(!s->attributions().available(analysis::AttributionMethod::Alti));
     // The line view joins one sentence's tokens: it says it is not for cross-attention.
     auto* lines = m_window->findChild<LineView*>();
     QVERIFY(lines->canvas()->placeholder().contains(QStringLiteral("not for cross-attention")));
@@ -489,7 +495,7 @@ void Seq2SeqWindowTest::loaderWarningsLookLikeWarnings() {
     const auto hue = [bar] { return bar->grab().toImage().pixelColor(bar->width() / 2, 2).hue(); };
     const int warningHue = hue();
     // An error afterwards takes the error look.
-    m_window->service()->computeSurvey(QStringLiteral("/nonexistent.txt"), {});
+    m_window->service()->job<SurveyJob>().start(QStringLiteral("/nonexistent.txt"), {});
     QCOMPARE(errors.count(), 1);
     QCOMPARE(bar->severity(), MessageBar::Severity::Error);
     const int errorHue = hue();
@@ -500,9 +506,9 @@ void Seq2SeqWindowTest::loaderWarningsLookLikeWarnings() {
 // Not a check: pictures of the cross-attention head view for people (ATTNSCOPE_SHOT_DIR=<folder>,
 // run under xvfb-run), at a laptop's and a desktop's size.
 void Seq2SeqWindowTest::screenshots() {
-    const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR");
+    const QString dir = test::shotDirOrSkip();
     if (dir.isEmpty()) {
-        QSKIP("set ATTNSCOPE_SHOT_DIR to write the pictures");
+        return;
     }
     const auto shoot = [&](const QString& what) {
         for (const QSize size : {QSize(1024, 700), QSize(1920, 1080)}) {

@@ -7,26 +7,20 @@
 
 #include <QImage>
 #include <QPainter>
-#include <QXmlStreamReader>
 #include <gtest/gtest.h>
 
 #include "../../core/support/test_files.h"
 #include "gui_environment.h"
+#include "hand_made_results.h"
 #include "render/colormap.h"
 #include "render/figure.h"
 #include "render/figure_painter.h"
+#include "svg_content.h"
 
 namespace attnscope::render {
 namespace {
 
 namespace fs = std::filesystem;
-
-tokenize::Token token(int id, const std::string& text) {
-    tokenize::Token t;
-    t.id = id;
-    t.text = text;
-    return t;
-}
 
 // Rows d0 … d(n-1) (decoder input tokens), columns s0 … s(k-1) (source tokens). `uniform`: every
 // allowed weight 1/k, so every cell has the colour map's top colour; else weights vary.
@@ -34,20 +28,15 @@ analysis::SentenceAnalysis crossAnalysis(int layers, int heads, int n, int k, bo
     analysis::SentenceAnalysis a;
     a.text = "target side";
     a.keyText = "the source sentence";
+    a.forward = test::forwardFrame(layers, heads, n, k, "none");
     forward::ForwardResult& f = a.forward;
-    f.nLayers = layers;
-    f.nHeads = heads;
-    f.nTokens = n;
-    f.nKeys = k;
-    f.maskKind = "none";
-    f.allowed = BoolMatrix::Ones(n, k);
     for (int i = 0; i < n; ++i) {
         f.tokenIds.push_back(i);
-        a.tokens.push_back(token(i, std::to_string(i).insert(0, 1, 'd')));
+        a.tokens.push_back(test::numberedToken(i, 'd', i));
     }
     for (int j = 0; j < k; ++j) {
         f.keyTokenIds.push_back(100 + j);
-        a.keyTokens.push_back(token(100 + j, std::to_string(j).insert(0, 1, 's')));
+        a.keyTokens.push_back(test::numberedToken(100 + j, 's', j));
     }
     f.probs.assign(static_cast<std::size_t>(layers * heads * n * k), 1.0f / k);
     if (!uniform) {
@@ -90,20 +79,10 @@ int longestRun(const QImage& image, QRgb color, bool horizontal) {
 }
 
 QStringList svgTexts(const fs::path& path, int* images) {
-    QStringList texts;
-    const QByteArray bytes = QByteArray::fromStdString(testing::readFile(path));
-    QXmlStreamReader xml(bytes);
-    *images = 0;
-    while (!xml.atEnd()) {
-        xml.readNext();
-        if (xml.isStartElement() && xml.name() == QLatin1String("text")) {
-            texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
-        } else if (xml.isStartElement() && xml.name() == QLatin1String("image")) {
-            ++*images;
-        }
-    }
-    EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
-    return texts;
+    const testing::SvgContent svg = testing::readSvg(path);
+    EXPECT_TRUE(svg.error.isEmpty()) << svg.error.toStdString();
+    *images = svg.images;
+    return svg.texts;
 }
 
 // Whether the figure's text says `what`, wrapped over lines (one <text> each) or not.

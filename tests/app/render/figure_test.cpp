@@ -10,7 +10,6 @@
 #include <QImage>
 #include <QPainter>
 #include <QSet>
-#include <QXmlStreamReader>
 #include <gtest/gtest.h>
 
 #include "../../core/support/expect_error.h"
@@ -18,7 +17,9 @@
 #include "attnscope/base/error.h"
 #include "attnscope/model/model.h"
 #include "gui_environment.h"
+#include "hand_made_results.h"
 #include "render/figure_file.h"
+#include "svg_content.h"
 
 namespace attnscope::render {
 namespace {
@@ -45,19 +46,12 @@ const analysis::SentenceAnalysis& analysisOf(const std::string& checkpoint) {
 analysis::SentenceAnalysis synthetic(int layers, int heads, int n, bool causal) {
     analysis::SentenceAnalysis a;
     a.text = "a synthetic sentence";
+    a.forward = test::forwardFrame(layers, heads, n, 0, causal ? "causal" : "none");
     forward::ForwardResult& f = a.forward;
-    f.nLayers = layers;
-    f.nHeads = heads;
-    f.nTokens = n;
-    f.maskKind = causal ? "causal" : "none";
-    f.allowed = BoolMatrix::Ones(n, n);
     f.probs.assign(static_cast<std::size_t>(layers * heads * n * n), 0.0f);
     for (int i = 0; i < n; ++i) {
         f.tokenIds.push_back(i);
-        tokenize::Token t;
-        t.id = i;
-        t.text = std::to_string(i).insert(0, 1, 't');  // (GCC 12 -Wrestrict on "t" + string)
-        a.tokens.push_back(t);
+        a.tokens.push_back(test::numberedToken(i, 't', i));
     }
     for (int h = 0; h < layers * heads; ++h) {
         for (int q = 0; q < n; ++q) {
@@ -113,30 +107,6 @@ bool containsColor(const QImage& image, QColor color) {
     return false;
 }
 
-struct SvgContent {
-    QString error;  // empty: well-formed
-    QStringList texts;
-    int images = 0;
-};
-
-SvgContent readSvg(const fs::path& path) {
-    SvgContent out;
-    const QByteArray bytes = QByteArray::fromStdString(testing::readFile(path));
-    QXmlStreamReader xml(bytes);
-    while (!xml.atEnd()) {
-        xml.readNext();
-        if (xml.isStartElement() && xml.name() == QLatin1String("text")) {
-            out.texts << xml.readElementText(QXmlStreamReader::IncludeChildElements).trimmed();
-        } else if (xml.isStartElement() && xml.name() == QLatin1String("image")) {
-            ++out.images;
-        }
-    }
-    if (xml.hasError()) {
-        out.error = xml.errorString() + QStringLiteral(" at line %1").arg(xml.lineNumber());
-    }
-    return out;
-}
-
 QStringList labelsOf(const analysis::SentenceAnalysis& a) {
     QStringList labels;
     for (int i = 0; i < a.forward.nTokens; ++i) {
@@ -179,7 +149,7 @@ TEST(Figure, HeadSvgIsWellFormedWithTokenLabelsAsText) {
     const fs::path out = tmp.path() / "head.svg";
     const analysis::SentenceAnalysis& a = analysisOf("bert_f32");
     saveHeadFigure(qpath(out), a, {1, 2}, options());
-    const SvgContent svg = readSvg(out);
+    const testing::SvgContent svg = testing::readSvg(out);
     ASSERT_TRUE(svg.error.isEmpty()) << svg.error.toStdString();
     for (const QString& label : labelsOf(a)) {
         // Once as a query, once as a key.
@@ -195,7 +165,7 @@ TEST(Figure, GridSvgNamesLayersAndHeads) {
     const fs::path out = tmp.path() / "grid.svg";
     const analysis::SentenceAnalysis& a = analysisOf("gpt2_f32");
     saveHeadsFigure(qpath(out), a, {}, options());
-    const SvgContent svg = readSvg(out);
+    const testing::SvgContent svg = testing::readSvg(out);
     ASSERT_TRUE(svg.error.isEmpty()) << svg.error.toStdString();
     for (const char* header : {"L0", "L1", "H0", "H1", "H2"}) {
         EXPECT_TRUE(svg.texts.contains(QString::fromLatin1(header))) << header;
@@ -212,7 +182,7 @@ TEST(Figure, ChosenHeadsAreCaptioned) {
     testing::ScratchDir tmp;
     const fs::path out = tmp.path() / "set.svg";
     saveHeadsFigure(qpath(out), analysisOf("bert_f32"), {{0, 1}, {1, 0}}, options());
-    const SvgContent svg = readSvg(out);
+    const testing::SvgContent svg = testing::readSvg(out);
     ASSERT_TRUE(svg.error.isEmpty()) << svg.error.toStdString();
     EXPECT_TRUE(svg.texts.contains(QStringLiteral("layer 0, head 1")));
     EXPECT_TRUE(svg.texts.contains(QStringLiteral("layer 1, head 0")));
@@ -226,14 +196,14 @@ TEST(Figure, LongInputsEmbedAnImageAndThinOrDropLabels) {
     const analysis::SentenceAnalysis a = synthetic(3, 4, 80, true);
     const fs::path grid = tmp.path() / "grid.svg";
     saveHeadsFigure(qpath(grid), a, {}, options({900, 800}, 150));
-    const SvgContent gridSvg = readSvg(grid);
+    const testing::SvgContent gridSvg = testing::readSvg(grid);
     ASSERT_TRUE(gridSvg.error.isEmpty()) << gridSvg.error.toStdString();
     EXPECT_EQ(gridSvg.images, 12);
     EXPECT_FALSE(gridSvg.texts.contains(QStringLiteral("t0")));
 
     const fs::path head = tmp.path() / "head.svg";
     saveHeadFigure(qpath(head), a, {2, 3}, options({900, 800}, 150));
-    const SvgContent headSvg = readSvg(head);
+    const testing::SvgContent headSvg = testing::readSvg(head);
     ASSERT_TRUE(headSvg.error.isEmpty()) << headSvg.error.toStdString();
     EXPECT_EQ(headSvg.images, 1);
     EXPECT_EQ(headSvg.texts.count(QStringLiteral("t0")), 2);
@@ -345,7 +315,7 @@ TEST(FigureExport, ReplacesAnExistingFile) {
     const fs::path out = tmp.path() / "fig.svg";
     testing::writeFile(out, "old figure");
     saveHeadFigure(qpath(out), analysisOf("gpt2_f32"), {1, 1}, options());
-    EXPECT_TRUE(readSvg(out).error.isEmpty());
+    EXPECT_TRUE(testing::readSvg(out).error.isEmpty());
     EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 1);
 }
 

@@ -11,13 +11,13 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
-#include <QStandardPaths>
 #include <QTest>
 #include <QToolButton>
 
 #include "session/analysis_session.h"
 #include "view_test_support.h"
 #include "views/line_canvas.h"
+#include "widget_test.h"
 
 using namespace attnscope;
 using attnscope::app::AnalysisSession;
@@ -73,13 +73,10 @@ void loadInto(Setup& s, const std::string& name, const forward::MaskChoice& mask
 
 }  // namespace
 
-class LineViewTest : public QObject {
+class LineViewTest : public test::WidgetTest {
     Q_OBJECT
 
 private slots:
-
-    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
-
     void emptyStateDoesNotCrash();
     void drawsTheSelectedHead_data();
     void drawsTheSelectedHead();

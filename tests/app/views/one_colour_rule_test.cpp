@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "attnscope/analysis/head_stats.h"
+#include "hand_made_results.h"
 #include "render/figure.h"
 #include "render/head_colors.h"
 #include "views/head_grid_model.h"
@@ -25,19 +26,12 @@ constexpr int kTokens = 4;
 std::shared_ptr<const analysis::SentenceAnalysis> fixedAnalysis() {
     auto a = std::make_shared<analysis::SentenceAnalysis>();
     a->text = "w0 w1 w2 w3";
+    a->forward = test::forwardFrame(2, 2, kTokens, 0, "custom");
     forward::ForwardResult& f = a->forward;
-    f.nLayers = 2;
-    f.nHeads = 2;
-    f.nTokens = kTokens;
-    f.maskKind = "custom";
-    f.allowed = BoolMatrix::Ones(kTokens, kTokens);
     f.allowed(0, 3) = 0;
     f.scales = {0.5f, 0.5f};
     for (int i = 0; i < kTokens; ++i) {
-        tokenize::Token t;
-        t.id = i;
-        t.text = std::string(1, static_cast<char>('a' + i));
-        a->tokens.push_back(t);
+        a->tokens.push_back(test::token(i, std::string(1, static_cast<char>('a' + i))));
         f.tokenIds.push_back(i);
     }
     const auto cells = static_cast<std::size_t>(4 * kTokens * kTokens);
