@@ -10,6 +10,7 @@
 
 #include "analyses/ablation/ablate_command.h"
 #include "analyses/attribution/attribution_command.h"
+#include "analyses/compare/compare_models_command.h"
 #include "analyses/coref/coref_command.h"
 #include "analyses/dependencies/deps_command.h"
 #include "analyses/entropy/stats_command.h"
@@ -115,6 +116,9 @@ int main(int argc, char** argv) {
     cli::AttributionArgs attributionArgs;
     commands.emplace_back(cli::addAttributionCommand(app, attributionArgs),
                           [&] { return cli::runAttribution(attributionArgs); });
+    cli::CompareModelsArgs compareModelsArgs;
+    commands.emplace_back(cli::addCompareModelsCommand(app, compareModelsArgs),
+                          [&] { return cli::runCompareModels(compareModelsArgs); });
 
     try {
         app.parse(argc, argv);

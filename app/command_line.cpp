@@ -67,8 +67,9 @@ std::variant<CommandLine, int> parseCommandLine(const QStringList& arguments) {
         QStringLiteral("Look inside transformer attention: every head, live."));
     parser.addHelpOption();
     parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("MODEL_DIR"),
-                                 QStringLiteral("Hugging Face model folder to open"));
+    parser.addPositionalArgument(
+        QStringLiteral("MODEL_DIR"),
+        QStringLiteral("Hugging Face model folder, or .gguf file, to open"));
     const QCommandLineOption text(QStringLiteral("text"), QStringLiteral("Sentence to show"),
                                   QStringLiteral("TEXT"));
     parser.addOption(text);

@@ -176,7 +176,8 @@ void flushStandardOutput() {
 }
 
 CLI::Option* addModelDirArgument(CLI::App& command, std::string& modelDir) {
-    return command.add_option("MODEL_DIR", modelDir, "Hugging Face model folder")->required();
+    return command.add_option("MODEL_DIR", modelDir, "Hugging Face model folder, or a .gguf file")
+        ->required();
 }
 
 CLI::Option* addCorpusArgument(CLI::App& command, std::string& corpus) {

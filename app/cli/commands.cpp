@@ -41,7 +41,8 @@ std::string jsonQuoted(const std::string& s) {
 }
 
 constexpr const char* kNoTokenizerFiles =
-    "no tokenizer files (tokenizer.json, vocab.txt, vocab.json + merges.txt or tokenizer.model)";
+    "no tokenizer files (tokenizer.json, vocab.txt, vocab.json + merges.txt or tokenizer.model; "
+    "in a .gguf file, tokenizer.ggml.* keys)";
 
 const tokenize::Tokenizer& requireTokenizer(const model::Model& m) {
     if (!m.tokenizer) {
@@ -62,6 +63,41 @@ std::string kvHeadsNote(const model::ModelSpec& s) {
     }
     return "; " + std::to_string(s.nKvHeads) + " key/value head(s), each shared by " +
            std::to_string(s.nHeads / s.nKvHeads) + " query heads";
+}
+
+// "4.6 GiB" / "312.5 MiB" / "12.0 KiB".
+std::string byteSize(std::size_t bytes) {
+    const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double v = static_cast<double>(bytes);
+    int u = 0;
+    while (v >= 1024.0 && u < 4) {
+        v /= 1024.0;
+        ++u;
+    }
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(u == 0 ? 0 : 1) << v << " " << units[u];
+    return out.str();
+}
+
+std::string storageNote(const model::Model& m) {
+    if (m.blockWeights) {
+        return " (quantized matrices kept as ggml blocks, dequantized per block exactly as ggml "
+               "does; computed in fp32)";
+    }
+    return m.halfWeights ? " (matrices and embeddings kept as stored, widened per block; "
+                           "computed in fp32)"
+                         : " (computed in fp32)";
+}
+
+// The weights' memory as held, and what fp32 would take when they are kept as stored.
+std::string memoryNote(const model::Model& m) {
+    const std::size_t held = m.weights.memoryBytes();
+    const auto fp32 = static_cast<std::size_t>(m.parameterCount) * sizeof(float);
+    std::string out = byteSize(held) + " of weights in memory";
+    if (held + held / 20 < fp32) {
+        out += " (fp32 would take " + byteSize(fp32) + ")";
+    }
+    return out;
 }
 
 std::string positionsNote(const model::ModelSpec& s) {
@@ -107,23 +143,19 @@ int runInfo(const std::string& modelDir) {
               << "vocabulary:       " << s.vocabSize << "\n"
               << "max tokens:       " << s.maxTokens() << "\n"
               << "parameters:       " << m->parameterCount << "\n"
-              << "stored dtype:     " << m->storedDtypes
-              << (m->halfWeights ? " (matrices and embeddings kept as stored, widened per block; "
-                                   "computed in fp32)\n"
-                                 : " (computed in fp32)\n")
+              << "stored dtype:     " << m->storedDtypes << storageNote(*m) << "\n"
+              << "memory:           " << memoryNote(*m) << "\n"
               << "tokenizer:        " << (m->tokenizer ? m->tokenizer->describe() : "none") << "\n"
               << "prediction head:  " << forward::predictionKindName(*m) << "\n";
     printWarnings(*m);
     return 0;
 }
 
-// Reads the tokenizer files alone, as loadModel would (config.json's model_type, when there is
-// one, picks GPT-2 or RoBERTa style): a folder of tokenizer files without weights is enough.
+// Reads the tokenizer alone, as loadModel would (config.json's model_type, when there is one,
+// picks GPT-2 or RoBERTa style; a .gguf file's tokenizer.ggml.* keys): a folder of tokenizer
+// files without weights is enough.
 int runTokenize(const std::string& modelDir, const std::string& text, bool addSpecial) {
-    io::requireDirectory(modelDir, "a model or tokenizer folder");
-    // loadTokenizer prefixes its errors with "loading tokenizer: "; the folder goes first.
-    const auto tokenizer =
-        withContext(modelDir, [&] { return tokenize::loadTokenizer(modelDir, ""); });
+    const auto tokenizer = model::loadModelTokenizer(modelDir);
     if (!tokenizer) {
         throw InvalidArgument(modelDir + ": " + kNoTokenizerFiles);
     }

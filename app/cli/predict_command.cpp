@@ -9,6 +9,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/export/csv_writer.h"
 #include "attnscope/forward/prediction.h"
+#include "attnscope/tokenize/detokenize.h"
 #include "cli/cli_checks.h"
 #include "cli/seq2seq_command.h"
 
@@ -71,6 +72,30 @@ void PredictionTable::write(const std::optional<std::string>& csv) const {
     }
 }
 
+namespace {
+
+// --continue: the greedy continuation's ids on one line ("ids: 5 17 3"), then its text when the
+// model has a tokenizer.
+int printContinuation(const model::Model& m, const analysis::SentenceAnalysis& a, int tokens) {
+    const std::vector<std::int32_t>& prompt = a.forward.tokenIds;
+    const std::vector<std::int32_t> added = forward::greedyContinuation(m, prompt, tokens);
+    std::cout << "ids:";
+    for (const std::int32_t id : added) {
+        std::cout << " " << id;
+    }
+    std::cout << "\n";
+    if (m.tokenizer) {
+        std::cout << "text: " << tokenize::decodeIds(*m.tokenizer, added) << "\n";
+    }
+    if (static_cast<int>(added.size()) < tokens) {
+        std::cerr << "attnscope-cli: stopped after " << added.size()
+                  << " tokens: the model's longest sequence is " << m.spec.maxTokens() << "\n";
+    }
+    return 0;
+}
+
+}  // namespace
+
 CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
     auto* predict = app.add_subcommand(
         "predict",
@@ -84,6 +109,11 @@ CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args) {
     predict->add_option("--top", args.top, "How many candidates per position")
         ->check(CLI::Range(1, 1000));
     predict->add_option("--csv", args.csv, "Also write the table to this CSV file");
+    predict
+        ->add_option("--continue", args.continueTokens,
+                     "Instead: greedy continuation of this many tokens (causal LM), printed as "
+                     "ids and text")
+        ->check(CLI::Range(1, 100000));
     addTargetOptions(*predict, args.target, /*greedy=*/false);
     predict->callback([&args] { checkSentenceArgs(args.sentence); });
     return predict;
@@ -103,6 +133,9 @@ int runPredict(const PredictArgs& args) {
                               "tensors), so it cannot predict tokens");
     }
     const bool causal = m.spec.prediction == model::PredictionKind::CausalLm;
+    if (args.continueTokens > 0) {
+        return printContinuation(m, a, args.continueTokens);
+    }
     PredictionTable table;
     std::cout << "# " << forward::predictionKindName(m) << ": "
               << (causal ? "next token after each position" : "token at each position") << "\n";

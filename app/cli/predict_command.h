@@ -23,7 +23,8 @@ struct PredictArgs {
     std::vector<int> positions;  // empty: every position (causal) or the mask tokens (MLM)
     int top = 5;
     std::optional<std::string> csv;
-    TargetArgs target;  // encoder-decoder models: predictions along the target
+    TargetArgs target;       // encoder-decoder models: predictions along the target
+    int continueTokens = 0;  // > 0: greedy continuation of that many tokens instead (causal LM)
 };
 
 CLI::App* addPredictCommand(CLI::App& app, PredictArgs& args);

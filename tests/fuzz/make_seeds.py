@@ -517,11 +517,102 @@ def text_seeds():
     seed("fuzz_sentences", "invalid_utf8.txt", b"fine\n\xff\xfe broken\n")
 
 
+# --- GGUF ----------------------------------------------------------------------------------
+# Written field by field from ggml's docs/gguf.md: value type ids, then ggml type ids with their
+# block sizes (elements, bytes).
+
+GGUF_TYPES = {"u8": (0, "<B"), "i8": (1, "<b"), "u16": (2, "<H"), "i16": (3, "<h"),
+              "u32": (4, "<I"), "i32": (5, "<i"), "f32": (6, "<f"), "bool": (7, "<?"),
+              "u64": (10, "<Q"), "i64": (11, "<q"), "f64": (12, "<d")}
+GGML_TYPES = {"F32": (0, 1, 4), "F16": (1, 1, 2), "Q4_0": (2, 32, 18), "Q4_1": (3, 32, 20),
+              "Q5_0": (6, 32, 22), "Q5_1": (7, 32, 24), "Q8_0": (8, 32, 34),
+              "Q2_K": (10, 256, 84), "Q3_K": (11, 256, 110), "Q4_K": (12, 256, 144),
+              "Q5_K": (13, 256, 176), "Q6_K": (14, 256, 210), "Q8_K": (15, 256, 292),
+              "BF16": (30, 1, 2), "IQ4_NL": (20, 32, 18)}
+
+
+def gguf_str(text):
+    data = text.encode("utf-8")
+    return struct.pack("<Q", len(data)) + data
+
+
+def gguf_value(kind, value):
+    """kind: a scalar name, "string", or ("array", element kind)."""
+    if kind == "string":
+        return struct.pack("<I", 8) + gguf_str(value)
+    if isinstance(kind, tuple):
+        # Each element without its own type id; an inner array keeps its element type and length.
+        inner = b"".join(gguf_value(kind[1], v)[4:] for v in value)
+        elem = 8 if kind[1] == "string" else 9 if isinstance(kind[1], tuple) else GGUF_TYPES[kind[1]][0]
+        head = struct.pack("<I", elem)
+        return struct.pack("<I", 9) + head + struct.pack("<Q", len(value)) + inner
+    type_id, fmt = GGUF_TYPES[kind]
+    return struct.pack("<I", type_id) + struct.pack(fmt, value)
+
+
+def gguf(metadata, tensors, version=3, alignment=32):
+    """metadata: [(key, kind, value)]; tensors: [(name, ne, ggml type)], data a byte ramp."""
+    out = b"GGUF" + struct.pack("<IQQ", version, len(tensors), len(metadata))
+    for key, kind, value in metadata:
+        out += gguf_str(key) + gguf_value(kind, value)
+    data = b""
+    for name, ne, type_name in tensors:
+        type_id, block, size = GGML_TYPES[type_name]
+        n = size
+        for d in ne:
+            n *= d
+        n //= block
+        data += b"\0" * (-len(data) % alignment)
+        out += gguf_str(name) + struct.pack("<I", len(ne)) + b"".join(struct.pack("<Q", d) for d in ne)
+        out += struct.pack("<IQ", type_id, len(data))
+        # Scales stay finite: ramp bytes of 0x3c/0x38 and small values.
+        data += bytes(((i * 37) % 61) for i in range(n))
+    if tensors:
+        out += b"\0" * (-len(out) % alignment)
+    return out + data
+
+
+def gguf_seeds():
+    f = "fuzz_gguf"
+    vocab = ["<unk>", "<s>", "</s>", "<0x0A>", "▁the", "▁cat", "s", "at"]
+    meta = [("general.architecture", "string", "llama"), ("general.name", "string", "tiny"),
+            ("llama.block_count", "u32", 1), ("llama.context_length", "u32", 64),
+            ("llama.embedding_length", "u32", 32), ("llama.attention.head_count", "u32", 4),
+            ("llama.attention.head_count_kv", "u32", 2), ("llama.rope.freq_base", "f32", 10000.0),
+            ("llama.attention.layer_norm_rms_epsilon", "f32", 1e-5),
+            ("tokenizer.ggml.model", "string", "llama"),
+            ("tokenizer.ggml.tokens", ("array", "string"), vocab),
+            ("tokenizer.ggml.scores", ("array", "f32"), [0.0, 0.0, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0]),
+            ("tokenizer.ggml.token_type", ("array", "i32"), [2, 3, 3, 6, 1, 1, 1, 1]),
+            ("tokenizer.ggml.bos_token_id", "u32", 1), ("tokenizer.ggml.add_bos_token", "bool", True)]
+    seed(f, "llama_f32.gguf", gguf(meta, [("token_embd.weight", [32, 8], "F32"),
+                                          ("blk.0.attn_norm.weight", [32], "F32"),
+                                          ("blk.0.attn_q.weight", [32, 32], "F16")]))
+    quant = [("q.%s" % t, [GGML_TYPES[t][1] * (1 if GGML_TYPES[t][1] > 1 else 32), 1], t)
+             for t in GGML_TYPES]
+    seed(f, "every_type.gguf",
+         gguf(meta[:1] + [("general.alignment", "u32", 64)], quant, alignment=64))
+    seed(f, "gpt2_vocab_v2.gguf", gguf(
+        [("general.architecture", "string", "gpt2"), ("tokenizer.ggml.model", "string", "gpt2"),
+         ("tokenizer.ggml.pre", "string", "gpt-2"),
+         ("tokenizer.ggml.tokens", ("array", "string"), ["a", "b", "ab", "Ġ", "Ġab"]),
+         ("tokenizer.ggml.merges", ("array", "string"), ["a b", "Ġ ab"])], [], version=2))
+    seed(f, "every_value_type.gguf", gguf(
+        [("k.%s" % k, k, v) for k, v in (("u8", 7), ("i8", -7), ("u16", 700), ("i16", -700),
+                                        ("u32", 70000), ("i32", -70000), ("f32", 0.5),
+                                        ("bool", False), ("u64", 2 ** 40), ("i64", -2 ** 40),
+                                        ("f64", 0.25))] +
+        [("k.nested", ("array", ("array", "u8")), [[1, 2], [], [3]]),
+         ("k.empty", ("array", "string"), [])], [("t", [4, 2, 2, 1], "F32")]))
+    seed(f, "no_tensors.gguf", gguf([("general.architecture", "string", "qwen2")], []))
+
+
 def main():
     for d in (CORPUS, FIXTURES):
         if os.path.isdir(d):
             shutil.rmtree(d)
     safetensors_seeds()
+    gguf_seeds()
     shard_index_seeds()
     config_seeds()
     tokenizer_seeds()

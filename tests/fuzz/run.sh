@@ -20,14 +20,14 @@ usage() {
     exit 2
 }
 
-ALL_FUZZERS=(fuzz_safetensors fuzz_shard_index fuzz_config fuzz_tokenizer_json
+ALL_FUZZERS=(fuzz_safetensors fuzz_gguf fuzz_shard_index fuzz_config fuzz_tokenizer_json
              fuzz_tokenizer_config fuzz_vocab_txt fuzz_bpe_files fuzz_sentencepiece fuzz_conllu
              fuzz_coref fuzz_sentences fuzz_ablation_list)
 
 # Longest input per fuzzer: a little above the largest seed.
 max_len() {
     case "$1" in
-        fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece) echo 16384 ;;
+        fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece | fuzz_gguf) echo 16384 ;;
         fuzz_safetensors | fuzz_conllu | fuzz_coref) echo 8192 ;;
         *) echo 4096 ;;
     esac
@@ -36,6 +36,7 @@ max_len() {
 dict_for() {
     case "$1" in
         fuzz_safetensors) echo safetensors.dict ;;
+        fuzz_gguf) echo gguf.dict ;;
         fuzz_conllu | fuzz_coref | fuzz_sentences) echo conllu.dict ;;
         fuzz_vocab_txt | fuzz_bpe_files) echo vocab.dict ;;
         fuzz_sentencepiece | fuzz_ablation_list) echo "" ;;
@@ -87,6 +88,8 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
         -DCMAKE_BUILD_TYPE=RelWithDebInfo \
         -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g" \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g -D_GLIBCXX_ASSERTIONS" || exit 2
+else
+    nice -n 10 cmake "$BUILD" > /dev/null || exit 2  # picks up fuzzers added since
 fi
 nice -n 10 cmake --build "$BUILD" -j"${JOBS:-2}" --target "${FUZZERS[@]}" || exit 2
 

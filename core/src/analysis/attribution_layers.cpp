@@ -12,12 +12,12 @@ namespace attnscope::analysis::detail {
 namespace {
 
 // The output projection as fp32 [D, H * dv]: the model's own matrix, or `wide` when it was kept
-// in half precision.
+// as stored (half precision or ggml blocks).
 const Matrix& outputWeight(const ops::Linear& output, Matrix& wide) {
-    if (!output.isHalf()) {
+    if (!output.isStored()) {
         return output.weight;
     }
-    ops::widenRows(output.half, 0, output.half.bits.rows(), wide);
+    ops::widenRows(output, 0, output.outputs(), wide);
     return wide;
 }
 

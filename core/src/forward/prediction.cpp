@@ -6,6 +6,7 @@
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/threads.h"
+#include "attnscope/forward/forward_pass.h"
 #include "attnscope/ops/layer_ops.h"
 
 namespace attnscope::forward {
@@ -114,6 +115,30 @@ std::vector<TokenPrediction> topPredictions(const model::Model& model, const For
         out.push_back(std::move(p));
     }
     return out;
+}
+
+std::vector<std::int32_t> greedyContinuation(const model::Model& model,
+                                             std::vector<std::int32_t> ids, int steps,
+                                             const CancelToken& cancel) {
+    if (model.spec.prediction != model::PredictionKind::CausalLm) {
+        throw InvalidArgument(model.dir.string() + ": greedy continuation needs a causal LM head");
+    }
+    std::vector<std::int32_t> added;
+    for (int step = 0; step < steps && static_cast<int>(ids.size()) < model.spec.maxTokens();
+         ++step) {
+        cancel.throwIfCancelled();
+        const ForwardResult r = runForward(model, {ids, {}});
+        const Matrix logits = vocabularyLogits(model, r.hidden.row(r.nTokens - 1));
+        Eigen::Index best = 0;
+        for (Eigen::Index j = 1; j < logits.cols(); ++j) {
+            if (logits(0, j) > logits(0, best)) {
+                best = j;  // strictly greater: the lower id wins a tie
+            }
+        }
+        ids.push_back(static_cast<std::int32_t>(best));
+        added.push_back(static_cast<std::int32_t>(best));
+    }
+    return added;
 }
 
 }  // namespace attnscope::forward

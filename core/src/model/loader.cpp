@@ -11,6 +11,7 @@
 #include "attnscope/io/input_file.h"
 #include "attnscope/model/arch_table.h"
 #include "attnscope/model/model.h"
+#include "gguf/gguf_model.h"
 #include "weight_slots.h"
 
 namespace attnscope::model {
@@ -257,13 +258,19 @@ std::optional<HalfMatrix> readKeptHalf(WeightReader& reader, const Model& model,
     return reader.readHalf(name, role, layout, shape);
 }
 
+Linear asLinear(HalfMatrix half) {
+    Linear stored;
+    stored.half = std::move(half);
+    return stored;
+}
+
 // Reads a model-level tensor (embeddings, norms, head) into its slot; the token embedding and
 // the decoder stay half precision when the layers do.
 void readModelTensor(WeightReader& reader, const std::string& name, Role role, Layout layout,
                      Model& model) {
     const auto shape = detail::expectedShape(role, model.spec);
     if (std::optional<HalfMatrix> half = readKeptHalf(reader, model, name, role, layout, shape)) {
-        detail::assignHalfModelSlot(role, std::move(*half), model.weights);
+        detail::assignStoredModelSlot(role, asLinear(std::move(*half)), model.weights);
     } else {
         detail::assignModelSlot(role, reader.read(name, role, layout, shape), model.weights);
     }
@@ -340,7 +347,7 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
                 LayerWeights& slot = model.weights.layers[static_cast<std::size_t>(layer)];
                 if (std::optional<HalfMatrix> half =
                         readKeptHalf(reader, model, name, e.role, e.layout, shape)) {
-                    detail::assignHalfSlot(e.role, std::move(*half), spec, slot);
+                    detail::assignStoredSlot(e.role, asLinear(std::move(*half)), spec, slot);
                 } else {
                     detail::assignLayerSlot(e.role, reader.read(name, e.role, e.layout, shape),
                                             spec, slot);
@@ -502,7 +509,10 @@ std::unique_ptr<const Model> readDecoder(const io::Checkpoint& ckpt, const ArchT
 }  // namespace
 
 std::shared_ptr<const Model> loadModel(const fs::path& dir, const LoadOptions& options) {
-    io::requireDirectory(dir, "a Hugging Face model folder");
+    if (gguf::isGgufPath(dir)) {
+        return gguf::loadGgufModel(dir, options);
+    }
+    io::requireDirectory(dir, "a Hugging Face model folder or a .gguf file");
     auto model = std::make_shared<Model>();
     model->dir = dir;
     // Sizes are checked against the files before anything is allocated, so running out of

@@ -132,23 +132,35 @@ bool halfEligible(Role role) {
            role == Role::TokenEmbedding || role == Role::HeadDecoderWeight;
 }
 
-void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w) {
-    if (role == Role::TokenEmbedding) {
-        w.tokenEmbedding.half = std::move(h);
-    } else if (role == Role::HeadDecoderWeight) {
-        w.prediction.decoder.half = std::move(h);
+void assignStoredModelSlot(Role role, Linear stored, Weights& w) {
+    Linear* slot = role == Role::TokenEmbedding      ? &w.tokenEmbedding
+                   : role == Role::HeadDecoderWeight ? &w.prediction.decoder
+                                                     : nullptr;
+    if (slot != nullptr) {
+        slot->half = std::move(stored.half);
+        slot->blocks = std::move(stored.blocks);
     }
 }
 
-void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l) {
+void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights& l) {
     if (role == Role::QkvWeight) {
-        splitQkv(s, l, [&h](Linear& slot, Eigen::Index first, Eigen::Index count) {
-            slot.half = {h.bits.middleRows(first, count), h.bfloat16};
+        splitQkv(s, l, [&stored](Linear& slot, Eigen::Index first, Eigen::Index count) {
+            slot.half = {};
+            slot.blocks = {};
+            if (stored.isHalf()) {
+                slot.half = {stored.half.bits.middleRows(first, count), stored.half.bfloat16};
+                return;
+            }
+            const ops::BlockMatrix& b = stored.blocks;
+            const auto begin = b.bytes.begin() + first * b.rowBytes;
+            slot.blocks = {{begin, begin + count * b.rowBytes}, b.type, count, b.cols, b.rowBytes};
         });
         return;
     }
     if (const auto* p = findPair(kLayerLinears, role); p != nullptr && role == p->weight) {
-        (l.*(p->slot)).half = std::move(h);
+        Linear& slot = l.*(p->slot);
+        slot.half = std::move(stored.half);
+        slot.blocks = std::move(stored.blocks);
     }
 }
 

@@ -16,10 +16,11 @@ std::pair<int, int> expectedShape(Role role, const ModelSpec& s);
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l);
 void assignModelSlot(Role role, Matrix m, Weights& w);
 
-// The matrices that may stay half precision (the bulk of every model): the per-layer
-// projections, the token embedding and the prediction decoder.
+// The matrices that may stay as stored, half precision or ggml blocks (the bulk of every
+// model): the per-layer projections, the token embedding and the prediction decoder.
 bool halfEligible(Role role);
-void assignHalfSlot(Role role, HalfMatrix h, const ModelSpec& s, LayerWeights& l);
-void assignHalfModelSlot(Role role, HalfMatrix h, Weights& w);
+// `stored` holds its matrix in `half` or `blocks` (Linear::isStored), nothing else.
+void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights& l);
+void assignStoredModelSlot(Role role, Linear stored, Weights& w);
 
 }  // namespace attnscope::model::detail

@@ -5,6 +5,7 @@
 
 #include <omp.h>
 
+#include "attnscope/io/ggml_blocks.h"
 #include "weight_product.h"
 
 namespace attnscope::ops {
@@ -36,11 +37,25 @@ void widenRows(const HalfMatrix& h, Eigen::Index first, Eigen::Index count, Matr
     }
 }
 
-Matrix halfProduct(const Matrix& x, const HalfMatrix& h, Eigen::Index first, Eigen::Index count,
-                   const float* bias) {
+void widenRows(const Linear& w, Eigen::Index first, Eigen::Index count, Matrix& out) {
+    if (w.isHalf()) {
+        widenRows(w.half, first, count, out);
+        return;
+    }
+    const BlockMatrix& b = w.blocks;
+    out.resize(count, b.cols);
+    const auto rowBytes = static_cast<std::size_t>(b.rowBytes);
+    const std::span<const std::byte> rows(
+        b.bytes.data() + static_cast<std::size_t>(first) * rowBytes,
+        static_cast<std::size_t>(count) * rowBytes);
+    io::dequantize(b.type, rows, {out.data(), static_cast<std::size_t>(out.size())});
+}
+
+Matrix storedProduct(const Matrix& x, const Linear& w, Eigen::Index first, Eigen::Index count,
+                     const float* bias) {
     const Eigen::Index outputs = count;
     const Eigen::Index block =
-        std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, h.bits.cols()));
+        std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, w.inputs()));
     const Eigen::Index blocks = (outputs + block - 1) / block;
     Matrix y(x.rows(), outputs);
     detail::PackedRows packed(x.rows(), x.cols());
@@ -58,7 +73,7 @@ Matrix halfProduct(const Matrix& x, const HalfMatrix& h, Eigen::Index first, Eig
 #pragma omp for schedule(static)
         for (Eigen::Index b = 0; b < blocks; ++b) {
             const Eigen::Index rows = std::min(block, outputs - b * block);
-            widenRows(h, first + b * block, rows, widened);
+            widenRows(w, first + b * block, rows, widened);
             detail::productNTSerial(packed, widened, y.middleCols(b * block, rows),
                                     bias ? bias + b * block : nullptr);
         }
@@ -68,17 +83,17 @@ Matrix halfProduct(const Matrix& x, const HalfMatrix& h, Eigen::Index first, Eig
 
 Matrix weightRows(const Linear& w, std::span<const std::int32_t> ids) {
     const auto n = static_cast<Eigen::Index>(ids.size());
-    if (!w.isHalf()) {
+    if (!w.isStored()) {
         Matrix out(n, w.weight.cols());
         for (Eigen::Index i = 0; i < n; ++i) {
             out.row(i) = w.weight.row(ids[static_cast<std::size_t>(i)]);
         }
         return out;
     }
-    Matrix out(n, w.half.bits.cols());
+    Matrix out(n, w.inputs());
     Matrix row;
     for (Eigen::Index i = 0; i < n; ++i) {
-        widenRows(w.half, ids[static_cast<std::size_t>(i)], 1, row);
+        widenRows(w, ids[static_cast<std::size_t>(i)], 1, row);
         out.row(i) = row;
     }
     return out;

@@ -53,14 +53,13 @@ Matrix byRows(const Matrix& x, SetRow setRow) {
 }  // namespace
 
 Matrix linear(const Matrix& x, const Linear& layer) {
-    const Eigen::Index outputs = layer.isHalf() ? layer.half.bits.rows() : layer.weight.rows();
-    return linearRows(x, layer, 0, outputs);
+    return linearRows(x, layer, 0, layer.outputs());
 }
 
 Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eigen::Index count) {
     const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
-    return layer.isHalf() ? halfProduct(x, layer.half, first, count, bias)
-                          : detail::productNT(x, layer.weight.middleRows(first, count), bias);
+    return layer.isStored() ? storedProduct(x, layer, first, count, bias)
+                            : detail::productNT(x, layer.weight.middleRows(first, count), bias);
 }
 
 Matrix layerNorm(const Matrix& x, const Norm& norm, float eps) {

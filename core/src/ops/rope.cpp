@@ -30,6 +30,9 @@ std::vector<float> RopeSpec::inverseFrequencies() const {
                 f = (1.0 - smooth) * f / factor + smooth * f;
             }
         }
+        if (k < frequencyFactors.size()) {
+            f /= frequencyFactors[k];
+        }
         inv[k] = static_cast<float>(f);
     }
     return inv;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/base/cancel.h"
 #include "attnscope/base/tensor.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/model/model.h"
@@ -42,5 +43,13 @@ std::vector<int> maskTokenPositions(const model::Model& model,
 // ties broken by the lower id.
 std::vector<TokenPrediction> topPredictions(const model::Model& model, const ForwardResult& r,
                                             int position, int k);
+
+// Greedy continuation of a causal LM: `steps` times, the forward pass over the whole sequence
+// so far and the most probable next token appended (ties broken by the lower id, as llama.cpp's
+// greedy sampler does). Stops early when the sequence reaches the model's longest; returns the
+// appended ids. Throws InvalidArgument for a model that is not a causal LM.
+std::vector<std::int32_t> greedyContinuation(const model::Model& model,
+                                             std::vector<std::int32_t> ids, int steps,
+                                             const CancelToken& cancel = {});
 
 }  // namespace attnscope::forward

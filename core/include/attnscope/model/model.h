@@ -30,6 +30,7 @@ struct Model {
     std::string tensorPrefix;           // "bert.", "" ...
     std::int64_t parameterCount = 0;    // weights used by the forward pass
     bool halfWeights = false;           // big matrices kept in F16/BF16 (LoadOptions::weights)
+    bool blockWeights = false;          // quantized GGUF matrices kept as ggml blocks
     std::vector<std::string> warnings;  // recoverable oddities found loading
     // Encoder-decoder models (T5, BART, Marian): `spec` and `weights` above are the encoder's, and
     // this is the decoder stack (its own spec: layers, heads, causal mask, cross-attention; its
@@ -75,10 +76,16 @@ struct LoadOptions {
     TokenizerLoading tokenizer = TokenizerLoading::Full;
 };
 
-// Loads a Hugging Face model folder (config.json + safetensors weights + tokenizer files).
+// Loads a Hugging Face model folder (config.json + safetensors weights + tokenizer files), or a
+// GGUF file of llama.cpp / Ollama (a path to a *.gguf file; `dir` is then that file).
 // Throws FormatError / UnsupportedModel naming the file and the tensor or key (with
 // TokenizerLoading::Full, also for tokenizer files it cannot run), and Cancelled.
 std::shared_ptr<const Model> loadModel(const std::filesystem::path& dir,
                                        const LoadOptions& options = {});
+
+// The tokenizer alone of a model folder (its tokenizer files; config.json's model_type when
+// there is one) or of a .gguf file (its tokenizer.ggml.* keys); nullptr when there is none.
+// Errors as loadModel's, naming the folder or file.
+std::unique_ptr<const tokenize::Tokenizer> loadModelTokenizer(const std::filesystem::path& path);
 
 }  // namespace attnscope::model

@@ -59,6 +59,9 @@ struct Weights {
     Norm finalNorm;             // empty unless spec.finalNorm
     PredictionHead prediction;  // used only when spec.prediction != None
 
+    // Bytes the weights take in memory, as held (fp32, half precision or ggml blocks).
+    std::size_t memoryBytes() const;
+
     // The decoder matrix of the prediction head: its own or the tied token embedding.
     const Linear& decoder() const {
         return prediction.decoder.empty() ? tokenEmbedding : prediction.decoder;

@@ -28,6 +28,9 @@ struct RopeSpec {
     double lowFreqFactor = 1.0;
     double highFreqFactor = 4.0;
     double originalMaxPositions = 8192.0;
+    // GGUF's rope_freqs tensor (llama.cpp's form of Llama 3 scaling): frequency k is divided
+    // by factor k, after any scaling above. Empty: none.
+    std::vector<float> frequencyFactors;
 
     // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters).
     std::vector<float> inverseFrequencies() const;

@@ -3,9 +3,12 @@
 // model::Weights is built from them.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "attnscope/base/tensor.h"
+#include "attnscope/io/ggml_types.h"
 
 namespace attnscope::ops {
 
@@ -17,16 +20,41 @@ struct HalfMatrix {
     bool bfloat16 = false;  // false: IEEE F16
 };
 
+// A weight matrix kept in the ggml block format it was stored in (a quantized GGUF tensor):
+// `rows` rows of `rowBytes` bytes each, a row being cols / blockElements whole blocks (GGUF
+// rows never share a block). Widened to fp32 a block of rows at a time inside each product,
+// exactly as ggml dequantizes them (io/ggml_blocks.h).
+struct BlockMatrix {
+    std::vector<std::byte> bytes;  // rows × rowBytes
+    io::GgmlType type = io::GgmlType::Q8_0;
+    Eigen::Index rows = 0;
+    Eigen::Index cols = 0;
+    Eigen::Index rowBytes = 0;
+};
+
+// Exactly one of weight, half and blocks holds the matrix.
 struct Linear {
-    Matrix weight;    // [out, in] fp32; empty when `half` holds the weights
-    HalfMatrix half;  // [out, in]; empty unless loaded with WeightPrecision::AsStored
-    Vector bias;      // [out]; size 0 when the layer has none
+    Matrix weight;       // [out, in] fp32; empty when `half` or `blocks` holds the weights
+    HalfMatrix half;     // [out, in]; empty unless loaded with WeightPrecision::AsStored
+    BlockMatrix blocks;  // [out, in]; empty unless a quantized GGUF tensor
+    Vector bias;         // [out]; size 0 when the layer has none
 
     bool isHalf() const { return half.bits.size() > 0; }
 
-    bool empty() const { return !isHalf() && weight.size() == 0; }
+    bool isBlocks() const { return blocks.rows > 0; }
 
-    Eigen::Index outputs() const { return isHalf() ? half.bits.rows() : weight.rows(); }
+    // Kept as stored (half or blocks): read through ops::widenRows, never `weight`.
+    bool isStored() const { return isHalf() || isBlocks(); }
+
+    bool empty() const { return !isStored() && weight.size() == 0; }
+
+    Eigen::Index outputs() const {
+        return isHalf() ? half.bits.rows() : isBlocks() ? blocks.rows : weight.rows();
+    }
+
+    Eigen::Index inputs() const {
+        return isHalf() ? half.bits.cols() : isBlocks() ? blocks.cols : weight.cols();
+    }
 };
 
 struct Norm {

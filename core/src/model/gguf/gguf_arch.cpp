@@ -1,0 +1,152 @@
+#include "gguf_arch.h"
+
+#include <array>
+#include <utility>
+
+#include "attnscope/base/error.h"
+
+namespace attnscope::model {
+namespace arch {
+extern const ArchTable kLlama;
+extern const ArchTable kQwen2;
+}  // namespace arch
+
+namespace gguf {
+
+namespace {
+
+// Hugging Face name prefixes (as the Llama table spells them) and their GGUF spelling.
+constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kNames = {{
+    {"embed_tokens.weight", "token_embd.weight"},
+    {"layers.{}.input_layernorm.", "blk.{}.attn_norm."},
+    {"layers.{}.self_attn.q_proj.", "blk.{}.attn_q."},
+    {"layers.{}.self_attn.k_proj.", "blk.{}.attn_k."},
+    {"layers.{}.self_attn.v_proj.", "blk.{}.attn_v."},
+    {"layers.{}.self_attn.o_proj.", "blk.{}.attn_output."},
+    {"layers.{}.post_attention_layernorm.", "blk.{}.ffn_norm."},
+    {"layers.{}.mlp.gate_proj.", "blk.{}.ffn_gate."},
+    {"layers.{}.mlp.up_proj.", "blk.{}.ffn_up."},
+    {"layers.{}.mlp.down_proj.", "blk.{}.ffn_down."},
+    {"norm.weight", "output_norm.weight"},
+}};
+
+// A positive size from the metadata that the spec stores in an int.
+int positive(const io::GgufFile& f, const std::string& key, std::optional<int> fallback = {}) {
+    const std::optional<std::uint64_t> v = f.unsignedAt(key);
+    if (!v) {
+        if (fallback) {
+            return *fallback;
+        }
+        throw FormatError(f.where(key) + ": missing (llama.cpp requires it)");
+    }
+    if (*v == 0 || *v > static_cast<std::uint64_t>(kMaxModelWidth)) {
+        throw FormatError(f.where(key) + ": " + std::to_string(*v) +
+                          " is not a size (expected 1 to 2^24)");
+    }
+    return static_cast<int>(*v);
+}
+
+double positiveNumber(const io::GgufFile& f, const std::string& key, double fallback) {
+    const double v = f.numberAt(key).value_or(fallback);
+    if (!(v > 0.0)) {
+        throw FormatError(f.where(key) + ": " + std::to_string(v) + " must be positive");
+    }
+    return v;
+}
+
+void readRopeScaling(const io::GgufFile& f, const std::string& arch, ModelSpec& spec) {
+    const std::string typeKey = arch + ".rope.scaling.type";
+    const std::string type(f.stringAt(typeKey).value_or("none"));
+    if (type == "linear") {
+        spec.rope.scaling = RopeScaling::Linear;
+        spec.rope.factor = positiveNumber(f, arch + ".rope.scaling.factor", 1.0);
+    } else if (type != "none") {
+        throw UnsupportedModel(f.where(typeKey) + ": rope scaling '" + clipped(type) +
+                               "' is not supported (supported: none, linear, and Llama 3's "
+                               "rope_freqs)");
+    }
+}
+
+// llama and qwen2 (llama.cpp's LLM_ARCH_LLAMA / LLM_ARCH_QWEN2): sizes from the keys, head
+// sizes from key_length/value_length or the width over the heads, the vocabulary from the
+// token embedding, biases and the untied head from which tensors exist. Defaults where a key
+// is absent are llama.cpp's: head_count_kv = head_count, rope.freq_base 10000,
+// rope.dimension_count = the head size; layer_norm_rms_epsilon is required, as there.
+ModelSpec readLlamaSpec(const io::GgufFile& f, const GgufArch& arch) {
+    const std::string a = arch.name;
+    ModelSpec spec;
+    spec.modelType = a;
+    spec.nLayers = positive(f, a + ".block_count");
+    spec.dModel = positive(f, a + ".embedding_length");
+    spec.dFfn = positive(f, a + ".feed_forward_length");
+    spec.nHeads = positive(f, a + ".attention.head_count");
+    spec.nKvHeads = positive(f, a + ".attention.head_count_kv", spec.nHeads);
+    spec.headDimK = positive(f, a + ".attention.key_length", spec.dModel / spec.nHeads);
+    spec.headDimV = positive(f, a + ".attention.value_length", spec.headDimK);
+    spec.maxPositions = positive(f, a + ".context_length");
+    spec.rope.dims = positive(f, a + ".rope.dimension_count", spec.headDimK);
+    spec.rope.theta = positiveNumber(f, a + ".rope.freq_base", 10000.0);
+    readRopeScaling(f, a, spec);
+    const std::string epsKey = a + ".attention.layer_norm_rms_epsilon";
+    if (!f.find(epsKey)) {
+        throw FormatError(f.where(epsKey) + ": missing (llama.cpp requires it)");
+    }
+    spec.normEps = static_cast<float>(positiveNumber(f, epsKey, 1e-6));
+    const io::GgufTensor* embedding = f.tensor("token_embd.weight");
+    if (embedding == nullptr || embedding->ne.size() != 2 || embedding->ne[1] <= 0 ||
+        embedding->ne[1] > kMaxModelWidth) {
+        throw FormatError(f.path().string() +
+                          ": tensor 'token_embd.weight': missing or not a [vocabulary, width] "
+                          "matrix");
+    }
+    spec.vocabSize = static_cast<int>(embedding->ne[1]);
+    spec.typeVocabSize = 0;
+    spec.activation = Activation::Silu;
+    spec.normKind = NormKind::RmsNorm;
+    spec.ffnKind = FfnKind::Gated;
+    spec.normPlacement = NormPlacement::Pre;
+    spec.embeddingNorm = false;
+    spec.finalNorm = true;
+    spec.learnedPositions = false;
+    spec.defaultMask = DefaultMask::Causal;
+    spec.qkvBias = f.tensor("blk.0.attn_q.bias") != nullptr;
+    spec.outputBias = f.tensor("blk.0.attn_output.bias") != nullptr;
+    spec.ffnBias = f.tensor("blk.0.ffn_up.bias") != nullptr;
+    spec.tieWordEmbeddings = f.tensor(kOutputTensor) == nullptr;
+    return spec;
+}
+
+const GgufArch kArchs[] = {
+    {"llama", &arch::kLlama, true, readLlamaSpec},
+    {"qwen2", &arch::kQwen2, false, readLlamaSpec},
+};
+
+}  // namespace
+
+const GgufArch& ggufArchFor(const io::GgufFile& file) {
+    const std::optional<std::string_view> name = file.stringAt("general.architecture");
+    if (!name) {
+        throw FormatError(file.where("general.architecture") + ": missing");
+    }
+    std::string supported;
+    for (const GgufArch& a : kArchs) {
+        if (*name == a.name) {
+            return a;
+        }
+        supported += (supported.empty() ? "" : ", ") + std::string(a.name);
+    }
+    throw UnsupportedModel(file.where("general.architecture") + ": '" + clipped(*name) +
+                           "' is not supported (supported GGUF architectures: " + supported + ")");
+}
+
+std::optional<std::string> ggufTensorName(std::string_view hfName) {
+    for (const auto& [hf, gguf] : kNames) {
+        if (hfName.starts_with(hf)) {
+            return std::string(gguf) + std::string(hfName.substr(hf.size()));
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace gguf
+}  // namespace attnscope::model
