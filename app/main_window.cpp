@@ -94,6 +94,7 @@ void MainWindow::buildViews() {
     layout->addWidget(m_pages, 1);
     setCentralWidget(central);
     connect(m_welcome, &WelcomePage::openRequested, this, &MainWindow::askForModelFolder);
+    connect(m_welcome, &WelcomePage::openFileRequested, this, &MainWindow::askForGgufFile);
     connect(m_welcome, &WelcomePage::modelChosen, this, &MainWindow::openModel);
     connect(m_welcome, &WelcomePage::backRequested, this,
             [this] { m_pages->setCurrentWidget(m_tabs); });
@@ -202,6 +203,8 @@ void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(tr("&Open model…"), QKeySequence::Open, this, &MainWindow::showStartPage)
         ->setObjectName(QStringLiteral("openModelAction"));
+    file->addAction(tr("Open &GGUF file…"), this, &MainWindow::askForGgufFile)
+        ->setObjectName(QStringLiteral("openGgufAction"));
     m_recentMenu = file->addMenu(tr("Open &recent"));
     addCachedModelsMenu(file, [this](const QString& dir) { openModel(dir); });
     file->addAction(tr("&Load sentences…"), QKeySequence(Qt::CTRL | Qt::Key_L), m_sentences,
@@ -283,8 +286,9 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
     const QString last = settings.lastModel();
     QString path = !modelDir.isEmpty() ? modelDir : last;
     // A fresh start (no folder given, none used before) opens the model AttnScope ships, with
-    // a sentence whose [MASK] shows its predictions.
-    const bool fresh = path.isEmpty() || !QFileInfo(path).isDir();
+    // a sentence whose [MASK] shows its predictions. The last model may be a folder or a GGUF
+    // file.
+    const bool fresh = path.isEmpty() || !QFileInfo::exists(path);
     if (modelDir.isEmpty() && fresh && !defaultModelDir().isEmpty()) {
         path = defaultModelDir();
     }
@@ -294,7 +298,7 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
     m_pages->setCurrentWidget(m_welcome);
     if (!modelDir.isEmpty()) {
         openModel(modelDir);  // even when it is not a folder: the loader's error says why
-    } else if (!path.isEmpty() && QFileInfo(path).isDir()) {
+    } else if (!path.isEmpty() && QFileInfo::exists(path)) {
         openModel(path);
     }
     if (path == defaultModelDir() && m_sentenceEdit->text().contains(QStringLiteral("[MASK]"))) {
@@ -308,7 +312,8 @@ void MainWindow::openModel(const QString& path) {
     m_service->openModel(QFileInfo(path).absoluteFilePath());
 }
 
-// The start page lists the shipped, recent and cached models; its button asks for a folder.
+// The start page lists the shipped, recent and local models; its buttons ask for a folder or a
+// GGUF file.
 void MainWindow::showStartPage() {
     m_welcome->setModels(m_recent);
     m_welcome->setOpenModel(m_session->model() ? QFileInfo(m_session->modelPath()).fileName()
@@ -322,6 +327,16 @@ void MainWindow::askForModelFolder() {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->setFileMode(QFileDialog::Directory);
     dialog->setOption(QFileDialog::ShowDirsOnly, true);
+    connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openModel);
+    dialog->open();
+}
+
+void MainWindow::askForGgufFile() {
+    auto* dialog = new QFileDialog(this, tr("Open a GGUF model file"));
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setFileMode(QFileDialog::ExistingFile);
+    // Ollama's blobs have no extension (blobs/sha256-<hex>): "All files" lets them be chosen.
+    dialog->setNameFilters({tr("GGUF models (*.gguf)"), tr("All files (*)")});
     connect(dialog, &QFileDialog::fileSelected, this, &MainWindow::openModel);
     dialog->open();
 }

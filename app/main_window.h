@@ -81,6 +81,7 @@ private:
     void refreshRecentMenu();
     void showStartPage();
     void askForModelFolder();
+    void askForGgufFile();
 
     AnalysisSession* m_session;
     ComputeService* m_service;

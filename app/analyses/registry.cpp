@@ -8,6 +8,7 @@ namespace attnscope::app {
 
 // Each defined in its folder (analyses/<name>/<name>_entry.cpp, its view or its dock file).
 Analysis compareAnalysis();
+Analysis modelCompareAnalysis();
 Analysis entropyAnalysis();
 Analysis offsetsAnalysis();
 Analysis attributionAnalysis();
@@ -19,9 +20,9 @@ Analysis surveyAnalysis();
 
 const std::vector<Analysis>& registeredAnalyses() {
     static const std::vector<Analysis> all = {
-        compareAnalysis(),     entropyAnalysis(),    offsetsAnalysis(),
-        attributionAnalysis(), alignmentAnalysis(),  dependenciesAnalysis(),
-        corefAnalysis(),       importanceAnalysis(), surveyAnalysis(),
+        compareAnalysis(),     modelCompareAnalysis(), entropyAnalysis(),      offsetsAnalysis(),
+        attributionAnalysis(), alignmentAnalysis(),    dependenciesAnalysis(), corefAnalysis(),
+        importanceAnalysis(),  surveyAnalysis(),
     };
     return all;
 }

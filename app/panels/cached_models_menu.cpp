@@ -2,29 +2,29 @@
 
 #include <QMenu>
 
-#include "attnscope/model/model_discovery.h"
-#include "panels/welcome_page.h"
+#include "panels/local_models.h"
 
 namespace attnscope::app {
 
 QMenu* addCachedModelsMenu(QMenu* file, std::function<void(const QString&)> open) {
-    QMenu* cache = file->addMenu(QObject::tr("From the &Hugging Face cache"));
+    QMenu* cache = file->addMenu(QObject::tr("&Models on this computer"));
     cache->setObjectName(QStringLiteral("cacheMenu"));
+    // The reason a model is greyed out is in its tool tip, which menus hide unless told.
+    cache->setToolTipsVisible(true);
     QObject::connect(cache, &QMenu::aboutToShow, cache, [cache, open = std::move(open)] {
         cache->clear();
-        for (const model::FoundModel& m : model::findCachedModels(huggingFaceHubDir())) {
-            QAction* a = cache->addAction(QStringLiteral("%1 (%2)").arg(
-                QString::fromStdString(m.name), QString::fromStdString(m.modelType)));
-            const QString dir = QString::fromStdString(m.dir.string());
+        for (const model::FoundModel& m : findLocalModels()) {
+            // A name's "&" is text, not a shortcut.
+            QAction* a = cache->addAction(localModelLabel(m).replace(u'&', QStringLiteral("&&")));
+            const QString path = QString::fromStdString(m.path.string());
             a->setEnabled(m.supported);
-            a->setToolTip(QString::fromStdString(m.note));
-            QObject::connect(a, &QAction::triggered, cache, [open, dir] { open(dir); });
+            a->setToolTip(localModelToolTip(m));
+            QObject::connect(a, &QAction::triggered, cache, [open, path] { open(path); });
         }
         if (cache->isEmpty()) {
-            cache
-                ->addAction(QObject::tr("No models in %1")
-                                .arg(QString::fromStdString(huggingFaceHubDir().string())))
-                ->setEnabled(false);
+            QAction* none = cache->addAction(noLocalModelsText());
+            none->setEnabled(false);
+            none->setToolTip(localModelPlacesText());
         }
     });
     return cache;

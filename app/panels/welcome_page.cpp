@@ -1,6 +1,5 @@
 #include "panels/welcome_page.h"
 
-#include <QDir>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeyEvent>
@@ -10,17 +9,22 @@
 #include <QVBoxLayout>
 
 #include "attnscope/model/arch_table.h"
-#include "attnscope/model/model_discovery.h"
+#include "panels/local_models.h"
 #include "session/default_model.h"
 #include "widgets/named.h"
 
 namespace attnscope::app {
 
-std::filesystem::path huggingFaceHubDir() {
-    const auto env = [](const char* name) { return qEnvironmentVariable(name).toStdString(); };
-    return model::huggingFaceHubDir(env("HF_HUB_CACHE"), env("HF_HOME"), env("XDG_CACHE_HOME"),
-                                    QDir::homePath().toStdString());
+namespace {
+
+// The second line of a local model's entry, set in under its name.
+const QString kDetailsIndent = QStringLiteral("    ");
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
 }
+
+}  // namespace
 
 QString supportedModelTypes() {
     QStringList types;
@@ -38,17 +42,26 @@ WelcomePage::WelcomePage(QWidget* parent)
     setObjectName(QStringLiteral("welcomePage"));
     m_intro->setWordWrap(true);
     m_back->hide();
+    // Long names lose their middle, never their end (a file's quantization), and the list never
+    // scrolls sideways: the whole name is in the tool tip.
+    m_list->setTextElideMode(Qt::ElideMiddle);
+    m_list->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_list->setSpacing(2);
     auto* open = named<QPushButton>("welcomeOpen", tr("Open a folder…"), this);
     open->setToolTip(
         tr("A Hugging Face model folder: config.json, model.safetensors and the "
            "tokenizer files"));
     open->setDefault(true);
-    auto* listTitle = new QLabel(tr("The shipped model, recent models and models in the Hugging "
-                                    "Face cache (double-click to open):"),
+    auto* openFile = named<QPushButton>("welcomeOpenFile", tr("Open a GGUF file…"), this);
+    openFile->setToolTip(tr("One .gguf file, as llama.cpp and Ollama use (Ollama's blobs too)"));
+    auto* listTitle = new QLabel(tr("The shipped model, recent models and the models on this "
+                                    "computer: the Hugging Face cache, llama.cpp's cache and "
+                                    "Ollama (double-click to open):"),
                                  this);
     listTitle->setWordWrap(true);
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(open);
+    buttons->addWidget(openFile);
     buttons->addWidget(m_back);
     buttons->addStretch(1);
     auto* layout = new QVBoxLayout(this);
@@ -59,6 +72,7 @@ WelcomePage::WelcomePage(QWidget* parent)
     layout->addWidget(listTitle);
     layout->addWidget(m_list, 1);
     connect(open, &QPushButton::clicked, this, &WelcomePage::openRequested);
+    connect(openFile, &QPushButton::clicked, this, &WelcomePage::openFileRequested);
     connect(m_back, &QPushButton::clicked, this, &WelcomePage::backRequested);
     connect(m_list, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
         if (item->flags() & Qt::ItemIsEnabled) {
@@ -77,7 +91,8 @@ void WelcomePage::setOpenModel(const QString& name) {
            "the model grid, one head in detail, the mask, entropy, and head-to-head "
            "comparisons.</p>"
            "<p>Open a Hugging Face model folder (config.json + model.safetensors + tokenizer "
-           "files; without tokenizer files, type token ids). Model types it reads: %2.</p>")
+           "files; without tokenizer files, type token ids) or a GGUF file (llama.cpp, "
+           "Ollama). Model types it reads: %2.</p>")
             .arg(name.isEmpty() ? tr("No model open") : tr("Open a model"),
                  supportedModelTypes().toHtmlEscaped()));
 }
@@ -113,22 +128,23 @@ void WelcomePage::setModels(const QStringList& recent) {
         auto* item = new QListWidgetItem(tr("%1  (recent)").arg(path), m_list);
         item->setData(Qt::UserRole, path);
     }
-    const auto hub = huggingFaceHubDir();
-    for (const model::FoundModel& m : model::findCachedModels(hub)) {
+    const std::vector<model::FoundModel> found = findLocalModels();
+    for (const model::FoundModel& m : found) {
+        // Two lines: a GGUF file's name is often longer than the list is wide (the page shares
+        // the window with the docks), and the details must not scroll out of sight with it.
         auto* item = new QListWidgetItem(
-            QStringLiteral("%1  (%2)")
-                .arg(QString::fromStdString(m.name), QString::fromStdString(m.modelType)),
-            m_list);
-        item->setData(Qt::UserRole, QString::fromStdString(m.dir.string()));
+            qs(m.name) + QStringLiteral("\n") + kDetailsIndent + localModelDetails(m), m_list);
+        item->setData(Qt::UserRole, QString::fromStdString(m.path.string()));
+        item->setToolTip(localModelToolTip(m));
         if (!m.supported) {
             item->setFlags(item->flags() & ~Qt::ItemIsEnabled);
-            item->setToolTip(QString::fromStdString(m.note));
         }
     }
-    if (m_list->count() == 0) {
-        auto* item = new QListWidgetItem(
-            tr("None found in %1").arg(QString::fromStdString(hub.string())), m_list);
+    if (found.empty()) {
+        // Says where AttnScope looked, so a user whose models live elsewhere knows what to set.
+        auto* item = new QListWidgetItem(noLocalModelsText(), m_list);
         item->setFlags(Qt::NoItemFlags);
+        item->setToolTip(localModelPlacesText());
     }
 }
 

@@ -29,9 +29,28 @@ void HeadOverlays::refreshWindowGold() {
     m_windowGold = m_windowGoldSource && oneSentence ? m_windowGoldSource(*result) : nullptr;
 }
 
+void HeadOverlays::setHeadScores(HeadScores scores) {
+    if (scores == m_scores) {
+        return;
+    }
+    m_scores = std::move(scores);
+    emit headScoresChanged();
+}
+
+void HeadOverlays::setCounterpart(std::shared_ptr<const CounterpartPass> counterpart) {
+    if (counterpart == m_counterpart) {
+        return;
+    }
+    m_counterpart = std::move(counterpart);
+    emit counterpartChanged();
+}
+
 HeadOverlays::Dropped HeadOverlays::dropModel() {
-    const Dropped dropped{!m_labels.empty(), !m_labelFilter.isEmpty()};
+    const Dropped dropped{!m_labels.empty(), !m_labelFilter.isEmpty(), !m_scores.empty(),
+                          m_counterpart != nullptr};
     m_labels = {};
+    m_scores = {};
+    m_counterpart.reset();  // a pass of the old model's heads
     m_labelFilter.clear();
     m_windowGoldSource = nullptr;  // of the old model's windows
     m_windowGold.reset();
@@ -44,6 +63,12 @@ void HeadOverlays::announceDropped(Dropped dropped) {
     }
     if (dropped.filter) {
         emit labelFilterChanged(m_labelFilter);
+    }
+    if (dropped.scores) {
+        emit headScoresChanged();
+    }
+    if (dropped.counterpart) {
+        emit counterpartChanged();
     }
 }
 

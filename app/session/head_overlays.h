@@ -1,7 +1,8 @@
 // What the analyses draw on the shared head views, given to the session by them: the head
-// labels (the survey's), the label the user asked to see, and the gold coreference arcs of the
-// window on screen (the coreference analysis installs where they come from). The head views
-// read them here and name no analysis; the session drops them with the model.
+// labels (the survey's), the label the user asked to see, the gold coreference arcs of the
+// window on screen (the coreference analysis installs where they come from), a score for every
+// head and the sentence through a second model (the model comparison's). The head views read
+// them here and name no analysis; the session drops them with the model.
 #pragma once
 
 #include <functional>
@@ -11,7 +12,9 @@
 #include <QString>
 
 #include "attnscope/analysis/sentence_analysis.h"
+#include "session/counterpart_pass.h"
 #include "session/head_labels.h"
+#include "session/head_scores.h"
 #include "session/window_gold.h"
 
 namespace attnscope::app {
@@ -48,11 +51,23 @@ public:
     // For the session: the result on screen changed (it emits under resultChanged).
     void refreshWindowGold();
 
+    // A score for every head (head_scores.h) that the model grid shows; empty: none.
+    const HeadScores& headScores() const { return m_scores; }
+
+    void setHeadScores(HeadScores scores);
+
+    // The sentence through a second model (counterpart_pass.h); null: none.
+    std::shared_ptr<const CounterpartPass> counterpart() const { return m_counterpart; }
+
+    void setCounterpart(std::shared_ptr<const CounterpartPass> counterpart);
+
     // For the session when another model opens: drops everything, and after the session's own
     // signals announces what was there.
     struct Dropped {
         bool labels = false;
         bool filter = false;
+        bool scores = false;
+        bool counterpart = false;
     };
 
     Dropped dropModel();
@@ -62,6 +77,8 @@ signals:
     void labelsChanged();
     void labelFilterChanged(const QString& tag);
     void windowGoldChanged();
+    void headScoresChanged();
+    void counterpartChanged();
 
 private:
     const AnalysisSession& m_session;
@@ -69,6 +86,8 @@ private:
     QString m_labelFilter;
     WindowGoldSource m_windowGoldSource;
     std::shared_ptr<const WindowGold> m_windowGold;
+    HeadScores m_scores;
+    std::shared_ptr<const CounterpartPass> m_counterpart;
 };
 
 }  // namespace attnscope::app

@@ -149,6 +149,15 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             return labelTags(labelsOf(h));
         case LabelHighlightRole:
             return highlightOf(h);
+        case ScoreRole:
+            return std::isnan(m_scores.of(h)) ? QVariant() : QVariant(m_scores.of(h));
+        case ScoreBarRole: {
+            const double score = m_scores.of(h);
+            if (std::isnan(score)) {
+                return {};
+            }
+            return m_largestScore > 0 ? std::clamp(score / m_largestScore, 0.0, 1.0) : 0.0;
+        }
         default:
             return {};
     }
@@ -169,6 +178,7 @@ QString HeadGridModel::toolTip(HeadId h) const {
         tip += "\n" + kv;
     }
     tip += ablationTip(h);
+    tip += scoreTip(h);
     const QString hint = tr(
         "Click: select · double-click: open · Ctrl+click or middle-click: compare with this head "
         "(B)");
@@ -233,6 +243,26 @@ void HeadGridModel::rebuildFilter() {
             m_inFilter[k] = 1;
         }
     }
+}
+
+void HeadGridModel::setScores(HeadScores scores) {
+    if (scores == m_scores) {
+        return;
+    }
+    m_scores = std::move(scores);
+    m_largestScore = m_scores.largest();
+    emitForAllCells({ScoreRole, ScoreBarRole, Qt::ToolTipRole});
+}
+
+QString HeadGridModel::scoreTip(HeadId h) const {
+    const double score = m_scores.of(h);
+    if (std::isnan(score)) {
+        return {};
+    }
+    // Small scores (a quantized model's heads move by 1e-5) keep three significant digits.
+    const QString value = std::abs(score) >= 1e-3 || score == 0.0 ? QString::number(score, 'f', 4)
+                                                                  : QString::number(score, 'e', 2);
+    return QStringLiteral("\n%1: %2").arg(m_scores.name, value);
 }
 
 void HeadGridModel::emitForAllCells(const QList<int>& roles) {

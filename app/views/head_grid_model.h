@@ -9,6 +9,10 @@
 // head labels across results and orders, and the label roles and tooltip read it by the cell's real
 // HeadId. A label filter ("induct", or a family: "pos", "syn") marks the heads
 // analysis::headsWithLabel finds; it is only active while there are labels to filter.
+//
+// Head scores (session/head_scores.h: a number per head an analysis gives, such as how far each
+// head moved in a second model) are kept the same way: ScoreRole gives a head's value and
+// ScoreBarRole its share of the largest, and the tooltip names them.
 #pragma once
 
 #include <memory>
@@ -22,6 +26,7 @@
 #include "attnscope/analysis/sentence_analysis.h"
 #include "render/heatmap_image.h"
 #include "session/head_labels.h"
+#include "session/head_scores.h"
 
 namespace attnscope::app {
 
@@ -44,6 +49,8 @@ public:
         LabelTagRole,        // QString: the strongest survey label's tag; empty when none
         LabelsRole,          // QString: every tag, strongest first: "prev, pos+1"
         LabelHighlightRole,  // int: 1 carries the filtered label, 0 not, -1 no filter active
+        ScoreRole,           // double: the head's score; invalid without scores
+        ScoreBarRole,        // double in [0, 1]: the score's share of the largest; invalid without
     };
 
     // Changes below this many nats get no mark: float noise of a restarted pass.
@@ -64,6 +71,9 @@ public:
     void setLabelFilter(const QString& tag);
 
     QString labelFilter() const { return m_labelFilter; }
+
+    // The head scores the cells show (HeadOverlays::headScores); empty clears them.
+    void setScores(HeadScores scores);
 
     Order order() const { return m_order; }
 
@@ -87,6 +97,7 @@ private:
     int highlightOf(HeadId h) const;
     void rebuildFilter();
     void emitForAllCells(const QList<int>& roles);
+    QString scoreTip(HeadId h) const;
 
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     std::shared_ptr<const analysis::AblationEffects> m_effects;
@@ -96,6 +107,8 @@ private:
     HeadLabels m_labels;
     QString m_labelFilter;
     std::vector<char> m_inFilter;  // [headIndex(head, survey nHeads)]; empty: no filter active
+    HeadScores m_scores;
+    double m_largestScore = 0;
 };
 
 }  // namespace attnscope::app

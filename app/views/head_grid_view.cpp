@@ -1,6 +1,7 @@
 #include "views/head_grid_view.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <QContextMenuEvent>
 #include <QHeaderView>
@@ -21,6 +22,7 @@ namespace {
 const QColor kAblatedColor(220, 38, 38);
 const QColor kChangedColor(255, 140, 0);
 const QColor kMatchColor(0, 132, 199);
+const QColor kScoreColor(46, 204, 113);
 
 // An ablated head: its thumbnail dimmed and crossed out, with the kind written across the
 // bottom when the cell has room for it.
@@ -93,6 +95,15 @@ void paintTag(QPainter* p, const QRect& r, const QString& tag, bool matched) {
     p->drawText(chipRect, Qt::AlignCenter, text);
 }
 
+// A head score (HeadGridModel::ScoreBarRole): a green bar on a dark track, as long as the
+// score's share of the largest, in its own strip so that it hides nothing of the map.
+void paintScoreBar(QPainter* p, const QRect& r, double share) {
+    p->fillRect(r, QColor(20, 20, 20, 200));
+    const int length =
+        share > 0 ? std::max(1, static_cast<int>(std::lround(share * r.width()))) : 0;
+    p->fillRect(QRect(r.left(), r.top(), length, r.height()), kScoreColor);
+}
+
 }  // namespace
 
 void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& option,
@@ -100,11 +111,17 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
     const QImage thumb = index.data(Qt::DecorationRole).value<QImage>();
     const QRect cell = option.rect.adjusted(2, 2, -2, -2);
     const int strip = std::max(3, cell.height() / 12);
-    const QRect imageRect = cell.adjusted(0, 0, 0, -strip - 1);
+    const QVariant score = index.data(HeadGridModel::ScoreBarRole);
+    const int scoreStrip = score.isValid() ? std::max(3, cell.height() / 8) + 1 : 0;
+    const QRect imageRect = cell.adjusted(0, 0, 0, -strip - 1 - scoreStrip);
     p->save();
     p->setRenderHint(QPainter::SmoothPixmapTransform, false);
     if (!thumb.isNull()) {
         p->drawImage(imageRect, thumb);
+    }
+    if (score.isValid()) {
+        paintScoreBar(p, QRect(cell.left(), imageRect.bottom() + 2, cell.width(), scoreStrip - 1),
+                      score.toDouble());
     }
     const double h = index.data(HeadGridModel::NormalizedEntropyRole).toDouble();
     p->fillRect(QRect(cell.left(), cell.bottom() - strip + 1, cell.width(), strip),
@@ -184,6 +201,10 @@ HeadGridView::HeadGridView(AnalysisSession* session, HeadGridModel* model, QWidg
             [this] { m_model->setLabels(m_session->overlays().labels()); });
     connect(&session->overlays(), &HeadOverlays::labelFilterChanged, model,
             &HeadGridModel::setLabelFilter);
+    // Head scores too: an analysis's number per head, drawn as a bar under the thumbnail.
+    model->setScores(session->overlays().headScores());
+    connect(&session->overlays(), &HeadOverlays::headScoresChanged, this,
+            [this] { m_model->setScores(m_session->overlays().headScores()); });
 }
 
 QRect HeadGridView::headRect(HeadId head) const {

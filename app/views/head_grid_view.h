@@ -6,6 +6,8 @@
 // heads whose map the ablation changed get an orange frame and corner that grow with the JS
 // change. With a corpus survey, each cell shows its strongest label's tag in a corner; with a
 // label filter (the session's, also set from the context menu), the heads outside it are dimmed.
+// With head scores (the session's: how far each head moved in a second model, say), each cell
+// has a green bar under its thumbnail, as long as its score's share of the largest.
 // The thumbnails come from HeadGridModel; this view only paints them.
 #pragma once
 

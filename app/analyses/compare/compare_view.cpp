@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -24,6 +25,8 @@ namespace attnscope::app {
 CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     : QWidget(parent),
       m_session(session),
+      m_mode(named<QComboBox>("compareMode", this)),
+      m_bControls(named<QWidget>("compareHeadBControls", this)),
       m_layerA(named<QSpinBox>("compareLayerA", this)),
       m_headA(named<QSpinBox>("compareHeadA", this)),
       m_layerB(named<QSpinBox>("compareLayerB", this)),
@@ -36,9 +39,7 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
       m_records(new HeadRecordWatch(
           session, [this] { refresh(); }, this)) {
     setObjectName(QStringLiteral("compareView"));
-    QHBoxLayout* bar =
-        controlRow(this, {tr("Head A: layer"), m_layerA, tr("head"), m_headA, RowItem::spacing(24),
-                          tr("Head B: layer"), m_layerB, tr("head"), m_headB, RowItem::stretch()});
+    QHBoxLayout* bar = buildBar();
     // On a line of its own, wrapped: the divergence with its range must not widen the window.
     m_summary->setWordWrap(true);
     m_rows->setColumnCount(2);
@@ -73,6 +74,26 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
         w->setMinimumSize(160, 130);
         w->setTooltipFunction([this](int r, int c) { return tooltip(r, c); });
     }
+    wire();
+    refresh();
+}
+
+QHBoxLayout* CompareView::buildBar() {
+    QHBoxLayout* headB =
+        controlRow(m_bControls, {tr("Head B: layer"), m_layerB, tr("head"), m_headB});
+    headB->setContentsMargins(0, 0, 0, 0);
+    m_bControls->setLayout(headB);
+    // Short items: the row must fit a 1024 px window with its docks; the tool tip explains.
+    m_mode->addItems({tr("Two heads"), tr("Two models")});
+    m_mode->setToolTip(
+        tr("Two heads: the selected head (A) against head B of the same model. Two models: the "
+           "selected head in the model open (A) against the same head in the second model of "
+           "the Compare models tab (B)"));
+    return controlRow(this, {m_mode, RowItem::spacing(8), tr("Head A: layer"), m_layerA, tr("head"),
+                             m_headA, RowItem::spacing(24), m_bControls, RowItem::stretch()});
+}
+
+void CompareView::wire() {
     // A's spin boxes move A (and a B that follows it); B's pick B, which then stays put.
     const auto selectA = [this] { m_session->selectHead({m_layerA->value(), m_headA->value()}); };
     const auto selectB = [this] {
@@ -84,15 +105,59 @@ CompareView::CompareView(AnalysisSession* session, QWidget* parent)
     for (QSpinBox* s : {m_layerB, m_headB}) {
         connect(s, &QSpinBox::valueChanged, this, selectB);
     }
-    connect(session, &AnalysisSession::resultChanged, this, &CompareView::refresh);
-    connect(session, &AnalysisSession::selectedHeadChanged, this, &CompareView::refresh);
-    connect(session, &AnalysisSession::compareHeadChanged, this, &CompareView::refresh);
-    connect(session, &AnalysisSession::heatmapStyleChanged, this, &CompareView::refresh);
-    refresh();
+    connect(m_session, &AnalysisSession::resultChanged, this, &CompareView::refresh);
+    connect(m_session, &AnalysisSession::selectedHeadChanged, this, &CompareView::refresh);
+    connect(m_session, &AnalysisSession::compareHeadChanged, this, &CompareView::refresh);
+    connect(m_session, &AnalysisSession::heatmapStyleChanged, this, &CompareView::refresh);
+    connect(m_mode, &QComboBox::currentIndexChanged, this, &CompareView::refresh);
+    connect(&m_session->overlays(), &HeadOverlays::counterpartChanged, this,
+            &CompareView::followCounterpart);
+    // Another model drops the second one: back to two heads, and the next second model, even
+    // one of the same name, turns the tab to it again.
+    connect(m_session, &AnalysisSession::modelChanged, this, [this] {
+        m_counterpartName.clear();
+        setMode(Mode::Heads);
+    });
+}
+
+CompareView::Mode CompareView::mode() const {
+    return m_mode->currentIndex() == 1 ? Mode::Models : Mode::Heads;
+}
+
+void CompareView::setMode(Mode mode) {
+    m_mode->setCurrentIndex(mode == Mode::Models ? 1 : 0);
 }
 
 void CompareView::refresh() {
     m_shown.reset();
+    syncSpinBoxes();
+    m_records->forget();
+    m_bControls->setVisible(mode() == Mode::Heads);
+    if (mode() == Mode::Models) {
+        showModels();
+        return;
+    }
+    const HeadId a = m_session->selectedHead();
+    const HeadId b = m_session->compareHead();
+    const auto result = m_session->result();
+    if (!result) {
+        showNothing(tr("Type a sentence, then pick two heads to compare."));
+        return;
+    }
+    // Cross-attention's maps are [target, source]: rows and columns are labelled apart.
+    const QStringList labels = queryLabels(*m_session);
+    m_keyLabels = keyLabels(*m_session);
+    const auto records = m_records->fetch(std::vector<HeadId>{a, b});
+    const auto& recordA = records[0];
+    const auto& recordB = records[1];
+    if (showHeads(labels, recordA.get(), recordB.get())) {
+        const QString head = tr("layer %1, head %2");
+        showComparison(labels, recordA->probs, recordB->probs, result->forward.allowed,
+                       head.arg(a.layer).arg(a.head), head.arg(b.layer).arg(b.head));
+    }
+}
+
+void CompareView::syncSpinBoxes() {
     const HeadId a = m_session->selectedHead();
     const HeadId b = m_session->compareHead();
     const QSignalBlocker b1(m_layerA), b2(m_headA), b3(m_layerB), b4(m_headB);
@@ -106,21 +171,6 @@ void CompareView::refresh() {
     m_headA->setValue(a.head);
     m_layerB->setValue(b.layer);
     m_headB->setValue(b.head);
-    m_records->forget();
-    const auto result = m_session->result();
-    if (!result) {
-        showNothing(tr("Type a sentence, then pick two heads to compare."));
-        return;
-    }
-    // Cross-attention's maps are [target, source]: rows and columns are labelled apart.
-    const QStringList labels = queryLabels(*m_session);
-    m_keyLabels = keyLabels(*m_session);
-    const auto records = m_records->fetch(std::vector<HeadId>{a, b});
-    const auto& recordA = records[0];
-    const auto& recordB = records[1];
-    if (showHeads(labels, recordA.get(), recordB.get())) {
-        showComparison(labels, recordA->probs, recordB->probs);
-    }
 }
 
 void CompareView::showNothing(const QString& placeholder) {
@@ -163,16 +213,17 @@ bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord
     return false;
 }
 
-void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
-                                 const Matrix& mapB) {
-    const int n = m_session->result()->forward.nTokens;
+void CompareView::showComparison(const QStringList& labels, const Matrix& mapA, const Matrix& mapB,
+                                 const BoolMatrix& allowed, const QString& nameA,
+                                 const QString& nameB) {
+    const auto n = static_cast<int>(mapA.rows());
     const analysis::HeadComparison c = analysis::compareHeads(mapA, mapB);
     render::ColorRange range;
     m_diff->setMap(render::differenceImage(c.difference, &range), range, labels, m_keyLabels,
                    std::nullopt);
     m_diff->setTitle(tr("A − B"));
     m_total = c.totalDivergence;
-    m_shown = Shown{labels, mapA, mapB, c.difference};
+    m_shown = Shown{labels, mapA, mapB, c.difference, allowed, nameA, nameB};
     // What head_compare.h computes: per row, JS = ½ KL(p‖m) + ½ KL(q‖m) with the natural log
     // (no square root), so each row lies in [0, ln 2] and the sum over n rows in [0, n ln 2].
     m_summary->setText(tr("Jensen–Shannon divergence (natural log, nats; 0 … ln 2 ≈ 0.693 per "
@@ -193,27 +244,22 @@ void CompareView::showComparison(const QStringList& labels, const Matrix& mapA,
 
 // The same text over A, B and the difference: the pair of tokens and all three values.
 QString CompareView::tooltip(int row, int col) const {
-    const auto result = m_session->result();
-    if (!m_shown || !result || row >= m_shown->a.rows() || col >= m_shown->a.cols()) {
+    if (!m_shown || row >= m_shown->a.rows() || col >= m_shown->a.cols()) {
         return {};
     }
-    const HeadId a = m_session->selectedHead();
-    const HeadId b = m_session->compareHead();
     QString text = tr("query %1 “%2” → key %3 “%4”\n")
                        .arg(row)
                        .arg(m_shown->labels.value(row))
                        .arg(col)
                        .arg(m_keyLabels.value(col));
-    const auto& allowed = result->forward.allowed;
+    const BoolMatrix& allowed = m_shown->allowed;
     if (row < allowed.rows() && col < allowed.cols() && allowed(row, col) == 0) {
-        return text + tr("masked (not attended) in both heads");
+        return text + tr("masked (not attended) in both maps");
     }
-    return text + tr("A (layer %1, head %2): %3\nB (layer %4, head %5): %6\nA − B: %7")
-                      .arg(a.layer)
-                      .arg(a.head)
+    return text + tr("A (%1): %2\nB (%3): %4\nA − B: %5")
+                      .arg(m_shown->nameA)
                       .arg(m_shown->a(row, col), 0, 'f', 6)
-                      .arg(b.layer)
-                      .arg(b.head)
+                      .arg(m_shown->nameB)
                       .arg(m_shown->b(row, col), 0, 'f', 6)
                       .arg(m_shown->difference(row, col), 0, 'f', 6);
 }

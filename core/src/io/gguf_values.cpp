@@ -137,16 +137,28 @@ std::string GgufFile::where(std::string_view key) const {
     return path().string() + ": key '" + std::string(key) + "'";
 }
 
-std::optional<std::uint64_t> GgufFile::unsignedAt(std::string_view key) const {
-    const GgufValue* v = find(key);
+namespace {
+
+// The value of `key` read by `as`; nullopt when absent, FormatError naming what was expected
+// and what was found when `as` cannot read it.
+template <class T>
+std::optional<T> typedAt(const GgufFile& f, std::string_view key,
+                         std::optional<T> (GgufValue::*as)() const, const char* expected) {
+    const GgufValue* v = f.find(key);
     if (v == nullptr) {
         return std::nullopt;
     }
-    const auto u = v->asUnsigned();
-    if (!u) {
-        throw FormatError(where(key) + ": expected a non-negative integer, found " + v->describe());
+    const std::optional<T> out = (v->*as)();
+    if (!out) {
+        throw FormatError(f.where(key) + ": expected " + expected + ", found " + v->describe());
     }
-    return u;
+    return out;
+}
+
+}  // namespace
+
+std::optional<std::uint64_t> GgufFile::unsignedAt(std::string_view key) const {
+    return typedAt(*this, key, &GgufValue::asUnsigned, "a non-negative integer");
 }
 
 std::uint64_t GgufFile::requireUnsigned(std::string_view key) const {
@@ -158,39 +170,15 @@ std::uint64_t GgufFile::requireUnsigned(std::string_view key) const {
 }
 
 std::optional<double> GgufFile::numberAt(std::string_view key) const {
-    const GgufValue* v = find(key);
-    if (v == nullptr) {
-        return std::nullopt;
-    }
-    const auto d = v->asNumber();
-    if (!d) {
-        throw FormatError(where(key) + ": expected a number, found " + v->describe());
-    }
-    return d;
+    return typedAt(*this, key, &GgufValue::asNumber, "a number");
 }
 
 std::optional<bool> GgufFile::boolAt(std::string_view key) const {
-    const GgufValue* v = find(key);
-    if (v == nullptr) {
-        return std::nullopt;
-    }
-    const auto b = v->asBool();
-    if (!b) {
-        throw FormatError(where(key) + ": expected a bool, found " + v->describe());
-    }
-    return b;
+    return typedAt(*this, key, &GgufValue::asBool, "a bool");
 }
 
 std::optional<std::string_view> GgufFile::stringAt(std::string_view key) const {
-    const GgufValue* v = find(key);
-    if (v == nullptr) {
-        return std::nullopt;
-    }
-    const auto s = v->asString();
-    if (!s) {
-        throw FormatError(where(key) + ": expected a string, found " + v->describe());
-    }
-    return s;
+    return typedAt(*this, key, &GgufValue::asString, "a string");
 }
 
 const GgufValue& GgufFile::arrayOf(std::string_view key, GgufType element, bool numeric,

@@ -20,14 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string layerName(const char* pattern, int layer) {
-    std::string name = pattern;
-    const auto pos = name.find("{}");
-    if (pos != std::string::npos) {
-        name.replace(pos, 2, std::to_string(layer));
-    }
-    return name;
-}
+using detail::layerName;
+using detail::shapeText;
 
 bool isPerLayer(const char* pattern) {
     return std::string_view(pattern).find("{}") != std::string_view::npos;
@@ -51,14 +45,6 @@ bool matchesPattern(std::string_view name, std::string_view pattern) {
         }
     }
     return true;
-}
-
-std::string shapeString(const std::vector<std::int64_t>& shape) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    }
-    return out + "]";
 }
 
 // Copies tensors out of the mapped checkpoint, checking every shape; drops each tensor's
@@ -165,8 +151,8 @@ std::vector<std::int64_t> checkedShape(const io::TensorRef& ref, Role role, Layo
     const io::TensorInfo& t = *ref.info;
     if (t.shape != expected) {
         throw FormatError(ref.file->path().string() + ": " + t.name + ": shape " +
-                          shapeString(t.shape) + " does not match the config, expected " +
-                          shapeString(expected) + " (" + roleName(role) + ")");
+                          shapeText(t.shape) + " does not match the config, expected " +
+                          shapeText(expected) + " (" + roleName(role) + ")");
     }
     return expected;
 }
@@ -234,17 +220,13 @@ std::string detectPrefix(const io::Checkpoint& ckpt, const ArchTable& table, con
 
 namespace {
 
-// Whether layer weights stay half precision: asked for, or Auto and the fp32 copy of the
-// checkpoint would pass kAutoHalfBytes.
+// Whether layer weights stay half precision (detail::keepHalfWeights' rule).
 bool keepHalf(const io::Checkpoint& ckpt, WeightPrecision precision) {
-    if (precision != WeightPrecision::Auto) {
-        return precision == WeightPrecision::AsStored;
-    }
     std::size_t floats = 0;
     for (const std::string& name : ckpt.tensorNames()) {
         floats += static_cast<std::size_t>(ckpt.find(name).info->numel());
     }
-    return floats * sizeof(float) > kAutoHalfBytes;
+    return detail::keepHalfWeights(floats, precision);
 }
 
 // `name` as stored, when this model keeps half precision and the role may (readHalf declines a

@@ -194,6 +194,28 @@ void assignModelSlot(Role role, Matrix m, Weights& w) {
     }
 }
 
+std::string layerName(std::string pattern, int layer) {
+    if (const auto pos = pattern.find("{}"); pos != std::string::npos) {
+        pattern.replace(pos, 2, std::to_string(layer));
+    }
+    return pattern;
+}
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    }
+    return out + "]";
+}
+
+bool keepHalfWeights(std::size_t floats, WeightPrecision precision) {
+    if (precision != WeightPrecision::Auto) {
+        return precision == WeightPrecision::AsStored;
+    }
+    return floats * sizeof(float) > kAutoHalfBytes;
+}
+
 std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
     using enum Role;
     const int q = s.nHeads * s.headDimK;

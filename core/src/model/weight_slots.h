@@ -3,9 +3,13 @@
 // attnscope_core.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "attnscope/model/arch_table.h"
+#include "attnscope/model/model.h"
 #include "attnscope/model/weights.h"
 
 namespace attnscope::model::detail {
@@ -22,5 +26,15 @@ bool halfEligible(Role role);
 // `stored` holds its matrix in `half` or `blocks` (Linear::isStored), nothing else.
 void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights& l);
 void assignStoredModelSlot(Role role, Linear stored, Weights& w);
+
+// A tensor name pattern with "{}" replaced by the layer number.
+std::string layerName(std::string pattern, int layer);
+
+// "[768, 3072]", for messages.
+std::string shapeText(const std::vector<std::int64_t>& shape);
+
+// Whether F16/BF16 matrices stay half precision: asked for, or Auto and their fp32 copy
+// (`floats` values in all) would pass kAutoHalfBytes. The same rule for every file format.
+bool keepHalfWeights(std::size_t floats, WeightPrecision precision);
 
 }  // namespace attnscope::model::detail

@@ -38,7 +38,7 @@ TEST(ModelDiscovery, ListsSnapshotsAndSaysWhyOthersCannotOpen) {
     ASSERT_EQ(found.size(), 3u);
     EXPECT_EQ(found[0].name, "google/bert_tiny");
     EXPECT_TRUE(found[0].supported);
-    EXPECT_EQ(found[0].dir, bert);
+    EXPECT_EQ(found[0].path, bert);
     EXPECT_EQ(found[1].name, "gpt2");
     EXPECT_FALSE(found[1].supported);
     EXPECT_EQ(found[1].note, "no safetensors weights");

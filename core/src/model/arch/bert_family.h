@@ -71,6 +71,10 @@ void setHeadDims(ModelSpec& spec, const std::string& file, const std::string& wi
 
 std::vector<TensorEntry> bertTensorEntries();
 
+// The Llama family's shape (pre-norm causal decoder, RMSNorm, SwiGLU, rotary positions only,
+// a final norm): the flags its Hugging Face config and its GGUF metadata both imply.
+void setLlamaFamilyFlags(ModelSpec& spec);
+
 // hidden_size, num_attention_heads, ... as BertConfig spells them.
 ModelSpec readBertConfig(const io::JsonFile& config);
 

@@ -96,6 +96,21 @@ void readRope(const io::JsonFile& config, ModelSpec& spec) {
     spec.rope.dims = static_cast<int>(spec.headDimK * partial);
 }
 
+}  // namespace
+
+void setLlamaFamilyFlags(ModelSpec& spec) {
+    spec.typeVocabSize = 0;
+    spec.normKind = NormKind::RmsNorm;
+    spec.ffnKind = FfnKind::Gated;
+    spec.normPlacement = NormPlacement::Pre;
+    spec.embeddingNorm = false;
+    spec.finalNorm = true;
+    spec.learnedPositions = false;
+    spec.defaultMask = DefaultMask::Causal;
+}
+
+namespace {
+
 ModelSpec readLlamaConfig(const io::JsonFile& config) {
     const std::string& file = config.fileName();
     ModelSpec spec;
@@ -120,13 +135,7 @@ ModelSpec readLlamaConfig(const io::JsonFile& config) {
     spec.padTokenId = config.optionalInt("pad_token_id");
     spec.normEps = static_cast<float>(config.number("rms_norm_eps", 1e-6));
     spec.activation = parseActivation(config.string("hidden_act", "silu"), file, "hidden_act");
-    spec.normKind = NormKind::RmsNorm;
-    spec.ffnKind = FfnKind::Gated;
-    spec.normPlacement = NormPlacement::Pre;
-    spec.embeddingNorm = false;
-    spec.finalNorm = true;
-    spec.learnedPositions = false;
-    spec.defaultMask = DefaultMask::Causal;
+    setLlamaFamilyFlags(spec);
     spec.qkvBias = spec.outputBias = config.boolean("attention_bias", false);
     spec.ffnBias = config.boolean("mlp_bias", false);
     spec.tieWordEmbeddings = config.boolean("tie_word_embeddings", false);

@@ -3,13 +3,10 @@
 #include <array>
 #include <utility>
 
+#include "../arch/bert_family.h"
 #include "attnscope/base/error.h"
 
 namespace attnscope::model {
-namespace arch {
-extern const ArchTable kLlama;
-extern const ArchTable kQwen2;
-}  // namespace arch
 
 namespace gguf {
 
@@ -100,15 +97,8 @@ ModelSpec readLlamaSpec(const io::GgufFile& f, const GgufArch& arch) {
                           "matrix");
     }
     spec.vocabSize = static_cast<int>(embedding->ne[1]);
-    spec.typeVocabSize = 0;
     spec.activation = Activation::Silu;
-    spec.normKind = NormKind::RmsNorm;
-    spec.ffnKind = FfnKind::Gated;
-    spec.normPlacement = NormPlacement::Pre;
-    spec.embeddingNorm = false;
-    spec.finalNorm = true;
-    spec.learnedPositions = false;
-    spec.defaultMask = DefaultMask::Causal;
+    arch::setLlamaFamilyFlags(spec);
     spec.qkvBias = f.tensor("blk.0.attn_q.bias") != nullptr;
     spec.outputBias = f.tensor("blk.0.attn_output.bias") != nullptr;
     spec.ffnBias = f.tensor("blk.0.ffn_up.bias") != nullptr;

@@ -7,6 +7,7 @@
 #include <new>
 #include <string_view>
 
+#include "../weight_slots.h"
 #include "attnscope/base/error.h"
 #include "attnscope/io/input_file.h"
 #include "gguf_arch.h"
@@ -17,17 +18,13 @@ namespace attnscope::model::gguf {
 
 namespace {
 
-// F16/BF16 matrices stay half precision when asked, or (Auto) when their fp32 copy would pass
-// kAutoHalfBytes, as for safetensors.
+// F16/BF16 matrices stay half precision by the safetensors loader's rule.
 bool keepHalf(const io::GgufFile& file, WeightPrecision precision) {
-    if (precision != WeightPrecision::Auto) {
-        return precision == WeightPrecision::AsStored;
-    }
     std::size_t floats = 0;
     for (const io::GgufTensor& t : file.tensors()) {
         floats += static_cast<std::size_t>(t.elements());
     }
-    return floats * sizeof(float) > kAutoHalfBytes;
+    return detail::keepHalfWeights(floats, precision);
 }
 
 }  // namespace
@@ -89,6 +86,10 @@ bool isGgufPath(const std::filesystem::path& path) {
         return true;
     }
     // Ollama names its blobs by digest (blobs/sha256-<hex>): the magic says what they are.
+    // Only a regular file is opened to look: a FIFO would block the read.
+    if (!std::filesystem::is_regular_file(path, ec)) {
+        return false;
+    }
     std::ifstream in(path, std::ios::binary);
     char magic[4] = {};
     return in.read(magic, sizeof magic) && std::string_view(magic, sizeof magic) == "GGUF";

@@ -13,20 +13,8 @@ namespace attnscope::model::gguf {
 
 namespace {
 
-std::string withLayer(std::string name, int layer) {
-    if (const auto pos = name.find("{}"); pos != std::string::npos) {
-        name.replace(pos, 2, std::to_string(layer));
-    }
-    return name;
-}
-
-std::string shapeText(const std::vector<std::int64_t>& shape) {
-    std::string out = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i) {
-        out += (i ? ", " : "") + std::to_string(shape[i]);
-    }
-    return out + "]";
-}
+using detail::layerName;
+using detail::shapeText;
 
 std::string readableTypes() {
     std::string out;
@@ -241,7 +229,7 @@ std::vector<Slot> slotsOf(const GgufArch& arch, const ModelSpec& spec) {
             continue;
         }
         for (int layer = 0; layer < spec.nLayers; ++layer) {
-            slots.push_back({e.role, withLayer(*name, layer), layer});
+            slots.push_back({e.role, layerName(*name, layer), layer});
         }
     }
     if (!spec.tieWordEmbeddings) {
@@ -277,7 +265,7 @@ void requireLastLayer(const io::GgufFile& file, const GgufArch& arch, const Mode
         const std::optional<std::string> name = ggufTensorName(e.name);
         if (name && name->find("{}") != std::string::npos &&
             (e.needed == nullptr || e.needed(spec))) {
-            const std::string last = withLayer(*name, spec.nLayers - 1);
+            const std::string last = layerName(*name, spec.nLayers - 1);
             if (file.tensor(last) == nullptr) {
                 throw FormatError(file.path().string() + ": the metadata declares " +
                                   std::to_string(spec.nLayers) + " layers: missing tensor '" +
