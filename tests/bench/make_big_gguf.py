@@ -72,8 +72,11 @@ def kv(key, fmt_type, value):
 
 def metadata(layers, mix):
     a, s = "llama", SHAPE
-    # A byte-level vocabulary: 256 byte symbols, then filler tokens up to the embedding's rows.
-    tokens = [ggml_blocks_byte(i) for i in range(256)] + [f"<t{i}>" for i in range(256, s["vocab"])]
+    # A byte-level vocabulary: 256 byte symbols, one merge (two spaces), then filler tokens up
+    # to the embedding's rows.
+    space = ggml_blocks_byte(32)
+    tokens = ([ggml_blocks_byte(i) for i in range(256)] + [space + space] +
+              [f"<t{i}>" for i in range(257, s["vocab"])])
     items = [kv("general.architecture", "str", a), kv("general.name", "str", "synthetic-8b"),
              kv("general.file_type", "u32", 7 if mix == "Q8_0" else 15),
              kv(a + ".block_count", "u32", layers), kv(a + ".context_length", "u32", s["ctx"]),
@@ -86,7 +89,7 @@ def metadata(layers, mix):
              kv("tokenizer.ggml.model", "str", "gpt2"), kv("tokenizer.ggml.pre", "str", "default"),
              kv("tokenizer.ggml.tokens", "strs", tokens),
              kv("tokenizer.ggml.token_type", "i32s", [1] * len(tokens)),
-             kv("tokenizer.ggml.merges", "strs", [])]
+             kv("tokenizer.ggml.merges", "strs", [space + " " + space])]
     return items
 
 
