@@ -112,6 +112,9 @@ std::string positionsNote(const model::ModelSpec& s) {
         } else if (s.rope.scaling == model::RopeScaling::Llama3) {
             out << ", llama3 scaling x" << s.rope.factor;
         }
+        if (!s.rope.frequencyFactors.empty()) {
+            out << ", frequencies divided by the file's rope_freqs factors (Llama 3 scaling)";
+        }
     }
     if (s.slidingWindow) {
         out << "; sliding window " << *s.slidingWindow;
