@@ -170,9 +170,145 @@ CONFIGS = {
 }
 
 
+# Encoder-decoder configs (issue 26), written compact as the fuzzer first saw them.
+SEQ2SEQ_CONFIGS = {'bart': {'activation_dropout': 0.0,
+          'activation_function': 'gelu',
+          'architectures': ['BartForConditionalGeneration'],
+          'attention_dropout': 0.0,
+          'bos_token_id': 0,
+          'classifier_dropout': 0.0,
+          'd_model': 12,
+          'decoder_attention_heads': 2,
+          'decoder_ffn_dim': 21,
+          'decoder_layerdrop': 0.0,
+          'decoder_layers': 3,
+          'decoder_start_token_id': 2,
+          'dropout': 0.1,
+          'encoder_attention_heads': 3,
+          'encoder_ffn_dim': 19,
+          'encoder_layerdrop': 0.0,
+          'encoder_layers': 2,
+          'eos_token_id': 2,
+          'forced_eos_token_id': 2,
+          'id2label': {'0': 'LABEL_0', '1': 'LABEL_1', '2': 'LABEL_2'},
+          'init_std': 0.02,
+          'is_encoder_decoder': True,
+          'label2id': {'LABEL_0': 0, 'LABEL_1': 1, 'LABEL_2': 2},
+          'max_position_embeddings': 24,
+          'model_type': 'bart',
+          'num_hidden_layers': 2,
+          'pad_token_id': 1,
+          'scale_embedding': False,
+          'tie_word_embeddings': True,
+          'torch_dtype': 'float32',
+          'transformers_version': '4.52.4',
+          'use_cache': True,
+          'vocab_size': 59},
+ 'marian': {'activation_dropout': 0.0,
+            'activation_function': 'swish',
+            'architectures': ['MarianMTModel'],
+            'attention_dropout': 0.0,
+            'classifier_dropout': 0.0,
+            'd_model': 12,
+            'decoder_attention_heads': 3,
+            'decoder_ffn_dim': 22,
+            'decoder_layerdrop': 0.0,
+            'decoder_layers': 2,
+            'decoder_start_token_id': 62,
+            'decoder_vocab_size': 63,
+            'dropout': 0.1,
+            'encoder_attention_heads': 3,
+            'encoder_ffn_dim': 20,
+            'encoder_layerdrop': 0.0,
+            'encoder_layers': 2,
+            'eos_token_id': 0,
+            'forced_eos_token_id': 0,
+            'init_std': 0.02,
+            'is_encoder_decoder': True,
+            'max_position_embeddings': 30,
+            'model_type': 'marian',
+            'num_hidden_layers': 2,
+            'pad_token_id': 62,
+            'scale_embedding': True,
+            'share_encoder_decoder_embeddings': True,
+            'tie_word_embeddings': True,
+            'torch_dtype': 'float32',
+            'transformers_version': '4.52.4',
+            'use_cache': True,
+            'vocab_size': 63},
+ 'mbart': {'activation_dropout': 0.0,
+           'activation_function': 'relu',
+           'architectures': ['MBartForConditionalGeneration'],
+           'attention_dropout': 0.0,
+           'bos_token_id': 0,
+           'classifier_dropout': 0.0,
+           'd_model': 16,
+           'decoder_attention_heads': 4,
+           'decoder_ffn_dim': 25,
+           'decoder_layerdrop': 0.0,
+           'decoder_layers': 2,
+           'decoder_start_token_id': 2,
+           'dropout': 0.1,
+           'encoder_attention_heads': 4,
+           'encoder_ffn_dim': 27,
+           'encoder_layerdrop': 0.0,
+           'encoder_layers': 2,
+           'eos_token_id': 2,
+           'forced_eos_token_id': 2,
+           'init_std': 0.02,
+           'is_encoder_decoder': True,
+           'max_position_embeddings': 32,
+           'model_type': 'mbart',
+           'num_hidden_layers': 2,
+           'pad_token_id': 1,
+           'scale_embedding': True,
+           'tie_word_embeddings': True,
+           'torch_dtype': 'float16',
+           'transformers_version': '4.52.4',
+           'use_cache': True,
+           'vocab_size': 67},
+ 't5': {'architectures': ['T5ForConditionalGeneration'],
+        'classifier_dropout': 0.0,
+        'd_ff': 17,
+        'd_kv': 6,
+        'd_model': 10,
+        'decoder_start_token_id': 0,
+        'dense_act_fn': 'gelu_new',
+        'dropout_rate': 0.1,
+        'eos_token_id': 1,
+        'feed_forward_proj': 'gated-gelu',
+        'initializer_factor': 1.0,
+        'is_encoder_decoder': True,
+        'is_gated_act': True,
+        'layer_norm_epsilon': 1e-06,
+        'model_type': 't5',
+        'num_decoder_layers': 2,
+        'num_heads': 2,
+        'num_layers': 3,
+        'pad_token_id': 0,
+        'relative_attention_max_distance': 12,
+        'relative_attention_num_buckets': 6,
+        'tie_word_embeddings': False,
+        'torch_dtype': 'bfloat16',
+        'transformers_version': '4.52.4',
+        'use_cache': True,
+        'vocab_size': 61}}
+
+# Ablation lists (fuzz_ablation_list): four shape bytes (layers, heads, key/value heads, value
+# head size, each taken modulo its range), the ablation kind (modulo 3), then the list as typed.
+ABLATION_LISTS = {'empty.bin': b'\x02\x02\x00\x00\x00',
+ 'groups.bin': b'\x03\x07\x02\x01\x020-g1,2-3',
+ 'heads.bin': b'\x03\x0b\x00\x01\x003-7,1-0, 0-11',
+ 'malformed.bin': b'\x02\x02\x00\x00\x001--2,,x-1, 99999999999-1',
+ 'mean.bin': b'\x01\x03\x00\x02\x011-2',
+ 'overlap.bin': b'\x03\x07\x02\x01\x001-g0,1-1'}
+
+
 def config_seeds():
     for name, cfg in CONFIGS.items():
         seed("fuzz_config", name + ".json", json.dumps(cfg, indent=1))
+    for name, cfg in SEQ2SEQ_CONFIGS.items():
+        seed("fuzz_config", name + ".json", json.dumps(cfg))
     seed("fuzz_config", "default_model.json",
          read(os.path.join(REPO, "resources", "default_model", "config.json")))
 
@@ -607,6 +743,11 @@ def gguf_seeds():
     seed(f, "no_tensors.gguf", gguf([("general.architecture", "string", "qwen2")], []))
 
 
+def ablation_list_seeds():
+    for name, data in ABLATION_LISTS.items():
+        seed("fuzz_ablation_list", name, data)
+
+
 def main():
     for d in (CORPUS, FIXTURES):
         if os.path.isdir(d):
@@ -615,6 +756,7 @@ def main():
     gguf_seeds()
     shard_index_seeds()
     config_seeds()
+    ablation_list_seeds()
     tokenizer_seeds()
     text_seeds()
     for fuzzer in sorted(os.listdir(CORPUS)):

@@ -54,11 +54,16 @@ void widenRows(const Linear& w, Eigen::Index first, Eigen::Index count, Matrix& 
 Matrix storedProduct(const Matrix& x, const Linear& w, Eigen::Index first, Eigen::Index count,
                      const float* bias) {
     const Eigen::Index outputs = count;
-    const Eigen::Index block =
-        std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, w.inputs()));
-    const Eigen::Index blocks = (outputs + block - 1) / block;
     Matrix y(x.rows(), outputs);
     detail::PackedRows packed(x.rows(), x.cols());
+    // Short inputs: about kBlockFloats of widened W, which stays in cache while the few panels
+    // of x go past. Long ones: the product's own job size, which keeps x's slices in cache
+    // instead (weight_product.cpp), at the cost of a larger widened block.
+    const Eigen::Index small =
+        std::max<Eigen::Index>(16, kBlockFloats / std::max<Eigen::Index>(1, w.inputs()));
+    const Eigen::Index job = detail::jobRows(packed, outputs, omp_get_max_threads());
+    const Eigen::Index block = job > detail::kOutputBlockRows ? std::max(small, job) : small;
+    const Eigen::Index blocks = (outputs + block - 1) / block;
     // Each thread widens its own blocks and multiplies them while they are still in cache;
     // every output element is one chain over k, so the split does not change any bit.
     const int team = static_cast<int>(

@@ -47,6 +47,15 @@ Matrix productNT(const Eigen::Ref<const Matrix>& x, const Eigen::Ref<const Matri
 void productNTSerial(const PackedRows& x, const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y,
                      const float* bias = nullptr);
 
+// Rows of W one job of a product of a short input takes.
+inline constexpr Eigen::Index kOutputBlockRows = 48;
+
+// Rows of W one job of the product takes for this x, when `team` threads share `outputs` rows:
+// 48, or up to 192 for long inputs (more than 8 panels, depth over 256), which the kernel
+// takes a slice of the depth at a time. productNTSerial multiplies its W in such jobs; callers
+// that split W themselves (storedProduct) give each thread whole jobs.
+Eigen::Index jobRows(const PackedRows& x, Eigen::Index outputs, int team);
+
 // productNTSerial with a given kernel rather than the CPU's (tests compare the kernels' bits).
 void productNTWith(const WeightKernel& kernel, const PackedRows& x,
                    const Eigen::Ref<const Matrix>& w, Eigen::Ref<Matrix> y, const float* bias);

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "attnscope/base/threads.h"
+#include "attnscope/ops/half_matrix.h"
 
 namespace attnscope::ops::detail {
 namespace {
@@ -126,6 +127,50 @@ TEST(ProductNT, EveryRowKeepsItsBitsWhateverRowsAndBlocksGoWithIt) {
     productNTSerial(PackedRows(x), w.topRows(25), blocks.leftCols(25));
     productNTSerial(PackedRows(x), w.bottomRows(45), blocks.rightCols(45));
     EXPECT_EQ(std::memcmp(blocks.data(), all.data(), sizeof(float) * all.size()), 0);
+}
+
+// Long inputs take W in jobs of up to 192 rows, split by the thread count: the bits must not
+// change with the job size (430 rows: two 192-row jobs and a short one on one thread, 48-row
+// multiples on two).
+TEST(ProductNT, LongInputsKeepTheirBitsWhateverTheJobSize) {
+    const Matrix x = randomMatrix(150, 300, 11);
+    const Matrix w = randomMatrix(430, 300, 12);
+    setComputeThreads(1);
+    applyComputeThreads();
+    const Matrix one = productNT(x, w);
+    setComputeThreads(2);
+    applyComputeThreads();
+    const Matrix two = productNT(x, w);
+    setComputeThreads(1);
+    applyComputeThreads();
+    EXPECT_EQ(std::memcmp(one.data(), two.data(), sizeof(float) * one.size()), 0);
+    Matrix pieces(150, 430);
+    productNTSerial(PackedRows(x), w.topRows(48), pieces.leftCols(48));
+    productNTSerial(PackedRows(x), w.bottomRows(382), pieces.rightCols(382));
+    EXPECT_EQ(std::memcmp(pieces.data(), one.data(), sizeof(float) * one.size()), 0);
+    const Matrix few = productNT(x.topRows(5), w);
+    EXPECT_EQ(std::memcmp(few.data(), one.topRows(5).eval().data(), sizeof(float) * few.size()), 0);
+}
+
+// A stored (here BF16) weight is widened in blocks whose size depends on the input's length:
+// short and long inputs alike give the bits of the fp32 product of the widened matrix.
+TEST(StoredProduct, EqualsTheProductOfTheWidenedWeightsForShortAndLongInputs) {
+    Linear w;
+    w.half.bfloat16 = true;
+    w.half.bits.resize(430, 300);
+    std::srand(13);
+    for (Eigen::Index i = 0; i < w.half.bits.size(); ++i) {
+        w.half.bits.data()[i] = static_cast<std::uint16_t>(0x3c00 + std::rand() % 0x0400);
+    }
+    Matrix widened;
+    widenRows(w, 0, 430, widened);
+    for (const Eigen::Index n : {7, 150}) {
+        const Matrix x = randomMatrix(n, 300, 14);
+        const Matrix got = storedProduct(x, w, 0, 430);
+        const Matrix want = productNT(x, widened);
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), sizeof(float) * want.size()), 0)
+            << "n = " << n;
+    }
 }
 
 // The bias is added inside the product (in parallel, while y is in cache) with the same single
