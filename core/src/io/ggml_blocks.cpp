@@ -109,27 +109,26 @@ void q3kScales(const u8* packed, int* scales) {
 }
 
 // Q3_K: hmask[32] (the third bit, cleared meaning −4), qs[64] (low 2 bits), scales[12], f16 d.
+// Sixteen values share a scale; the loops run over them so the compiler vectorizes them (the
+// nested form took 1.0 ns a weight, more than a long input's product).
 void q3kBlock(const u8* b, float* y) {
     const u8* hm = b;
     const u8* q = b + 32;
     const float dAll = halfAt(b + 108);
     int scales[16];
     q3kScales(b + 96, scales);
-    int is = 0;
-    u8 m = 1;
-    for (int n = 0; n < 256; n += 128) {
-        for (int shift = 0; shift < 8; shift += 2) {
-            for (int half = 0; half < 2; ++half) {
-                const float dl = dAll * static_cast<float>(scales[is++]);
-                for (int l = 0; l < 16; ++l) {
-                    const int k = l + 16 * half;
-                    const int v = ((q[k] >> shift) & 3) - ((hm[k] & m) ? 0 : 4);
-                    *y++ = dl * static_cast<float>(v);
-                }
-            }
-            m = static_cast<u8>(m << 1);
+    for (int group = 0; group < 16; ++group) {
+        const int n = group / 8;  // which 32 bytes of qs
+        const int shift = 2 * (group / 2 % 4);
+        const int half = group % 2;             // which 16 of those bytes
+        const int bit = 4 * n + group / 2 % 4;  // which hmask bit
+        const float dl = dAll * static_cast<float>(scales[group]);
+        const u8* qs = q + 32 * n + 16 * half;
+        const u8* hs = hm + 16 * half;
+        for (int l = 0; l < 16; ++l) {
+            const int v = ((qs[l] >> shift) & 3) - 4 + 4 * ((hs[l] >> bit) & 1);
+            y[16 * group + l] = dl * static_cast<float>(v);
         }
-        q += 32;
     }
 }
 
@@ -177,27 +176,30 @@ void q45kBlock(const u8* b, float* y, bool fifthBit) {
 }
 
 // Q6_K: ql[128] (low 4 bits), qh[64] (high 2 bits), int8 scales[16], f16 d; value minus 32.
+// Per 128 values, quarter j takes the low or high nibbles of ql[0..31] or ql[32..63] and bits
+// 2j of qh; sixteen values share a scale. Written as runs of sixteen so the compiler vectorizes
+// them (the four-values-a-step form took 1.2 ns a weight); the same products, (d · scale) · q.
 void q6kBlock(const u8* b, float* y) {
     const u8* ql = b;
     const u8* qh = b + 128;
     const auto* sc = reinterpret_cast<const std::int8_t*>(b + 192);
     const float d = halfAt(b + 208);
-    for (int n = 0; n < 256; n += 128) {
-        for (int l = 0; l < 32; ++l) {
-            const int is = l / 16;
-            const int q1 = ((ql[l] & 0xF) | (((qh[l] >> 0) & 3) << 4)) - 32;
-            const int q2 = ((ql[l + 32] & 0xF) | (((qh[l] >> 2) & 3) << 4)) - 32;
-            const int q3 = ((ql[l] >> 4) | (((qh[l] >> 4) & 3) << 4)) - 32;
-            const int q4 = ((ql[l + 32] >> 4) | (((qh[l] >> 6) & 3) << 4)) - 32;
-            y[l] = d * static_cast<float>(sc[is]) * static_cast<float>(q1);
-            y[l + 32] = d * static_cast<float>(sc[is + 2]) * static_cast<float>(q2);
-            y[l + 64] = d * static_cast<float>(sc[is + 4]) * static_cast<float>(q3);
-            y[l + 96] = d * static_cast<float>(sc[is + 6]) * static_cast<float>(q4);
+    for (int n = 0; n < 2; ++n) {
+        for (int quarter = 0; quarter < 4; ++quarter) {
+            const u8* lo = ql + 64 * n + 32 * (quarter % 2);
+            const int loShift = 4 * (quarter / 2);
+            const u8* hi = qh + 32 * n;
+            const int hiShift = 2 * quarter;
+            for (int half = 0; half < 2; ++half) {
+                const float dl = d * static_cast<float>(sc[8 * n + 2 * quarter + half]);
+                float* out = y + 128 * n + 32 * quarter + 16 * half;
+                for (int l = 0; l < 16; ++l) {
+                    const int k = 16 * half + l;
+                    const int v = ((lo[k] >> loShift) & 0xF) | (((hi[k] >> hiShift) & 3) << 4);
+                    out[l] = dl * static_cast<float>(v - 32);
+                }
+            }
         }
-        y += 128;
-        ql += 64;
-        qh += 32;
-        sc += 8;
     }
 }
 
