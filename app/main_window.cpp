@@ -22,6 +22,7 @@
 #include "attnscope/base/error.h"
 #include "dialogs/export_dialog.h"
 #include "panels/cached_models_menu.h"
+#include "panels/local_models.h"
 #include "panels/mask_panel.h"
 #include "panels/model_grid_panel.h"
 #include "panels/prediction_panel.h"
@@ -272,7 +273,7 @@ void MainWindow::wireSession() {
     connect(m_session, &AnalysisSession::modelChanged, this, [this] {
         m_targetAction->setVisible(m_session->isEncoderDecoder());
         m_pages->setCurrentWidget(m_tabs);
-        setWindowTitle(tr("AttnScope — %1").arg(QFileInfo(m_session->modelPath()).fileName()));
+        setWindowTitle(tr("AttnScope — %1").arg(modelTitle(m_session->modelPath())));
     });
     connect(m_service, &ComputeService::loadFinished, this, [this](bool ok, const QString& path) {
         if (ok) {
@@ -316,8 +317,7 @@ void MainWindow::openModel(const QString& path) {
 // GGUF file.
 void MainWindow::showStartPage() {
     m_welcome->setModels(m_recent);
-    m_welcome->setOpenModel(m_session->model() ? QFileInfo(m_session->modelPath()).fileName()
-                                               : QString());
+    m_welcome->setOpenModel(m_session->model() ? modelTitle(m_session->modelPath()) : QString());
     m_pages->setCurrentWidget(m_welcome);
     m_welcome->setFocus();
 }
@@ -350,7 +350,7 @@ void MainWindow::rememberModel(const QString& path) {
 void MainWindow::refreshRecentMenu() {
     m_recentMenu->clear();
     for (const QString& path : m_recent) {
-        m_recentMenu->addAction(path, this, [this, path] { openModel(path); });
+        m_recentMenu->addAction(recentModelLabel(path), this, [this, path] { openModel(path); });
     }
     m_recentMenu->setEnabled(!m_recent.isEmpty());
 }

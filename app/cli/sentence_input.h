@@ -24,6 +24,7 @@ struct SentenceArgs {
     std::optional<std::string> text;
     std::vector<std::int64_t> tokenIds;
     std::string mask = "default";  // default | none | causal
+    bool int8Activations = false;  // --int8-activations: quantized products as llama.cpp's
 };
 
 // Adds MODEL_DIR, --text, --token-ids and --mask to `command`.
@@ -49,7 +50,10 @@ analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceAr
 // The two halves of analyzeSentence, for commands that run many sentences through one model.
 // TokenizerLoading::VocabularyOnly when no text will be tokenized.
 std::shared_ptr<const model::Model> loadModelWithWarnings(
-    const std::string& modelDir, model::TokenizerLoading tokenizer = model::TokenizerLoading::Full);
+    const std::string& modelDir, model::TokenizerLoading tokenizer = model::TokenizerLoading::Full,
+    model::ActivationPrecision activations = model::ActivationPrecision::Exact);
+// The activation precision --int8-activations asks for.
+model::ActivationPrecision activationPrecision(const SentenceArgs& args);
 // The forward options --mask asks for (the model's own mask for "default").
 forward::ForwardOptions forwardOptions(const SentenceArgs& args);
 // --token-ids as the core takes them. InvalidArgument "--token-ids: <id> is not a valid token

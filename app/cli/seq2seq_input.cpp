@@ -101,9 +101,10 @@ void addTargetOptions(CLI::App& command, TargetArgs& args, bool greedy) {
 std::shared_ptr<const model::Model> loadForTarget(const SentenceArgs& sentence,
                                                   const TargetArgs& target) {
     const bool anyText = sentence.text || target.target;
-    auto m =
-        loadModelWithWarnings(sentence.modelDir, anyText ? model::TokenizerLoading::Full
-                                                         : model::TokenizerLoading::VocabularyOnly);
+    auto m = loadModelWithWarnings(
+        sentence.modelDir,
+        anyText ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly,
+        activationPrecision(sentence));
     if (target.given() && !m->isEncoderDecoder()) {
         const std::string option = target.greedy   ? "--greedy"
                                    : target.target ? "--target"

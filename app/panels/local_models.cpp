@@ -1,6 +1,7 @@
 #include "panels/local_models.h"
 
 #include <QDir>
+#include <QFileInfo>
 #include <QLocale>
 #include <QObject>
 #include <QStringList>
@@ -78,6 +79,16 @@ QString localModelToolTip(const model::FoundModel& m) {
     }
     lines << nativePath(m.path);
     return lines.join(QLatin1Char('\n'));
+}
+
+QString modelTitle(const QString& path) {
+    const std::string ollama = model::ollamaModelName(path.toStdString());
+    return ollama.empty() ? QFileInfo(path).fileName() : qs(ollama);
+}
+
+QString recentModelLabel(const QString& path) {
+    const std::string ollama = model::ollamaModelName(path.toStdString());
+    return ollama.empty() ? path : qs(ollama) + QStringLiteral(" · ") + qs(model::kSourceOllama);
 }
 
 QString noLocalModelsText() {

@@ -32,6 +32,15 @@ QString localModelDetails(const model::FoundModel& m);
 // Its name, then why it cannot be opened or its title and parameter count, then its path.
 QString localModelToolTip(const model::FoundModel& m);
 
+// What to call the model at `path` where one name stands for it (the window title, the start
+// page's "Back to …"): an Ollama blob's tag as `ollama run` takes it ("llama3.2:3b",
+// model::ollamaModelName) rather than its sha256-<hex> file name, else the file or folder name.
+QString modelTitle(const QString& path);
+
+// A recent model in the start page's list and File ▸ Open recent: an Ollama blob's tag and
+// source ("llama3.2:3b · Ollama"), else the path.
+QString recentModelLabel(const QString& path);
+
 // "No models in the Hugging Face cache, llama.cpp's cache or Ollama's store" and, for its tool
 // tip, the folders looked in.
 QString noLocalModelsText();

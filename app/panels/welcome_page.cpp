@@ -125,8 +125,9 @@ void WelcomePage::setModels(const QStringList& recent) {
             QFileInfo(path).canonicalFilePath() == QFileInfo(shipped).canonicalFilePath()) {
             continue;  // listed once, as the shipped model
         }
-        auto* item = new QListWidgetItem(tr("%1  (recent)").arg(path), m_list);
+        auto* item = new QListWidgetItem(tr("%1  (recent)").arg(recentModelLabel(path)), m_list);
         item->setData(Qt::UserRole, path);
+        item->setToolTip(path);
     }
     const std::vector<model::FoundModel> found = findLocalModels();
     for (const model::FoundModel& m : found) {

@@ -2,6 +2,7 @@
 // every head recorded, batch 1, wall time per run, peak resident memory.
 //
 //   forward_bench MODEL_DIR [--n 8,32,128] [--threads 1,2] [--repeats 5]   one JSON object
+//   (either form) --int8-activations: quantized GGUF matrices with 8-bit activations
 //   forward_bench MODEL_DIR --serve     one JSON request per stdin line, one JSON reply per line
 //   forward_bench --gemm 1024 [--threads 1,2] [--repeats 5]     Eigen sgemm GFLOP/s
 //
@@ -181,6 +182,7 @@ struct Args {
     int gemmSize = 0;
     unsigned seed = 1;
     bool serve = false;
+    bool int8Activations = false;  // --int8-activations: quantized products as llama.cpp's
 };
 
 Args parseArgs(int argc, char** argv) {
@@ -205,6 +207,8 @@ Args parseArgs(int argc, char** argv) {
             args.gemmSize = std::stoi(value());
         } else if (a == "--serve") {
             args.serve = true;
+        } else if (a == "--int8-activations") {
+            args.int8Activations = true;
         } else if (!a.empty() && a[0] != '-' && args.modelDir.empty()) {
             args.modelDir = a;
         } else {
@@ -226,7 +230,11 @@ int run(const Args& args) {
         return 0;
     }
     const auto start = Clock::now();
-    const auto model = attnscope::model::loadModel(args.modelDir);
+    attnscope::model::LoadOptions options;
+    if (args.int8Activations) {
+        options.activations = attnscope::model::ActivationPrecision::Int8;
+    }
+    const auto model = attnscope::model::loadModel(args.modelDir, options);
     const double loadMs = msSince(start);
     if (args.serve) {
         return serve(*model, loadMs);

@@ -1,8 +1,10 @@
 """Read-back checks of the GGUF test models (make_gguf_checkpoints.py, issue 32).
 
 Each written GGUF is parsed again with gguf_file.read_gguf and must give, once dequantized
-(ggml_blocks) and un-permuted, exactly the tensors of the Hugging Face folder it stands for; its
-metadata must describe that folder's config.json and tokenizer files. Two conventions are also
+(ggml_blocks) and un-permuted (GPT-2's Conv1D weights transposed back), exactly the tensors of
+the Hugging Face folder it stands for, but those the converter drops (hf_to_gguf_classic); its
+metadata must describe that folder's config.json and tokenizer files (a BERT file's tokens,
+the converter's rewrite undone, are vocab.txt). Two conventions are also
 checked against their meaning rather than against our own code: the Q/K row permutation (GGML's
 adjacent-pair rotary on the permuted rows must equal Hugging Face's rotate_half rotary on the
 original rows) and rope_freqs (llama.cpp's angle / factor must be Hugging Face's llama3 angle).
@@ -17,6 +19,7 @@ import torch
 
 import gguf_file
 import hf_to_gguf
+import hf_to_gguf_classic
 import llama_reference
 import st_io
 
@@ -104,11 +107,31 @@ def _check_metadata(meta, config, folder):
     _expect(control == [config["bos_token_id"]], f"control tokens {control}")
 
 
+def _verify_classic(meta, tensors, config, hf_folder):
+    """GPT-2 / BERT: every tensor the converter keeps, exactly, in its layout."""
+    classic = hf_to_gguf_classic
+    classic.check_metadata(meta, config, hf_folder, _expect)
+    hf = {n: t.float().numpy() for n, t in st_io.load_checkpoint(hf_folder).items()}
+    seen = []
+    for t in tensors:
+        name = classic.hf_name_of(config, hf, t.name)
+        got = classic.from_gguf_layout(config, name, t.values())
+        _expect(name in hf and got.shape == hf[name].shape, f"{t.name}: ne {t.ne}")
+        _expect(len(t.ne) == 2 or t.type_name == "F32", f"{t.name}: 1-D tensor in {t.type_name}")
+        _expect(np.array_equal(got, hf[name]), f"{t.name} differs from {name}")
+        seen.append(name)
+    kept = sorted(set(hf) - set(classic.dropped_names(config, hf)))
+    _expect(sorted(seen) == kept, f"tensors {sorted(set(kept) - set(seen))} not in GGUF")
+    return dict(sorted(collections.Counter(t.type_name for t in tensors).items()))
+
+
 def verify_gguf(gguf_path, hf_folder):
     """Check one GGUF against its HF folder; returns {type name: tensor count}."""
     meta, tensors = gguf_file.read_gguf(gguf_path)
     with open(os.path.join(hf_folder, "config.json"), encoding="utf-8") as f:
         config = json.load(f)
+    if hf_to_gguf_classic.handles(config):
+        return _verify_classic(meta, tensors, config, hf_folder)
     _check_metadata(meta, config, hf_folder)
     arch = hf_to_gguf.gguf_arch(config)
     hf = {n: t.float().numpy() for n, t in st_io.load_checkpoint(hf_folder).items()}

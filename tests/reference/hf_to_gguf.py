@@ -41,7 +41,9 @@ FILE_TYPE_OF_DTYPE = {"F32": FILE_TYPES["ALL_F32"], "F16": FILE_TYPES["MOSTLY_F1
 GGML_QUANT_VERSION = 2  # gguf-py constants.GGML_QUANT_VERSION, always written by the converter
 TOKEN_NORMAL, TOKEN_CONTROL = 1, 3  # gguf-py TokenType
 
-GGUF_ARCH = {"llama": "llama", "mistral": "llama", "qwen2": "qwen2"}
+# GPT-2 and BERT keep their names; hf_to_gguf_classic.py converts them.
+GGUF_ARCH = {"llama": "llama", "mistral": "llama", "qwen2": "qwen2", "gpt2": "gpt2",
+             "bert": "bert"}
 
 # HF per-layer module -> GGUF per-layer tensor (gguf-py tensor_mapping.py), in the order a
 # converted file lists them here.

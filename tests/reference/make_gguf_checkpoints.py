@@ -5,9 +5,10 @@ Usage: make_gguf_checkpoints.py --out DIR [--case NAME ...] [--no-reference]
 
 Writes DIR/gguf/<case>.gguf for every case, DIR/gguf/manifest.json, and:
   * converted cases (CONVERTED): F32 / BF16 conversions, as llama.cpp's convert_hf_to_gguf.py
-    makes them (hf_to_gguf.py), of Hugging Face checkpoints that make_checkpoints.py already
-    wrote to DIR/checkpoints/ (the `checkpoints` fixture); same weights, so their references are
-    that folder's reference_<k>.safetensors.
+    makes them (hf_to_gguf.py; GPT-2 and BERT: hf_to_gguf_classic.py), of Hugging Face
+    checkpoints that make_checkpoints.py already wrote to DIR/checkpoints/ (the `checkpoints`
+    fixture); same weights, so their references are that folder's reference_<k>.safetensors
+    (a BERT file has no masked-LM head: the converter drops it, so its lm_logits do not apply).
   * quantized cases (QUANTIZED): their own random weights, quantized (ggml_blocks.quantize) to
     the types a case names, and beside each file DIR/gguf/<case>_dequantized/, a Hugging Face
     folder (config.json, F32 model.safetensors, tokenizer files) holding the weights exactly as
@@ -18,8 +19,9 @@ Every file is read back (gguf_checks.verify_gguf) and must give its folder's ten
 manifest.json: a list, one entry per case:
   {"case", "gguf": "<case>.gguf", "hf_folder": folder with the same weights, relative to
    DIR/gguf, "references": [reference_<k>.safetensors paths relative to DIR/gguf], "inputs":
-   [[token ids], ...] (reference k is input k), "architecture": "llama" | "qwen2",
-   "tensor_types": {ggml type name: tensor count}, "permuted_qk": bool}
+   [[token ids], ...] (reference k is input k), "architecture": "llama" | "qwen2" | "gpt2" |
+   "bert", "tensor_types": {ggml type name: tensor count}, "permuted_qk": bool,
+   "lm_head": whether the GGUF predicts tokens (false for BERT)}
 """
 
 import argparse
@@ -38,13 +40,19 @@ import gguf_checks  # noqa: E402
 import gguf_file  # noqa: E402
 import hf_layouts  # noqa: E402
 import hf_to_gguf  # noqa: E402
+import hf_to_gguf_classic  # noqa: E402
 import make_checkpoints  # noqa: E402
 import st_io  # noqa: E402
 import tokenizer_files  # noqa: E402
 
 # make_checkpoints cases converted as they are (2-D matrices in the checkpoint's dtype): GQA 1,
-# 2, 4, biases, linear and llama3 rope scaling, explicit head_dim, partial rotary, tied heads.
-CONVERTED = ["llama_f32", "llama_gqa2_headdim_bf16", "llama3_gqa4_f32", "qwen2_gqa2_bf16"]
+# 2, 4, biases, linear and llama3 rope scaling, explicit head_dim, partial rotary, tied heads;
+# GPT-2 with an explicit lm_head and old mask buffers (F32) and sharded, tied (BF16); BERT from
+# BertForMaskedLM (F32) and BertForPreTraining (BF16: pooler, NSP head, position_ids). Not
+# converted: gpt2_noprefix_f16 (n_inner, which GPT2Model's converter ignores) and
+# bert_noprefix_f16 (relu, which llama.cpp's BERT cannot run).
+CONVERTED = ["llama_f32", "llama_gqa2_headdim_bf16", "llama3_gqa4_f32", "qwen2_gqa2_bf16",
+             "gpt2_f32", "gpt2_sharded_bf16", "bert_f32", "bert_bf16"]
 
 # Quantized cases: every matrix row a multiple of 256 (the K-quant block), tiny vocabulary,
 # two short inputs. `types` picks each 2-D tensor's ggml type (1-D tensors are always F32).
@@ -119,11 +127,16 @@ def quant_type(case, gguf_name, ndim):
     return case["types"]
 
 
+def converter_of(config):
+    """The module that converts this architecture (same functions, same meaning)."""
+    return hf_to_gguf_classic if hf_to_gguf_classic.handles(config) else hf_to_gguf
+
+
 def write_gguf(path, config, tok_folder, name, file_type, items):
     """One GGUF file: converter metadata, then items = [(gguf name, ne, type, raw bytes)]."""
     writer = gguf_file.GGUFWriter(path)
-    hf_to_gguf.add_model_keys(writer, config, name, file_type)
-    hf_to_gguf.add_tokenizer_keys(writer, tok_folder, config)
+    converter_of(config).add_model_keys(writer, config, name, file_type)
+    converter_of(config).add_tokenizer_keys(writer, tok_folder, config)
     for gguf_name, ne, type_name, raw in items:
         writer.add_tensor(gguf_name, ne, type_name, raw)
     writer.write()
@@ -145,11 +158,16 @@ def convert_case(root, name, ckpt_entry):
         config = json.load(f)
     arch = hf_to_gguf.gguf_arch(config)
     tensors = st_io.load_checkpoint(folder)
-    items = rope_freqs_item(config)
-    for hf_name, gguf_name in hf_to_gguf.ordered_hf_names(config, tensors):
+    classic = hf_to_gguf_classic.handles(config)
+    items = [] if classic else rope_freqs_item(config)
+    for hf_name, gguf_name in converter_of(config).ordered_hf_names(config, tensors):
         t = tensors[hf_name]
         type_name = st_io.dtype_name(t) if t.dim() == 2 else "F32"
-        values = hf_to_gguf.to_gguf_layout(config, arch, gguf_name, t.float().numpy())
+        if classic:
+            type_name = hf_to_gguf_classic.stored_type(gguf_name, type_name, t.dim())
+            values = hf_to_gguf_classic.to_gguf_layout(config, hf_name, t.float().numpy())
+        else:
+            values = hf_to_gguf.to_gguf_layout(config, arch, gguf_name, t.float().numpy())
         items.append((gguf_name, list(reversed(values.shape)), type_name,
                       ggml_blocks.quantize(type_name, values)))
     dtype = ckpt_entry["dtype"]
@@ -163,7 +181,8 @@ def convert_case(root, name, ckpt_entry):
 def manifest_entry(name, hf_folder, references, inputs, arch):
     return {"case": name, "gguf": name + ".gguf", "hf_folder": hf_folder,
             "references": references, "inputs": inputs, "architecture": arch,
-            "tensor_types": None, "permuted_qk": hf_to_gguf.permutes_qk(arch)}
+            "tensor_types": None, "permuted_qk": hf_to_gguf.permutes_qk(arch),
+            "lm_head": arch != "bert"}
 
 
 def write_hf_config(case, folder, vocab_size, special):

@@ -208,7 +208,8 @@ int runAttribution(const AttributionArgs& args) {
     const SentenceArgs& sentence = args.sentence;
     const auto m = loadModelWithWarnings(
         sentence.modelDir,
-        sentence.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly);
+        sentence.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly,
+        activationPrecision(sentence));
     refuseEncoderDecoder("attribution", sentence.modelDir, *m);
     const forward::ForwardOptions options =
         analysis::attributionPassOptions(forwardOptions(sentence));

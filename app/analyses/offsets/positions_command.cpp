@@ -231,7 +231,8 @@ int runPositions(const PositionsArgs& args) {
     const bool idsOnly = args.sentencesFile.empty() && !args.sentence.text;
     const auto model = loadModelWithWarnings(
         args.sentence.modelDir,
-        idsOnly ? model::TokenizerLoading::VocabularyOnly : model::TokenizerLoading::Full);
+        idsOnly ? model::TokenizerLoading::VocabularyOnly : model::TokenizerLoading::Full,
+        activationPrecision(args.sentence));
     refuseEncoderDecoder("positions", args.sentence.modelDir, *model);
     const forward::ForwardOptions options = forwardOptions(args.sentence);
     analysis::RelativePositionOptions how;

@@ -161,14 +161,6 @@ std::optional<std::uint64_t> GgufFile::unsignedAt(std::string_view key) const {
     return typedAt(*this, key, &GgufValue::asUnsigned, "a non-negative integer");
 }
 
-std::uint64_t GgufFile::requireUnsigned(std::string_view key) const {
-    const auto u = unsignedAt(key);
-    if (!u) {
-        throw FormatError(where(key) + ": missing (a required key)");
-    }
-    return *u;
-}
-
 std::optional<double> GgufFile::numberAt(std::string_view key) const {
     return typedAt(*this, key, &GgufValue::asNumber, "a number");
 }

@@ -342,15 +342,6 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
         options.progress(1.0);  // tensors the model does not use were never read
     }
     model.parameterCount = reader.parameterCount();
-    if (const std::vector<std::string>& bad = reader.nonFinite(); !bad.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < bad.size() && i < 3; ++i) {
-            list += (i ? ", " : "") + bad[i];
-        }
-        model.warnings.push_back(
-            std::to_string(bad.size()) + " weight tensor(s) hold NaN or Inf: " + list +
-            (bad.size() > 3 ? ", ..." : "") + "; attention computed from them is not a number");
-    }
     std::vector<std::string> unknown;
     for (const std::string& name : ckpt.tensorNames()) {
         if (reader.used().contains(name)) {
@@ -368,15 +359,7 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
             unknown.push_back(name);
         }
     }
-    if (!unknown.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < unknown.size() && i < 5; ++i) {
-            list += (i ? ", " : "") + unknown[i];
-        }
-        model.warnings.push_back("ignored " + std::to_string(unknown.size()) +
-                                 " unknown tensor(s): " + list +
-                                 (unknown.size() > 5 ? ", ..." : ""));
-    }
+    detail::addWeightWarnings(reader.nonFinite(), unknown, model.warnings);
 }
 
 void readTokenizer(Model& model) {

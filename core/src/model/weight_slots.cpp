@@ -153,7 +153,12 @@ void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights
             }
             const ops::BlockMatrix& b = stored.blocks;
             const auto begin = b.bytes.begin() + first * b.rowBytes;
-            slot.blocks = {{begin, begin + count * b.rowBytes}, b.type, count, b.cols, b.rowBytes};
+            slot.blocks = {{begin, begin + count * b.rowBytes},
+                           b.type,
+                           count,
+                           b.cols,
+                           b.rowBytes,
+                           b.int8Activations};
         });
         return;
     }
@@ -207,6 +212,33 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
         out += (i ? ", " : "") + std::to_string(shape[i]);
     }
     return out + "]";
+}
+
+namespace {
+
+// "a, b, c, ..." of the first `shown` names.
+std::string namedList(const std::vector<std::string>& names, std::size_t shown) {
+    std::string list;
+    for (std::size_t i = 0; i < names.size() && i < shown; ++i) {
+        list += (i ? ", " : "") + names[i];
+    }
+    return list + (names.size() > shown ? ", ..." : "");
+}
+
+}  // namespace
+
+void addWeightWarnings(const std::vector<std::string>& nonFinite,
+                       const std::vector<std::string>& unknown,
+                       std::vector<std::string>& warnings) {
+    if (!nonFinite.empty()) {
+        warnings.push_back(std::to_string(nonFinite.size()) +
+                           " weight tensor(s) hold NaN or Inf: " + namedList(nonFinite, 3) +
+                           "; attention computed from them is not a number");
+    }
+    if (!unknown.empty()) {
+        warnings.push_back("ignored " + std::to_string(unknown.size()) +
+                           " unknown tensor(s): " + namedList(unknown, 5));
+    }
 }
 
 bool keepHalfWeights(std::size_t floats, WeightPrecision precision) {

@@ -33,6 +33,13 @@ std::string layerName(std::string pattern, int layer);
 // "[768, 3072]", for messages.
 std::string shapeText(const std::vector<std::int64_t>& shape);
 
+// The load warnings every file format gives, in the same words, appended to `warnings`:
+// weights holding NaN or Inf ("N weight tensor(s) hold NaN or Inf: t (k values), ...;
+// attention computed from them is not a number", three named) and tensors the model does not
+// use ("ignored N unknown tensor(s): a, b, ...", five named). An empty list adds nothing.
+void addWeightWarnings(const std::vector<std::string>& nonFinite,
+                       const std::vector<std::string>& unknown, std::vector<std::string>& warnings);
+
 // Whether F16/BF16 matrices stay half precision: asked for, or Auto and their fp32 copy
 // (`floats` values in all) would pass kAutoHalfBytes. The same rule for every file format.
 bool keepHalfWeights(std::size_t floats, WeightPrecision precision);

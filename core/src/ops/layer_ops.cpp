@@ -7,6 +7,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "attnscope/ops/half_matrix.h"
+#include "attnscope/ops/q8_product.h"
 #include "weight_product.h"
 
 namespace attnscope::ops {
@@ -58,6 +59,9 @@ Matrix linear(const Matrix& x, const Linear& layer) {
 
 Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eigen::Index count) {
     const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
+    if (layer.isBlocks() && layer.blocks.int8Activations) {
+        return q8Product(x, layer.blocks, first, count, bias);
+    }
     return layer.isStored() ? storedProduct(x, layer, first, count, bias)
                             : detail::productNT(x, layer.weight.middleRows(first, count), bias);
 }

@@ -1,15 +1,20 @@
 // Pieces of the GGUF vocabulary loader (gguf_vocab.cpp): llama.cpp's pre-tokenizers for
-// byte-level vocabularies (gguf_pre_types.cpp) and the BPE merges of both vocabulary types
-// (gguf_merges.cpp). Private to attnscope_tokenize.
+// byte-level vocabularies (gguf_pre_types.cpp), the BPE merges of both BPE vocabulary types
+// (gguf_merges.cpp) and the WPM tokenizer of "bert" vocabularies (gguf_wpm.cpp). Private to
+// attnscope_tokenize.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "attnscope/tokenize/added_vocabulary.h"
 #include "attnscope/tokenize/bpe.h"
 #include "attnscope/tokenize/gguf_vocab.h"
+#include "attnscope/tokenize/tokenizer.h"
 #include "attnscope/tokenize/vocab.h"
 
 namespace attnscope::tokenize::detail {
@@ -55,5 +60,23 @@ std::vector<BpeMerge> spmMerges(const std::vector<std::string>& tokens,
 // space after the first byte, an entry without one ignored, a repeated pair keeping its first
 // rank. FormatError naming the entry when a part, or the two joined, is not a token.
 std::vector<BpeMerge> bpeMerges(const GgufVocab& vocab, const Vocab& pieces);
+
+// What a "bert" (WPM) vocabulary is made of once gguf_vocab.cpp has checked its keys: the
+// tokens as stored ('▁' word starts), the tokens matched in the raw text, and the special ids
+// with llama.cpp's defaults applied.
+struct GgufWpmSetup {
+    std::vector<std::string> tokens;
+    std::vector<AddedToken> added;
+    std::int32_t cls = 0;  // the BOS id, put before the text
+    std::int32_t sep = 0;  // put after it
+    std::optional<std::int32_t> unk;
+    std::optional<std::int32_t> pad;
+    std::optional<std::int32_t> mask;
+    std::optional<std::int32_t> eos;
+};
+
+// llama.cpp's WPM tokenizer (gguf_wpm.cpp). FormatError naming the tokens when two of them
+// read back to the same WordPiece spelling.
+std::unique_ptr<Tokenizer> makeGgufWpmTokenizer(const GgufVocab& vocab, GgufWpmSetup setup);
 
 }  // namespace attnscope::tokenize::detail

@@ -91,7 +91,7 @@ std::vector<std::string> checkedTokens(const GgufVocab& vocab) {
     return tokens;
 }
 
-enum class VocabType { Spm, Bpe };
+enum class VocabType { Spm, Bpe, Wpm };
 
 VocabType vocabType(const GgufVocab& vocab) {
     if (vocab.model.empty()) {
@@ -103,9 +103,12 @@ VocabType vocabType(const GgufVocab& vocab) {
     if (vocab.model == "gpt2") {
         return VocabType::Bpe;
     }
+    if (vocab.model == "bert") {
+        return VocabType::Wpm;
+    }
     throw UnsupportedModel(ggufKeyWhere(vocab, "model") + ": tokenizer \"" + clipped(vocab.model) +
-                           "\" is not supported (AttnScope runs \"llama\" and \"gpt2\" "
-                           "vocabularies)");
+                           "\" is not supported (AttnScope runs \"llama\", \"gpt2\" and "
+                           "\"bert\" vocabularies)");
 }
 
 // Special token ids and flags once llama.cpp's defaults are applied.
@@ -115,6 +118,7 @@ struct Specials {
     std::optional<std::int32_t> unk;
     std::optional<std::int32_t> pad;
     std::optional<std::int32_t> sep;
+    std::optional<std::int32_t> mask;
     bool addBos = false;
     bool addEos = false;
 };
@@ -145,7 +149,35 @@ void requireId(const GgufVocab& vocab, std::optional<std::int32_t> id,
              ", but tokenizer.ggml." + std::string(flag) + " asks for the token");
 }
 
+// "bert" (WPM): BERT's [PAD] [UNK] [CLS] [SEP] [MASK] at 0 100 101 102 103, CLS being the
+// BOS id; [CLS] and [SEP] go around the text whatever add_bos_token says (llama.cpp's tokenize
+// asserts both ids exist), so a missing one is refused here.
+Specials resolveWpmSpecials(const GgufVocab& vocab) {
+    const std::size_t n = vocab.tokens.size();
+    Specials s;
+    s.bos = specialId(vocab.bosId, 101, n);
+    s.eos = specialId(vocab.eosId, std::nullopt, n);
+    s.unk = specialId(vocab.unkId, 100, n);
+    s.sep = specialId(vocab.sepId, 102, n);
+    s.pad = specialId(vocab.padId, 0, n);
+    s.mask = specialId(vocab.maskId, 103, n);
+    const std::pair<std::optional<std::int32_t>, std::string_view> needed[] = {
+        {s.bos, "bos_token_id"}, {s.sep, "seperator_token_id"}};
+    for (const auto& [id, key] : needed) {
+        if (!id) {
+            fail(vocab, key,
+                 "missing, and llama.cpp's default is not an id of the " + std::to_string(n) +
+                     " tokens: a \"bert\" vocabulary puts [CLS] (the BOS id) and [SEP] around "
+                     "the text");
+        }
+    }
+    return s;
+}
+
 Specials resolveSpecials(const GgufVocab& vocab, VocabType type, bool preAddsBos) {
+    if (type == VocabType::Wpm) {
+        return resolveWpmSpecials(vocab);
+    }
     const std::size_t n = vocab.tokens.size();
     const bool spm = type == VocabType::Spm;
     Specials s;
@@ -301,6 +333,11 @@ std::unique_ptr<Tokenizer> loadGgufTokenizer(const GgufVocab& vocab) {
     }
     const std::vector<std::string> tokens = checkedTokens(vocab);
     const Specials specials = resolveSpecials(vocab, type, pre && pre->addBos);
+    if (type == VocabType::Wpm) {
+        return detail::makeGgufWpmTokenizer(
+            vocab, {tokens, addedTokens(vocab, tokens), *specials.bos, *specials.sep, specials.unk,
+                    specials.pad, specials.mask, specials.eos});
+    }
     Vocab pieces;
     for (std::size_t id = 0; id < tokens.size(); ++id) {
         pieces.add(tokens[id], static_cast<std::int32_t>(id));

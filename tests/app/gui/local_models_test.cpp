@@ -123,6 +123,14 @@ private slots:
         QVERIFY(loaded.first().at(0).toBool());
         QCOMPARE(window.findChild<QStackedWidget*>(QStringLiteral("pages"))->currentWidget(),
                  window.findChild<QWidget*>(QStringLiteral("viewTabs")));
+        // It is called by its tag, not by its blob's sha256-<hex> name: in the title and as a
+        // recent model on the start page (the path in its tool tip).
+        QTRY_COMPARE(window.windowTitle(), QStringLiteral("AttnScope — tiny:1b"));
+        window.findChild<QAction*>(QStringLiteral("openModelAction"))->trigger();
+        QListWidgetItem* recent =
+            itemStartingWith(list, QStringLiteral("tiny:1b · Ollama  (recent)"));
+        QVERIFY(recent);
+        QCOMPARE(recent->toolTip(), QFileInfo(m_blob).absoluteFilePath());
     }
 
     void theFileMenuListsThemToo() {

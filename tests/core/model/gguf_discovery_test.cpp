@@ -298,6 +298,47 @@ TEST(OllamaDiscovery, ReadsNewerAndOlderLayouts) {
     EXPECT_EQ(found[2].name, "tiny:latest");
 }
 
+// An opened blob is called by the name `ollama run` takes, not sha256-<hex>: the first of its
+// tags in the list's order; a blob no current tag names, and any path outside a store's blobs/,
+// has none.
+TEST(OllamaDiscovery, NamesABlobByItsTag) {
+    OllamaStore store;
+    store.tag("manifests", "registry.ollama.ai/library/tiny/latest", store.tinyManifest());
+    store.tag("manifests", "registry.ollama.ai/library/tiny/1b", store.tinyManifest());
+    const std::string userHex = std::string(63, '0') + "3";
+    const std::string hfHex = std::string(63, '0') + "4";
+    const std::string v2Hex = std::string(63, '0') + "5";
+    for (const std::string& hex : {userHex, hfHex, v2Hex, store.goneHex}) {
+        write(store.blob(hex), store.tiny);
+    }
+    const auto tagOf = [&](const std::string& hex) {
+        return manifest("sha256:" + hex, store.tiny.size());
+    };
+    store.tag("manifests", "registry.ollama.ai/someone/coder/7b", tagOf(userHex));
+    store.tag("manifests", "hf.co/bartowski/Tiny-GGUF/Q4_K_M", tagOf(hfHex));
+    // The legacy manifest of a name manifests-v2 has is stale: its blob has no name.
+    store.tag("manifests-v2", "ollama.com/library/fresh/latest", tagOf(v2Hex));
+    store.tag("manifests", "registry.ollama.ai/library/fresh/latest", tagOf(store.goneHex));
+    store.tag("manifests", "registry.ollama.ai/library/broken/latest", R"({"layers": [)");
+
+    EXPECT_EQ(ollamaModelName(store.blob(store.tinyHex)), "tiny:1b");
+    EXPECT_EQ(ollamaModelName(store.blob(userHex)), "someone/coder:7b");
+    EXPECT_EQ(ollamaModelName(store.blob(hfHex)), "hf.co/bartowski/Tiny-GGUF:Q4_K_M");
+    EXPECT_EQ(ollamaModelName(store.blob(v2Hex)), "fresh:latest");
+    EXPECT_EQ(ollamaModelName(store.blob(store.goneHex)), "");
+    // The name in the list is the one a blob is called by.
+    for (const FoundModel& m : findOllamaModels(store.dir.path())) {
+        if (m.supported && m.name != "tiny:latest") {
+            EXPECT_EQ(ollamaModelName(m.path), m.name);
+        }
+    }
+    // Not a model blob of a store: a config blob, a file elsewhere, the hub cache's blobs.
+    EXPECT_EQ(ollamaModelName(store.blob(std::string(64, 'd'))), "");
+    EXPECT_EQ(ollamaModelName(store.dir.path() / "tiny.gguf"), "");
+    EXPECT_EQ(ollamaModelName(store.dir.path() / "blobs" / store.tinyHex), "");
+    EXPECT_EQ(ollamaModelName(fs::path("/nonexistent/blobs/sha256-" + store.tinyHex)), "");
+}
+
 // Every source once, in order; a folder named twice (here $LLAMA_CACHE set to the hub cache)
 // is read once.
 TEST(GgufDiscovery, LocalModelsGroupTheSources) {

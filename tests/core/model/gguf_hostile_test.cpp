@@ -2,8 +2,11 @@
 // tensors before anything is allocated, types AttnScope cannot read refused by name, and a
 // small valid file read into the slots it should fill. Files come from the tests' own writer
 // (support/gguf_builder.h); "<f>" in an expected message stands for the file's path.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -201,7 +204,171 @@ TEST_F(GgufModel, UnknownArchitectureIsNamed) {
     t.arch = "rwkv6";
     EXPECT_EQ(messageFor<UnsupportedModel>(t.bytes()),
               "<f>: key 'general.architecture': 'rwkv6' is not supported (supported GGUF "
-              "architectures: llama, qwen2)");
+              "architectures: llama, qwen2, gpt2, bert)");
+}
+
+// A one-layer BERT or GPT-2 as llama.cpp's converter lays them out: width 8, 2 heads, 6 tokens,
+// 8 positions, F32. `edit` may add keys and tensors before the file's own.
+struct TinyClassic {
+    std::string arch = "bert";
+    std::optional<bool> causal = false;
+    std::uint64_t qkvRows = 24;  // GPT-2's fused q|k|v
+
+    std::string bytes(const std::function<void(GgufBuilder&)>& edit = {}) const {
+        GgufBuilder b;
+        const std::string& a = arch;
+        const std::uint32_t ffn = a == "bert" ? 8 : 32;
+        b.text("general.architecture", a)
+            .u32(a + ".block_count", 1)
+            .u32(a + ".context_length", 8)
+            .u32(a + ".embedding_length", 8)
+            .u32(a + ".feed_forward_length", ffn)
+            .u32(a + ".attention.head_count", 2)
+            .f32(a + ".attention.layer_norm_epsilon", 1e-12f);
+        if (causal) {
+            b.kv(a + ".attention.causal", B::Bool, B::raw<std::uint8_t>(*causal ? 1 : 0));
+        }
+        if (edit) {
+            edit(b);
+        }
+        const auto t = [&](const std::string& name, std::vector<std::uint64_t> ne) {
+            std::size_t n = 1;
+            for (const std::uint64_t d : ne) {
+                n *= d;
+            }
+            b.tensor(name, std::move(ne), kF32, f32s(n, 0.3f));
+        };
+        const auto linear = [&](const std::string& name, std::uint64_t in, std::uint64_t out) {
+            t(name + ".weight", {in, out});
+            t(name + ".bias", {out});
+        };
+        t("token_embd.weight", {8, 6});
+        t("position_embd.weight", {8, 8});
+        if (a == "bert") {
+            t("token_types.weight", {8, 2});
+            t("token_embd_norm.weight", {8});
+            t("token_embd_norm.bias", {8});
+            for (const char* p :
+                 {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_up", "ffn_down"}) {
+                linear(std::string("blk.0.") + p, 8, 8);
+            }
+            for (const char* p : {"blk.0.attn_output_norm", "blk.0.layer_output_norm"}) {
+                t(std::string(p) + ".weight", {8});
+                t(std::string(p) + ".bias", {8});
+            }
+            return b.bytes();
+        }
+        for (const char* p : {"blk.0.attn_norm", "blk.0.ffn_norm", "output_norm"}) {
+            t(std::string(p) + ".weight", {8});
+            t(std::string(p) + ".bias", {8});
+        }
+        linear("blk.0.attn_qkv", 8, qkvRows);
+        linear("blk.0.attn_output", 8, 8);
+        linear("blk.0.ffn_up", 8, 32);
+        linear("blk.0.ffn_down", 32, 8);
+        return b.bytes();
+    }
+};
+
+bool hasWarning(const Model& m, const std::string& part) {
+    return std::any_of(m.warnings.begin(), m.warnings.end(),
+                       [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+TEST_F(GgufModel, ABertHasNoHeadAndSaysWhy) {
+    const auto m = loadIds(write(TinyClassic{}.bytes([](GgufBuilder& b) {
+        b.tensor("cls.output.weight", {8, 3}, kF32, f32s(24, 0.1f));  // a classifier: expected
+        b.tensor("rope_freqs.weight", {4}, kF32, f32s(4, 1.0f));      // meaningless here
+    })));
+    EXPECT_EQ(m->spec.modelType, "bert");
+    EXPECT_EQ(m->spec.typeVocabSize, 2);
+    EXPECT_EQ(m->spec.defaultMask, DefaultMask::Bidirectional);
+    EXPECT_EQ(m->spec.activation, Activation::Gelu);
+    EXPECT_EQ(m->spec.prediction, PredictionKind::None);
+    EXPECT_TRUE(hasWarning(*m,
+                           "no prediction head: llama.cpp's converter leaves the masked-LM "
+                           "head (cls.predictions.*) out of 'bert' GGUF files"));
+    EXPECT_TRUE(hasWarning(*m, "ignored 1 unknown tensor(s): rope_freqs.weight"));
+    const auto r = forward::runForward(*m, {{1, 2, 3}, {}});
+    EXPECT_GT(r.attention({0, 0})(0, 2), 0.0f);  // bidirectional: the first token sees the last
+}
+
+TEST_F(GgufModel, WithoutTheCausalKeyAttentionIsCausalAsInLlamaCpp) {
+    TinyClassic bert;
+    bert.causal.reset();
+    EXPECT_EQ(loadIds(write(bert.bytes()))->spec.defaultMask, DefaultMask::Causal);
+    TinyClassic gpt2;
+    gpt2.arch = "gpt2";
+    gpt2.causal.reset();
+    const auto m = loadIds(write(gpt2.bytes()));
+    EXPECT_EQ(m->spec.defaultMask, DefaultMask::Causal);
+    EXPECT_EQ(m->spec.activation, Activation::GeluTanh);
+    EXPECT_EQ(m->spec.prediction, PredictionKind::CausalLm);
+    EXPECT_TRUE(m->spec.tieWordEmbeddings);
+    EXPECT_EQ(m->weights.layers[0].value.outputs(), 8);
+}
+
+TEST_F(GgufModel, AFusedQkvOfTheWrongSizeIsNamed) {
+    TinyClassic gpt2;
+    gpt2.arch = "gpt2";
+    gpt2.qkvRows = 16;
+    EXPECT_EQ(messageFor(gpt2.bytes()),
+              "<f>: tensor 'blk.0.attn_qkv.weight': shape [16, 8] does not match the metadata, "
+              "expected [24, 8] (fused query/key/value weight)");
+}
+
+// q8s(values) as the F32 values ggml dequantizes them to.
+std::string q8Floats(std::size_t values) {
+    std::string s;
+    for (std::size_t b = 0; b < values / 32; ++b) {
+        for (int i = 0; i < 32; ++i) {
+            s += B::raw(
+                static_cast<float>(static_cast<int>((b + static_cast<std::size_t>(i)) % 7) - 3) /
+                64.0f);
+        }
+    }
+    return s;
+}
+
+// GPT-2's fused attn_qkv kept as Q8_0 blocks is split into query, key and value by whole rows:
+// the same values stored as F32 give the same bits.
+TEST_F(GgufModel, AQuantizedFusedQkvSplitsByRows) {
+    const auto bytes = [](bool quantized) {
+        GgufBuilder b;
+        b.text("general.architecture", "gpt2")
+            .u32("gpt2.block_count", 1)
+            .u32("gpt2.context_length", 8)
+            .u32("gpt2.embedding_length", 32)
+            .u32("gpt2.feed_forward_length", 32)
+            .u32("gpt2.attention.head_count", 2)
+            .f32("gpt2.attention.layer_norm_epsilon", 1e-5f);
+        const auto t = [&](const std::string& name, std::vector<std::uint64_t> ne) {
+            const std::size_t n = ne.size() == 1 ? ne[0] : ne[0] * ne[1];
+            b.tensor(name, std::move(ne), kF32, f32s(n, 0.5f));
+        };
+        t("token_embd.weight", {32, 6});
+        t("position_embd.weight", {32, 8});
+        for (const char* p : {"blk.0.attn_norm", "blk.0.ffn_norm", "output_norm"}) {
+            t(std::string(p) + ".weight", {32});
+            t(std::string(p) + ".bias", {32});
+        }
+        b.tensor("blk.0.attn_qkv.weight", {32, 96}, quantized ? kQ8_0 : kF32,
+                 quantized ? q8s(32 * 96) : q8Floats(32 * 96));
+        t("blk.0.attn_qkv.bias", {96});
+        for (const char* p : {"blk.0.attn_output", "blk.0.ffn_up", "blk.0.ffn_down"}) {
+            t(std::string(p) + ".weight", {32, 32});
+            t(std::string(p) + ".bias", {32});
+        }
+        return b.bytes();
+    };
+    const auto blocks = loadIds(write(bytes(true)));
+    EXPECT_TRUE(blocks->weights.layers[0].key.isBlocks());
+    EXPECT_EQ(blocks->weights.layers[0].value.outputs(), 32);
+    const auto r = forward::runForward(*blocks, {{1, 2, 3, 4}, {}});
+    const auto f = forward::runForward(*loadIds(write(bytes(false))), {{1, 2, 3, 4}, {}});
+    ASSERT_EQ(r.probs.size(), f.probs.size());
+    EXPECT_EQ(0, std::memcmp(r.probs.data(), f.probs.data(), r.probs.size() * sizeof(float)));
+    EXPECT_EQ(0, std::memcmp(r.hidden.data(), f.hidden.data(), r.hidden.size() * sizeof(float)));
 }
 
 TEST_F(GgufModel, RequiredKeysAreNamed) {

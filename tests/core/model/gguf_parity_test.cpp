@@ -1,9 +1,11 @@
 // GGUF models against their references (issue 32), on the files make_gguf_checkpoints.py
 // writes the way llama.cpp's converter does: the Hugging Face test checkpoints converted (F32,
-// BF16; llama's q/k rows interleaved; Llama 3 scaling as rope_freqs) and quantized models
+// BF16; llama's q/k rows interleaved; Llama 3 scaling as rope_freqs; GPT-2's transposed
+// Conv1D weights with q|k|v fused; BERT without its masked-LM head) and quantized models
 // (Q8_0; a Q4_K_M mix; every readable type) whose reference is the PyTorch pass on the weights
 // as ggml dequantizes them. Each must match its reference to the parity tolerances, and give
 // the same bits as the Hugging Face folder holding the same weights.
+#include <algorithm>
 #include <cstring>
 
 #include <gtest/gtest.h>
@@ -11,9 +13,11 @@
 #include "../support/manifest.h"
 #include "../support/max_abs.h"
 #include "../support/reference_file.h"
+#include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
 #include "attnscope/model/model.h"
+#include "attnscope/tokenize/tokenizer.h"
 
 namespace attnscope {
 namespace {
@@ -31,6 +35,8 @@ const fs::path kRoot = fs::path(ATTNSCOPE_FIXTURE_DIR) / "gguf";
 const std::vector<std::string> kCases = {
     "llama_f32",       "llama_gqa2_headdim_bf16",
     "llama3_gqa4_f32", "qwen2_gqa2_bf16",
+    "gpt2_f32",        "gpt2_sharded_bf16",
+    "bert_f32",        "bert_bf16",
     "llama_q8_0",      "llama_q4_k",
     "qwen2_q4_k_m",    "llama_every_type",
 };
@@ -42,6 +48,9 @@ protected:
     std::shared_ptr<const model::Model> gguf() const {
         return model::loadModel(kRoot / m_entry.at("gguf").get<std::string>());
     }
+
+    // BERT's converter leaves the masked-LM head out: such a file predicts nothing.
+    bool hasHead() const { return m_entry.value("lm_head", true); }
 
     json m_entry;
 };
@@ -67,6 +76,12 @@ TEST_P(GgufParity, MatchesTheReferenceOfTheDequantizedWeights) {
                   kRelTolerance)
             << what;
         ASSERT_FALSE(ref.lmLogits.empty()) << what;
+        if (!hasHead()) {
+            EXPECT_FALSE(forward::hasPredictionHead(*model)) << what;
+            EXPECT_THROW(forward::vocabularyLogits(*model, r.hidden), InvalidArgument) << what;
+            ++checked;
+            continue;
+        }
         const Matrix lm = forward::vocabularyLogits(*model, r.hidden);
         ASSERT_EQ(static_cast<std::size_t>(lm.size()), ref.lmLogits.size()) << what;
         EXPECT_LE(maxAbsDiff(lm.data(), ref.lmLogits) / std::max(1.0, maxAbs(ref.lmLogits)),
@@ -101,11 +116,40 @@ TEST_P(GgufParity, GivesTheBitsOfTheSameWeightsInAHuggingFaceFolder) {
         EXPECT_EQ(0, std::memcmp(a.hidden.data(), b.hidden.data(),
                                  static_cast<std::size_t>(a.hidden.size()) * sizeof(float)))
             << GetParam();
+        if (!hasHead()) {
+            continue;
+        }
         const Matrix la = forward::vocabularyLogits(*fromGguf, a.hidden);
         const Matrix lb = forward::vocabularyLogits(*fromFolder, b.hidden);
         EXPECT_EQ(0, std::memcmp(la.data(), lb.data(),
                                  static_cast<std::size_t>(la.size()) * sizeof(float)));
     }
+}
+
+// GPT-2's and BERT's vocabularies from tokenizer.ggml.* (byte-level BPE; llama.cpp's WPM on the
+// converter's '▁' spelling) tokenize as the folder's vocab.json / vocab.txt do, pieces included,
+// and a BERT file says why it predicts nothing.
+// (The Llama family's GGUF tokenizers are checked in tests/core/tokenize.)
+class GgufClassicTokens : public GgufParity {};
+
+TEST_P(GgufClassicTokens, TokenizesAsTheHuggingFaceFolder) {
+    const auto fromGguf = gguf();
+    const auto fromFolder = model::loadModel(kRoot / m_entry.at("hf_folder").get<std::string>());
+    const std::string text =
+        "When we draw the weights of all the heads at once, patterns jump out: 2019 and 12345!";
+    const auto a = fromGguf->tokenizer->encode(text);
+    const auto b = fromFolder->tokenizer->encode(text);
+    ASSERT_EQ(tokenize::ids(a), tokenize::ids(b));
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        EXPECT_EQ(a[i].text, b[i].text) << i;
+        EXPECT_EQ(a[i].charBegin, b[i].charBegin) << i;
+        EXPECT_EQ(a[i].charEnd, b[i].charEnd) << i;
+    }
+    const auto& warnings = fromGguf->warnings;
+    const bool explained = std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
+        return w.starts_with("no prediction head: llama.cpp's converter leaves the masked-LM head");
+    });
+    EXPECT_EQ(explained, !hasHead());
 }
 
 // A parity test that cannot fail proves nothing: a 1 % scale error shows well above tolerance.
@@ -120,6 +164,10 @@ TEST_P(GgufParity, DetectsASmallScaleError) {
 }
 
 ATTNSCOPE_MANIFEST_CASES(GgufParity, kRoot, kCases)
+INSTANTIATE_TEST_SUITE_P(Checkpoints, GgufClassicTokens,
+                         ::testing::Values("gpt2_f32", "gpt2_sharded_bf16", "bert_f32",
+                                           "bert_bf16"),
+                         testing::paramName);
 
 }  // namespace
 }  // namespace attnscope

@@ -4,9 +4,6 @@
 #include "model/gguf/gguf_tokenizer.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -19,6 +16,7 @@
 #include "attnscope/base/error.h"
 #include "attnscope/tokenize/gguf_vocab.h"
 #include "attnscope/tokenize/pre_tokenizer.h"
+#include "llama_cpp_vocab_test.h"
 
 namespace attnscope::tokenize {
 namespace {
@@ -27,78 +25,21 @@ namespace fs = std::filesystem;
 
 const fs::path kVocabDir = testing::kSharedTokenizers / "llama.cpp-vocab";
 
-// The files of kVocabDir checked here, each against every string of its .inp. Not checked:
-// llama-bpe and qwen2 (../shared has their .inp/.out but not the .gguf) and gpt-neox (a .gguf
-// without .inp/.out).
+// The files of kVocabDir checked here, each against every string of its .inp. llama-bpe and
+// qwen2 (../shared has their .inp/.out but not the .gguf) are checked with llama.cpp's .gguf from
+// the peer's source bundle in gguf_bundled_vocab_test.cpp; gpt-neox (a .gguf without .inp/.out)
+// only below.
 const std::vector<std::string> kSupportedVocabs = {
     "llama-spm", "phi-3",        "gpt-2",          "mpt", "falcon", "starcoder",
     "refact",    "deepseek-llm", "deepseek-coder",
 };
-
-// llama.cpp's tests/test-tokenizer-0: strings separated by "\n__ggml_vocab_test__\n" (the file
-// ends with one), ids a line each, tokenized without BOS/EOS (add_special false). It also runs
-// with parse_special false; no string holds the text of a control token, so it makes no
-// difference here.
-struct VocabTest {
-    std::vector<std::string> texts;
-    std::vector<std::vector<std::int32_t>> ids;
-};
-
-VocabTest readVocabTest(const fs::path& gguf) {
-    const std::string inp = testing::readFile(gguf.string() + ".inp");
-    const std::string sep = "\n__ggml_vocab_test__\n";
-    VocabTest t;
-    for (std::size_t pos = 0; pos < inp.size();) {
-        const std::size_t next = inp.find(sep, pos);
-        if (next == std::string::npos) {
-            t.texts.push_back(inp.substr(pos));
-            break;
-        }
-        t.texts.push_back(inp.substr(pos, next - pos));
-        pos = next + sep.size();
-    }
-    std::ifstream out(gguf.string() + ".out");
-    for (std::string line; std::getline(out, line);) {
-        std::istringstream numbers(line);
-        std::vector<std::int32_t> ids;
-        for (std::int32_t id = 0; numbers >> id;) {
-            ids.push_back(id);
-        }
-        t.ids.push_back(std::move(ids));
-    }
-    return t;
-}
-
-std::string showIds(const std::vector<std::int32_t>& ids) {
-    std::string s;
-    for (const std::int32_t id : ids) {
-        if (!s.empty()) {
-            s += ' ';
-        }
-        s += std::to_string(id);
-    }
-    return s;
-}
 
 class LlamaCppVocab : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LlamaCppVocab, EveryTestStringGivesLlamaCppsIds) {
     ATTNSCOPE_SKIP_WITHOUT(kVocabDir);
     const fs::path gguf = kVocabDir / ("ggml-vocab-" + GetParam() + ".gguf");
-    const io::GgufFile file(gguf);
-    const auto tokenizer = model::loadGgufTokenizer(file);
-    const VocabTest test = readVocabTest(gguf);
-    ASSERT_EQ(test.texts.size(), test.ids.size()) << gguf;
-    ASSERT_GT(test.texts.size(), 40u);
-    std::size_t matched = 0;
-    for (std::size_t i = 0; i < test.texts.size(); ++i) {
-        const std::vector<std::int32_t> got = ids(tokenizer->encode(test.texts[i], false));
-        matched += got == test.ids[i] ? 1 : 0;
-        EXPECT_EQ(showIds(got), showIds(test.ids[i]))
-            << "string " << i << ": \"" << test.texts[i] << "\"";
-    }
-    std::cout << "[ gguf     ] " << GetParam() << ": " << matched << "/" << test.texts.size()
-              << " strings match llama.cpp\n";
+    expectLlamaCppIds(gguf, gguf, GetParam());
 }
 
 std::string vocabTestName(const ::testing::TestParamInfo<std::string>& param) {
@@ -261,9 +202,10 @@ TEST(GgufVocabBpe, Llama3PreAddsBosByDefault) {
 
 TEST(GgufVocabErrors, UnknownModelIsNamed) {
     GgufVocab v = spmVocab({"a"});
-    v.model = "bert";
-    testing::expectError<UnsupportedModel>([&] { loadGgufTokenizer(v); },
-                                           {"tiny.gguf", "tokenizer.ggml.model", "\"bert\""});
+    v.model = "t5";
+    testing::expectError<UnsupportedModel>(
+        [&] { loadGgufTokenizer(v); },
+        {"tiny.gguf", "tokenizer.ggml.model", "\"t5\"", "llama", "gpt2", "bert"});
 }
 
 TEST(GgufVocabErrors, UnknownPreIsNamed) {

@@ -3,7 +3,7 @@
 the greedy continuation of a prompt, token for token.
 
 Usage: greedy_parity.py --cli ATTNSCOPE_CLI --peer-dir DEST --model FILE.gguf --prompt 1,2,3
-       [--n 32] [--tie 1e-3]
+       [--n 32] [--tie 1e-3] [--int8-activations]
 
 Runs `attnscope-cli info` and `attnscope-cli predict --token-ids PROMPT --continue N`, and
 llama_peer.mjs `meta` and `greedy` (llama.cpp through node-llama-cpp, F32 KV cache, greedy
@@ -12,8 +12,9 @@ part, the step is a tie exception only if llama.cpp itself ranks AttnScope's tok
 --tie of its own pick (its logits minus the top one), which is printed. AttnScope computes
 with fp32 activations; llama.cpp's CPU products with K-quant weights quantize the activations
 to 8 bits first, which moves its logits by about 1e-2, so files with K-quants get a --tie of
-that size. Exit 0 pass, 1 fail, 77
-when the peer is not installed.
+that size. With --int8-activations AttnScope runs its optional 8-bit mode, which quantizes
+activations as llama.cpp does, and the tie margin can be llama.cpp's summation-order noise
+(1e-3). Exit 0 pass, 1 fail, 77 when the peer is not installed.
 """
 
 import argparse
@@ -79,13 +80,16 @@ def main():
     p.add_argument("--prompt", required=True)
     p.add_argument("--n", type=int, default=32)
     p.add_argument("--tie", type=float, default=1e-3)
+    p.add_argument("--int8-activations", action="store_true")
     args = p.parse_args()
     meta = peer(args, "meta")
     ours_mix = type_mix_of_cli(cli(args, "info", args.model))
     if ours_mix != type_mix_of_peer(meta):
         sys.exit(f"tensor types differ: attnscope {ours_mix}, llama.cpp {type_mix_of_peer(meta)}")
     greedy = peer(args, "greedy", "--prompt-ids", args.prompt, "--n", str(args.n))
-    out = cli(args, "predict", args.model, "--token-ids", args.prompt, "--continue", str(args.n))
+    mode = ["--int8-activations"] if args.int8_activations else []
+    out = cli(args, "predict", args.model, "--token-ids", args.prompt, "--continue", str(args.n),
+              *mode)
     ours = [int(x) for x in re.search(r"^ids:(.*)$", out, re.M).group(1).split()]
     print(f"{os.path.basename(args.model)}: {ours_mix}")
     print("attnscope:", " ".join(map(str, ours)))

@@ -6,21 +6,24 @@
 //   node llama_peer.mjs greedy   FILE --prompt-ids 1,2,3 [--n 32] [--threads 1] [--kv-type F32|F16]
 //                                     [--flash-attn]
 //   node llama_peer.mjs time     FILE [--n 128] [--threads 1] [--rounds 5] [--kv-type F32|F16] [--flash-attn]
+//   node llama_peer.mjs serve    FILE [--max-n 512] [--threads 1] [--kv-type F32|F16] [--flash-attn]
 //   every command also takes --modules DIR: the folder setup_llama_peer.sh installed node_modules
 //   into (default $ATTNSCOPE_LLAMA_PEER_DIR, else this file's folder).
 //
-// Prints exactly one JSON document on stdout; llama.cpp's and node-llama-cpp's logs go to stderr.
+// Prints exactly one JSON document on stdout (serve: its reply lines first); llama.cpp's and
+// node-llama-cpp's logs go to stderr.
 // Exit 0 on success, 1 on a runtime error, 2 on bad usage, 77 when node-llama-cpp is not installed
 // (CTest's SKIP_RETURN_CODE). README.md here lists the JSON shapes.
 import fs from 'node:fs';
 import path from 'node:path';
+import readline from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 // Anything node-llama-cpp writes with console.log/info must not reach stdout, which carries the
 // JSON document only.
 console.log = console.info = console.debug = (...args) => console.error(...args);
 
-const USAGE = 'usage: node llama_peer.mjs meta|tokenize|greedy|time MODEL.gguf [options] (see its header)';
+const USAGE = 'usage: node llama_peer.mjs meta|tokenize|greedy|time|serve MODEL.gguf [options] (see its header)';
 const FLAGS = new Set(['--full', '--special', '--flash-attn']);
 
 class UsageError extends Error {}
@@ -28,7 +31,7 @@ class PeerMissing extends Error {}  // exit 77: CTest's SKIP_RETURN_CODE
 
 function parseArgs(argv) {
     const [command, model, ...rest] = argv;
-    if (!['meta', 'tokenize', 'greedy', 'time'].includes(command) || !model) throw new UsageError(USAGE);
+    if (!['meta', 'tokenize', 'greedy', 'time', 'serve'].includes(command) || !model) throw new UsageError(USAGE);
     const opts = {};
     for (let i = 0; i < rest.length; ++i) {
         const arg = rest[i];
@@ -269,6 +272,18 @@ function median(values) {
     return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+// One prompt processing of `tokens` from an empty cache: evaluating them in one batch and sampling
+// the next token from the last one's logits (greedy), in ms.
+async function promptMs(sequence, tokens) {
+    await sequence.clearHistory();
+    const start = process.hrtime.bigint();
+    const generator = sequence.evaluate(tokens, { temperature: 0, yieldEogToken: true });
+    await generator.next();
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    await generator.return();
+    return ms;
+}
+
 // Prompt processing like llama-bench's pp test: n tokens in one batch, logits of the last one, one
 // warm-up round that is reported but not counted. Ids are a fixed pseudo-random walk over the vocab.
 async function commandTime(lib, file, opts) {
@@ -279,27 +294,76 @@ async function commandTime(lib, file, opts) {
     });
     const vocabSize = vocabularySize(model);
     const tokens = Array.from({ length: n }, (_, i) => (i * 7919 + 13) % vocabSize);
-    const roundMs = async () => {
-        await sequence.clearHistory();
-        const start = process.hrtime.bigint();
-        const generator = sequence.evaluate(tokens, { temperature: 0, yieldEogToken: true });
-        await generator.next();
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        await generator.return();
-        return ms;
-    };
+    const roundMs = () => promptMs(sequence, tokens);
     const warmupMs = await roundMs();
     const roundsMs = [];
     for (let r = 0; r < rounds; ++r) roundsMs.push(await roundMs());
     return { n, rounds, ...settings, warmup_ms: warmupMs, rounds_ms: roundsMs, median_ms: median(roundsMs) };
 }
 
+function writeLine(doc) {
+    return new Promise((resolve) => process.stdout.write(JSON.stringify(doc) + '\n', resolve));
+}
+
+// One timing request of serve: {"ids": [...], "threads": t, "repeats": r, "warmup": w}.
+async function serveRequest(sequence, settings, vocabSize, request) {
+    const ids = request.ids;
+    const bad = (id) => !Number.isInteger(id) || id < 0 || id >= vocabSize;
+    if (!Array.isArray(ids) || ids.length === 0 || ids.some(bad)) {
+        throw new Error(`ids must be a non-empty list of token ids below ${vocabSize}`);
+    }
+    if (ids.length > settings.max_n) throw new Error(`${ids.length} ids, more than --max-n ${settings.max_n}`);
+    if (request.threads !== undefined && request.threads !== settings.threads) {
+        throw new Error(`this worker runs ${settings.threads} thread(s), not ${request.threads}`);
+    }
+    const times = [];
+    for (let i = 0; i < (request.warmup ?? 0) + (request.repeats ?? 1); ++i) {
+        const ms = await promptMs(sequence, ids);
+        if (i >= (request.warmup ?? 0)) times.push(ms);
+    }
+    return { n: ids.length, threads: settings.threads, times_ms: times };
+}
+
+// A timing worker like tests/bench/forward_bench --serve (gguf_bench.py interleaves the two): the model
+// and one context of --max-n tokens stay loaded; after a {"ready": true, ...} line, one JSON reply line
+// per request line ({"error": ...} for a bad one); {"quit": true} or the end of stdin ends it.
+async function commandServe(lib, file, opts, version) {
+    const maxN = intOption(opts, 'max-n', 512);
+    const start = process.hrtime.bigint();
+    const { model, sequence, settings } = await makeSequence(lib, file, opts, {
+        contextSize: maxN + 1, batchSize: maxN,
+    });
+    const vocabSize = vocabularySize(model);
+    settings.max_n = maxN;
+    await writeLine({
+        ready: true, program: 'llama.cpp', node_llama_cpp: version, model: path.resolve(file),
+        load_ms: Number(process.hrtime.bigint() - start) / 1e6, vocab_size: vocabSize, ...settings,
+    });
+    let served = 0;
+    for await (const line of readline.createInterface({ input: process.stdin })) {
+        if (line.trim() === '') continue;
+        let reply;
+        try {
+            const request = JSON.parse(line);
+            if (request.quit) break;
+            reply = await serveRequest(sequence, settings, vocabSize, request);
+            ++served;
+        } catch (error) {
+            reply = { error: String(error?.message ?? error) };
+        }
+        await writeLine(reply);
+    }
+    return { served };
+}
+
 async function main() {
     const { command, model, opts } = parseArgs(process.argv.slice(2));
     if (!fs.existsSync(model)) throw new UsageError(`no such file: ${model}`);
     const { lib, version } = await importNodeLlamaCpp(opts);
-    const run = { meta: commandMeta, tokenize: commandTokenize, greedy: commandGreedy, time: commandTime };
-    const result = await run[command](lib, model, opts);
+    const run = {
+        meta: commandMeta, tokenize: commandTokenize, greedy: commandGreedy, time: commandTime, serve: commandServe,
+    };
+    const result = await run[command](lib, model, opts, version);
     const doc = { command, model: path.resolve(model), node_llama_cpp: version, ...result };
     await new Promise((resolve) => process.stdout.write(JSON.stringify(doc) + '\n', resolve));
 }

@@ -116,7 +116,6 @@ public:
     std::optional<double> numberAt(std::string_view key) const;
     std::optional<bool> boolAt(std::string_view key) const;
     std::optional<std::string_view> stringAt(std::string_view key) const;
-    std::uint64_t requireUnsigned(std::string_view key) const;              // missing: FormatError
     std::vector<std::string_view> stringArray(std::string_view key) const;  // empty if absent
     std::vector<double> numberArray(std::string_view key) const;            // empty if absent
 

@@ -78,6 +78,13 @@ std::vector<FoundModel> findLlamaCppModels(const std::filesystem::path& cacheDir
 // truncated blob, is listed with the reason.
 std::vector<FoundModel> findOllamaModels(const std::filesystem::path& modelsDir);
 
+// The name a user runs an Ollama model blob by ("llama3.2:3b", "user/model:tag",
+// "hf.co/org/repo:Q4_K_M"; FoundModel::name of findOllamaModels), for a `blob` at
+// <store>/blobs/sha256-<hex> that a tag of that store names as its model layer: the first such
+// name in the list's order when several tags share the blob. "" for any other path, so callers
+// fall back to the file name. Reads the store's manifests, not the blob.
+std::string ollamaModelName(const std::filesystem::path& blob);
+
 // Everything in `places`, grouped by source (Hugging Face, llama.cpp, Ollama); a file found
 // twice (the same store named twice, a link) is listed once.
 std::vector<FoundModel> findLocalModels(const ModelPlaces& places);

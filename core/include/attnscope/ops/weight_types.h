@@ -30,6 +30,9 @@ struct BlockMatrix {
     Eigen::Index rows = 0;
     Eigen::Index cols = 0;
     Eigen::Index rowBytes = 0;
+    // Multiplied with 8-bit activations (ops/q8_product.h, model::ActivationPrecision::Int8)
+    // rather than exactly; set only for types the 8-bit product takes.
+    bool int8Activations = false;
 };
 
 // Exactly one of weight, half and blocks holds the matrix.

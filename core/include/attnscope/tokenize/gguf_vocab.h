@@ -14,6 +14,13 @@
 //   "gpt2" (byte-level BPE, llm_tokenizer_bpe): the text is split by the regexes llama.cpp
 //       keeps for `tokenizer.ggml.pre` (each isolating its matches in every piece), then each
 //       piece is merged by the ranks of `tokenizer.ggml.merges`.
+//   "bert" (llama.cpp's WPM, llm_tokenizer_wpm; BERT converted by convert_hf_to_gguf.py, whose
+//       vocabulary gives word-initial tokens a '▁' and drops the "##" of continuations): the
+//       text is split into words and single punctuation / CJK characters and each word, '▁'
+//       first, is matched longest token first, as llama.cpp does (gguf_wpm.cpp says where that
+//       differs from Hugging Face's BertTokenizer); [CLS] ... [SEP] (BOS and SEP ids) around
+//       it. Tokens read back in WordPiece's spelling ("the", "##ing", "[CLS]"); `pre` is
+//       ignored, as llama.cpp ignores it for this type.
 // Token types (tokenizer.ggml.token_type): 1 normal, 2 unknown, 3 control, 4 user-defined,
 // 5 unused, 6 byte. Types 2, 3 and 4 are matched in the raw text before anything else, as are
 // the end-of-generation and fill-in-the-middle tokens llama.cpp recognises by their text.
@@ -31,7 +38,7 @@
 // Errors: FormatError "<file>: key 'tokenizer.ggml.X': <reason>" for missing or inconsistent
 // keys (array lengths, duplicate tokens, merges naming unknown pieces, a BOS asked for without
 // an id); UnsupportedModel naming the value and the file for a tokenizer.ggml.model other than
-// "llama" and "gpt2" or a `pre` whose regexes are not implemented here.
+// "llama", "gpt2" and "bert", or a `pre` whose regexes are not implemented here.
 #pragma once
 
 #include <cstdint>
@@ -70,9 +77,14 @@ struct GgufVocab {
     std::optional<std::uint64_t> unkId;
     std::optional<std::uint64_t> padId;
     std::optional<std::uint64_t> sepId;
+    std::optional<std::uint64_t> maskId;
     std::optional<bool> addBos;
     std::optional<bool> addEos;
     std::optional<bool> addSpacePrefix;
+    // tokenizer.ggml.normalizer.lowercase / strip_accents ("bert" vocabularies; llama.cpp's
+    // defaults: lower-case, and strip accents when lower-casing).
+    std::optional<bool> lowercase;
+    std::optional<bool> stripAccents;
 };
 
 std::unique_ptr<Tokenizer> loadGgufTokenizer(const GgufVocab& vocab);

@@ -1,7 +1,6 @@
 #include "gguf_arch.h"
 
-#include <array>
-#include <utility>
+#include <cstdint>
 
 #include "../arch/bert_family.h"
 #include "attnscope/base/error.h"
@@ -12,8 +11,8 @@ namespace gguf {
 
 namespace {
 
-// Hugging Face name prefixes (as the Llama table spells them) and their GGUF spelling.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kNames = {{
+// The Llama table's name prefixes and their GGUF spelling (gguf-py's tensor_mapping.py).
+constexpr GgufName kLlamaNames[] = {
     {"embed_tokens.weight", "token_embd.weight"},
     {"layers.{}.input_layernorm.", "blk.{}.attn_norm."},
     {"layers.{}.self_attn.q_proj.", "blk.{}.attn_q."},
@@ -25,31 +24,7 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 11> kNames =
     {"layers.{}.mlp.up_proj.", "blk.{}.ffn_up."},
     {"layers.{}.mlp.down_proj.", "blk.{}.ffn_down."},
     {"norm.weight", "output_norm.weight"},
-}};
-
-// A positive size from the metadata that the spec stores in an int.
-int positive(const io::GgufFile& f, const std::string& key, std::optional<int> fallback = {}) {
-    const std::optional<std::uint64_t> v = f.unsignedAt(key);
-    if (!v) {
-        if (fallback) {
-            return *fallback;
-        }
-        throw FormatError(f.where(key) + ": missing (llama.cpp requires it)");
-    }
-    if (*v == 0 || *v > static_cast<std::uint64_t>(kMaxModelWidth)) {
-        throw FormatError(f.where(key) + ": " + std::to_string(*v) +
-                          " is not a size (expected 1 to 2^24)");
-    }
-    return static_cast<int>(*v);
-}
-
-double positiveNumber(const io::GgufFile& f, const std::string& key, double fallback) {
-    const double v = f.numberAt(key).value_or(fallback);
-    if (!(v > 0.0)) {
-        throw FormatError(f.where(key) + ": " + std::to_string(v) + " must be positive");
-    }
-    return v;
-}
+};
 
 void readRopeScaling(const io::GgufFile& f, const std::string& arch, ModelSpec& spec) {
     const std::string typeKey = arch + ".rope.scaling.type";
@@ -73,30 +48,18 @@ ModelSpec readLlamaSpec(const io::GgufFile& f, const GgufArch& arch) {
     const std::string a = arch.name;
     ModelSpec spec;
     spec.modelType = a;
-    spec.nLayers = positive(f, a + ".block_count");
-    spec.dModel = positive(f, a + ".embedding_length");
-    spec.dFfn = positive(f, a + ".feed_forward_length");
-    spec.nHeads = positive(f, a + ".attention.head_count");
-    spec.nKvHeads = positive(f, a + ".attention.head_count_kv", spec.nHeads);
-    spec.headDimK = positive(f, a + ".attention.key_length", spec.dModel / spec.nHeads);
-    spec.headDimV = positive(f, a + ".attention.value_length", spec.headDimK);
-    spec.maxPositions = positive(f, a + ".context_length");
-    spec.rope.dims = positive(f, a + ".rope.dimension_count", spec.headDimK);
+    spec.nLayers = metadataSize(f, a + ".block_count");
+    spec.dModel = metadataSize(f, a + ".embedding_length");
+    spec.dFfn = metadataSize(f, a + ".feed_forward_length");
+    spec.nHeads = metadataSize(f, a + ".attention.head_count");
+    spec.nKvHeads = metadataSize(f, a + ".attention.head_count_kv", spec.nHeads);
+    readHeadWidths(f, a, spec);
+    spec.maxPositions = metadataSize(f, a + ".context_length");
+    spec.rope.dims = metadataSize(f, a + ".rope.dimension_count", spec.headDimK);
     spec.rope.theta = positiveNumber(f, a + ".rope.freq_base", 10000.0);
     readRopeScaling(f, a, spec);
-    const std::string epsKey = a + ".attention.layer_norm_rms_epsilon";
-    if (!f.find(epsKey)) {
-        throw FormatError(f.where(epsKey) + ": missing (llama.cpp requires it)");
-    }
-    spec.normEps = static_cast<float>(positiveNumber(f, epsKey, 1e-6));
-    const io::GgufTensor* embedding = f.tensor("token_embd.weight");
-    if (embedding == nullptr || embedding->ne.size() != 2 || embedding->ne[1] <= 0 ||
-        embedding->ne[1] > kMaxModelWidth) {
-        throw FormatError(f.path().string() +
-                          ": tensor 'token_embd.weight': missing or not a [vocabulary, width] "
-                          "matrix");
-    }
-    spec.vocabSize = static_cast<int>(embedding->ne[1]);
+    spec.normEps = requiredEpsilon(f, a + ".attention.layer_norm_rms_epsilon");
+    spec.vocabSize = embeddingRows(f);
     spec.activation = Activation::Silu;
     arch::setLlamaFamilyFlags(spec);
     spec.qkvBias = f.tensor("blk.0.attn_q.bias") != nullptr;
@@ -106,10 +69,13 @@ ModelSpec readLlamaSpec(const io::GgufFile& f, const GgufArch& arch) {
     return spec;
 }
 
-const GgufArch kArchs[] = {
-    {"llama", &arch::kLlama, true, readLlamaSpec},
-    {"qwen2", &arch::kQwen2, false, readLlamaSpec},
-};
+constexpr GgufArch kLlamaArch = {"llama",       &arch::kLlama, true,
+                                 readLlamaSpec, kLlamaNames,   PredictionKind::CausalLm};
+constexpr GgufArch kQwen2Arch = {"qwen2",       &arch::kQwen2, false,
+                                 readLlamaSpec, kLlamaNames,   PredictionKind::CausalLm};
+
+// In the order refusals list them.
+const GgufArch* const kArchs[] = {&kLlamaArch, &kQwen2Arch, &kGpt2Arch, &kBertArch};
 
 }  // namespace
 
@@ -119,23 +85,74 @@ const GgufArch& ggufArchFor(const io::GgufFile& file) {
         throw FormatError(file.where("general.architecture") + ": missing");
     }
     std::string supported;
-    for (const GgufArch& a : kArchs) {
-        if (*name == a.name) {
-            return a;
+    for (const GgufArch* a : kArchs) {
+        if (*name == a->name) {
+            return *a;
         }
-        supported += (supported.empty() ? "" : ", ") + std::string(a.name);
+        supported += (supported.empty() ? "" : ", ") + std::string(a->name);
     }
     throw UnsupportedModel(file.where("general.architecture") + ": '" + clipped(*name) +
                            "' is not supported (supported GGUF architectures: " + supported + ")");
 }
 
-std::optional<std::string> ggufTensorName(std::string_view hfName) {
-    for (const auto& [hf, gguf] : kNames) {
+std::optional<std::string> ggufTensorName(const GgufArch& arch, std::string_view hfName) {
+    for (const auto& [hf, gguf] : arch.names) {
         if (hfName.starts_with(hf)) {
             return std::string(gguf) + std::string(hfName.substr(hf.size()));
         }
     }
     return std::nullopt;
+}
+
+int metadataSize(const io::GgufFile& f, const std::string& key, std::optional<int> fallback) {
+    const std::optional<std::uint64_t> v = f.unsignedAt(key);
+    if (!v) {
+        if (fallback) {
+            return *fallback;
+        }
+        throw FormatError(f.where(key) + ": missing (llama.cpp requires it)");
+    }
+    if (*v == 0 || *v > static_cast<std::uint64_t>(kMaxModelWidth)) {
+        throw FormatError(f.where(key) + ": " + std::to_string(*v) +
+                          " is not a size (expected 1 to 2^24)");
+    }
+    return static_cast<int>(*v);
+}
+
+double positiveNumber(const io::GgufFile& f, const std::string& key, double fallback) {
+    const double v = f.numberAt(key).value_or(fallback);
+    if (!(v > 0.0)) {
+        throw FormatError(f.where(key) + ": " + std::to_string(v) + " must be positive");
+    }
+    return v;
+}
+
+float requiredEpsilon(const io::GgufFile& f, const std::string& key) {
+    if (!f.find(key)) {
+        throw FormatError(f.where(key) + ": missing (llama.cpp requires it)");
+    }
+    return static_cast<float>(positiveNumber(f, key, 1e-6));
+}
+
+int embeddingRows(const io::GgufFile& f) {
+    const io::GgufTensor* embedding = f.tensor(kTokenEmbeddingTensor);
+    if (embedding == nullptr || embedding->ne.size() != 2 || embedding->ne[1] <= 0 ||
+        embedding->ne[1] > kMaxModelWidth) {
+        throw FormatError(f.path().string() + ": tensor '" + kTokenEmbeddingTensor +
+                          "': missing or not a [vocabulary, width] matrix");
+    }
+    return static_cast<int>(embedding->ne[1]);
+}
+
+void readHeadWidths(const io::GgufFile& f, const std::string& arch, ModelSpec& spec) {
+    const std::string keyLength = arch + ".attention.key_length";
+    if (f.find(keyLength) == nullptr && spec.dModel % spec.nHeads != 0) {
+        throw FormatError(f.where(arch + ".embedding_length") + ": " + std::to_string(spec.dModel) +
+                          " is not divisible by " + arch + ".attention.head_count (" +
+                          std::to_string(spec.nHeads) + ") and there is no " + keyLength);
+    }
+    spec.headDimK = metadataSize(f, keyLength, spec.dModel / spec.nHeads);
+    spec.headDimV = metadataSize(f, arch + ".attention.value_length", spec.headDimK);
 }
 
 }  // namespace gguf

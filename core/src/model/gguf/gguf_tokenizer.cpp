@@ -63,9 +63,12 @@ tokenize::GgufVocab readGgufVocab(const io::GgufFile& file) {
     v.unkId = file.unsignedAt("tokenizer.ggml.unknown_token_id");
     v.padId = file.unsignedAt("tokenizer.ggml.padding_token_id");
     v.sepId = file.unsignedAt("tokenizer.ggml.seperator_token_id");  // sic, as gguf-py spells it
+    v.maskId = file.unsignedAt("tokenizer.ggml.mask_token_id");
     v.addBos = file.boolAt("tokenizer.ggml.add_bos_token");
     v.addEos = file.boolAt("tokenizer.ggml.add_eos_token");
     v.addSpacePrefix = file.boolAt("tokenizer.ggml.add_space_prefix");
+    v.lowercase = file.boolAt("tokenizer.ggml.normalizer.lowercase");
+    v.stripAccents = file.boolAt("tokenizer.ggml.normalizer.strip_accents");
     return v;
 }
 

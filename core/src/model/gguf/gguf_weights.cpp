@@ -8,6 +8,7 @@
 #include "../weight_slots.h"
 #include "attnscope/base/error.h"
 #include "attnscope/io/ggml_blocks.h"
+#include "attnscope/ops/q8_product.h"
 
 namespace attnscope::model::gguf {
 
@@ -69,6 +70,9 @@ public:
         m_used.insert(name);
         return *t;
     }
+
+    // A tensor read outside the slots (rope_freqs): not to be reported as unknown.
+    void markUsed(const std::string& name) { m_used.insert(name); }
 
     // The tensor's bytes after checking its type and its shape against `shape` ([rows, cols],
     // cols 0 for a vector), the first `rotated` rows of each of `heads` heads de-interleaved
@@ -198,6 +202,17 @@ void readSlot(GgufWeightReader& reader, const GgufArch& arch, const Slot& s, Mod
     if (keepStored(t, s.role, model, options)) {
         Linear stored = storedLinear(t, bytes);
         model.blockWeights = model.blockWeights || stored.isBlocks();
+        if (stored.isBlocks() && options.activations == ActivationPrecision::Int8 &&
+            ops::q8ActivationType(stored.blocks.type)) {
+            stored.blocks.int8Activations = true;
+            if (!model.int8Activations) {
+                model.warnings.push_back(
+                    "8-bit activations: quantized matrices are multiplied as llama.cpp does, "
+                    "activations quantized per block first; numbers are about 1-3 % off the "
+                    "exact model's (leave the option off for those)");
+            }
+            model.int8Activations = true;
+        }
         if (s.layer < 0) {
             detail::assignStoredModelSlot(s.role, std::move(stored), model.weights);
         } else {
@@ -220,7 +235,10 @@ std::vector<Slot> slotsOf(const GgufArch& arch, const ModelSpec& spec) {
         if (e.needed != nullptr && !e.needed(spec)) {
             continue;
         }
-        const std::optional<std::string> name = ggufTensorName(e.name);
+        if (e.role == Role::TokenTypeEmbedding && spec.typeVocabSize == 0) {
+            continue;  // BERT without token_types.weight, as the safetensors loader skips it
+        }
+        const std::optional<std::string> name = ggufTensorName(arch, e.name);
         if (!name) {
             throw UnsupportedModel(std::string("GGUF: no tensor name for ") + e.name);
         }
@@ -232,7 +250,7 @@ std::vector<Slot> slotsOf(const GgufArch& arch, const ModelSpec& spec) {
             slots.push_back({e.role, layerName(*name, layer), layer});
         }
     }
-    if (!spec.tieWordEmbeddings) {
+    if (arch.prediction == PredictionKind::CausalLm && !spec.tieWordEmbeddings) {
         slots.push_back({Role::HeadDecoderWeight, kOutputTensor, -1});
     }
     return slots;
@@ -240,10 +258,10 @@ std::vector<Slot> slotsOf(const GgufArch& arch, const ModelSpec& spec) {
 
 void readRopeFactors(GgufWeightReader& reader, const io::GgufFile& file, ModelSpec& spec) {
     const io::GgufTensor* t = file.tensor(kRopeFreqsTensor);
-    if (t == nullptr) {
-        return;
+    if (t == nullptr || spec.rope.dims == 0) {
+        return;  // without rotary positions the tensor means nothing: reported as unknown
     }
-    reader.locate(t->name, Role::FinalNormWeight);
+    reader.markUsed(t->name);
     const std::string where = file.path().string() + ": tensor '" + t->name + "'";
     if (t->type != io::GgmlType::F32 || t->elements() != spec.rope.dims / 2) {
         throw FormatError(where + ": expected " + std::to_string(spec.rope.dims / 2) +
@@ -262,7 +280,7 @@ void readRopeFactors(GgufWeightReader& reader, const io::GgufFile& file, ModelSp
 // allocated for each (16 M layers would cost gigabytes of names and slots first).
 void requireLastLayer(const io::GgufFile& file, const GgufArch& arch, const ModelSpec& spec) {
     for (const TensorEntry& e : arch.table->tensors) {
-        const std::optional<std::string> name = ggufTensorName(e.name);
+        const std::optional<std::string> name = ggufTensorName(arch, e.name);
         if (name && name->find("{}") != std::string::npos &&
             (e.needed == nullptr || e.needed(spec))) {
             const std::string last = layerName(*name, spec.nLayers - 1);
@@ -276,26 +294,26 @@ void requireLastLayer(const io::GgufFile& file, const GgufArch& arch, const Mode
     }
 }
 
-void warnAbout(const GgufWeightReader& reader, const io::GgufFile& file, Model& model) {
+// Tensors neither read nor expected (the architecture's ignored prefixes), and weights that
+// hold NaN or Inf, in the safetensors loader's words.
+void warnAbout(const GgufWeightReader& reader, const io::GgufFile& file, const GgufArch& arch,
+               Model& model) {
     std::vector<std::string> unknown;
     for (const io::GgufTensor& t : file.tensors()) {
-        if (!reader.used().contains(t.name)) {
+        const bool ignored = std::any_of(arch.ignored.begin(), arch.ignored.end(),
+                                         [&](std::string_view p) { return t.name.starts_with(p); });
+        if (!ignored && !reader.used().contains(t.name)) {
             unknown.push_back(t.name);
         }
     }
-    if (!unknown.empty()) {
-        std::string list;
-        for (std::size_t i = 0; i < unknown.size() && i < 5; ++i) {
-            list += (i ? ", " : "") + unknown[i];
-        }
-        model.warnings.push_back("ignored " + std::to_string(unknown.size()) +
-                                 " unknown tensor(s): " + list +
-                                 (unknown.size() > 5 ? ", ..." : ""));
-    }
-    if (const auto& bad = reader.nonFinite(); !bad.empty()) {
+    detail::addWeightWarnings(reader.nonFinite(), unknown, model.warnings);
+    if (arch.prediction == PredictionKind::None) {
         model.warnings.push_back(
-            std::to_string(bad.size()) + " weight tensor(s) hold NaN or Inf: " + bad.front() +
-            (bad.size() > 1 ? ", ..." : "") + "; attention computed from them is not a number");
+            std::string("no prediction head: llama.cpp's converter leaves the masked-LM head "
+                        "(cls.predictions.*) out of '") +
+            arch.name +
+            "' GGUF files, so this model gives attention and hidden states but predicts no "
+            "tokens");
     }
 }
 
@@ -311,9 +329,9 @@ void readGgufWeights(const io::GgufFile& file, const GgufArch& arch, Model& mode
     for (const Slot& s : slots) {
         readSlot(reader, arch, s, model, options);
     }
-    model.spec.prediction = PredictionKind::CausalLm;
+    model.spec.prediction = arch.prediction;
     model.parameterCount = reader.parameters();
-    warnAbout(reader, file, model);
+    warnAbout(reader, file, arch, model);
     if (options.progress) {
         options.progress(1.0);
     }

@@ -14,6 +14,7 @@
 // the store.
 #include <array>
 #include <cctype>
+#include <optional>
 #include <regex>
 #include <set>
 #include <system_error>
@@ -166,6 +167,32 @@ FoundModel inspectModelLayer(const fs::path& store, const io::Json& layer, const
     return m;
 }
 
+// The manifest Ollama runs for a tag: the file itself, or the GGUF entry of a manifest list
+// (`at` then names the list's entries, whose problems are the list's).
+io::Json runnableManifest(const fs::path& store, const ManifestFile& file, io::JsonAt& at) {
+    io::Json manifest = readManifest(file.path);
+    io::expectObject(manifest, at);
+    if (io::optionalString(manifest, at, "mediaType").value_or("") == kManifestList) {
+        manifest = manifestFromList(store, manifest, at);
+        at = at["manifests"];
+        io::expectObject(manifest, at);
+    }
+    return manifest;
+}
+
+// The index of the manifest's model layer (application/vnd.ollama.image.model), if it has one.
+std::optional<std::size_t> modelLayerIndex(const io::Json& manifest, const io::JsonAt& at) {
+    const io::Json& layers = io::member(manifest, at, "layers");
+    io::expectArray(layers, at["layers"]);
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+        if (io::optionalString(layers[i], at["layers"][i], "mediaType").value_or("") ==
+            kModelLayer) {
+            return i;
+        }
+    }
+    return std::nullopt;
+}
+
 // One tag's entry: its manifest (or the GGUF one of a manifest list), then its model layer.
 // Whatever is wrong is the entry's note; path stays the manifest until the blob is known.
 FoundModel inspectManifest(const fs::path& store, const ManifestFile& file) {
@@ -174,21 +201,11 @@ FoundModel inspectManifest(const fs::path& store, const ManifestFile& file) {
     m.path = file.path;
     m.source = kSourceOllama;
     try {
-        io::Json manifest = readManifest(file.path);
         io::JsonAt at{file.path.string()};
-        io::expectObject(manifest, at);
-        if (io::optionalString(manifest, at, "mediaType").value_or("") == kManifestList) {
-            manifest = manifestFromList(store, manifest, at);
-            at = at["manifests"];  // the chosen entry's problems are the list's
-            io::expectObject(manifest, at);
-        }
-        const io::Json& layers = io::member(manifest, at, "layers");
-        io::expectArray(layers, at["layers"]);
-        for (std::size_t i = 0; i < layers.size(); ++i) {
-            const io::JsonAt layerAt = at["layers"][i];
-            if (io::optionalString(layers[i], layerAt, "mediaType").value_or("") == kModelLayer) {
-                return inspectModelLayer(store, layers[i], layerAt, m);
-            }
+        const io::Json manifest = runnableManifest(store, file, at);
+        if (const auto layer = modelLayerIndex(manifest, at)) {
+            return inspectModelLayer(store, io::member(manifest, at, "layers")[*layer],
+                                     at["layers"][*layer], m);
         }
         const std::string format = io::optionalString(manifest, at, "format").value_or("");
         m.note =
@@ -199,24 +216,67 @@ FoundModel inspectManifest(const fs::path& store, const ManifestFile& file) {
     return m;
 }
 
-}  // namespace
-
-std::vector<FoundModel> findOllamaModels(const fs::path& modelsDir) {
-    std::vector<FoundModel> found;
+// Every tag of the store once, as Ollama resolves a name: manifests-v2 first, the legacy
+// manifest of the same name being stale.
+std::vector<ManifestFile> storeTags(const fs::path& modelsDir) {
+    std::vector<ManifestFile> tags;
     std::set<std::string> names;
-    // manifests-v2 first, as Ollama resolves a name; the legacy entry of the same name is stale.
     for (const char* root : {"manifests-v2", "manifests"}) {
         std::vector<ManifestFile> files;
         std::array<std::string, 4> parts;
         collectManifests(modelsDir / root, parts, 0, files);
-        for (const ManifestFile& file : files) {
+        for (ManifestFile& file : files) {
             if (names.insert(displayName(file.parts)).second) {
-                found.push_back(inspectManifest(modelsDir, file));
+                tags.push_back(std::move(file));
             }
         }
     }
+    return tags;
+}
+
+}  // namespace
+
+std::vector<FoundModel> findOllamaModels(const fs::path& modelsDir) {
+    std::vector<FoundModel> found;
+    for (const ManifestFile& tag : storeTags(modelsDir)) {
+        found.push_back(inspectManifest(modelsDir, tag));
+    }
     gguf::sortByName(found);
     return found;
+}
+
+std::string ollamaModelName(const fs::path& blob) {
+    static const std::regex kBlobName("sha256[-:][0-9a-fA-F]{64}");
+    if (blob.parent_path().filename() != "blobs" ||
+        !std::regex_match(blob.filename().string(), kBlobName)) {
+        return {};
+    }
+    const fs::path store = blob.parent_path().parent_path();
+    std::string name;
+    for (const ManifestFile& tag : storeTags(store)) {
+        const std::string tagName = displayName(tag.parts);
+        if (!name.empty() && name <= tagName) {
+            continue;  // the first name in the list's order is kept
+        }
+        try {
+            io::JsonAt at{tag.path.string()};
+            const io::Json manifest = runnableManifest(store, tag, at);
+            const auto layer = modelLayerIndex(manifest, at);
+            if (!layer) {
+                continue;
+            }
+            const io::JsonAt layerAt = at["layers"][*layer];
+            const io::Json& entry = io::member(manifest, at, "layers")[*layer];
+            const io::Json& digest = io::member(entry, layerAt, "digest");
+            if (blobPath(store, io::asString(digest, layerAt["digest"]), layerAt["digest"])
+                    .filename() == blob.filename()) {
+                name = tagName;
+            }
+        } catch (const std::exception&) {
+            // a manifest that cannot be read names no blob
+        }
+    }
+    return name;
 }
 
 }  // namespace attnscope::model
