@@ -47,14 +47,7 @@ void readRopeScaling(const io::GgufFile& f, const std::string& arch, ModelSpec& 
 ModelSpec readLlamaSpec(const io::GgufFile& f, const GgufArch& arch) {
     const std::string a = arch.name;
     ModelSpec spec;
-    spec.modelType = a;
-    spec.nLayers = metadataSize(f, a + ".block_count");
-    spec.dModel = metadataSize(f, a + ".embedding_length");
-    spec.dFfn = metadataSize(f, a + ".feed_forward_length");
-    spec.nHeads = metadataSize(f, a + ".attention.head_count");
-    spec.nKvHeads = metadataSize(f, a + ".attention.head_count_kv", spec.nHeads);
-    readHeadWidths(f, a, spec);
-    spec.maxPositions = metadataSize(f, a + ".context_length");
+    readBlockShape(f, a, spec);
     spec.rope.dims = metadataSize(f, a + ".rope.dimension_count", spec.headDimK);
     spec.rope.theta = positiveNumber(f, a + ".rope.freq_base", 10000.0);
     readRopeScaling(f, a, spec);
@@ -144,6 +137,8 @@ int embeddingRows(const io::GgufFile& f) {
     return static_cast<int>(embedding->ne[1]);
 }
 
+namespace {
+
 void readHeadWidths(const io::GgufFile& f, const std::string& arch, ModelSpec& spec) {
     const std::string keyLength = arch + ".attention.key_length";
     if (f.find(keyLength) == nullptr && spec.dModel % spec.nHeads != 0) {
@@ -153,6 +148,19 @@ void readHeadWidths(const io::GgufFile& f, const std::string& arch, ModelSpec& s
     }
     spec.headDimK = metadataSize(f, keyLength, spec.dModel / spec.nHeads);
     spec.headDimV = metadataSize(f, arch + ".attention.value_length", spec.headDimK);
+}
+
+}  // namespace
+
+void readBlockShape(const io::GgufFile& f, const std::string& a, ModelSpec& spec) {
+    spec.modelType = a;
+    spec.nLayers = metadataSize(f, a + ".block_count");
+    spec.dModel = metadataSize(f, a + ".embedding_length");
+    spec.dFfn = metadataSize(f, a + ".feed_forward_length");
+    spec.nHeads = metadataSize(f, a + ".attention.head_count");
+    spec.nKvHeads = metadataSize(f, a + ".attention.head_count_kv", spec.nHeads);
+    readHeadWidths(f, a, spec);
+    spec.maxPositions = metadataSize(f, a + ".context_length");
 }
 
 }  // namespace gguf

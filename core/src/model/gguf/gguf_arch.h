@@ -70,9 +70,11 @@ float requiredEpsilon(const io::GgufFile& f, const std::string& key);
 // [vocabulary, width] matrix.
 int embeddingRows(const io::GgufFile& f);
 
-// The head widths: attention.key_length / value_length, else the width over the heads
-// (FormatError naming both keys when the heads do not divide it).
-void readHeadWidths(const io::GgufFile& f, const std::string& arch, ModelSpec& spec);
+// What every architecture reads the same way (llama_model::load_hparams): the model type, layer
+// count, width, feed-forward width, heads and key/value heads, context length, and the head
+// widths from attention.key_length / value_length, else the width over the heads (FormatError
+// naming both keys when the heads do not divide it).
+void readBlockShape(const io::GgufFile& f, const std::string& arch, ModelSpec& spec);
 
 // The GPT-2 and BERT entries (gguf_arch_classic.cpp).
 extern const GgufArch kGpt2Arch;

@@ -59,16 +59,10 @@ constexpr GgufName kBertNames[] = {
 // llama.cpp's BERT sequence-classification head (cls.weight, cls.output.weight, biases).
 constexpr std::string_view kBertIgnored[] = {"cls."};
 
-// The sizes both architectures read the same way (llama_model::load_hparams).
+// What GPT-2 and BERT read the same way: the block shape, LayerNorm's epsilon, the vocabulary
+// and the mask.
 void readSizes(const io::GgufFile& f, const std::string& a, ModelSpec& spec) {
-    spec.modelType = a;
-    spec.nLayers = metadataSize(f, a + ".block_count");
-    spec.dModel = metadataSize(f, a + ".embedding_length");
-    spec.dFfn = metadataSize(f, a + ".feed_forward_length");
-    spec.nHeads = metadataSize(f, a + ".attention.head_count");
-    spec.nKvHeads = metadataSize(f, a + ".attention.head_count_kv", spec.nHeads);
-    readHeadWidths(f, a, spec);
-    spec.maxPositions = metadataSize(f, a + ".context_length");
+    readBlockShape(f, a, spec);
     spec.normEps = requiredEpsilon(f, a + ".attention.layer_norm_epsilon");
     spec.vocabSize = embeddingRows(f);
     spec.defaultMask = f.boolAt(a + ".attention.causal").value_or(true)
