@@ -1,14 +1,20 @@
 // Fuzzes the GGUF reader (issue 32): the header, metadata of every value type (arrays nested,
 // strings, bools), the alignment, tensor infos (dims, ggml types, offsets), the bounds and
 // overlap checks, the typed reads a loader makes, and dequantization of every readable type.
-// The input is the whole file.
+// The input is the whole file. A file that opens is then read as a model: its tokenizer from the
+// tokenizer.ggml.* keys (SentencePiece-style, GPT-2 BPE, BERT's WPM), which encodes fixed texts
+// and text cut from the input; its architecture, spec and weights (model::loadModel); and a
+// model that loads runs a short forward pass, so the spec's checks are what keep the pass
+// inside the weights.
 #include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "attnscope/forward/forward_pass.h"
 #include "attnscope/io/ggml_blocks.h"
 #include "attnscope/io/gguf.h"
+#include "attnscope/model/model.h"
 #include "fuzz_support.h"
 
 namespace {
@@ -66,11 +72,33 @@ void readTensor(const io::GgufFile& file, const io::GgufTensor& t) {
     }
 }
 
+void readAsModel(const std::filesystem::path& path, std::string_view input) {
+    fuzz::expectErrors([&] {
+        if (const auto tok = model::loadModelTokenizer(path)) {
+            fuzz::exerciseTokenizer(*tok, input);
+        }
+    });
+    fuzz::expectErrors([&] {
+        model::LoadOptions options;
+        options.tokenizer = model::TokenizerLoading::VocabularyOnly;
+        const auto loaded = model::loadModel(path, options);
+        const int vocab = loaded->spec.vocabSize;
+        if (vocab <= 0) {
+            fuzz::fail("a loaded model with vocabulary size " + std::to_string(vocab));
+        }
+        forward::ForwardInput in;
+        in.tokenIds = {0, vocab - 1, vocab / 2};
+        const auto result = forward::runForward(*loaded, in);
+        (void)result;
+    });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const auto dir = fuzz::scratchDir("gguf");
     const auto path = fuzz::writeFile(dir, "model.gguf", fuzz::asText(data, size));
+    bool opened = false;
     fuzz::expectErrors([&] {
         const io::GgufFile file(path);
         for (const auto& [key, value] : file.metadata()) {
@@ -81,6 +109,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             readTensor(file, t);
             file.dropPages(t);
         }
+        opened = true;
     });
+    if (opened) {
+        readAsModel(path, fuzz::asText(data, size));
+    }
     return 0;
 }

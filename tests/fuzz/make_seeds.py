@@ -741,6 +741,90 @@ def gguf_seeds():
         [("k.nested", ("array", ("array", "u8")), [[1, 2], [], [3]]),
          ("k.empty", ("array", "string"), [])], [("t", [4, 2, 2, 1], "F32")]))
     seed(f, "no_tensors.gguf", gguf([("general.architecture", "string", "qwen2")], []))
+    tiny_model_seeds(f)
+
+
+def block_keys(arch, width=8, ffn=16, heads=2, kv_heads=2, context=16):
+    return [("general.architecture", "string", arch), (arch + ".block_count", "u32", 1),
+            (arch + ".embedding_length", "u32", width), (arch + ".feed_forward_length", "u32", ffn),
+            (arch + ".attention.head_count", "u32", heads),
+            (arch + ".attention.head_count_kv", "u32", kv_heads),
+            (arch + ".context_length", "u32", context)]
+
+
+def tiny_model_seeds(f):
+    """Whole one-layer models (width 8, feed-forward 16) that load and run, so mutations reach
+    the spec readers, the weight slots, the tokenizers and the forward pass: llama with a
+    SentencePiece-style vocabulary (ne lists the row length first, as GGUF does), GPT-2 with byte-
+    level BPE merges, BERT with llama.cpp's WPM vocabulary."""
+    w, ff = 8, 16
+    # Pieces that merge up to "▁the" and "▁cat" (SentencePiece merges need every step).
+    pieces = ["\u2581the", "\u2581cat", "s", "at", "\u2581", "t", "h", "e", "c", "a",
+              "\u2581t", "\u2581th", "\u2581c", "\u2581ca"]
+    vocab = ["<unk>", "<s>", "</s>", "<0x0A>"] + pieces
+    llama = block_keys("llama", kv_heads=1) + [
+        ("llama.rope.freq_base", "f32", 10000.0),
+        ("llama.attention.layer_norm_rms_epsilon", "f32", 1e-5),
+        ("tokenizer.ggml.model", "string", "llama"),
+        ("tokenizer.ggml.tokens", ("array", "string"), vocab),
+        ("tokenizer.ggml.scores", ("array", "f32"), [0.0] * 4 + [-1.0 - i for i in range(14)]),
+        ("tokenizer.ggml.token_type", ("array", "i32"), [2, 3, 3, 6] + [1] * 14),
+        ("tokenizer.ggml.bos_token_id", "u32", 1), ("tokenizer.ggml.add_bos_token", "bool", True)]
+    seed(f, "model_llama.gguf", gguf(llama, [
+        ("token_embd.weight", [w, 18], "F32"), ("blk.0.attn_norm.weight", [w], "F32"),
+        ("blk.0.attn_q.weight", [w, w], "F16"), ("blk.0.attn_k.weight", [w, 4], "F32"),
+        ("blk.0.attn_v.weight", [w, 4], "BF16"), ("blk.0.attn_output.weight", [w, w], "F32"),
+        ("blk.0.ffn_norm.weight", [w], "F32"), ("blk.0.ffn_gate.weight", [w, ff], "F32"),
+        ("blk.0.ffn_up.weight", [w, ff], "F32"), ("blk.0.ffn_down.weight", [ff, w], "F32"),
+        ("output_norm.weight", [w], "F32")]))
+    # Quantized rows need 32 or 256 weights: a width of 32 with Q8_0 and Q4_K products.
+    q = block_keys("llama", width=32, ffn=256, heads=4, kv_heads=2) + llama[7:]
+    seed(f, "model_llama_quant.gguf", gguf(q, [
+        ("token_embd.weight", [32, 18], "Q8_0"), ("blk.0.attn_norm.weight", [32], "F32"),
+        ("blk.0.attn_q.weight", [32, 32], "Q4_0"), ("blk.0.attn_k.weight", [32, 16], "Q8_0"),
+        ("blk.0.attn_v.weight", [32, 16], "Q5_1"), ("blk.0.attn_output.weight", [32, 32], "Q8_0"),
+        ("blk.0.ffn_norm.weight", [32], "F32"), ("blk.0.ffn_gate.weight", [32, 256], "Q4_0"),
+        ("blk.0.ffn_up.weight", [32, 256], "Q8_0"), ("blk.0.ffn_down.weight", [256, 32], "Q4_K"),
+        ("output_norm.weight", [32], "F32"), ("output.weight", [32, 18], "Q8_0")]))
+    bpe = ["a", "b", "c", "\u0120", "ab", "\u0120ab", "<|endoftext|>"]
+    gpt2 = block_keys("gpt2") + [
+        ("gpt2.attention.layer_norm_epsilon", "f32", 1e-5),
+        ("tokenizer.ggml.model", "string", "gpt2"), ("tokenizer.ggml.pre", "string", "gpt-2"),
+        ("tokenizer.ggml.tokens", ("array", "string"), bpe),
+        ("tokenizer.ggml.token_type", ("array", "i32"), [1] * 6 + [3]),
+        ("tokenizer.ggml.merges", ("array", "string"), ["a b", "\u0120 ab"]),
+        ("tokenizer.ggml.eos_token_id", "u32", 6)]
+    seed(f, "model_gpt2.gguf", gguf(gpt2, [
+        ("token_embd.weight", [w, 7], "F32"), ("position_embd.weight", [w, 16], "F32"),
+        ("blk.0.attn_norm.weight", [w], "F32"), ("blk.0.attn_norm.bias", [w], "F32"),
+        ("blk.0.attn_qkv.weight", [w, 3 * w], "F16"), ("blk.0.attn_qkv.bias", [3 * w], "F32"),
+        ("blk.0.attn_output.weight", [w, w], "F32"), ("blk.0.attn_output.bias", [w], "F32"),
+        ("blk.0.ffn_norm.weight", [w], "F32"), ("blk.0.ffn_norm.bias", [w], "F32"),
+        ("blk.0.ffn_up.weight", [w, ff], "F32"), ("blk.0.ffn_up.bias", [ff], "F32"),
+        ("blk.0.ffn_down.weight", [ff, w], "F32"), ("blk.0.ffn_down.bias", [w], "F32"),
+        ("output_norm.weight", [w], "F32"), ("output_norm.bias", [w], "F32")]))
+    wpm = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "\u2581the", "\u2581cat", "s", "\u2581caf"]
+    bert = block_keys("bert") + [
+        ("bert.attention.layer_norm_epsilon", "f32", 1e-12), ("bert.attention.causal", "bool", False),
+        ("tokenizer.ggml.model", "string", "bert"), ("tokenizer.ggml.token_type_count", "u32", 2),
+        ("tokenizer.ggml.tokens", ("array", "string"), wpm),
+        ("tokenizer.ggml.token_type", ("array", "i32"), [3, 3, 3, 3, 3, 1, 1, 1, 1]),
+        ("tokenizer.ggml.unknown_token_id", "u32", 1), ("tokenizer.ggml.padding_token_id", "u32", 0),
+        ("tokenizer.ggml.bos_token_id", "u32", 2), ("tokenizer.ggml.seperator_token_id", "u32", 3),
+        ("tokenizer.ggml.mask_token_id", "u32", 4)]
+    tensors = [("token_embd.weight", [w, 9], "F32"), ("token_types.weight", [w, 2], "F32"),
+               ("position_embd.weight", [w, 16], "F32"), ("token_embd_norm.weight", [w], "F32"),
+               ("token_embd_norm.bias", [w], "F32")]
+    for name, ne in (("attn_q", [w, w]), ("attn_k", [w, w]), ("attn_v", [w, w]),
+                     ("attn_output", [w, w]), ("attn_output_norm", None), ("ffn_up", [w, ff]),
+                     ("ffn_down", [ff, w]), ("layer_output_norm", None)):
+        rows = ne[1] if ne else w
+        if ne:
+            tensors.append(("blk.0.%s.weight" % name, ne, "F32"))
+        else:
+            tensors.append(("blk.0.%s.weight" % name, [w], "F32"))
+        tensors.append(("blk.0.%s.bias" % name, [rows], "F32"))
+    seed(f, "model_bert.gguf", gguf(bert, tensors))
 
 
 def ablation_list_seeds():

@@ -27,7 +27,8 @@ ALL_FUZZERS=(fuzz_safetensors fuzz_gguf fuzz_shard_index fuzz_config fuzz_tokeni
 # Longest input per fuzzer: a little above the largest seed.
 max_len() {
     case "$1" in
-        fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece | fuzz_gguf) echo 16384 ;;
+        fuzz_gguf) echo 32768 ;;
+        fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece) echo 16384 ;;
         fuzz_safetensors | fuzz_conllu | fuzz_coref) echo 8192 ;;
         *) echo 4096 ;;
     esac

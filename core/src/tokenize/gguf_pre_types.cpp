@@ -149,7 +149,8 @@ std::string ggufUnmergeablePattern(const Vocab& pieces) {
             last = first | 0x3F;
         } else if (b >= 0xE0 && b <= 0xEF) {
             first = std::max<std::uint32_t>((b & 0x0F) << 12, 0x800);
-            last = ((b & 0x0F) << 12) | 0xFFF;
+            // UTF-8 has no surrogates (0xED's U+D800-DFFF), nor has PCRE2's class.
+            last = b == 0xED ? 0xD7FF : ((b & 0x0F) << 12) | 0xFFF;
         } else if (b >= 0xF0 && b <= 0xF4) {
             first = std::max<std::uint32_t>((b & 0x07) << 18, 0x10000);
             last = std::min<std::uint32_t>(((b & 0x07) << 18) | 0x3FFFF, 0x10FFFF);

@@ -182,6 +182,21 @@ TEST(GgufVocabBpe, SplitsMergesAndMatchesControlTokens) {
     EXPECT_EQ(ids(loadGgufTokenizer(v)->encode("a")), (std::vector<std::int32_t>{257, 'a'}));
 }
 
+TEST(GgufVocabBpe, AVocabularyWithoutSomeLeadBytesStillLoads) {
+    // 0xED leads U+D000-D7FF; the surrogates after them are no characters, and no class of
+    // PCRE2's may name them (this vocabulary was refused before).
+    GgufVocab v = bpeVocab();
+    for (const int b : {0x01, 0xC3, 0xED, 0xF0}) {
+        v.tokens[static_cast<std::size_t>(b)] = "<unused" + std::to_string(b) + ">";
+    }
+    const auto t = loadGgufTokenizer(v);
+    EXPECT_EQ(ids(t->encode("a a")), (std::vector<std::int32_t>{'a', 256}));
+    // A missing byte gives no token (llama.cpp drops a symbol it has no token for); the
+    // continuation bytes after it keep theirs, and nothing merges across it.
+    EXPECT_EQ(ids(t->encode("a\xED\x9F\xBF a\xC3\xA9")),
+              (std::vector<std::int32_t>{'a', 0x9F, 0xBF, 256, 0xA9}));
+}
+
 TEST(GgufVocabBpe, EndOfGenerationTokensAreControlWhateverTheirType) {
     // llama.cpp makes "<｜end▁of▁sentence｜>" and the like control tokens by their text.
     GgufVocab v = bpeVocab();
