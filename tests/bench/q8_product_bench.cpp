@@ -16,6 +16,7 @@
 
 #include <omp.h>
 
+#include "../core/support/ggml_scale_offsets.h"
 #include "attnscope/io/ggml_types.h"
 #include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/q8_product.h"
@@ -90,23 +91,6 @@ GgmlType typeNamed(const std::string& name) {
     std::exit(2);
 }
 
-// Byte offsets of a block's f16 d / dmin (ggml-common.h), set to small finite values.
-std::vector<std::size_t> scaleOffsets(GgmlType type) {
-    switch (type) {
-        case GgmlType::Q2_K:
-            return {80, 82};
-        case GgmlType::Q3_K:
-            return {108};
-        case GgmlType::Q4_K:
-        case GgmlType::Q5_K:
-            return {0, 2};
-        case GgmlType::Q6_K:
-            return {208};
-        default:
-            return {0};
-    }
-}
-
 BlockMatrix randomMatrix(GgmlType type, Eigen::Index rows, Eigen::Index cols) {
     const auto& info = attnscope::io::ggmlTypeInfo(type);
     BlockMatrix m;
@@ -122,7 +106,7 @@ BlockMatrix randomMatrix(GgmlType type, Eigen::Index rows, Eigen::Index cols) {
     }
     const std::uint16_t smallHalf = 0x1400;  // 2^-10
     for (std::size_t at = 0; at < m.bytes.size(); at += info.blockBytes) {
-        for (const std::size_t off : scaleOffsets(type)) {
+        for (const std::size_t off : attnscope::testing::ggmlScaleOffsets(type)) {
             std::memcpy(m.bytes.data() + at + off, &smallHalf, 2);
         }
     }

@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "../support/expect_error.h"
+#include "../support/ggml_scale_offsets.h"
 #include "attnscope/base/error.h"
 #include "attnscope/ops/q8_product.h"
 #include "ops/q8_blocks.h"
@@ -23,23 +24,6 @@ using io::GgmlType;
 
 const GgmlType kSupported[] = {GgmlType::Q4_0, GgmlType::Q5_0, GgmlType::Q8_0, GgmlType::Q2_K,
                                GgmlType::Q3_K, GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
-
-// Byte offsets of each type's f16 d (and dmin) in a block (ggml-common.h).
-std::vector<int> scaleOffsets(GgmlType type) {
-    switch (type) {
-        case GgmlType::Q2_K:
-            return {80, 82};
-        case GgmlType::Q3_K:
-            return {108};
-        case GgmlType::Q4_K:
-        case GgmlType::Q5_K:
-            return {0, 2};
-        case GgmlType::Q6_K:
-            return {208};
-        default:
-            return {0};
-    }
-}
 
 // Random block bytes (every bit pattern is a valid block) with f16 scales of moderate size, so
 // that products stay finite.
@@ -58,9 +42,9 @@ BlockMatrix randomBlocks(GgmlType type, Eigen::Index rows, Eigen::Index cols, un
         b = static_cast<std::byte>(byte(gen));
     }
     for (std::size_t at = 0; at < m.bytes.size(); at += static_cast<std::size_t>(f.blockBytes)) {
-        for (const int off : scaleOffsets(type)) {
+        for (const std::size_t off : testing::ggmlScaleOffsets(type)) {
             const std::uint16_t h = floatToHalf(scale(gen));
-            std::memcpy(m.bytes.data() + at + static_cast<std::size_t>(off), &h, 2);
+            std::memcpy(m.bytes.data() + at + off, &h, 2);
         }
     }
     return m;
