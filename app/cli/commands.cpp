@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -111,6 +112,12 @@ std::string positionsNote(const model::ModelSpec& s) {
             out << ", linear scaling x" << s.rope.factor;
         } else if (s.rope.scaling == model::RopeScaling::Llama3) {
             out << ", llama3 scaling x" << s.rope.factor;
+        } else if (s.rope.scaling == model::RopeScaling::LongRope) {
+            out << ", LongRoPE (long factors past " << s.rope.originalMaxPositions
+                << " positions, attention factor " << s.rope.attentionFactor << ")";
+        }
+        if (s.localRope) {
+            out << "; local layers theta " << s.localRope->theta;
         }
         if (!s.rope.frequencyFactors.empty()) {
             out << ", frequencies divided by the file's rope_freqs factors (Llama 3 scaling)";
@@ -118,6 +125,29 @@ std::string positionsNote(const model::ModelSpec& s) {
     }
     if (s.slidingWindow) {
         out << "; sliding window " << *s.slidingWindow;
+        if (!s.slidingLayers.empty()) {
+            const auto local = std::count(s.slidingLayers.begin(), s.slidingLayers.end(), 1);
+            out << " in " << local << " of " << s.nLayers << " layers (local)";
+        }
+    }
+    return out.str();
+}
+
+// What the later decoders add to the attention: QK-norm, soft-caps, a scale of their own.
+std::string attentionNote(const model::ModelSpec& s) {
+    std::ostringstream out;
+    out << "scale " << s.defaultScale(0);
+    if (s.queryPreAttnScalar) {
+        out << " (query_pre_attn_scalar " << *s.queryPreAttnScalar << ")";
+    }
+    if (s.qkNorm != model::QkNorm::None) {
+        out << ", QK-norm " << (s.qkNorm == model::QkNorm::PerHead ? "per head" : "over all heads");
+    }
+    if (s.attnSoftcap > 0.0f) {
+        out << ", logits soft-capped at " << s.attnSoftcap;
+    }
+    if (s.finalLogitSoftcap > 0.0f) {
+        out << ", final logits soft-capped at " << s.finalLogitSoftcap;
     }
     return out.str();
 }
@@ -133,12 +163,14 @@ int runInfo(const std::string& modelDir) {
     const model::ModelSpec& s = m->spec;
     std::cout << "model:            " << modelDir << "\n"
               << "architecture:     " << s.modelType << " ("
-              << (s.normPlacement == model::NormPlacement::Pre ? "pre-norm" : "post-norm") << ", "
+              << model::normPlacementName(s.normPlacement)
+              << (s.parallelResidual ? ", parallel residual" : "") << ", "
               << (s.defaultMask == model::DefaultMask::Causal ? "causal" : "bidirectional") << ")\n"
               << "layers:           " << s.nLayers << "\n"
               << "heads:            " << s.nHeads << " per layer, " << s.nLayers * s.nHeads
               << " in all" << kvHeadsNote(s) << "\n"
               << "positions:        " << positionsNote(s) << "\n"
+              << "attention:        " << attentionNote(s) << "\n"
               << "hidden size:      " << s.dModel << "\n"
               << "head width:       " << s.headDimK << " (keys), " << s.headDimV << " (values)\n"
               << "feed-forward:     " << s.dFfn << ", " << model::activationName(s.activation)

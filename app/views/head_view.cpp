@@ -211,9 +211,10 @@ void HeadView::refresh() {
         return;
     }
     render::ColorRange range;
-    const QImage img =
-        render::heatmapImage(m_record->probs, &f.allowed, m_session->heatmapStyle(), &range);
-    m_heatmap->setMap(img, range, queryLabels(*m_session), keyLabels(*m_session), f.allowed);
+    const QImage img = render::heatmapImage(m_record->probs, &f.allowedFor(h.layer),
+                                            m_session->heatmapStyle(), &range);
+    m_heatmap->setMap(img, range, queryLabels(*m_session), keyLabels(*m_session),
+                      f.allowedFor(h.layer));
     m_heatmap->setTitle(tr("Layer %1, head %2 (0-based) — %3")
                             .arg(h.layer)
                             .arg(h.head)
@@ -363,7 +364,7 @@ QString HeadView::tooltip(int row, int col) const {
     if (row >= m_record->probs.rows() || col >= m_record->probs.cols()) {
         return {};  // the record of a newer result is on its way
     }
-    const bool allowed = f.allowed(row, col) != 0;
+    const bool allowed = f.allowedFor(m_session->selectedHead().layer)(row, col) != 0;
     QString text = tr("query %1 “%2” → key %3 “%4”\n")
                        .arg(row)
                        .arg(QString::fromStdString(result->label(row)))

@@ -118,7 +118,7 @@ void LineCanvas::buildLines(float minWeight) {
             }
             for (int k = 0; k < f.nTokens; ++k) {
                 const float w = a(q, k);
-                if (f.allowed(q, k) == 0 || w <= 0.0f || w < minWeight) {
+                if (f.allowedFor(h.head.head.layer)(q, k) == 0 || w <= 0.0f || w < minWeight) {
                     continue;
                 }
                 lines.push_back({q, k, w});
@@ -165,7 +165,8 @@ void LineCanvas::forEachHoverWeight(const HeadLines& h, Fn&& fn) const {
     for (int j = 0; j < f.nTokens; ++j) {
         const int q = fromQuery ? m_hover->index : j;
         const int k = fromQuery ? j : m_hover->index;
-        if (f.allowed(q, k) == 0 || m_fullyMasked[static_cast<std::size_t>(q)]) {
+        if (f.allowedFor(h.head.head.layer)(q, k) == 0 ||
+            m_fullyMasked[static_cast<std::size_t>(q)]) {
             continue;
         }
         const float w = a(q, k);
@@ -453,7 +454,8 @@ QString LineCanvas::tooltipFor(Token token) const {
         for (int j = 0; j < f.nTokens; ++j) {
             const int q = query ? i : j;
             const int k = query ? j : i;
-            if (f.allowed(q, k) != 0 && !m_fullyMasked[static_cast<std::size_t>(q)]) {
+            if (f.allowedFor(h.head.head.layer)(q, k) != 0 &&
+                !m_fullyMasked[static_cast<std::size_t>(q)]) {
                 weights.emplace_back(a(q, k), j);
             }
         }

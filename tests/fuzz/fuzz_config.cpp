@@ -1,8 +1,8 @@
 // Fuzzes config.json as every architecture reads it. The input is the file. It is parsed once
 // (io::JsonFile) and handed to every architecture's readConfig (BERT, RoBERTa, DistilBERT,
-// ELECTRA, GPT-2, Llama, Mistral, Qwen2, and the encoder and decoder of T5, BART, mBART and
-// Marian), whatever its model_type says, then checked with
-// checkSpec as the loader does. Then model::loadModel opens the folder as a user would (its
+// ELECTRA, GPT-2, Llama, Mistral, Qwen2, Gemma 1/2/3, Qwen3, OLMo-2, Phi-3, GPT-NeoX, and the
+// encoder and decoder of T5, BART, mBART and Marian), whatever its model_type says, then checked
+// with checkSpec as the loader does. Then model::loadModel opens the folder as a user would (its
 // model_type picks the architecture; with no weights it must stop with a FormatError after the
 // config), and model::findCachedModels lists it from a Hugging Face cache layout (documented
 // never to throw for a broken entry, so no error is swallowed there).
@@ -38,8 +38,17 @@ void useSpec(model::ModelSpec spec, const std::string& file) {
                    " key/value heads");
     }
     (void)model::activationName(spec.activation);
-    if (spec.rope.dims <= kMaxRopeDims) {
-        (void)spec.rope.inverseFrequencies();
+    (void)model::normPlacementName(spec.normPlacement);
+    (void)spec.mixedWindows();
+    // The later decoders' per-layer settings (issue 33): window and rope of the first and last
+    // layer, LongRoPE's short and long factors.
+    for (const int layer : {0, spec.nLayers - 1}) {
+        (void)spec.windowed(layer);
+        const model::RopeSpec& rope = spec.ropeOf(layer);
+        if (rope.dims <= kMaxRopeDims) {
+            (void)rope.inverseFrequencies();
+            (void)rope.inverseFrequencies(1 << 30);
+        }
     }
 }
 

@@ -11,6 +11,7 @@ C++ shows up as a large difference, not as a near-uniform map that hides it.
 """
 
 import collections
+import importlib
 
 import numpy as np
 import torch
@@ -231,3 +232,32 @@ def register_llama_family():
 
 
 register_llama_family()
+
+# model_type -> features(case, config): the manifest's "features" dict (issue 33's architectures).
+FEATURE_WRITERS = {}
+
+
+def _deferred(module, name):
+    """module.name, looked up when called: the layouts modules import this one, so one of them
+    may still be loading while this module registers it."""
+    def call(*args):
+        return getattr(importlib.import_module(module), name)(*args)
+    return call
+
+
+def register_modern_families():
+    """Gemma 1/2/3, Qwen3, OLMo-2, Phi-3 and GPT-NeoX (issue 33); like register_llama_family."""
+    for arch in ("gemma", "gemma2", "gemma3_text"):
+        CONFIG_WRITERS[arch] = _deferred("gemma_layouts", "gemma_config")
+        WEIGHT_MAKERS[arch] = _deferred("gemma_layouts", "gemma_weights")
+        FEATURE_WRITERS[arch] = _deferred("gemma_layouts", "gemma_features")
+    CONFIG_WRITERS["gemma3"] = _deferred("gemma_layouts", "gemma3_multimodal_config")
+    WEIGHT_MAKERS["gemma3"] = _deferred("gemma_layouts", "gemma3_multimodal_weights")
+    FEATURE_WRITERS["gemma3"] = _deferred("gemma_layouts", "gemma_features")
+    for arch in ("qwen3", "olmo2", "phi3", "gpt_neox"):
+        CONFIG_WRITERS[arch] = _deferred("modern_layouts", arch + "_config")
+        WEIGHT_MAKERS[arch] = _deferred("modern_layouts", arch + "_weights")
+        FEATURE_WRITERS[arch] = _deferred("modern_layouts", "modern_features")
+
+
+register_modern_families()

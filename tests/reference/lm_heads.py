@@ -1,8 +1,10 @@
 """Vocabulary logits from the final hidden states: the MLM heads of BERT, RoBERTa and
 DistilBERT (dense, activation, LayerNorm, tied decoder plus bias) and the causal LM heads of
-GPT-2 and the Llama family (tied or separate lm_head). Head tensors sit outside the base model's
-prefix. Returns None for a checkpoint without a head (BertModel)."""
+GPT-2, the Llama family and the issue-33 decoders (tied or separate lm_head; GPT-NeoX's
+embed_out; Gemma 2's final_logit_softcapping tanh(x / cap) * cap). Head tensors sit outside the
+base model's prefix. Returns None for a checkpoint without a head (BertModel)."""
 
+import torch
 import torch.nn.functional as F
 
 # model_type -> (dense, norm, decoder weight, decoder bias); None = causal LM head
@@ -17,7 +19,15 @@ EMBEDDING = {"bert": "embeddings.word_embeddings.weight",
              "roberta": "embeddings.word_embeddings.weight",
              "distilbert": "embeddings.word_embeddings.weight", "gpt2": "wte.weight",
              "llama": "embed_tokens.weight", "mistral": "embed_tokens.weight",
-             "qwen2": "embed_tokens.weight"}
+             "qwen2": "embed_tokens.weight", "gemma": "embed_tokens.weight",
+             "gemma2": "embed_tokens.weight", "gemma3_text": "embed_tokens.weight",
+             "gemma3": "embed_tokens.weight", "qwen3": "embed_tokens.weight",
+             "olmo2": "embed_tokens.weight", "phi3": "embed_tokens.weight",
+             "gpt_neox": "embed_in.weight"}
+# Causal heads not called lm_head.weight, and the model types whose config class ties the head
+# unless tie_word_embeddings says otherwise (save_pretrained omits the key when it is default).
+HEAD_WEIGHT = {"gpt_neox": "embed_out.weight"}
+TIED_BY_DEFAULT = ("gpt2", "gemma", "gemma2", "gemma3_text", "gemma3")
 
 
 def _mlm_activation_and_eps(cfg, activations):
@@ -48,7 +58,16 @@ def prediction_logits(cfg, w, hidden, activations):
         x = F.layer_norm(x, (x.shape[-1],), t(norm + ".weight"), t(norm + ".bias"), eps)
         weight = t(decoder) if decoder in raw else embedding
         return x @ weight.T + t(bias)
-    tied = cfg.get("tie_word_embeddings", mt == "gpt2")
-    if "lm_head.weight" in raw:
-        return hidden @ t("lm_head.weight").T
-    return hidden @ embedding.T if tied else None
+    # Gemma3ForConditionalGeneration: the head follows the text config (tie, final soft-cap).
+    head_cfg = dict({"tie_word_embeddings": True}, **cfg["text_config"]) \
+        if "text_config" in cfg else cfg
+    tied = head_cfg.get("tie_word_embeddings", mt in TIED_BY_DEFAULT)
+    head = HEAD_WEIGHT.get(mt, "lm_head.weight")
+    if head in raw:
+        logits = hidden @ t(head).T
+    elif tied:
+        logits = hidden @ embedding.T
+    else:
+        return None
+    cap = head_cfg.get("final_logit_softcapping")
+    return logits if cap is None else torch.tanh(logits / cap) * cap

@@ -71,8 +71,47 @@ CASES = [
     dict(case="qwen2_gqa2_bf16", arch="qwen2", arch_class="Qwen2ForCausalLM", dtype="BF16",
          layers=3, heads=4, kv_heads=2, hidden=24, ffn=44, max_pos=32, lengths=[4, 11, 19],
          rope_theta=1000000.0, tied=True),
+    # Issue 33 (gemma_layouts.py, modern_layouts.py): every case exercises its architecture's
+    # easy-to-miss detail (methods.md §13); the manifest's "features" entry says which.
+    dict(case="gemma_mqa_f32", arch="gemma", arch_class="GemmaForCausalLM", dtype="F32",
+         layers=2, heads=4, kv_heads=1, hidden=24, head_dim=10, ffn=40, max_pos=32,
+         lengths=[1, 7, 13]),
+    dict(case="gemma2_window_softcap_f32", arch="gemma2", arch_class="Gemma2ForCausalLM",
+         dtype="F32", layers=4, heads=4, kv_heads=2, hidden=32, head_dim=12, ffn=48, max_pos=32,
+         lengths=[3, 9, 13], query_pre_attn_scalar=16, sliding_window=4, attn_softcap=4.0,
+         final_softcap=5.0),
+    dict(case="gemma3_text_qknorm_bf16", arch="gemma3_text", arch_class="Gemma3ForCausalLM",
+         dtype="BF16", layers=4, heads=4, kv_heads=2, hidden=24, head_dim=8, ffn=40, max_pos=32,
+         lengths=[2, 9, 14], query_pre_attn_scalar=12, sliding_window=4, sliding_window_pattern=3,
+         rope_theta=1000000.0, rope_scaling={"factor": 4.0, "rope_type": "linear"},
+         qk_norm_mean=0.4),
+    dict(case="gemma3_multimodal_f32", arch="gemma3", arch_class="Gemma3ForConditionalGeneration",
+         dtype="F32", layers=2, heads=2, kv_heads=1, hidden=16, head_dim=6, ffn=24, max_pos=32,
+         lengths=[4, 11], query_pre_attn_scalar=12, sliding_window=4,
+         layer_types=["sliding_attention", "full_attention"]),
+    dict(case="qwen3_gqa_qknorm_f32", arch="qwen3", arch_class="Qwen3ForCausalLM", dtype="F32",
+         layers=2, heads=4, kv_heads=2, hidden=24, head_dim=8, ffn=40, max_pos=32,
+         lengths=[1, 7, 13], layer_types_key=True),
+    dict(case="qwen3_sliding_mqa_bf16", arch="qwen3", arch_class="Qwen3ForCausalLM",
+         dtype="BF16", layers=3, heads=4, kv_heads=1, hidden=20, head_dim=6, ffn=36, max_pos=32,
+         lengths=[3, 9, 12], sliding_window=4, max_window_layers=1, tied=True, qk_norm_mean=1.3),
+    dict(case="olmo2_f32", arch="olmo2", arch_class="Olmo2ForCausalLM", dtype="F32", layers=2,
+         heads=4, kv_heads=2, hidden=24, ffn=40, max_pos=32, lengths=[2, 8, 15]),
+    dict(case="phi3_longrope_window_f32", arch="phi3", arch_class="Phi3ForCausalLM",
+         dtype="F32", layers=2, heads=4, kv_heads=2, hidden=32, ffn=40, max_pos=32,
+         original_max_pos=8, lengths=[5, 8, 13], sliding_window=4, partial_rotary_factor=0.75,
+         rope_scaling={"long_factor": [1.5, 4.0, 9.0], "short_factor": [1.0, 1.25, 2.0],
+                       "type": "longrope"}),
+    dict(case="gptneox_parallel_f16", arch="gpt_neox", arch_class="GPTNeoXForCausalLM",
+         dtype="F16", layers=2, heads=3, hidden=48, ffn=80, max_pos=32, lengths=[1, 9, 17],
+         rotary_pct=0.25, parallel=True),
+    dict(case="gptneox_sequential_f32", arch="gpt_neox", arch_class="GPTNeoXForCausalLM",
+         dtype="F32", layers=3, heads=4, hidden=32, ffn=56, max_pos=32, lengths=[2, 7, 12],
+         rotary_pct=0.5, parallel=False, rope_theta=500.0),
 ]
 LLAMA_FAMILY = ("llama", "mistral", "qwen2")
+# Issue 33's decoders: causal, first token BOS like the Llama family.
+ISSUE33 = ("gemma", "gemma2", "gemma3_text", "gemma3", "qwen3", "olmo2", "phi3", "gpt_neox")
 BASE_SEED = 20240601
 
 
@@ -90,7 +129,8 @@ def make_inputs(case, vocab_size, special, rng):
     """Random token ids per requested length, framed by the model's special tokens.
 
     BERT-family: [CLS] ... [SEP] (a length-1 input is just [CLS]); RoBERTa: <s> ... </s>;
-    GPT-2 adds no specials, except that the full-length input starts with <|endoftext|>.
+    GPT-2 adds no specials, except that the full-length input starts with <|endoftext|>;
+    the Llama family and issue 33's decoders start with BOS.
     """
     specials = set(special.values())
     if case.get("vocab") == "bert":
@@ -100,7 +140,7 @@ def make_inputs(case, vocab_size, special, rng):
     for k, length in enumerate(case["lengths"]):
         n = case["max_pos"] if length == "full" else length
         ids = [int(i) for i in rng.choice(ordinary, size=n)]
-        if case["arch"] in LLAMA_FAMILY:
+        if case["arch"] in LLAMA_FAMILY + ISSUE33:
             ids[0] = special["bos"]
         elif case["arch"] == "gpt2":
             if length == "full":
@@ -137,7 +177,7 @@ def write_case(case, root, seed):
     weights = hf_layouts.WEIGHT_MAKERS[case["arch"]](dict(case, seed=seed), vocab_size, config)
     files = write_weights(case, folder, hf_layouts.cast_for_storage(weights, case["dtype"]))
     inputs = make_inputs(case, vocab_size, special, np.random.RandomState(seed + 1))
-    return {
+    entry = {
         "case": case["case"],
         "model_type": config["model_type"],
         "architecture": case["arch_class"],
@@ -151,10 +191,14 @@ def write_case(case, root, seed):
         "num_kv_heads": case.get("kv_heads", case["heads"]),
         "vocab_size": vocab_size,
         "max_positions": case["max_pos"],
-        "default_mask": "causal" if case["arch"] in ("gpt2",) + LLAMA_FAMILY else "none",
+        "default_mask": "causal" if case["arch"] in ("gpt2",) + LLAMA_FAMILY + ISSUE33
+        else "none",
         "inputs": inputs,
         "references": [f"reference_{k}.safetensors" for k in range(len(inputs))],
     }
+    if case["arch"] in hf_layouts.FEATURE_WRITERS:
+        entry["features"] = hf_layouts.FEATURE_WRITERS[case["arch"]](case, config)
+    return entry
 
 
 def write_all(out_dir, selected=None):

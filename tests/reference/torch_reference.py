@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Independent PyTorch forward passes for BERT, RoBERTa, DistilBERT, GPT-2 and Llama-family
-checkpoints (the Llama family is in llama_reference.py).
+checkpoints (the Llama family is in llama_reference.py; Gemma 1/2/3 in gemma_reference.py;
+Qwen3, OLMo-2, Phi-3 and GPT-NeoX in modern_reference.py).
 
 Usage: torch_reference.py --dir DIR        (DIR holds checkpoints/manifest.json)
 
@@ -14,6 +15,10 @@ checkpoint with:
     logits        F32 [layers, heads, n, n]     q.k * scale BEFORE masking (GPT-2's upper
                                                 triangle keeps the real scaled values)
     hidden        F32 [n, hidden]               last layer output (GPT-2: after ln_f)
+    raw_logits    F32 [layers, heads, n, n]     issue-33 architectures only (RAW_LOGITS_ARCHS):
+                                                q.k * scale before any soft-cap; `logits` is
+                                                what the softmax sees before the mask, so for
+                                                Gemma 2 it is the soft-capped one
     lm_logits     F32 [n, vocab]                prediction head output, when the checkpoint
                                                 has one (MLM head or causal LM head)
 The pass runs in float32, like the C++, and again in float64; the float32 probabilities must be
@@ -29,8 +34,10 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gemma_reference  # noqa: E402
 import llama_reference  # noqa: E402
 import lm_heads  # noqa: E402
+import modern_reference  # noqa: E402
 import reference_main  # noqa: E402
 import st_io  # noqa: E402
 
@@ -220,12 +227,28 @@ ARCHS = {
     "llama": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
     "mistral": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
     "qwen2": (llama_reference.llama, "embed_tokens.weight", ["model.", ""]),
+    # Issue 33 (gemma_reference.py, modern_reference.py): forwards that also take the what-if
+    # knobs qk_norm / softcap / scale and a `record` dict (see decoder_parts.py).
+    "gemma": (gemma_reference.gemma, "embed_tokens.weight", ["model.", ""]),
+    "gemma2": (gemma_reference.gemma, "embed_tokens.weight", ["model.", ""]),
+    "gemma3_text": (gemma_reference.gemma, "embed_tokens.weight", ["model.", ""]),
+    "gemma3": (gemma_reference.gemma3_multimodal, "embed_tokens.weight",
+               ["model.language_model.", "language_model.model.", ""]),
+    "qwen3": (modern_reference.qwen3, "embed_tokens.weight", ["model.", ""]),
+    "olmo2": (modern_reference.olmo2, "embed_tokens.weight", ["model.", ""]),
+    "phi3": (modern_reference.phi3, "embed_tokens.weight", ["model.", ""]),
+    "gpt_neox": (modern_reference.gpt_neox, "embed_in.weight", ["gpt_neox.", ""]),
 }
+# The architectures whose forwards fill `record` and whose reference files carry raw_logits.
+RAW_LOGITS_ARCHS = ("gemma", "gemma2", "gemma3_text", "gemma3", "qwen3", "olmo2", "phi3",
+                    "gpt_neox")
 
 
-def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None):
+def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None, extra=None):
     """Run one checkpoint folder on token ids in the given float dtype; interventions: see
-    multi_head_attention (None = the plain pass); observe: see post_norm_encoder."""
+    multi_head_attention (None = the plain pass); observe: see post_norm_encoder; extra: None,
+    or keyword arguments for a RAW_LOGITS_ARCHS forward (the knobs and `record` of
+    decoder_parts.py)."""
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     tensors = loaded if loaded is not None else st_io.load_checkpoint(folder)
@@ -235,7 +258,8 @@ def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None):
     w = Weights(widened, dtype, detect_prefix(tensors, probe, prefixes))
     with torch.no_grad():
         probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64),
-                                        interventions=interventions, observe=observe)
+                                        interventions=interventions, observe=observe,
+                                        **(extra or {}))
         return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 
@@ -253,7 +277,9 @@ def run_case(root, entry):
     tensors = st_io.load_checkpoint(folder)
     worst = 0.0
     for ids, file in zip(entry["inputs"], entry["references"]):
-        probs, logits, hidden, pos, lm = forward(folder, ids, torch.float32, tensors)
+        record = {} if entry["model_type"] in RAW_LOGITS_ARCHS else None
+        extra = None if record is None else {"record": record}
+        probs, logits, hidden, pos, lm = forward(folder, ids, torch.float32, tensors, extra=extra)
         probs64, _, hidden64, _, _ = forward(folder, ids, torch.float64, tensors)
         gap = (probs.double() - probs64).abs().max().item()
         hidden_gap = (hidden.double() - hidden64).abs().max().item()
@@ -269,6 +295,8 @@ def run_case(root, entry):
         }
         if lm is not None:
             outputs["lm_logits"] = lm.contiguous()
+        if record is not None:
+            outputs["raw_logits"] = record["raw_logits"].contiguous()
         st_io.save_file(outputs, os.path.join(folder, file), metadata={
             "case": entry["case"], "model_type": entry["model_type"],
             "mask": entry["default_mask"], "compute_dtype": "float32",

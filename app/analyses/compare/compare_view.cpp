@@ -152,8 +152,11 @@ void CompareView::refresh() {
     const auto& recordB = records[1];
     if (showHeads(labels, recordA.get(), recordB.get())) {
         const QString head = tr("layer %1, head %2");
-        showComparison(labels, recordA->probs, recordB->probs, result->forward.allowed,
-                       head.arg(a.layer).arg(a.head), head.arg(b.layer).arg(b.head));
+        // A local and a global head: a cell counts where both heads may attend.
+        const BoolMatrix both =
+            result->forward.allowedFor(a.layer).cwiseMin(result->forward.allowedFor(b.layer));
+        showComparison(labels, recordA->probs, recordB->probs, both, head.arg(a.layer).arg(a.head),
+                       head.arg(b.layer).arg(b.head));
     }
 }
 
@@ -196,9 +199,9 @@ bool CompareView::showHeads(const QStringList& labels, const forward::HeadRecord
             continue;
         }
         render::ColorRange range;
-        widgets[i]->setMap(
-            render::heatmapImage(records[i]->probs, &f.allowed, m_session->heatmapStyle(), &range),
-            range, labels, m_keyLabels, f.allowed);
+        widgets[i]->setMap(render::heatmapImage(records[i]->probs, &f.allowedFor(heads[i].layer),
+                                                m_session->heatmapStyle(), &range),
+                           range, labels, m_keyLabels, f.allowedFor(heads[i].layer));
         widgets[i]->setTitle(titles[i].arg(heads[i].layer).arg(heads[i].head));
     }
     if (!m_records->isWaiting()) {

@@ -51,13 +51,13 @@ void CompareView::showModels() {
 
     for (const auto& side : sides) {
         render::ColorRange range;
-        side.widget->setMap(
-            render::heatmapImage(side.map, &side.pass.allowed, m_session->heatmapStyle(), &range),
-            range, labels, labels, side.pass.allowed);
+        side.widget->setMap(render::heatmapImage(side.map, &side.pass.allowedFor(head.layer),
+                                                 m_session->heatmapStyle(), &range),
+                            range, labels, labels, side.pass.allowedFor(head.layer));
         side.widget->setTitle(
             tr("%1 — layer %2, head %3").arg(side.title).arg(head.layer).arg(head.head));
     }
-    showComparison(labels, mapA, mapB, own.allowed, pair->ownName, pair->otherName);
+    showComparison(labels, mapA, mapB, own.allowedFor(head.layer), pair->ownName, pair->otherName);
 }
 
 void CompareView::followCounterpart() {

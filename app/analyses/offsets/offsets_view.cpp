@@ -101,7 +101,7 @@ void OffsetsView::refresh() {
     const auto cells = static_cast<std::size_t>(record->probs.size());
     const std::vector<std::uint8_t> special = analysis::specialFlags(result->tokens);
     acc.add({record->probs.data(), cells}, forward.nTokens, special,
-            {forward.allowed.data(), cells});
+            {forward.allowedFor(head.layer).data(), cells});
     m_verdict = acc.verdict();
     OffsetChart::Data profile;
     profile.head = head;

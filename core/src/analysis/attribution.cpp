@@ -166,9 +166,31 @@ Attribution detail::emptyAttribution(AttributionMethod method, const forward::Fo
     return a;
 }
 
+// The decompositions of Norm and ALTI are written for pre- and post-norm layers with one
+// mask; the later decoders' norms on the attention output (Gemma 2/3, OLMo-2), GPT-NeoX's
+// parallel residual and per-layer masks (Gemma's local layers) are not in them.
+void checkArchitecture(const model::Model& model, const forward::ForwardResult& pass,
+                       AttributionMethod method) {
+    const model::ModelSpec& spec = model.spec;
+    const bool layerForms = spec.normPlacement == model::NormPlacement::Sandwich ||
+                            spec.normPlacement == model::NormPlacement::Output ||
+                            spec.parallelResidual;
+    if ((layerForms && (method == AttributionMethod::Norm || method == AttributionMethod::Alti)) ||
+        !pass.windowedLayers.empty()) {
+        throw UnsupportedModel(
+            "attribution (" + std::string(info(method).name) + "): not available for " +
+            spec.modelType +
+            (pass.windowedLayers.empty()
+                 ? ": its layers norm the attention output or add the sublayers in parallel, "
+                   "which this method's decomposition does not cover"
+                 : ": its local and global layers use different masks"));
+    }
+}
+
 Attribution computeAttribution(const model::Model& model, const forward::ForwardResult& pass,
                                AttributionMethod method, const AttributionOptions& options) {
     checkPass(pass, method);
+    checkArchitecture(model, pass, method);
     switch (method) {
         case AttributionMethod::Norm:
             return detail::normBased(model, pass, options);

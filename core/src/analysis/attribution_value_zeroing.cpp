@@ -51,7 +51,8 @@ void layerScores(const model::Model& model, int layer, const LayerTerms& t, doub
                  const AttributionOptions& options, double done, double share) {
     const Eigen::Index n = t.x.rows();
     const Eigen::Index d = t.x.cols();
-    const Matrix clean = comparedState(model, layer, forward::finishLayer(model, layer, t.y));
+    const Matrix clean =
+        comparedState(model, layer, forward::finishLayer(model, layer, Matrix(t.x), t.y));
     const Eigen::Index keysPerBlock = std::clamp<Eigen::Index>(kRowsPerBlock / n, 1, n);
     // Every variant starts from the same clean input: stacked once, a block's worth.
     const Matrix stacked = t.x.replicate(keysPerBlock, 1);
@@ -67,14 +68,11 @@ void layerScores(const model::Model& model, int layer, const LayerTerms& t, doub
             keyTermsInto(t, static_cast<int>(first + k), buffers, terms);
             attention.middleRows(k * n, n) = t.attention - terms;
         }
+        const Matrix inputs = keys == keysPerBlock ? stacked : Matrix(stacked.topRows(keys * n));
         const Matrix zeroed = comparedState(
             model, layer,
-            forward::finishLayer(
-                model, layer,
-                forward::attentionResidual(
-                    model, layer,
-                    keys == keysPerBlock ? stacked : Matrix(stacked.topRows(keys * n)),
-                    attention)));
+            forward::finishLayer(model, layer, inputs,
+                                 forward::attentionResidual(model, layer, inputs, attention)));
         for (Eigen::Index k = 0; k < keys; ++k) {
             const Eigen::Index j = first + k;
             for (Eigen::Index i = 0; i < n; ++i) {

@@ -5,10 +5,11 @@
 
 namespace attnscope::analysis {
 
-std::vector<float> uniformEntropy(const forward::ForwardResult& r) {
+std::vector<float> uniformEntropy(const forward::ForwardResult& r, int layer) {
     std::vector<float> out(static_cast<std::size_t>(r.nTokens));
+    const BoolMatrix& mask = r.allowedFor(layer);
     for (int q = 0; q < r.nTokens; ++q) {
-        const auto allowed = r.allowed.row(q).cast<int>().sum();
+        const auto allowed = mask.row(q).cast<int>().sum();
         out[static_cast<std::size_t>(q)] = allowed > 0 ? std::log(static_cast<float>(allowed)) : 0;
     }
     return out;
@@ -54,16 +55,22 @@ HeadStats statsWithUniform(const forward::ForwardResult& r, HeadId head,
 }  // namespace
 
 HeadStats headStatsOf(const forward::ForwardResult& r, HeadId head) {
-    return statsWithUniform(r, head, uniformEntropy(r));
+    return statsWithUniform(r, head, uniformEntropy(r, head.layer));
 }
 
 std::vector<HeadStats> headStats(const forward::ForwardResult& r) {
+    // At most two masks (global and windowed layers): each one's uniform entropies once.
     const std::vector<float> uniform = uniformEntropy(r);
+    std::vector<float> windowedUniform;
     std::vector<HeadStats> out;
     out.reserve(static_cast<std::size_t>(r.nLayers * r.nHeads));
     for (int layer = 0; layer < r.nLayers; ++layer) {
+        const bool windowed = &r.allowedFor(layer) != &r.allowed;
+        if (windowed && windowedUniform.empty()) {
+            windowedUniform = uniformEntropy(r, layer);
+        }
         for (int head = 0; head < r.nHeads; ++head) {
-            out.push_back(statsWithUniform(r, {layer, head}, uniform));
+            out.push_back(statsWithUniform(r, {layer, head}, windowed ? windowedUniform : uniform));
         }
     }
     return out;

@@ -323,6 +323,12 @@ SentenceSurvey surveyMaps(const std::vector<const float*>& maps, int n,
 
 SentenceSurvey surveySentence(const model::Model& model, const forward::ForwardResult& result,
                               const SurveyOptions& options) {
+    if (!result.windowedLayers.empty()) {
+        // S2-S11 take one mask for all heads (allowed keys, templates, S10's visible keys).
+        throw UnsupportedModel("head survey: " + model.spec.modelType +
+                               "'s local and global layers use different masks, which the "
+                               "survey does not handle yet");
+    }
     const int k = result.nLayers * result.nHeads;
     std::vector<Matrix> owned;
     std::vector<const float*> maps(static_cast<std::size_t>(k));

@@ -126,8 +126,9 @@ void RelativePositionAccumulator::add(const forward::ForwardResult& result, Head
     const auto n = result.nTokens;
     const auto cells = static_cast<std::size_t>(n) * static_cast<std::size_t>(n);
     std::span<const std::uint8_t> allowed;
-    if (result.allowed.rows() == n && result.allowed.cols() == n) {
-        allowed = {result.allowed.data(), cells};
+    const BoolMatrix& mask = result.allowedFor(head.layer);
+    if (mask.rows() == n && mask.cols() == n) {
+        allowed = {mask.data(), cells};
     }
     add(std::span<const float>(map.data(), cells), n, special, allowed);
 }

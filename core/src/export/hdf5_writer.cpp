@@ -33,6 +33,11 @@ void writeResult(const Writer& w, const forward::ForwardResult& r) {
     w.dataset("attention", H5T_NATIVE_FLOAT, {layers, heads, n, n}, r.probs.data(), {1, 1, n, n});
     w.dataset("logits", H5T_NATIVE_FLOAT, {layers, heads, n, n}, r.logits.data(), {1, 1, n, n});
     w.dataset("mask", H5T_NATIVE_UINT8, {n, n}, r.allowed.data());
+    if (!r.windowedLayers.empty()) {
+        // Gemma 2/3: the local layers' mask, and which layers used it (1) instead of "mask".
+        w.dataset("mask_windowed", H5T_NATIVE_UINT8, {n, n}, r.windowedAllowed.data());
+        w.dataset("windowed_layers", H5T_NATIVE_UINT8, {layers}, r.windowedLayers.data());
+    }
     w.dataset("entropy", H5T_NATIVE_FLOAT, {layers, heads, n}, r.entropy.data());
     w.dataset("hidden", H5T_NATIVE_FLOAT, {n, static_cast<hsize_t>(r.hidden.cols())},
               r.hidden.data());

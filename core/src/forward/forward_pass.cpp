@@ -247,7 +247,14 @@ std::size_t fullRecordBytes(const ModelSpec& spec, int nTokens) {
     return heads * (2 * n * n + n * static_cast<std::size_t>(spec.headDimV)) * sizeof(float);
 }
 
-ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int nTokens) {
+bool layersDifferInMask(const ModelSpec& spec, const MaskChoice& choice) {
+    const bool causal =
+        choice.kind == MaskKind::Causal ||
+        (choice.kind == MaskKind::ModelDefault && spec.defaultMask == model::DefaultMask::Causal);
+    return causal && choice.modelWindow && spec.mixedWindows();
+}
+
+ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int nTokens, int layer) {
     ops::MaskSpec mask;
     MaskKind kind = choice.kind;
     if (kind == MaskKind::ModelDefault) {
@@ -257,7 +264,7 @@ ops::MaskSpec maskSpecFor(const ModelSpec& spec, const MaskChoice& choice, int n
     if (kind == MaskKind::Causal) {
         mask.causal = true;
         mask.causalOffset = choice.causalOffset;
-        if (spec.slidingWindow && choice.modelWindow) {
+        if (spec.windowed(layer) && choice.modelWindow) {
             mask.window = spec.slidingWindow;
         }
     }
@@ -299,6 +306,9 @@ std::string maskKindName(const ModelSpec& spec, const MaskChoice& choice) {
     }
     if (name.starts_with("causal") && spec.slidingWindow && choice.modelWindow) {
         name += " + window " + std::to_string(*spec.slidingWindow);
+        if (spec.mixedWindows()) {
+            name += " in local layers";
+        }
     }
     if (choice.paddingTokens > 0) {
         name += " + " + std::to_string(choice.paddingTokens) + " padding";
@@ -316,6 +326,16 @@ void detail::noteNonFinite(ForwardResult& r, const Matrix& x, int layer) {
 
 namespace detail {
 
+void buildContext(const model::Model& m, const MaskChoice& mask, const std::vector<int>& pos,
+                  int layer, AttentionContext& ctx) {
+    const auto n = static_cast<int>(pos.size());
+    ctx.bias = ops::buildBias(maskSpecFor(m.spec, mask, n, layer), n, n);
+    detail::addRelativeBias(m, ctx);
+    if (m.spec.rope.dims > 0) {
+        ctx.rope = ops::ropeTable(m.spec.ropeOf(layer), pos);
+    }
+}
+
 ForwardResult prepare(const model::Model& m, const ForwardInput& input,
                       const ForwardOptions& options, Pass& pass) {
     const ModelSpec& spec = m.spec;
@@ -331,13 +351,25 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
     applyComputeThreads();
     allocate(r, spec, input, options);
     pass.pos = detail::positionIds(spec, input.tokenIds);
-    pass.ctx.bias =
-        ops::buildBias(maskSpecFor(spec, options.mask, r.nTokens), r.nTokens, r.nTokens);
-    detail::addRelativeBias(m, pass.ctx);
-    if (spec.rope.dims > 0) {
-        pass.ctx.rope = ops::ropeTable(spec.rope, pass.pos);
-    }
+    // Layers differ when some are windowed and others not: in their masks (unless the window
+    // is switched off) and in Gemma 3's rope. Then each kind gets its context, built from its
+    // first layer; otherwise layer 0's serves all.
+    const bool maskDiffers = layersDifferInMask(spec, options.mask);
+    const bool split = maskDiffers || (spec.localRope && spec.mixedWindows());
+    const auto firstOfKind = [&](std::uint8_t windowed) {
+        const auto& kinds = spec.slidingLayers;
+        return static_cast<int>(std::find(kinds.begin(), kinds.end(), windowed) - kinds.begin());
+    };
+    buildContext(m, options.mask, pass.pos, split ? firstOfKind(0) : 0, pass.ctx);
     r.allowed = ops::allowedFromBias(pass.ctx.bias);
+    if (split) {
+        pass.windowed = spec.slidingLayers;
+        buildContext(m, options.mask, pass.pos, firstOfKind(1), pass.windowedCtx);
+        if (maskDiffers) {
+            r.windowedLayers = pass.windowed;
+            r.windowedAllowed = ops::allowedFromBias(pass.windowedCtx.bias);
+        }
+    }
     r.maskKind = maskKindName(spec, options.mask);
     return r;
 }
@@ -352,13 +384,13 @@ void runLayers(const model::Model& m, const ForwardOptions& options, const Pass&
         }
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
-        const Matrix attention = attendLayer(m, layer, attentionInput(m, layer, x), pass.ctx, scale,
-                                             options.keepLayerStates, r);
+        const Matrix attention = attendLayer(m, layer, attentionInput(m, layer, x),
+                                             pass.ctxFor(layer), scale, options.keepLayerStates, r);
         Matrix y = attentionResidual(m, layer, x, attention);
         if (pass.cross) {
             y = pass.cross(layer, std::move(y));
         }
-        x = finishLayer(m, layer, std::move(y));
+        x = finishLayer(m, layer, x, std::move(y));
         noteNonFinite(r, x, layer);
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1 - first) / (spec.nLayers - first));
@@ -393,7 +425,8 @@ void checkRestart(const ModelSpec& spec, const ForwardResult& clean, const Forwa
     if (clean.tokenIds != r.tokenIds) {
         fail("it ran on other tokens");
     }
-    if (clean.maskKind != r.maskKind || clean.allowed != r.allowed) {
+    if (clean.maskKind != r.maskKind || clean.allowed != r.allowed ||
+        clean.windowedLayers != r.windowedLayers || clean.windowedAllowed != r.windowedAllowed) {
         fail("it used another mask (" + clean.maskKind + ")");
     }
     if (clean.mapsRecorded != r.mapsRecorded) {

@@ -23,11 +23,12 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     // it exactly.
     detail::AttentionContext ctx;
     ops::MaskSpec mask;
-    mask.allowed = r.allowed;
+    mask.allowed = r.allowedFor(head.layer);
     ctx.bias = ops::buildBias(mask, r.nTokens, r.nTokens);
     detail::addRelativeBias(m, ctx);
     if (m.spec.rope.dims > 0) {
-        ctx.rope = ops::ropeTable(m.spec.rope, detail::positionIds(m.spec, r.tokenIds));
+        ctx.rope =
+            ops::ropeTable(m.spec.ropeOf(head.layer), detail::positionIds(m.spec, r.tokenIds));
     }
     applyComputeThreads();
     cancel.throwIfCancelled();

@@ -26,6 +26,26 @@ std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std
 
 namespace {
 
+// The query (or key) projection of heads [first, first + count), each `dk` wide, with the
+// model's QK-norm (methods.md §13): an RMSNorm of each head's features (Qwen3, Gemma 3), or of
+// the whole projection (OLMo-2), which needs every head's, computed and then cut.
+Matrix projectNormed(const model::ModelSpec& spec, const Matrix& h, const model::Linear& weight,
+                     const model::Norm& norm, int first, int count) {
+    const Eigen::Index dk = spec.headDimK;
+    if (spec.qkNorm == model::QkNorm::Whole) {
+        const Matrix all = ops::rmsNorm(ops::linear(h, weight), norm, spec.normEps);
+        return all.middleCols(first * dk, count * dk);
+    }
+    Matrix x = ops::linearRows(h, weight, first * dk, count * dk);
+    if (spec.qkNorm == model::QkNorm::PerHead) {
+        // Row-major [n, count * dk] read as [n * count, dk]: one row a token's head.
+        const Matrix byHead = MatrixMap(x.data(), x.rows() * count, dk);
+        const Matrix normed = ops::rmsNorm(byHead, norm, spec.normEps);
+        x = ConstMatrixMap(normed.data(), x.rows(), count * dk);
+    }
+    return x;
+}
+
 // Query heads [first, first + count) and the key/value heads they read.
 Projections projectHeads(const model::Model& m, int layer, const Matrix& h,
                          const AttentionContext& ctx, int first, int count) {
@@ -33,14 +53,14 @@ Projections projectHeads(const model::Model& m, int layer, const Matrix& h,
     const model::LayerWeights& w = m.weights.layers[static_cast<std::size_t>(layer)];
     const int kvFirst = spec.kvHeadOf(first);
     const int kvCount = spec.kvHeadOf(first + count - 1) - kvFirst + 1;
-    const Eigen::Index dk = spec.headDimK;
     const Eigen::Index dv = spec.headDimV;
-    Projections p{ops::linearRows(h, w.query, first * dk, count * dk),
-                  ops::linearRows(h, w.key, kvFirst * dk, kvCount * dk),
+    Projections p{projectNormed(spec, h, w.query, w.queryNorm, first, count),
+                  projectNormed(spec, h, w.key, w.keyNorm, kvFirst, kvCount),
                   ops::linearRows(h, w.value, kvFirst * dv, kvCount * dv), first, kvFirst};
-    if (spec.rope.dims > 0) {
-        ops::applyRope(p.q, count, spec.headDimK, spec.rope, ctx.rope);
-        ops::applyRope(p.k, kvCount, spec.headDimK, spec.rope, ctx.rope);
+    const ops::RopeSpec& rope = spec.ropeOf(layer);
+    if (rope.dims > 0) {
+        ops::applyRope(p.q, count, spec.headDimK, rope, ctx.rope);
+        ops::applyRope(p.k, kvCount, spec.headDimK, rope, ctx.rope);
     }
     return p;
 }
@@ -84,9 +104,9 @@ std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, 
     const int dv = spec.headDimV;
     const int q = head - p.firstHead;
     const int kv = spec.kvHeadOf(head) - p.firstKvHead;
-    std::vector<int> masked =
-        ops::attentionInto(p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk),
-                           p.v.middleCols(kv * dv, dv), scale, ctx.biasFor(head), out);
+    std::vector<int> masked = ops::attentionInto(
+        p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk), p.v.middleCols(kv * dv, dv), scale,
+        ctx.biasFor(head), out, spec.attnSoftcap);
     if (!ctx.relative.empty()) {
         out.logits += ctx.relative[static_cast<std::size_t>(head)];
     }

@@ -14,8 +14,20 @@ Matrix norm(const model::Model& m, const Matrix& t, const model::Norm& n) {
     return ops::normalize(t, n, m.spec.normKind, m.spec.normEps);
 }
 
+// Whether a norm comes before each sublayer (Pre, Sandwich) and whether another sits on its
+// output before the residual add (Sandwich, Output).
 bool preNorm(const model::Model& m) {
-    return m.spec.normPlacement == model::NormPlacement::Pre;
+    const auto p = m.spec.normPlacement;
+    return p == model::NormPlacement::Pre || p == model::NormPlacement::Sandwich;
+}
+
+bool outputNorm(const model::Model& m) {
+    const auto p = m.spec.normPlacement;
+    return p == model::NormPlacement::Sandwich || p == model::NormPlacement::Output;
+}
+
+bool postNorm(const model::Model& m) {
+    return m.spec.normPlacement == model::NormPlacement::Post;
 }
 
 Matrix feedForward(const model::LayerWeights& w, const Matrix& x, const model::ModelSpec& spec) {
@@ -36,12 +48,16 @@ Matrix subBlockInput(const model::Model& m, const Matrix& x, const model::Norm& 
     return preNorm(m) ? norm(m, x, n) : x;
 }
 
+// `n` is the sublayer's own norm (Post: after the sum), `after` the one on its output.
 Matrix subBlockResidual(const model::Model& m, const Matrix& x, const Matrix& out,
-                        const model::Norm& n) {
-    if (preNorm(m)) {
-        return x + out;
+                        const model::Norm& n, const model::Norm& after) {
+    if (postNorm(m)) {
+        return norm(m, x + out, n);
     }
-    return norm(m, x + out, n);
+    if (outputNorm(m)) {
+        return x + norm(m, out, after);
+    }
+    return x + out;
 }
 
 }  // namespace
@@ -52,7 +68,8 @@ Matrix attentionInput(const model::Model& m, int layer, const Matrix& x) {
 
 Matrix attentionResidual(const model::Model& m, int layer, const Matrix& x,
                          const Matrix& attention) {
-    return subBlockResidual(m, x, attention, weightsOf(m, layer).attnNorm);
+    const model::LayerWeights& w = weightsOf(m, layer);
+    return subBlockResidual(m, x, attention, w.attnNorm, w.postAttnNorm);
 }
 
 Matrix crossAttentionInput(const model::Model& m, int layer, const Matrix& y) {
@@ -61,16 +78,23 @@ Matrix crossAttentionInput(const model::Model& m, int layer, const Matrix& y) {
 
 Matrix crossAttentionResidual(const model::Model& m, int layer, const Matrix& y,
                               const Matrix& cross) {
-    return subBlockResidual(m, y, cross, weightsOf(m, layer).crossNorm);
+    const model::Norm& n = weightsOf(m, layer).crossNorm;
+    return subBlockResidual(m, y, cross, n, n);
 }
 
-Matrix finishLayer(const model::Model& m, int layer, Matrix y) {
+Matrix finishLayer(const model::Model& m, int layer, const Matrix& x, Matrix y) {
     const model::LayerWeights& w = weightsOf(m, layer);
-    if (preNorm(m)) {
-        y += feedForward(w, norm(m, y, w.ffnNorm), m.spec);
-        return y;
+    // GPT-NeoX's parallel residual: the feed-forward reads the layer's input, not y.
+    const Matrix& ffnReads = m.spec.parallelResidual ? x : y;
+    if (postNorm(m)) {
+        return norm(m, y + feedForward(w, y, m.spec), w.ffnNorm);
     }
-    return norm(m, y + feedForward(w, y, m.spec), w.ffnNorm);
+    Matrix f = feedForward(w, preNorm(m) ? norm(m, ffnReads, w.ffnNorm) : ffnReads, m.spec);
+    if (outputNorm(m)) {
+        f = norm(m, f, w.postFfnNorm);
+    }
+    y += f;
+    return y;
 }
 
 }  // namespace attnscope::forward

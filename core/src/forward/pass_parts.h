@@ -15,6 +15,16 @@ namespace attnscope::forward::detail {
 // What the layers of one pass share besides the model.
 struct Pass {
     AttentionContext ctx;
+    // Models whose layers differ (Gemma 2/3): the windowed layers' context (their mask, and
+    // Gemma 3's local rope), used where `windowed` marks the layer.
+    AttentionContext windowedCtx;
+    std::vector<std::uint8_t> windowed;
+
+    const AttentionContext& ctxFor(int layer) const {
+        return !windowed.empty() && windowed[static_cast<std::size_t>(layer)] != 0 ? windowedCtx
+                                                                                   : ctx;
+    }
+
     std::vector<int> pos;
     // Decoder stacks of encoder-decoder models: the cross-attention sub-block, run on the
     // self-attention sub-block's output y of `layer`; returns its own output. Empty otherwise.
@@ -24,6 +34,11 @@ struct Pass {
 // Token (times the model's embedding scale), position and type embeddings, and the embedding
 // norm. [n, dModel]
 Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos);
+
+// `layer`'s mask (as `mask` and the model's windows give it) as a bias, T5's relative bias and
+// the rope table of `layer`'s rotary settings, for tokens at `pos`.
+void buildContext(const model::Model& m, const MaskChoice& mask, const std::vector<int>& pos,
+                  int layer, AttentionContext& ctx);
 
 // Checks the input and options and sizes the result: everything before the first layer.
 ForwardResult prepare(const model::Model& m, const ForwardInput& input,

@@ -63,6 +63,9 @@ Matrix vocabularyLogits(const model::Model& top, const Matrix& hidden) {
     if (head.bias.size() > 0) {
         logits.rowwise() += head.bias.transpose();
     }
+    if (const float cap = model.spec.finalLogitSoftcap; cap > 0.0f) {
+        logits = ((logits.array() / cap).tanh() * cap).matrix();  // Gemma 2
+    }
     return logits;
 }
 

@@ -10,10 +10,11 @@
 namespace attnscope::model {
 
 std::span<const ArchTable* const> archTables() {
-    static const ArchTable* const kTables[] = {&arch::kBert,    &arch::kRoberta, &arch::kDistilBert,
-                                               &arch::kElectra, &arch::kGpt2,    &arch::kLlama,
-                                               &arch::kMistral, &arch::kQwen2,   &arch::kT5,
-                                               &arch::kBart,    &arch::kMBart,   &arch::kMarian};
+    static const ArchTable* const kTables[] = {
+        &arch::kBert,   &arch::kRoberta, &arch::kDistilBert, &arch::kElectra, &arch::kGpt2,
+        &arch::kLlama,  &arch::kMistral, &arch::kQwen2,      &arch::kT5,      &arch::kBart,
+        &arch::kMBart,  &arch::kMarian,  &arch::kGemma,      &arch::kGemma2,  &arch::kGemma3Text,
+        &arch::kGemma3, &arch::kQwen3,   &arch::kOlmo2,      &arch::kPhi3,    &arch::kGptNeox};
     return kTables;
 }
 
@@ -79,6 +80,16 @@ constexpr std::pair<Role, const char*> kRoleNames[] = {
     {Role::CrossOutputBias, "cross-attention output bias"},
     {Role::CrossNormWeight, "cross-attention norm weight"},
     {Role::CrossNormBias, "cross-attention norm bias"},
+    {Role::QueryNormWeight, "query norm weight"},
+    {Role::QueryNormBias, "query norm bias"},
+    {Role::KeyNormWeight, "key norm weight"},
+    {Role::KeyNormBias, "key norm bias"},
+    {Role::PostAttnNormWeight, "post-attention norm weight"},
+    {Role::PostAttnNormBias, "post-attention norm bias"},
+    {Role::PostFfnNormWeight, "post-feed-forward norm weight"},
+    {Role::PostFfnNormBias, "post-feed-forward norm bias"},
+    {Role::FfnGateUpWeight, "feed-forward gate|up weight"},
+    {Role::FfnGateUpBias, "feed-forward gate|up bias"},
 };
 
 constexpr bool rowsFollowEnum() {
@@ -93,7 +104,7 @@ constexpr bool rowsFollowEnum() {
 }  // namespace
 
 // A role added without a row, or a row out of place, fails here rather than printing "?".
-static_assert(std::size(kRoleNames) == static_cast<std::size_t>(Role::CrossNormBias) + 1);
+static_assert(std::size(kRoleNames) == static_cast<std::size_t>(Role::FfnGateUpBias) + 1);
 static_assert(rowsFollowEnum());
 
 std::string roleName(Role role) {

@@ -338,6 +338,9 @@ void readWeights(const io::Checkpoint& ckpt, const ArchTable& table, Model& mode
         }
     }
     readPredictionHead(ckpt, table.prediction, model, reader);
+    if (spec.normPlusOne) {
+        detail::addOneToNormWeights(model.weights);
+    }
     if (options.progress) {
         options.progress(1.0);  // tensors the model does not use were never read
     }

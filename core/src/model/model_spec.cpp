@@ -1,5 +1,8 @@
 #include "attnscope/model/model_spec.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
 
@@ -14,6 +17,10 @@ int ModelSpec::maxTokens() const {
 
 float ModelSpec::defaultScale(int layer) const {
     float scale = scaleAttention ? 1.0f / std::sqrt(static_cast<float>(headDimK)) : 1.0f;
+    if (queryPreAttnScalar) {
+        // Gemma's self.scaling, a Python float (double) that multiplies the float32 scores.
+        scale = static_cast<float>(std::pow(*queryPreAttnScalar, -0.5));
+    }
     if (scaleByInverseLayer) {
         scale /= static_cast<float>(layer + 1);
     }
@@ -27,6 +34,15 @@ std::string activationName(Activation a) {
         {Activation::Relu, "relu"},
         {Activation::Silu, "silu"}};
     return std::string(nameIn(kNames, a, "?"));
+}
+
+std::string normPlacementName(NormPlacement p) {
+    static constexpr EnumName<NormPlacement> kNames[] = {
+        {NormPlacement::Post, "post-norm"},
+        {NormPlacement::Pre, "pre-norm"},
+        {NormPlacement::Sandwich, "pre- and post-sublayer norms"},
+        {NormPlacement::Output, "post-sublayer norms"}};
+    return std::string(nameIn(kNames, p, "?"));
 }
 
 Activation parseActivation(const std::string& name, const std::string& file,
@@ -123,7 +139,58 @@ void checkSeq2SeqParts(const ModelSpec& spec, const std::string& file) {
     }
 }
 
+// The settings of the later decoders (Gemma, Qwen3, Phi-3): layer types, a second rope, scales
+// and caps, LongRope's factors.
+void checkRope(const RopeSpec& rope, int headDimK, const std::string& file) {
+    if (rope.dims < 0 || rope.dims % 2 != 0 || rope.dims > headDimK) {
+        throw FormatError(file + ": rotary dimensions (" + std::to_string(rope.dims) +
+                          ") must be even and at most the head width (" + std::to_string(headDimK) +
+                          ")");
+    }
+    const auto pairs = static_cast<std::size_t>(rope.dims / 2);
+    if (rope.scaling == RopeScaling::LongRope &&
+        (rope.shortFactors.size() != pairs || rope.longFactors.size() != pairs)) {
+        throw FormatError(file + ": rope_scaling: short_factor and long_factor need " +
+                          std::to_string(pairs) + " values each (one a rotated pair)");
+    }
+}
+
+void checkLaterDecoderParts(const ModelSpec& spec, const std::string& file) {
+    checkRope(spec.rope, spec.headDimK, file);
+    if (spec.localRope) {
+        checkRope(*spec.localRope, spec.headDimK, file);
+        if (spec.localRope->dims != spec.rope.dims) {
+            throw FormatError(file +
+                              ": the local layers' rotary dimensions differ from the "
+                              "global layers'");
+        }
+    }
+    if (!spec.slidingLayers.empty() &&
+        spec.slidingLayers.size() != static_cast<std::size_t>(spec.nLayers)) {
+        throw FormatError(file + ": layer types: " + std::to_string(spec.slidingLayers.size()) +
+                          " listed for " + std::to_string(spec.nLayers) + " layers");
+    }
+    if (spec.queryPreAttnScalar &&
+        !(*spec.queryPreAttnScalar > 0.0 && std::isfinite(*spec.queryPreAttnScalar))) {
+        throw FormatError(file + ": query_pre_attn_scalar must be a positive number");
+    }
+    for (const float cap : {spec.attnSoftcap, spec.finalLogitSoftcap}) {
+        if (!(cap >= 0.0f) || !std::isfinite(cap)) {
+            throw FormatError(file + ": soft-capping values must be positive numbers");
+        }
+    }
+}
+
 }  // namespace
+
+bool ModelSpec::mixedWindows() const {
+    if (!slidingWindow || slidingLayers.empty()) {
+        return false;
+    }
+    const auto windowedLayers = std::count(slidingLayers.begin(), slidingLayers.end(), 1);
+    return windowedLayers != 0 &&
+           windowedLayers != static_cast<std::ptrdiff_t>(slidingLayers.size());
+}
 
 void checkSpec(const ModelSpec& spec, const std::string& file) {
     const std::pair<const char*, int> sizes[] = {
@@ -153,11 +220,7 @@ void checkSpec(const ModelSpec& spec, const std::string& file) {
                           ") must be positive and divide num_attention_heads (" +
                           std::to_string(spec.nHeads) + ")");
     }
-    if (spec.rope.dims < 0 || spec.rope.dims % 2 != 0 || spec.rope.dims > spec.headDimK) {
-        throw FormatError(file + ": rotary dimensions (" + std::to_string(spec.rope.dims) +
-                          ") must be even and at most the head width (" +
-                          std::to_string(spec.headDimK) + ")");
-    }
+    checkLaterDecoderParts(spec, file);
     checkSeq2SeqParts(spec, file);
     if (spec.slidingWindow && *spec.slidingWindow <= 0) {
         throw FormatError(file + ": sliding_window: must be positive, found " +

@@ -38,6 +38,10 @@ const PairSlot<LayerWeights, Norm> kLayerNorms[] = {
     {Role::AttnNormWeight, Role::AttnNormBias, &LayerWeights::attnNorm},
     {Role::FfnNormWeight, Role::FfnNormBias, &LayerWeights::ffnNorm},
     {Role::CrossNormWeight, Role::CrossNormBias, &LayerWeights::crossNorm},
+    {Role::QueryNormWeight, Role::QueryNormBias, &LayerWeights::queryNorm},
+    {Role::KeyNormWeight, Role::KeyNormBias, &LayerWeights::keyNorm},
+    {Role::PostAttnNormWeight, Role::PostAttnNormBias, &LayerWeights::postAttnNorm},
+    {Role::PostFfnNormWeight, Role::PostFfnNormBias, &LayerWeights::postFfnNorm},
 };
 
 const PairSlot<Weights, Norm> kModelNorms[] = {
@@ -87,15 +91,75 @@ bool assignPair(const PairSlot<Owner, Slot> (&table)[N], Role role, Matrix& m, O
     return true;
 }
 
-// Splits a fused [q | k | v] projection (rows in nn.Linear layout): `take(slot, first, count)`
-// stores rows [first, first + count) into the query, key and value slots in turn.
+// The rows of a fused projection one slot takes: `repeats` runs of `count` rows, the r-th
+// starting at first + r * stride. One run for contiguous layouts; one a head for GPT-NeoX.
+struct RowRuns {
+    Eigen::Index first = 0;
+    Eigen::Index count = 0;
+    Eigen::Index repeats = 1;
+    Eigen::Index stride = 0;
+
+    Eigen::Index rows() const { return count * repeats; }
+};
+
+// `m`'s rows of `runs`, one after the other.
+template <class M>
+M gatherRows(const M& m, const RowRuns& runs) {
+    if (runs.repeats == 1) {
+        return m.middleRows(runs.first, runs.count);
+    }
+    M out(runs.rows(), m.cols());
+    for (Eigen::Index r = 0; r < runs.repeats; ++r) {
+        out.middleRows(r * runs.count, runs.count) =
+            m.middleRows(runs.first + r * runs.stride, runs.count);
+    }
+    return out;
+}
+
+// Splits a fused [q | k | v] projection (rows in nn.Linear layout): `take(slot, runs)` stores
+// the rows of `runs` into the query, key and value slots in turn. All query rows, then key, then
+// value rows; GPT-NeoX (spec.qkvPerHead): q, k and v rows of head 0, then of head 1, ...
 template <class Take>
 void splitQkv(const ModelSpec& s, LayerWeights& l, Take take) {
-    const Eigen::Index q = s.nHeads * s.headDimK;
-    const Eigen::Index k = s.nKvHeads * s.headDimK;
-    take(l.query, 0, q);
-    take(l.key, q, k);
-    take(l.value, q + k, s.nKvHeads * s.headDimV);
+    const Eigen::Index dk = s.headDimK;
+    const Eigen::Index dv = s.headDimV;
+    if (s.qkvPerHead) {
+        const Eigen::Index stride = 2 * dk + dv;
+        take(l.query, RowRuns{0, dk, s.nHeads, stride});
+        take(l.key, RowRuns{dk, dk, s.nHeads, stride});
+        take(l.value, RowRuns{2 * dk, dv, s.nHeads, stride});
+        return;
+    }
+    const Eigen::Index q = s.nHeads * dk;
+    const Eigen::Index k = s.nKvHeads * dk;
+    take(l.query, RowRuns{0, q});
+    take(l.key, RowRuns{q, k});
+    take(l.value, RowRuns{q + k, s.nKvHeads * dv});
+}
+
+// Splits Phi-3's fused gate_up_proj: the gate's rows, then the up projection's.
+template <class Take>
+void splitGateUp(const ModelSpec& s, LayerWeights& l, Take take) {
+    take(l.ffnGate, RowRuns{0, s.dFfn});
+    take(l.ffnUp, RowRuns{s.dFfn, s.dFfn});
+}
+
+// Calls `split` (splitQkv or splitGateUp) when `role` is a fused weight or bias.
+template <class Take>
+bool splitFused(Role role, const ModelSpec& s, LayerWeights& l, Take take) {
+    if (role == Role::QkvWeight || role == Role::QkvBias) {
+        splitQkv(s, l, take);
+        return true;
+    }
+    if (role == Role::FfnGateUpWeight || role == Role::FfnGateUpBias) {
+        splitGateUp(s, l, take);
+        return true;
+    }
+    return false;
+}
+
+bool isFusedBias(Role role) {
+    return role == Role::QkvBias || role == Role::FfnGateUpBias;
 }
 
 // A query, key or value projection's roles: self- and cross-attention's have the same shapes,
@@ -108,17 +172,16 @@ struct Projection {
 }  // namespace
 
 void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l) {
-    if (role == Role::QkvWeight) {
-        splitQkv(spec, l, [&m](Linear& slot, Eigen::Index first, Eigen::Index count) {
-            slot.weight = m.middleRows(first, count);
+    if (isFusedBias(role)) {
+        const Matrix column = Eigen::Map<const Matrix>(m.data(), m.size(), 1);
+        splitFused(role, spec, l, [&column](Linear& slot, const RowRuns& runs) {
+            slot.bias = asVector(gatherRows(column, runs));
         });
         return;
     }
-    if (role == Role::QkvBias) {
-        const Vector b = asVector(std::move(m));
-        splitQkv(spec, l, [&b](Linear& slot, Eigen::Index first, Eigen::Index count) {
-            slot.bias = b.segment(first, count);
-        });
+    if (splitFused(role, spec, l, [&m](Linear& slot, const RowRuns& runs) {
+            slot.weight = gatherRows(m, runs);
+        })) {
         return;
     }
     if (!assignPair(kLayerLinears, role, m, l)) {
@@ -129,7 +192,20 @@ void assignLayerSlot(Role role, Matrix m, const ModelSpec& spec, LayerWeights& l
 bool halfEligible(Role role) {
     const auto* linear = findPair(kLayerLinears, role);
     return (linear != nullptr && role == linear->weight) || role == Role::QkvWeight ||
-           role == Role::TokenEmbedding || role == Role::HeadDecoderWeight;
+           role == Role::FfnGateUpWeight || role == Role::TokenEmbedding ||
+           role == Role::HeadDecoderWeight;
+}
+
+void addOneToNormWeights(Weights& w) {
+    const auto addOne = [](Norm& n) { n.weight.array() += 1.0f; };
+    for (LayerWeights& l : w.layers) {
+        for (const auto& p : kLayerNorms) {
+            addOne(l.*(p.slot));
+        }
+    }
+    for (const auto& p : kModelNorms) {
+        addOne(w.*(p.slot));
+    }
 }
 
 void assignStoredModelSlot(Role role, Linear stored, Weights& w) {
@@ -143,23 +219,25 @@ void assignStoredModelSlot(Role role, Linear stored, Weights& w) {
 }
 
 void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights& l) {
-    if (role == Role::QkvWeight) {
-        splitQkv(s, l, [&stored](Linear& slot, Eigen::Index first, Eigen::Index count) {
-            slot.half = {};
-            slot.blocks = {};
-            if (stored.isHalf()) {
-                slot.half = {stored.half.bits.middleRows(first, count), stored.half.bfloat16};
-                return;
-            }
-            const ops::BlockMatrix& b = stored.blocks;
-            const auto begin = b.bytes.begin() + first * b.rowBytes;
-            slot.blocks = {{begin, begin + count * b.rowBytes},
-                           b.type,
-                           count,
-                           b.cols,
-                           b.rowBytes,
-                           b.int8Activations};
-        });
+    const bool fused = splitFused(role, s, l, [&stored](Linear& slot, const RowRuns& runs) {
+        slot.half = {};
+        slot.blocks = {};
+        if (stored.isHalf()) {
+            slot.half = {gatherRows(stored.half.bits, runs), stored.half.bfloat16};
+            return;
+        }
+        // GGUF files store fused projections contiguously (llama.cpp's converter reorders
+        // GPT-NeoX's), so one run of whole block rows.
+        const ops::BlockMatrix& b = stored.blocks;
+        const auto begin = b.bytes.begin() + runs.first * b.rowBytes;
+        slot.blocks = {{begin, begin + runs.count * b.rowBytes},
+                       b.type,
+                       runs.count,
+                       b.cols,
+                       b.rowBytes,
+                       b.int8Activations};
+    });
+    if (fused) {
         return;
     }
     if (const auto* p = findPair(kLayerLinears, role); p != nullptr && role == p->weight) {
@@ -279,6 +357,16 @@ std::pair<int, int> expectedShape(Role role, const ModelSpec& s) {
             return {q + k + v, s.dModel};
         case Role::QkvBias:
             return {q + k + v, 0};
+        case Role::FfnGateUpWeight:
+            return {2 * s.dFfn, s.dModel};
+        case Role::FfnGateUpBias:
+            return {2 * s.dFfn, 0};
+        case Role::QueryNormWeight:
+        case Role::QueryNormBias:
+            return {s.qkNorm == QkNorm::Whole ? q : s.headDimK, 0};
+        case Role::KeyNormWeight:
+        case Role::KeyNormBias:
+            return {s.qkNorm == QkNorm::Whole ? k : s.headDimK, 0};
         case Role::OutputWeight:
         case Role::CrossOutputWeight:
             return {s.dModel, s.nHeads * s.headDimV};

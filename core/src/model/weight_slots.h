@@ -27,6 +27,10 @@ bool halfEligible(Role role);
 void assignStoredSlot(Role role, Linear stored, const ModelSpec& s, LayerWeights& l);
 void assignStoredModelSlot(Role role, Linear stored, Weights& w);
 
+// Gemma's (1 + w) norms (spec.normPlusOne): adds 1 to every norm weight a Hugging Face
+// checkpoint held, once all are read.
+void addOneToNormWeights(Weights& w);
+
 // A tensor name pattern with "{}" replaced by the layer number.
 std::string layerName(std::string pattern, int layer);
 

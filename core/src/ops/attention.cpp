@@ -55,10 +55,14 @@ float softmaxRow(const Eigen::Ref<const RowVector>& logits, const Eigen::Ref<con
 
 std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                                const Eigen::Ref<const Matrix>& v, float scale, const Matrix& bias,
-                               AttentionOutputs out) {
+                               AttentionOutputs out, float softcap) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     out.logits.noalias() = q * k.transpose();
     out.logits *= scale;
+    if (softcap > 0.0f) {
+        // As transformers writes it: divide, tanh, multiply, each rounded to float32.
+        out.logits = ((out.logits.array() / softcap).tanh() * softcap).matrix();
+    }
     std::vector<int> fullyMasked;
     for (Eigen::Index row = 0; row < out.logits.rows(); ++row) {
         const float maxLogit = (out.logits.row(row) + bias.row(row)).maxCoeff();

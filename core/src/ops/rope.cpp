@@ -1,5 +1,6 @@
 #include "attnscope/ops/rope.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -7,14 +8,20 @@
 
 namespace attnscope::ops {
 
-std::vector<float> RopeSpec::inverseFrequencies() const {
+std::vector<float> RopeSpec::inverseFrequencies(int lastPosition) const {
     std::vector<float> inv(static_cast<std::size_t>(dims / 2));
+    // LongRope (HF longrope_frequency_update): the long factors once the sequence, up to its
+    // last position, is longer than the original context.
+    const std::vector<float>& longRope =
+        lastPosition + 1 > originalMaxPositions ? longFactors : shortFactors;
     // Hugging Face computes these in float32 (base ** (arange(0, d, 2) / d)); doing the power
     // in double and rounding once gives the same float or one ulp apart.
     for (std::size_t k = 0; k < inv.size(); ++k) {
         const double exponent = static_cast<double>(2 * k) / dims;
         double f = 1.0 / std::pow(theta, exponent);
-        if (scaling == RopeScaling::Linear) {
+        if (scaling == RopeScaling::LongRope && k < longRope.size()) {
+            f /= longRope[k];
+        } else if (scaling == RopeScaling::Linear) {
             f /= factor;
         } else if (scaling == RopeScaling::Llama3) {
             // methods.md §7.3 (_compute_llama3_parameters): long wavelengths are slowed down
@@ -39,7 +46,9 @@ std::vector<float> RopeSpec::inverseFrequencies() const {
 }
 
 RopeTable ropeTable(const RopeSpec& rope, const std::vector<int>& positions) {
-    const std::vector<float> inv = rope.inverseFrequencies();
+    const int last = positions.empty() ? 0 : *std::max_element(positions.begin(), positions.end());
+    const std::vector<float> inv = rope.inverseFrequencies(last);
+    const auto attention = static_cast<float>(rope.attentionFactor);
     const auto n = static_cast<Eigen::Index>(positions.size());
     const auto half = static_cast<Eigen::Index>(inv.size());
     RopeTable t{Matrix(n, half), Matrix(n, half)};
@@ -51,6 +60,10 @@ RopeTable ropeTable(const RopeSpec& rope, const std::vector<int>& positions) {
                                 inv[static_cast<std::size_t>(k)];
             t.cos(i, k) = static_cast<float>(std::cos(static_cast<double>(angle)));
             t.sin(i, k) = static_cast<float>(std::sin(static_cast<double>(angle)));
+            if (rope.attentionFactor != 1.0) {  // LongRope: cos and sin, both in float32
+                t.cos(i, k) *= attention;
+                t.sin(i, k) *= attention;
+            }
         }
     }
     return t;

@@ -29,13 +29,31 @@ const fs::path kCheckpoints = fs::path(ATTNSCOPE_FIXTURE_DIR) / "checkpoints";
 
 // The cases make_checkpoints.py writes; ManifestListsEveryCase keeps the two lists in step.
 const std::vector<std::string> kCases = {
-    "bert_f32",          "bert_noprefix_f16",
-    "bert_bf16",         "roberta_f32",
-    "distilbert_f16",    "gpt2_f32",
-    "gpt2_noprefix_f16", "gpt2_sharded_bf16",
-    "llama_f32",         "llama_gqa2_headdim_bf16",
-    "llama3_gqa4_f32",   "mistral_mqa_window_f32",
+    "bert_f32",
+    "bert_noprefix_f16",
+    "bert_bf16",
+    "roberta_f32",
+    "distilbert_f16",
+    "gpt2_f32",
+    "gpt2_noprefix_f16",
+    "gpt2_sharded_bf16",
+    "llama_f32",
+    "llama_gqa2_headdim_bf16",
+    "llama3_gqa4_f32",
+    "mistral_mqa_window_f32",
     "qwen2_gqa2_bf16",
+    // The later decoders (issue 33): methods.md §13's details, each case's "features" in the
+    // manifest.
+    "gemma_mqa_f32",
+    "gemma2_window_softcap_f32",
+    "gemma3_text_qknorm_bf16",
+    "gemma3_multimodal_f32",
+    "qwen3_gqa_qknorm_f32",
+    "qwen3_sliding_mqa_bf16",
+    "olmo2_f32",
+    "phi3_longrope_window_f32",
+    "gptneox_parallel_f16",
+    "gptneox_sequential_f32",
 };
 
 class ForwardParity : public ::testing::TestWithParam<std::string> {};

@@ -162,20 +162,30 @@ TEST_F(LlamaLoaderTest, WronglyTypedRopeSettingsAreRefused) {
             R"(rope_scaling: expected an object, found "linear")");
 }
 
-TEST_F(LlamaLoaderTest, MissingBiasAndPartialWindowAreNamed) {
+TEST_F(LlamaLoaderTest, MissingBiasIsNamed) {
     const auto qwen = copy("qwen2_gqa2_bf16");
     dropTensors(qwen, "layers.1.self_attn.k_proj.bias");
     expectError<FormatError>([&] { loadModel(qwen); },
                              {"missing tensor 'model.layers.1.self_attn.k_proj.bias'", "key bias"});
-    const auto windowed = copy("llama_gqa2_headdim_bf16");
+}
+
+// Qwen2 windows the layers from max_window_layers on (issue 33: a mask a layer).
+TEST_F(LlamaLoaderTest, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
+    const auto windowed = copy("qwen2_gqa2_bf16");
     testing::editJson(windowed / "config.json", [](auto& j) {
-        j["model_type"] = "qwen2";
         j["use_sliding_window"] = true;
         j["max_window_layers"] = 1;
-        j["sliding_window"] = 8;
+        j["sliding_window"] = 3;
     });
-    expectError<UnsupportedModel>([&] { loadModel(windowed); },
-                                  {"config.json", "max_window_layers", "only some layers"});
+    const auto m = loadModel(windowed);
+    EXPECT_EQ(m->spec.slidingLayers, (std::vector<std::uint8_t>{0, 1, 1}));
+    EXPECT_FALSE(m->spec.windowed(0));
+    EXPECT_TRUE(m->spec.windowed(2));
+    const auto r = forward::runForward(*m, {{1, 2, 3, 4, 5, 6}, {}});
+    EXPECT_EQ(r.maskKind, "causal + window 3 in local layers");
+    EXPECT_EQ(r.allowedFor(0)(5, 0), 1);  // a global layer sees the first token
+    EXPECT_EQ(r.allowedFor(1)(5, 2), 0);  // a local one only the last three
+    EXPECT_EQ(r.allowedFor(1)(5, 3), 1);
 }
 
 }  // namespace

@@ -25,8 +25,8 @@ std::vector<HeadStats> headStats(const forward::ForwardResult& result);
 
 HeadStats headStatsOf(const forward::ForwardResult& result, HeadId head);
 
-// ln(number of allowed keys) for every query row: the entropy of a uniform row, the reference
-// line of the entropy charts. [nTokens]
-std::vector<float> uniformEntropy(const forward::ForwardResult& result);
+// ln(number of allowed keys) for every query row of `layer`'s mask: the entropy of a uniform
+// row, the reference line of the entropy charts. [nTokens]
+std::vector<float> uniformEntropy(const forward::ForwardResult& result, int layer = 0);
 
 }  // namespace attnscope::analysis

@@ -78,10 +78,16 @@ HeadMeans computeHeadMeans(const model::Model& model,
 // (n × headDimV) for every layer × head, in fp32.
 std::size_t fullRecordBytes(const model::ModelSpec& spec, int nTokens);
 
-// The mask `choice` gives for n tokens, and its name for exports: "none" (bidirectional),
-// "causal", "causal (offset k)", "custom", with " + window W" when the model's sliding window
-// applies and " + N padding" when padding is masked.
-ops::MaskSpec maskSpecFor(const model::ModelSpec& spec, const MaskChoice& choice, int nTokens);
+// The mask `choice` gives for n tokens in `layer`, and its name for exports: "none"
+// (bidirectional), "causal", "causal (offset k)", "custom", with " + window W" when the model's
+// sliding window applies (" + window W in local layers" when only some layers have it) and
+// " + N padding" when padding is masked.
+ops::MaskSpec maskSpecFor(const model::ModelSpec& spec, const MaskChoice& choice, int nTokens,
+                          int layer = 0);
 std::string maskKindName(const model::ModelSpec& spec, const MaskChoice& choice);
+
+// Whether `choice` gives some layers of `spec` a window and others none (Gemma 2/3's local and
+// global layers): the pass then records both masks (ForwardResult::allowedFor).
+bool layersDifferInMask(const model::ModelSpec& spec, const MaskChoice& choice);
 
 }  // namespace attnscope::forward

@@ -47,8 +47,13 @@ struct ForwardResult {
     // the model grid. [nLayers, nHeads, previewSize, previewSize]
     int previewSize = 0;
     std::vector<float> previews;
-    std::vector<float> scales;          // [nLayers] the scale each layer used
-    BoolMatrix allowed;                 // [nTokens, keyCount()] mask applied to every head
+    std::vector<float> scales;  // [nLayers] the scale each layer used
+    BoolMatrix allowed;         // [nTokens, keyCount()] mask applied to every head
+    // Models whose layers differ in their masks (Gemma 2/3: sliding-window local layers and
+    // global ones): which layers are windowed ([nLayers], 1 = windowed) and their mask; both
+    // empty otherwise, and `allowed` is then every layer's. Read through allowedFor().
+    std::vector<std::uint8_t> windowedLayers;
+    BoolMatrix windowedAllowed;
     std::string maskKind;               // "none", "causal", "causal (offset -1)", "custom", ...
     std::vector<int> fullyMaskedRows;   // queries with no allowed key (same for every head)
     Matrix hidden;                      // [nTokens, dModel] final hidden states
@@ -67,6 +72,13 @@ struct ForwardResult {
     std::vector<Matrix> layerValues;
 
     int keyCount() const { return nKeys > 0 ? nKeys : nTokens; }
+
+    // The mask `layer`'s heads used.
+    const BoolMatrix& allowedFor(int layer) const {
+        return !windowedLayers.empty() && windowedLayers[static_cast<std::size_t>(layer)] != 0
+                   ? windowedAllowed
+                   : allowed;
+    }
 
     const std::vector<std::int32_t>& keyIds() const { return nKeys > 0 ? keyTokenIds : tokenIds; }
 

@@ -10,12 +10,13 @@
 
 namespace attnscope::forward {
 
-// What attention reads from x, the residual stream entering `layer`: LN1(x) for pre-norm
-// models, x itself for post-norm ones. [n, dModel]
+// What attention reads from x, the residual stream entering `layer`: LN1(x) for pre-norm (and
+// sandwich) models, x itself for post-norm and output-norm ones. [n, dModel]
 Matrix attentionInput(const model::Model& model, int layer, const Matrix& x);
 
 // The attention sub-block's output from x and the attention output (after the output
-// projection, its bias included): post-norm LN1(x + attn), pre-norm x + attn. [n, dModel]
+// projection, its bias included): post-norm LN1(x + attn), pre-norm x + attn, sandwich and
+// output-norm x + LN(attn) with the norm on the attention's output. [n, dModel]
 Matrix attentionResidual(const model::Model& model, int layer, const Matrix& x,
                          const Matrix& attention);
 
@@ -27,8 +28,10 @@ Matrix crossAttentionInput(const model::Model& model, int layer, const Matrix& y
 Matrix crossAttentionResidual(const model::Model& model, int layer, const Matrix& y,
                               const Matrix& cross);
 
-// The layer's output from the attention sub-block's output y: post-norm LN2(y + FFN(y)),
-// pre-norm y + FFN(LN2(y)). [n, dModel]
-Matrix finishLayer(const model::Model& model, int layer, Matrix y);
+// The layer's output from x, the residual stream entering it, and y, the attention
+// sub-block's output: post-norm LN2(y + FFN(y)), pre-norm y + FFN(LN2(y)), sandwich
+// y + LN3(FFN(LN2(y))), output-norm y + LN2(FFN(y)); with a parallel residual (GPT-NeoX) the
+// FFN reads x instead: y + FFN(LN2(x)). [n, dModel]
+Matrix finishLayer(const model::Model& model, int layer, const Matrix& x, Matrix y);
 
 }  // namespace attnscope::forward

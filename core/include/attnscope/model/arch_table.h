@@ -59,6 +59,19 @@ enum class Role {
     CrossOutputBias,
     CrossNormWeight,
     CrossNormBias,
+    // Later decoders: QK-norm weights (per head [headDimK] or whole [heads * headDimK]), the
+    // norms on the sublayers' outputs (Gemma 2/3, OLMo-2), and Phi-3's fused gate|up
+    // projection, split at load time. The bias roles are there for the pairs' sake.
+    QueryNormWeight,
+    QueryNormBias,
+    KeyNormWeight,
+    KeyNormBias,
+    PostAttnNormWeight,
+    PostAttnNormBias,
+    PostFfnNormWeight,
+    PostFfnNormBias,
+    FfnGateUpWeight,
+    FfnGateUpBias,
 };
 
 // nn.Linear stores [out, in]; GPT-2's Conv1D stores [in, out].

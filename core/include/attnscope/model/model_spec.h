@@ -21,8 +21,14 @@ using ops::RopePairing;
 using ops::RopeScaling;
 using ops::RopeSpec;
 
-// Post: x = LN(x + f(x)) (BERT family). Pre: x = x + f(LN(x)) (GPT-2).
-enum class NormPlacement { Post, Pre };
+// Where a layer's norms sit around each sublayer f (attention, feed-forward).
+// Post: x = LN(x + f(x)) (BERT family). Pre: x = x + f(LN(x)) (GPT-2, Llama).
+// Sandwich: x = x + LN2(f(LN1(x))) (Gemma 2/3). Output: x = x + LN2(f(x)) (OLMo-2).
+enum class NormPlacement { Post, Pre, Sandwich, Output };
+
+// QK-norm (methods.md §13): an RMSNorm of the queries and keys before RoPE, over each head's
+// features (Qwen3, Gemma 3) or over the whole projection, all heads together (OLMo-2).
+enum class QkNorm { None, PerHead, Whole };
 
 // How position ids are assigned to the tokens of one sequence.
 enum class PositionScheme {
@@ -68,8 +74,29 @@ struct ModelSpec {
     bool finalNorm = false;     // LayerNorm after the last layer (GPT-2's ln_f)
     DefaultMask defaultMask = DefaultMask::Bidirectional;
     // Mistral's sliding_window: query i sees key j only if i - j < slidingWindow, on top of
-    // the causal mask, in every layer.
+    // the causal mask, in every layer, or in the layers slidingLayers marks (Gemma 2/3's local
+    // layers, Qwen2/3 from max_window_layers on).
     std::optional<int> slidingWindow;
+    std::vector<std::uint8_t> slidingLayers;  // [nLayers] 1 = windowed; empty: every layer
+    // Gemma 3: the rotary settings of the windowed layers (rope_local_base_freq, no scaling);
+    // the others use `rope`.
+    std::optional<RopeSpec> localRope;
+    // Gemma: RMSNorm scales by (1 + w). The Hugging Face loader adds the 1 to every norm
+    // weight it reads, so the forward pass multiplies by the weights as usual (GGUF files hold
+    // them with the 1 added already).
+    bool normPlusOne = false;
+    QkNorm qkNorm = QkNorm::None;
+    // GPT-NeoX: x + attn(ln1(x)) + ffn(ln2(x)), both sublayers reading the layer's input.
+    bool parallelResidual = false;
+    // GPT-NeoX stores the fused query_key_value head by head ([q | k | v] of each head), not as
+    // all queries, then all keys, then all values.
+    bool qkvPerHead = false;
+    // Gemma 2 soft-capping, tanh(s / cap) · cap: of the scaled attention scores before the mask,
+    // and of the final vocabulary logits. 0: none.
+    float attnSoftcap = 0.0f;
+    float finalLogitSoftcap = 0.0f;
+    // Gemma 2/3: the attention scale is query_pre_attn_scalar^-0.5, not head_dim^-0.5.
+    std::optional<double> queryPreAttnScalar;
     // Which optional biases the checkpoint carries (Llama's attention_bias, Qwen2's q/k/v
     // biases, mlp_bias); BERT-style tables always read theirs.
     bool qkvBias = true;
@@ -111,11 +138,28 @@ struct ModelSpec {
     // Longest sequence the position table can embed.
     int maxTokens() const;
 
+    // Whether `layer` applies the sliding window.
+    bool windowed(int layer) const {
+        return slidingWindow.has_value() &&
+               (slidingLayers.empty() || slidingLayers[static_cast<std::size_t>(layer)] != 0);
+    }
+
+    // Whether the layers differ in their masks (some windowed, some not).
+    bool mixedWindows() const;
+
+    // The rotary settings of `layer`.
+    const RopeSpec& ropeOf(int layer) const {
+        return localRope && windowed(layer) ? *localRope : rope;
+    }
+
     // The key/value head query head `head` reads (grouped-query attention).
     int kvHeadOf(int head) const { return nKvHeads > 0 ? head / (nHeads / nKvHeads) : head; }
 };
 
 std::string activationName(Activation a);
+
+// "post-norm", "pre-norm", "pre- and post-sublayer norms", "post-sublayer norms".
+std::string normPlacementName(NormPlacement p);
 
 // Parses an activation name as configs spell it ("gelu", "gelu_new", "relu", ...);
 // UnsupportedModel "<file>: <key>: ..." for anything else.

@@ -36,6 +36,11 @@ struct LayerWeights {
     Linear crossValue;   // [nKvHeads * headDimV, dModel]
     Linear crossOutput;  // [dModel, nHeads * headDimV]
     Norm crossNorm;      // post-norm: after the cross-attention residual; pre-norm: before it
+    // Later decoders (spec.qkNorm, NormPlacement::Sandwich / Output). Empty otherwise.
+    Norm queryNorm;     // [headDimK] per head, or [nHeads * headDimK] whole
+    Norm keyNorm;       // [headDimK] per head, or [nKvHeads * headDimK] whole
+    Norm postAttnNorm;  // on the attention's output, before the residual add
+    Norm postFfnNorm;   // on the feed-forward's output, before the residual add
 };
 
 // Final hidden state -> vocabulary logits. MLM heads (BERT family) first transform the state

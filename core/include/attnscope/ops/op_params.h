@@ -16,7 +16,9 @@ enum class NormKind { LayerNorm, RmsNorm };
 // Face's rotate_half (pairs k, k + d/2); Interleaved is GPT-J / Meta (pairs 2k, 2k + 1).
 enum class RopePairing { HalfSplit, Interleaved };
 
-enum class RopeScaling { None, Linear, Llama3 };
+// LongRope (Phi-3): each frequency divided by a factor of its own, short or long by the
+// sequence's length (methods.md §13), and cos/sin scaled by an attention factor.
+enum class RopeScaling { None, Linear, Llama3, LongRope };
 
 // Rotary position embedding of the queries and keys; `dims == 0` means the model has none.
 struct RopeSpec {
@@ -31,9 +33,15 @@ struct RopeSpec {
     // GGUF's rope_freqs tensor (llama.cpp's form of Llama 3 scaling): frequency k is divided
     // by factor k, after any scaling above. Empty: none.
     std::vector<float> frequencyFactors;
+    // LongRope: one factor a rotated pair, used for sequences up to originalMaxPositions
+    // (short) or longer (long); attentionFactor multiplies cos and sin.
+    std::vector<float> shortFactors;
+    std::vector<float> longFactors;
+    double attentionFactor = 1.0;
 
-    // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters).
-    std::vector<float> inverseFrequencies() const;
+    // inv_freq[k] for k < dims / 2 after scaling (HF _compute_*_rope_parameters), for a pass
+    // whose largest position id is `lastPosition` (LongRope picks its factors by it).
+    std::vector<float> inverseFrequencies(int lastPosition = 0) const;
 };
 
 }  // namespace attnscope::ops

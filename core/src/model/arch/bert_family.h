@@ -4,6 +4,7 @@
 // model library.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,38 @@ std::vector<TensorEntry> bertTensorEntries();
 // a final norm): the flags its Hugging Face config and its GGUF metadata both imply.
 void setLlamaFamilyFlags(ModelSpec& spec);
 
+// The Llama family's tensor names ("model." prefix) and the later decoders' variations on them:
+// where the layer norms sit (Pre: input_layernorm and post_attention_layernorm before each
+// sublayer; Sandwich, Gemma 2/3: those plus pre_/post_feedforward_layernorm, with
+// post_attention_layernorm on the attention's output; Output, OLMo-2: only the norms on the
+// outputs), and q_norm / k_norm. Biases as spec.qkvBias / outputBias / ffnBias say.
+std::vector<TensorEntry> llamaTensorEntries(NormPlacement norms, bool qkNorm = false);
+
+// What the Llama family's checkpoints hold that AttnScope does not use (rotary buffers, a
+// classification head), and its LM head, lm_head.weight (tied when absent).
+std::vector<const char*> llamaIgnored();
+PredictionLayout causalLmHead();
+
+// Qwen2/Qwen3's window: with use_sliding_window, the layers from max_window_layers on (or as
+// layer_types lists them).
+void readQwenWindow(const io::JsonFile& config, ModelSpec& spec);
+
+// LlamaConfig's keys (sizes, head_dim, rms_norm_eps, hidden_act, biases, tied head, RoPE with
+// its scaling), which the later decoders (Gemma, Qwen3, OLMo-2, Phi-3) keep.
+ModelSpec readLlamaFamilyConfig(const io::JsonFile& config);
+
+// A positive number at `key`, `fallback` when it is absent; FormatError naming the key otherwise.
+double positiveNumber(const io::JsonFile& config, const std::string& key, double fallback);
+
+// A soft-cap value (Gemma 2's attn_logit_softcapping, final_logit_softcapping): `fallback`
+// when absent, 0 (no cap) when null, else a positive number.
+float softcap(const io::JsonFile& config, const std::string& key, double fallback);
+
+// spec.slidingLayers from config.json's `layer_types` ("sliding_attention" / "full_attention",
+// one a layer) when it lists them, else from the model's own rule `local(layer)`.
+void readLayerTypes(const io::JsonFile& config, ModelSpec& spec,
+                    const std::function<bool(int layer)>& local);
+
 // hidden_size, num_attention_heads, ... as BertConfig spells them.
 ModelSpec readBertConfig(const io::JsonFile& config);
 
@@ -92,6 +125,15 @@ extern const ArchTable kGpt2;
 extern const ArchTable kLlama;
 extern const ArchTable kMistral;
 extern const ArchTable kQwen2;
+// The decoders of 2024-2025 (gemma.cpp, qwen3_olmo2.cpp, phi3.cpp, gpt_neox.cpp).
+extern const ArchTable kGemma;
+extern const ArchTable kGemma2;
+extern const ArchTable kGemma3Text;
+extern const ArchTable kGemma3;
+extern const ArchTable kQwen3;
+extern const ArchTable kOlmo2;
+extern const ArchTable kPhi3;
+extern const ArchTable kGptNeox;
 // Encoder-decoder models (t5.cpp, bart.cpp): the encoder's tables, pointing to the decoder's.
 extern const ArchTable kT5;
 extern const ArchTable kBart;

@@ -1,8 +1,10 @@
 // The pieces the architecture tables are built from (bert_family.h).
+#include <cmath>
 #include <deque>
 #include <string>
 
 #include "attnscope/base/error.h"
+#include "attnscope/io/json_access.h"
 #include "bert_family.h"
 
 namespace attnscope::model::arch {
@@ -78,6 +80,49 @@ void setHeadDims(ModelSpec& spec, const std::string& file, const std::string& wi
                           ")" + orElse);
     }
     spec.headDimK = spec.headDimV = spec.dModel / spec.nHeads;
+}
+
+double positiveNumber(const io::JsonFile& config, const std::string& key, double fallback) {
+    const double value = config.number(key, fallback);
+    if (!(value > 0.0) || !std::isfinite(value)) {
+        throw FormatError(config.fileName() + ": " + key + ": expected a positive number, found " +
+                          std::to_string(value));
+    }
+    return value;
+}
+
+float softcap(const io::JsonFile& config, const std::string& key, double fallback) {
+    if (!config.root().contains(key)) {
+        return static_cast<float>(fallback);
+    }
+    return config.has(key) ? static_cast<float>(positiveNumber(config, key, 1.0)) : 0.0f;
+}
+
+void readLayerTypes(const io::JsonFile& config, ModelSpec& spec,
+                    const std::function<bool(int layer)>& local) {
+    spec.slidingLayers.assign(static_cast<std::size_t>(spec.nLayers), 0);
+    const io::JsonAt at = config.at();
+    const io::Json* types = io::optionalArray(config.root(), at, "layer_types");
+    if (types == nullptr) {
+        for (int layer = 0; layer < spec.nLayers; ++layer) {
+            spec.slidingLayers[static_cast<std::size_t>(layer)] = local(layer) ? 1 : 0;
+        }
+        return;
+    }
+    const io::JsonAt listAt = at["layer_types"];
+    if (types->size() != static_cast<std::size_t>(spec.nLayers)) {
+        io::failAt(listAt, "lists " + std::to_string(types->size()) + " layers, the model has " +
+                               std::to_string(spec.nLayers));
+    }
+    for (std::size_t layer = 0; layer < types->size(); ++layer) {
+        const std::string type = io::asString((*types)[layer], listAt[layer]);
+        if (type != "sliding_attention" && type != "full_attention") {
+            io::failAt(listAt[layer], "'" + type +
+                                          "' is not a layer type AttnScope reads "
+                                          "(sliding_attention, full_attention)");
+        }
+        spec.slidingLayers[layer] = type == "sliding_attention" ? 1 : 0;
+    }
 }
 
 }  // namespace attnscope::model::arch
