@@ -172,7 +172,11 @@ void MaskPanel::syncFromSession() {
     // The heads shown: an encoder-decoder's encoder and decoder may differ in head width.
     const model::Model* stack = m_session->shownStack();
     const bool unscaled = stack && !stack->spec.scaleAttention;  // T5: no 1/√dₖ
-    m_scaleMode->setItemText(0, unscaled ? tr("Model (1, unscaled)") : tr("Model (1/√dₖ)"));
+    // Gemma 2/3 scale by query_pre_attn_scalar^-0.5, not by the head width.
+    const bool ownScalar = stack && stack->spec.queryPreAttnScalar.has_value();
+    m_scaleMode->setItemText(0, unscaled    ? tr("Model (1, unscaled)")
+                                : ownScalar ? tr("Model (Gemma's scalar)")
+                                            : tr("Model (1/√dₖ)"));
     const float modelScale = stack ? stack->spec.defaultScale(0) : 0.0f;
     m_scaleHelp->setText(
         stack ? tr("Model scale: %1%2. Try 1.0 to see saturation.")

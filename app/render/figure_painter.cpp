@@ -75,7 +75,8 @@ struct Fixed {
     double headerWidth = 0, headerHeight = 0;
     double axisHeight = 0;
     double legendHeight = 0;
-    const BoolMatrix* mask = nullptr;  // null when no cell is masked
+    // Some cell is masked (the legend shows the hatching); each panel hatches its layer's mask.
+    bool masked = false;
 };
 
 // Maps are [rows = nTokens, columns = keyCount()] with square cells, so a panel is square only
@@ -150,7 +151,7 @@ Fixed fixedParts(const Context& ctx, const FigureContent& c) {
     f.margin = ctx.pt(kMarginPt);
     f.labelGap = ctx.pt(kLabelGapPt);
     f.panelGap = ctx.pt(kPanelGapPt);
-    f.mask = figureMask(*c.forward);
+    f.masked = figureMask(*c.forward) != nullptr;
     double title = 0;
     for (const TitleLine& line : titleLines(c, f)) {
         title += titleLineHeight(ctx, f, line) + ctx.pt(1.5);
@@ -164,7 +165,7 @@ Fixed fixedParts(const Context& ctx, const FigureContent& c) {
     }
     f.headerHeight = hm.height();
     f.axisHeight = c.axisTitles ? hm.height() : 0.0;
-    f.legendHeight = f.mask != nullptr ? ctx.pt(6) + hm.height() : 0.0;
+    f.legendHeight = f.masked ? ctx.pt(6) + hm.height() : 0.0;
     return f;
 }
 
@@ -410,8 +411,9 @@ void paintPanel(QPainter& p, const Context& ctx, const FigureContent& c, const F
     const QRectF rect(l.colLeft[panel.col], l.rowTop[panel.row], l.panelW, l.panelH);
     const QImage cells = HeadColorRule(*c.forward, c.style).image(panel.head, c.range);
     paintHeatCells(p, rect, cells, drawing);
-    if (f.mask != nullptr && l.cell >= ctx.pt(kMinHatchCellPt)) {
-        paintMaskHatch(p, rect, *f.mask, hatchStyle(ctx));
+    const BoolMatrix* mask = figureMask(*c.forward, panel.head.layer);
+    if (mask != nullptr && l.cell >= ctx.pt(kMinHatchCellPt)) {
+        paintMaskHatch(p, rect, *mask, hatchStyle(ctx));
     }
     p.setPen(QPen(QColor(0x40, 0x40, 0x40), ctx.pt(0.5)));
     p.setBrush(Qt::NoBrush);
@@ -424,7 +426,7 @@ void paintPanel(QPainter& p, const Context& ctx, const FigureContent& c, const F
 }
 
 void paintLegend(QPainter& p, const Context& ctx, const Fixed& f, const Layout& l) {
-    if (f.mask == nullptr) {
+    if (!f.masked) {
         return;
     }
     const double side = ctx.metrics(f.bar.tickFont).height();
@@ -450,8 +452,8 @@ CellDrawing drawingFor(const QPainter& p, const FigureContent& c) {
 
 }  // namespace
 
-const BoolMatrix* figureMask(const forward::ForwardResult& result) {
-    const BoolMatrix& a = result.allowed;
+const BoolMatrix* figureMask(const forward::ForwardResult& result, int layer) {
+    const BoolMatrix& a = result.allowedFor(layer);
     const bool sized = a.rows() == result.nTokens && a.cols() == result.keyCount();
     return sized && a.size() > 0 && a.minCoeff() == 0 ? &a : nullptr;
 }

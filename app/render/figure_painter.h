@@ -59,9 +59,9 @@ struct FigureContent {
     ColorRange range;  // shared by every panel and shown by the colour bar
 };
 
-// The mask to draw: the result's `allowed` matrix ([nTokens, keyCount()]) when some cell is
-// masked, else null.
-const BoolMatrix* figureMask(const forward::ForwardResult& result);
+// The mask to draw for a head of `layer`: the result's mask of that layer ([nTokens,
+// keyCount()], allowedFor) when some cell is masked, else null.
+const BoolMatrix* figureMask(const forward::ForwardResult& result, int layer = 0);
 
 // Paints `content` over (0, 0)-(size) of the painter's coordinates, white background
 // included. `dpi` converts point sizes to those coordinates (units per inch).

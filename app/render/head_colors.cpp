@@ -9,10 +9,10 @@ namespace {
 
 // Pools `allowed` the way the forward pass pools a head into its preview (rows and columns
 // i * n / p .. (i + 1) * n / p); a pooled cell stays allowed when any cell it covers is.
-std::optional<BoolMatrix> pooledMask(const forward::ForwardResult& f) {
+std::optional<BoolMatrix> pooledMask(const forward::ForwardResult& f, const BoolMatrix& allowed) {
     const int n = f.nTokens;
     const int p = f.previewSize;
-    if (p <= 0 || f.allowed.rows() != n || f.allowed.cols() != n || f.allowed.minCoeff() != 0) {
+    if (p <= 0 || allowed.rows() != n || allowed.cols() != n || allowed.minCoeff() != 0) {
         return std::nullopt;
     }
     BoolMatrix pooled(p, p);
@@ -22,7 +22,7 @@ std::optional<BoolMatrix> pooledMask(const forward::ForwardResult& f) {
         for (int j = 0; j < p; ++j) {
             const int c0 = j * n / p;
             const int c1 = (j + 1) * n / p;
-            pooled(i, j) = f.allowed.block(r0, c0, r1 - r0, c1 - c0).maxCoeff();
+            pooled(i, j) = allowed.block(r0, c0, r1 - r0, c1 - c0).maxCoeff();
         }
     }
     return pooled.minCoeff() == 0 ? std::optional<BoolMatrix>(std::move(pooled)) : std::nullopt;
@@ -33,7 +33,10 @@ std::optional<BoolMatrix> pooledMask(const forward::ForwardResult& f) {
 HeadColorRule::HeadColorRule(const forward::ForwardResult& result, const HeatmapStyle& style)
     : m_result(&result), m_style(style) {
     if (!result.mapsRecorded) {
-        m_previewMask = pooledMask(result);
+        m_previewMask = pooledMask(result, result.allowed);
+        if (!result.windowedLayers.empty()) {
+            m_previewWindowedMask = pooledMask(result, result.windowedAllowed);
+        }
     }
 }
 
@@ -41,18 +44,20 @@ ConstMatrixMap HeadColorRule::cellsOf(HeadId head) const {
     return m_result->mapsRecorded ? m_result->attention(head) : m_result->previewOf(head);
 }
 
-const BoolMatrix* HeadColorRule::mask() const {
+const BoolMatrix* HeadColorRule::mask(HeadId head) const {
     if (!m_result->mapsRecorded) {
-        return m_previewMask ? &*m_previewMask : nullptr;
+        const bool windowed = &m_result->allowedFor(head.layer) != &m_result->allowed;
+        const auto& pooled = windowed ? m_previewWindowedMask : m_previewMask;
+        return pooled ? &*pooled : nullptr;
     }
-    return figureMask(*m_result);
+    return figureMask(*m_result, head.layer);
 }
 
 ColorRange HeadColorRule::rangeOf(const std::vector<HeadId>& heads) const {
     std::vector<ColorRange> ranges;
     ranges.reserve(heads.size());
     for (const HeadId h : heads) {
-        ranges.push_back(colorRangeOf(cellsOf(h), mask(), m_style));
+        ranges.push_back(colorRangeOf(cellsOf(h), mask(h), m_style));
     }
     if (ranges.empty()) {
         return colorRangeOf(Matrix(), nullptr, m_style);
@@ -71,7 +76,7 @@ ColorRange HeadColorRule::rangeOfAllHeads() const {
 }
 
 QImage HeadColorRule::image(HeadId head, const ColorRange& range) const {
-    return heatmapImageInRange(cellsOf(head), mask(), m_style, range);
+    return heatmapImageInRange(cellsOf(head), mask(head), m_style, range);
 }
 
 }  // namespace attnscope::render

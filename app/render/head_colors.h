@@ -40,11 +40,15 @@ public:
 
 private:
     ConstMatrixMap cellsOf(HeadId head) const;
-    const BoolMatrix* mask() const;
+    // The head's own mask (Gemma's local layers have theirs), pooled like its preview.
+    const BoolMatrix* mask(HeadId head) const;
 
     const forward::ForwardResult* m_result;
     HeatmapStyle m_style;
-    std::optional<BoolMatrix> m_previewMask;  // without maps: the pooled mask, if any is masked
+    // Without maps: the pooled masks, if any cell is masked: the result's `allowed`, and the
+    // windowed layers' when the layers' masks differ.
+    std::optional<BoolMatrix> m_previewMask;
+    std::optional<BoolMatrix> m_previewWindowedMask;
 };
 
 }  // namespace attnscope::render

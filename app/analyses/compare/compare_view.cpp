@@ -152,11 +152,12 @@ void CompareView::refresh() {
     const auto& recordB = records[1];
     if (showHeads(labels, recordA.get(), recordB.get())) {
         const QString head = tr("layer %1, head %2");
-        // A local and a global head: a cell counts where both heads may attend.
-        const BoolMatrix both =
-            result->forward.allowedFor(a.layer).cwiseMin(result->forward.allowedFor(b.layer));
-        showComparison(labels, recordA->probs, recordB->probs, both, head.arg(a.layer).arg(a.head),
-                       head.arg(b.layer).arg(b.head));
+        // A local and a global head: a cell counts where either head may attend (the local
+        // one's 0 there is a difference too).
+        const BoolMatrix either =
+            result->forward.allowedFor(a.layer).cwiseMax(result->forward.allowedFor(b.layer));
+        showComparison(labels, recordA->probs, recordB->probs, either,
+                       head.arg(a.layer).arg(a.head), head.arg(b.layer).arg(b.head));
     }
 }
 

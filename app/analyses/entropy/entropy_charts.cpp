@@ -38,6 +38,13 @@ float meanUniformEntropy(const forward::ForwardResult& forward, const std::vecto
     return rows > 0 ? static_cast<float>(sum / rows) : 0.0f;
 }
 
+// A layer that uses the result's `allowed` mask: the first global layer when the layers'
+// masks differ (Gemma's local layers have their own), else layer 0.
+int globalLayer(const forward::ForwardResult& forward) {
+    const auto& windowed = forward.windowedLayers;
+    return static_cast<int>(std::find(windowed.begin(), windowed.end(), 0) - windowed.begin());
+}
+
 }  // namespace
 
 EntropyChartsView::EntropyChartsView(AnalysisSession* session, QWidget* parent)
@@ -151,7 +158,7 @@ void EntropyChartsView::refreshResult() {
         return;
     }
     const auto& forward = result->forward;
-    m_uniform = analysis::uniformEntropy(forward);
+    m_uniform = analysis::uniformEntropy(forward, globalLayer(forward));
     m_labels = queryLabels(*m_session);  // cross-attention: the target token each row produces
     std::vector<float> entropy;
     std::vector<float> maxLogit;
@@ -180,7 +187,7 @@ void EntropyChartsView::refreshSelection() {
     QueryEntropyChart::Rows rows;
     rows.head = head;
     rows.entropy.assign(entropy.data(), entropy.data() + entropy.size());
-    rows.uniform = m_uniform;
+    rows.uniform = analysis::uniformEntropy(result->forward, head.layer);  // its own mask
     rows.fullyMasked = result->forward.fullyMaskedRows;
     rows.labels = m_labels;
     m_queryEntropy->setRows(std::move(rows));

@@ -63,7 +63,7 @@ private:
     HeadMetricChart* m_headEntropy;
     HeadMetricChart* m_maxLogit;
     QueryEntropyChart* m_queryEntropy;
-    std::vector<float> m_uniform;  // [nTokens] ln(allowed keys) of the current result
+    std::vector<float> m_uniform;  // [nTokens] ln(allowed keys) of the result's global layers
     QStringList m_labels;          // [nTokens]
 };
 

@@ -1,5 +1,6 @@
 // The Llama-family tables (Llama, Mistral, Qwen2) on generated checkpoints: what config.json
 // turns into, prediction heads tied and untied, and broken or unsupported configs. Issue 5.
+#include <cmath>
 #include <functional>
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include "../support/checkpoint_copies.h"
 #include "../support/expect_error.h"
 #include "../support/test_files.h"
+#include "attnscope/analysis/head_stats.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/forward/prediction.h"
@@ -186,6 +188,9 @@ TEST_F(LlamaLoaderTest, Qwen2WindowsTheLayersFromMaxWindowLayersOn) {
     EXPECT_EQ(r.allowedFor(0)(5, 0), 1);  // a global layer sees the first token
     EXPECT_EQ(r.allowedFor(1)(5, 2), 0);  // a local one only the last three
     EXPECT_EQ(r.allowedFor(1)(5, 3), 1);
+    // The entropy of a uniform row follows each layer's own mask.
+    EXPECT_FLOAT_EQ(analysis::uniformEntropy(r, 0)[5], std::log(6.0f));
+    EXPECT_FLOAT_EQ(analysis::uniformEntropy(r, 1)[5], std::log(3.0f));
 }
 
 }  // namespace
