@@ -16,6 +16,8 @@
 #include "analyses/entropy/stats_command.h"
 #include "analyses/importance/importance_command.h"
 #include "analyses/offsets/positions_command.h"
+#include "analyses/saturation/saturation_command.h"
+#include "analyses/series/series_command.h"
 #include "analyses/survey/survey_command.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/base/error.h"
@@ -101,6 +103,12 @@ int main(int argc, char** argv) {
     cli::PositionsArgs positionsArgs;
     commands.emplace_back(cli::addPositionsCommand(app, positionsArgs),
                           [&] { return cli::runPositions(positionsArgs); });
+    cli::SaturationArgs saturationArgs;
+    commands.emplace_back(cli::addSaturationCommand(app, saturationArgs),
+                          [&] { return cli::runSaturation(saturationArgs); });
+    cli::SeriesArgs seriesArgs;
+    commands.emplace_back(cli::addSeriesCommand(app, seriesArgs),
+                          [&] { return cli::runSeries(seriesArgs); });
     cli::PredictArgs predictArgs;
     commands.emplace_back(cli::addPredictCommand(app, predictArgs),
                           [&] { return cli::runPredict(predictArgs); });

@@ -11,6 +11,8 @@ Analysis compareAnalysis();
 Analysis modelCompareAnalysis();
 Analysis entropyAnalysis();
 Analysis offsetsAnalysis();
+Analysis saturationAnalysis();
+Analysis seriesAnalysis();
 Analysis attributionAnalysis();
 Analysis alignmentAnalysis();
 Analysis dependenciesAnalysis();
@@ -20,9 +22,9 @@ Analysis surveyAnalysis();
 
 const std::vector<Analysis>& registeredAnalyses() {
     static const std::vector<Analysis> all = {
-        compareAnalysis(),     modelCompareAnalysis(), entropyAnalysis(),      offsetsAnalysis(),
-        attributionAnalysis(), alignmentAnalysis(),    dependenciesAnalysis(), corefAnalysis(),
-        importanceAnalysis(),  surveyAnalysis(),
+        compareAnalysis(),      modelCompareAnalysis(), entropyAnalysis(),     offsetsAnalysis(),
+        saturationAnalysis(),   seriesAnalysis(),       attributionAnalysis(), alignmentAnalysis(),
+        dependenciesAnalysis(), corefAnalysis(),        importanceAnalysis(),  surveyAnalysis(),
     };
     return all;
 }

@@ -25,6 +25,12 @@ using forward::MaskKind;
 
 namespace {
 
+// 1/√dₖ of the heads shown: what most models scale by, not Gemma 2/3 (query_pre_attn_scalar) or
+// T5 (unscaled).
+float headWidthScale(const model::Model& stack) {
+    return 1.0f / std::sqrt(static_cast<float>(stack.spec.headDimK));
+}
+
 // A titled group of the panel: each row a label and its field, or (no label) a line across.
 // A narrow dock puts a field under its label rather than cutting either (issue 15).
 void addGroup(QBoxLayout* into, const QString& title,
@@ -95,6 +101,7 @@ void MaskPanel::addScaleGroup(QBoxLayout* into) {
     m_scaleMode = named<QComboBox>("scaleMode", this);
     m_scaleMode->addItem(tr("Model (1/√dₖ)"));
     m_scaleMode->addItem(tr("Custom"));
+    m_scaleMode->addItem(tr("1/√dₖ"));
     m_scale = named<QLineEdit>("scaleEdit", this);
     m_scale->setValidator(new QDoubleValidator(1e-6, 1e6, 6, m_scale));
     m_scale->setPlaceholderText(tr("e.g. 1.0"));
@@ -163,7 +170,10 @@ void MaskPanel::syncFromSession() {
                                 .arg(causalDefault ? tr("causal") : tr("none (bidirectional)")));
     }
     if (m_session->scale() || !model) {
-        m_scaleMode->setCurrentIndex(m_session->scale() ? 1 : 0);
+        // "1/√dₖ" stays chosen while the scale is that value; any other is a custom one.
+        const bool headWidth = m_scaleMode->currentIndex() == 2 && model &&
+                               m_session->scale() == headWidthScale(*m_session->shownStack());
+        m_scaleMode->setCurrentIndex(!m_session->scale() ? 0 : headWidth ? 2 : 1);
     }
     m_scale->setEnabled(m_scaleMode->currentIndex() == 1);
     if (m_session->scale()) {
@@ -179,7 +189,8 @@ void MaskPanel::syncFromSession() {
                                             : tr("Model (1/√dₖ)"));
     const float modelScale = stack ? stack->spec.defaultScale(0) : 0.0f;
     m_scaleHelp->setText(
-        stack ? tr("Model scale: %1%2. Try 1.0 to see saturation.")
+        stack ? tr("Model scale: %1%2. Try 1.0 to see saturation; the Saturation tab switches "
+                   "QK-norm and soft-caps.")
                     .arg(modelScale, 0, 'g', 5)
                     .arg(seq2seq ? tr(" (%1)").arg(QString::fromStdString(
                                        forward::attentionKindTitle(m_session->attentionKind())))
@@ -206,6 +217,13 @@ void MaskPanel::applyMask() {
 void MaskPanel::applyScale() {
     if (m_scaleMode->currentIndex() == 0) {
         m_session->setScale(std::nullopt);
+        return;
+    }
+    if (m_scaleMode->currentIndex() == 2) {
+        m_scale->setEnabled(false);
+        if (const model::Model* stack = m_session->shownStack()) {
+            m_session->setScale(headWidthScale(*stack));
+        }
         return;
     }
     m_scale->setEnabled(true);

@@ -66,6 +66,7 @@ forward::ForwardOptions AttributionJobs::options() const {
     forward::ForwardOptions options;
     options.mask = session.mask();
     options.scale = session.scale();
+    options.whatIf = session.attentionWhatIf();
     options.mapBudgetBytes = session.mapBudgetBytes();
     return options;
 }

@@ -179,6 +179,8 @@ void ComputeService::scheduleCompute() {
     forward::ForwardOptions options;
     options.mask = m_session->mask();
     options.scale = m_session->scale();
+    options.whatIf = m_session->attentionWhatIf();
+    options.recordUnnormed = true;  // the saturation view's before-QK-norm maxima
     options.mapBudgetBytes = m_session->mapBudgetBytes();
     if (model->isEncoderDecoder()) {
         scheduleSeq2Seq(model, options);

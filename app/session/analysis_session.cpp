@@ -30,6 +30,7 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_headRecords.reset(m_model, nullptr);
     m_mask = {};  // the new model's default (causal for GPT-2, none for BERT)
     m_scale.reset();
+    m_whatIf = {};
     m_selected = clamp(m_selected);
     m_compareFollows = true;  // a B picked among the old model's heads is no choice for this one
     m_compare = followingHead(m_selected);
@@ -81,6 +82,14 @@ void AnalysisSession::setScale(std::optional<float> scale) {
         return;
     }
     m_scale = scale;
+    emit computeSettingsChanged();
+}
+
+void AnalysisSession::setAttentionWhatIf(const forward::AttentionWhatIf& whatIf) {
+    if (whatIf == m_whatIf) {
+        return;
+    }
+    m_whatIf = whatIf;
     emit computeSettingsChanged();
 }
 

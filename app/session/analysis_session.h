@@ -112,6 +112,15 @@ public:
 
     void setScale(std::optional<float> scale);
 
+    // The saturation lab's QK-norm and soft-cap what-ifs (attention_what_if.h), applied to every
+    // layer of every pass, like the scale. A new model starts from the model as it is.
+    const forward::AttentionWhatIf& attentionWhatIf() const { return m_whatIf; }
+
+    void setAttentionWhatIf(const forward::AttentionWhatIf& whatIf);
+
+    // Whether the maps shown are the model's own: no what-if and no scale of the user's.
+    bool showsModelAsIs() const { return m_whatIf.isModel() && !m_scale; }
+
     // Input longer than the model's positions: refused (inputTooLong tells the user, who may
     // turn this on) or, when on, cut to the longest prefix that fits (analysis/truncation.h).
     bool truncateLongInput() const { return m_truncate; }
@@ -287,6 +296,7 @@ private:
     forward::AttentionKind m_kind = forward::AttentionKind::Cross;
     forward::MaskChoice m_mask;
     std::optional<float> m_scale;
+    forward::AttentionWhatIf m_whatIf;
     bool m_truncate = false;
     std::shared_ptr<const analysis::SentenceAnalysis> m_result;
     std::shared_ptr<const analysis::SentenceAnalysis> m_clean;

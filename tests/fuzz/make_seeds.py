@@ -1121,6 +1121,21 @@ def ablation_list_seeds():
         seed("fuzz_ablation_list", name, data)
 
 
+# What-ifs (fuzz_what_if): the head width (1 + the first byte), then the setting as typed.
+WHAT_IFS = {"all.bin": b"\x3fqk-norm=unit, softcap=2.5,scale=inv-sqrt-dk",
+            "off.bin": b"\x07softcap=off,qk-norm=off",
+            "model.bin": b"\x00qk-norm=model,softcap=model,scale=model",
+            "scale.bin": b"\xffscale=1e-3",
+            "twice.bin": b"\x10softcap=1,softcap=2",
+            "bad.bin": b"\x10qk=off,scale=-1,,=",
+            "exponent.bin": b"\x10softcap=3.4028235e38"}
+
+
+def what_if_seeds():
+    for name, data in WHAT_IFS.items():
+        seed("fuzz_what_if", name, data)
+
+
 def main():
     for d in (CORPUS, FIXTURES):
         if os.path.isdir(d):
@@ -1130,6 +1145,7 @@ def main():
     shard_index_seeds()
     config_seeds()
     ablation_list_seeds()
+    what_if_seeds()
     tokenizer_seeds()
     text_seeds()
     for fuzzer in sorted(os.listdir(CORPUS)):

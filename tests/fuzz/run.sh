@@ -22,7 +22,7 @@ usage() {
 
 ALL_FUZZERS=(fuzz_safetensors fuzz_gguf fuzz_shard_index fuzz_config fuzz_tokenizer_json
              fuzz_tokenizer_config fuzz_vocab_txt fuzz_bpe_files fuzz_sentencepiece fuzz_conllu
-             fuzz_coref fuzz_sentences fuzz_ablation_list)
+             fuzz_coref fuzz_sentences fuzz_ablation_list fuzz_what_if)
 
 # Longest input per fuzzer: a little above the largest seed.
 max_len() {
@@ -40,7 +40,7 @@ dict_for() {
         fuzz_gguf) echo gguf.dict ;;
         fuzz_conllu | fuzz_coref | fuzz_sentences) echo conllu.dict ;;
         fuzz_vocab_txt | fuzz_bpe_files) echo vocab.dict ;;
-        fuzz_sentencepiece | fuzz_ablation_list) echo "" ;;
+        fuzz_sentencepiece | fuzz_ablation_list | fuzz_what_if) echo "" ;;
         *) echo json.dict ;;
     esac
 }

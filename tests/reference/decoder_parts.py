@@ -16,7 +16,18 @@ Knobs every issue-33 forward takes (keyword arguments; the defaults reproduce th
              scores, before the mask. The final-logit soft-cap is not a knob.
     scale    None (default): each layer's own scale; a float: that scale on every layer.
     record   None, or a dict that receives "raw_logits" [L, H, n, n] (q.k * scale before any
-             soft-cap) and "layer_kinds" (["local" | "global"] per layer).
+             soft-cap), "unnormed_logits" [L, H, n, n] and "layer_kinds" (["local" | "global"]
+             per layer).
+
+"unnormed_logits" are the attention logits of the query and key projections BEFORE any QK-norm
+(neither the model's own nor the "unit" knob's), otherwise exactly as raw_logits: split into
+heads, rotated with the same RoPE (same cos / sin and partial-rotary width), GQA keys repeated
+the same way, times the layer's scale (after the scale knob), never soft-capped, before the mask.
+Where no QK-norm runs (knob "off", or "model" on a model without one) they are raw_logits
+itself. OLMo-2 normalises the whole projection before the head split; its unnormed logits use
+the projections before that norm. The forwards hand the pair to Pass.qk (which keeps the
+pre-norm q and k: its inputs, or the `pre` pair OLMo-2 passes) and rotate with Pass.rotate,
+which rotates the kept pair too; Pass.attend takes it from there.
 """
 
 import math
@@ -135,6 +146,9 @@ class Pass:
         self.observe = observe or (lambda *_: None)
         self.knobs = knobs
         self.probs, self.logits, self.raw, self.kinds = [], [], [], []
+        self.unnormed = []
+        # This layer's pre-norm (q, k): set by qk, rotated by rotate, used up by attend.
+        self.pre, self.pre_rotated = None, False
 
     def lin(self, name, t):
         """nn.Linear with the bias when the checkpoint has one."""
@@ -146,10 +160,13 @@ class Pass:
         """[n, count * d] -> [count, n, d]."""
         return t.reshape(self.n, count, d).transpose(0, 1)
 
-    def qk(self, q, k, eps, model=None):
+    def qk(self, q, k, eps, model=None, pre=None):
         """The qk_norm knob on per-head q [H, n, d] and k [KV, n, d] (before RoPE). model: the
         model's own per-head norm, (q, k) -> (q, k), or None when it has none (or applied it
-        already, as OLMo-2 does on the whole projection; see modern_reference.olmo2)."""
+        already, as OLMo-2 does on the whole projection; see modern_reference.olmo2). pre: the
+        per-head (q, k) before any QK-norm when q and k are not (OLMo-2's), else None. Keeps the
+        pre-norm pair for the unnormed logits (rotate, then attend)."""
+        self.pre, self.pre_rotated = (q, k) if pre is None else pre, False
         mode = self.knobs["qk_norm"]
         if mode == "unit":
             return rms_norm(q, 1.0, eps), rms_norm(k, 1.0, eps)
@@ -157,18 +174,42 @@ class Pass:
             return model(q, k)
         return q, k
 
+    def rotate(self, q, k, cos, sin, d_rot):
+        """RoPE (rotate_half pairing) on the first d_rot features of every head of q and k, and
+        the same on the pre-norm pair qk kept (not again where that pair is q and k)."""
+        if self.pre is None or self.pre_rotated:
+            raise RuntimeError("Pass.rotate without a fresh Pass.qk for this layer")
+        rq, rk = apply_rope(q, cos, sin, d_rot), apply_rope(k, cos, sin, d_rot)
+        pq, pk = self.pre
+        if pq is q and pk is k:
+            self.pre = rq, rk
+        else:
+            self.pre = apply_rope(pq, cos, sin, d_rot), apply_rope(pk, cos, sin, d_rot)
+        self.pre_rotated = True
+        return rq, rk
+
     def attend(self, layer, q, k, v, allowed, scale, cap=None, kind="global"):
         """q [H, n, d], k and v [KV, n, d] (each key/value head serves H / KV query heads in a
         row); scale and cap: the model's, before the knobs. Records probs, logits (what the
         softmax sees before the mask: scaled, then soft-capped when capped) and raw logits
-        (scaled, never capped); returns the context [n, H * d_v]."""
+        (scaled, never capped) and the unnormed logits of the pre-norm pair that qk kept and
+        rotate rotated (see the module docstring); returns the context [n, H * d_v]."""
+        if not self.pre_rotated:
+            raise RuntimeError("Pass.attend without Pass.qk and Pass.rotate for this layer")
+        pq, pk = self.pre
+        self.pre, self.pre_rotated = None, False
         if self.knobs["scale"] is not None:
             scale = float(self.knobs["scale"])
         if self.knobs["softcap"] != "model":
             cap = self.knobs["softcap"]
         group = q.shape[0] // k.shape[0]
+        same = pq is q and pk is k
         k, v = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
         raw = (q @ k.transpose(1, 2)) * scale
+        if same:
+            unnormed = raw
+        else:
+            unnormed = (pq @ pk.repeat_interleave(group, dim=0).transpose(1, 2)) * scale
         logits = raw if cap is None else torch.tanh(raw / cap) * cap
         probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
         if self.interventions is None:
@@ -178,6 +219,7 @@ class Pass:
         self.probs.append(probs)
         self.logits.append(logits)
         self.raw.append(raw)
+        self.unnormed.append(unnormed)
         self.kinds.append(kind)
         return ctx.transpose(0, 1).reshape(self.n, -1)
 
@@ -190,10 +232,7 @@ class Pass:
         """(probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions); fills `record`."""
         if record is not None:
             record["raw_logits"] = torch.stack(self.raw)
+            record["unnormed_logits"] = torch.stack(self.unnormed)
             record["layer_kinds"] = list(self.kinds)
         return torch.stack(self.probs), torch.stack(self.logits), x, self.pos
 
-
-def rotate(q, k, cos, sin, d_rot):
-    """RoPE (rotate_half pairing) on the first d_rot features of every head of q and k."""
-    return apply_rope(q, cos, sin, d_rot), apply_rope(k, cos, sin, d_rot)

@@ -27,7 +27,7 @@ import torch
 import torch.nn.functional as F
 
 from decoder_parts import (GEMMA3_TEXT_DEFAULTS, Pass, layer_kinds, one_plus_rms_norm,
-                           rope_tables, rotate)
+                           rope_tables)
 from llama_reference import rope_inverse_frequencies
 
 ACTIVATIONS = {"gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
@@ -72,7 +72,7 @@ def _attention(P, cfg, layer, x, kind, tables, masks):
             return (one_plus_rms_norm(q, P.w(p + "q_norm.weight"), eps),
                     one_plus_rms_norm(k, P.w(p + "k_norm.weight"), eps))
     q, k = P.qk(q, k, eps, own)
-    q, k = rotate(q, k, *tables[kind], d)
+    q, k = P.rotate(q, k, *tables[kind], d)
     qpas = cfg.get("query_pre_attn_scalar")
     scale = (qpas if cfg["model_type"] != "gemma" else d) ** -0.5
     cap = cfg.get("attn_logit_softcapping") if cfg["model_type"] == "gemma2" else None

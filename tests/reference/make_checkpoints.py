@@ -30,6 +30,10 @@ import tokenizer_files  # noqa: E402
 # One dict per checkpoint. max_pos is the usable length (RoBERTa's config adds pad_token_id + 1).
 # lengths: input sequences for the reference; "full" = max_pos. pad_in: insert a pad token in
 # the middle of that input (RoBERTa position ids skip pads, HF create_position_ids_from_input_ids).
+# whatifs (issue-33 cases only): passes with decoder_parts.py's knobs changed, each
+# dict(tag=..., qk_norm=..., softcap=..., scale=...) with WHATIF_DEFAULTS for the keys left out;
+# torch_reference.py writes whatif_<tag>.safetensors on input WHATIF_INPUT for each (see
+# whatif_entries for the manifest's "whatifs").
 CASES = [
     dict(case="bert_f32", arch="bert", arch_class="BertForMaskedLM", dtype="F32", layers=2,
          heads=3, hidden=15, ffn=37, act="gelu", max_pos=40, vocab="bert", lengths=[1, 7, 13]),
@@ -79,40 +83,56 @@ CASES = [
     dict(case="gemma2_window_softcap_f32", arch="gemma2", arch_class="Gemma2ForCausalLM",
          dtype="F32", layers=4, heads=4, kv_heads=2, hidden=32, head_dim=12, ffn=48, max_pos=32,
          lengths=[3, 9, 13], query_pre_attn_scalar=16, sliding_window=4, attn_softcap=4.0,
-         final_softcap=5.0),
+         final_softcap=5.0,
+         whatifs=[dict(tag="softcap_off", softcap=None), dict(tag="softcap_2", softcap=2.0),
+                  dict(tag="qk_unit_scale_0.2", qk_norm="unit", scale=0.2)]),
     dict(case="gemma3_text_qknorm_bf16", arch="gemma3_text", arch_class="Gemma3ForCausalLM",
          dtype="BF16", layers=4, heads=4, kv_heads=2, hidden=24, head_dim=8, ffn=40, max_pos=32,
          lengths=[2, 9, 14], query_pre_attn_scalar=12, sliding_window=4, sliding_window_pattern=3,
          rope_theta=1000000.0, rope_scaling={"factor": 4.0, "rope_type": "linear"},
-         qk_norm_mean=0.4),
+         qk_norm_mean=0.4, whatifs=[dict(tag="qk_off", qk_norm="off")]),
     dict(case="gemma3_multimodal_f32", arch="gemma3", arch_class="Gemma3ForConditionalGeneration",
          dtype="F32", layers=2, heads=2, kv_heads=1, hidden=16, head_dim=6, ffn=24, max_pos=32,
          lengths=[4, 11], query_pre_attn_scalar=12, sliding_window=4,
          layer_types=["sliding_attention", "full_attention"]),
     dict(case="qwen3_gqa_qknorm_f32", arch="qwen3", arch_class="Qwen3ForCausalLM", dtype="F32",
          layers=2, heads=4, kv_heads=2, hidden=24, head_dim=8, ffn=40, max_pos=32,
-         lengths=[1, 7, 13], layer_types_key=True),
+         lengths=[1, 7, 13], layer_types_key=True,
+         whatifs=[dict(tag="qk_off", qk_norm="off"), dict(tag="qk_unit", qk_norm="unit")]),
     dict(case="qwen3_sliding_mqa_bf16", arch="qwen3", arch_class="Qwen3ForCausalLM",
          dtype="BF16", layers=3, heads=4, kv_heads=1, hidden=20, head_dim=6, ffn=36, max_pos=32,
          lengths=[3, 9, 12], sliding_window=4, max_window_layers=1, tied=True, qk_norm_mean=1.3),
     dict(case="olmo2_f32", arch="olmo2", arch_class="Olmo2ForCausalLM", dtype="F32", layers=2,
-         heads=4, kv_heads=2, hidden=24, ffn=40, max_pos=32, lengths=[2, 8, 15]),
+         heads=4, kv_heads=2, hidden=24, ffn=40, max_pos=32, lengths=[2, 8, 15],
+         whatifs=[dict(tag="qk_off_scale_0.1", qk_norm="off", scale=0.1),
+                  dict(tag="qk_unit", qk_norm="unit")]),
     dict(case="phi3_longrope_window_f32", arch="phi3", arch_class="Phi3ForCausalLM",
          dtype="F32", layers=2, heads=4, kv_heads=2, hidden=32, ffn=40, max_pos=32,
          original_max_pos=8, lengths=[5, 8, 13], sliding_window=4, partial_rotary_factor=0.75,
          rope_scaling={"long_factor": [1.5, 4.0, 9.0], "short_factor": [1.0, 1.25, 2.0],
-                       "type": "longrope"}),
+                       "type": "longrope"},
+         whatifs=[dict(tag="qk_unit_softcap_3", qk_norm="unit", softcap=3.0)]),
     dict(case="gptneox_parallel_f16", arch="gpt_neox", arch_class="GPTNeoXForCausalLM",
          dtype="F16", layers=2, heads=3, hidden=48, ffn=80, max_pos=32, lengths=[1, 9, 17],
-         rotary_pct=0.25, parallel=True),
+         rotary_pct=0.25, parallel=True,
+         whatifs=[dict(tag="qk_unit", qk_norm="unit"),
+                  dict(tag="softcap_1.5_scale_0.5", softcap=1.5, scale=0.5)]),
     dict(case="gptneox_sequential_f32", arch="gpt_neox", arch_class="GPTNeoXForCausalLM",
          dtype="F32", layers=3, heads=4, hidden=32, ffn=56, max_pos=32, lengths=[2, 7, 12],
          rotary_pct=0.5, parallel=False, rope_theta=500.0),
+    # A training series (issue 33): three "checkpoints" of one Pythia shape on the same inputs
+    # (input_seed), which the series tests link as step0/step512/step4096 folders.
+] + [dict(case=f"pythia_series_step{step}_f32", arch="gpt_neox",
+          arch_class="GPTNeoXForCausalLM", dtype="F32", layers=2, heads=4, hidden=32, ffn=48,
+          max_pos=32, lengths=[6, 11], rotary_pct=0.25, parallel=True, input_seed=777)
+     for step in (0, 512, 4096)] + [
 ]
 LLAMA_FAMILY = ("llama", "mistral", "qwen2")
 # Issue 33's decoders: causal, first token BOS like the Llama family.
 ISSUE33 = ("gemma", "gemma2", "gemma3_text", "gemma3", "qwen3", "olmo2", "phi3", "gpt_neox")
 BASE_SEED = 20240601
+WHATIF_DEFAULTS = dict(qk_norm="model", softcap="model", scale=None)
+WHATIF_INPUT = 1  # index into the entry's "inputs"
 
 
 def write_tokenizer(case, folder):
@@ -176,7 +196,8 @@ def write_case(case, root, seed):
         f.write(json.dumps(config, indent=2, sort_keys=True) + "\n")
     weights = hf_layouts.WEIGHT_MAKERS[case["arch"]](dict(case, seed=seed), vocab_size, config)
     files = write_weights(case, folder, hf_layouts.cast_for_storage(weights, case["dtype"]))
-    inputs = make_inputs(case, vocab_size, special, np.random.RandomState(seed + 1))
+    inputs = make_inputs(case, vocab_size, special,
+                         np.random.RandomState(case.get("input_seed", seed + 1)))
     entry = {
         "case": case["case"],
         "model_type": config["model_type"],
@@ -198,7 +219,27 @@ def write_case(case, root, seed):
     }
     if case["arch"] in hf_layouts.FEATURE_WRITERS:
         entry["features"] = hf_layouts.FEATURE_WRITERS[case["arch"]](case, config)
+    if case.get("whatifs"):
+        entry["whatifs"] = whatif_entries(case)
     return entry
+
+
+def whatif_entries(case):
+    """The manifest's "whatifs" of a case: [{"tag", "file": "whatif_<tag>.safetensors", "input",
+    "qk_norm": "model" | "off" | "unit", "softcap": "model" | null | number,
+    "scale": null | number}] in the case's order."""
+    if case["arch"] not in ISSUE33:
+        raise ValueError(f"{case['case']}: what-ifs need an issue-33 architecture")
+    out, tags = [], set()
+    for item in case["whatifs"]:
+        unknown = set(item) - set(WHATIF_DEFAULTS) - {"tag"}
+        if unknown or item["tag"] in tags:
+            raise ValueError(f"{case['case']}: bad what-if {item}")
+        tags.add(item["tag"])
+        knobs = dict(WHATIF_DEFAULTS, **{k: v for k, v in item.items() if k != "tag"})
+        out.append(dict(tag=item["tag"], file=f"whatif_{item['tag']}.safetensors",
+                        input=WHATIF_INPUT, **knobs))
+    return out
 
 
 def write_all(out_dir, selected=None):

@@ -22,7 +22,7 @@ The knobs (qk_norm, softcap, scale, record) are described in decoder_parts.py.
 
 import torch.nn.functional as F
 
-from decoder_parts import Pass, rope_for, rotate, sliding_layers
+from decoder_parts import Pass, rope_for, sliding_layers
 from llama_reference import rms_norm
 
 NEOX_ACTIVATIONS = {"gelu": F.gelu, "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
@@ -68,7 +68,7 @@ def qwen3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
             return (rms_norm(q, w(p + "self_attn.q_norm.weight"), eps),
                     rms_norm(k, w(p + "self_attn.k_norm.weight"), eps))
 
-        q, k = rotate(*P.qk(q, k, eps, own), cos, sin, d_rot)
+        q, k = P.rotate(*P.qk(q, k, eps, own), cos, sin, d_rot)
         kind = "local" if layer in local else "global"
         ctx = P.attend(layer, q, k, v, masks[kind], d ** -0.5, None, kind)
         x = x + P.lin(p + "self_attn.o_proj", ctx)
@@ -88,7 +88,8 @@ def olmo2(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
           scale=None, record=None):
     """Olmo2ForCausalLM: x = x + norm(attn(x)); x = x + norm(mlp(x)). QK-norm over the whole
     projection, so knob "model" applies it before the head split and P.qk sees no per-head
-    norm; "unit" replaces it by the per-head unit norm. Returns and hooks as qwen3."""
+    norm (it gets the heads of the projections before that norm as `pre`, for the unnormed
+    logits); "unit" replaces it by the per-head unit norm. Returns and hooks as qwen3."""
     P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale))
     heads, kv, d = _shape(cfg)
     eps = cfg["rms_norm_eps"]
@@ -99,13 +100,15 @@ def olmo2(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
         P.observe(layer, "block_in", x)
-        q, k = P.lin(p + "self_attn.q_proj", x), P.lin(p + "self_attn.k_proj", x)
+        q0, k0 = P.lin(p + "self_attn.q_proj", x), P.lin(p + "self_attn.k_proj", x)
+        pre = P.heads(q0, heads, d), P.heads(k0, kv, d)
+        q, k = pre
         if qk_norm == "model":
-            q = whole_projection_norm(q, w(p + "self_attn.q_norm.weight"), eps)
-            k = whole_projection_norm(k, w(p + "self_attn.k_norm.weight"), eps)
-        q, k = P.qk(P.heads(q, heads, d), P.heads(k, kv, d), eps)
+            q = P.heads(whole_projection_norm(q0, w(p + "self_attn.q_norm.weight"), eps), heads, d)
+            k = P.heads(whole_projection_norm(k0, w(p + "self_attn.k_norm.weight"), eps), kv, d)
+        q, k = P.qk(q, k, eps, pre=pre)
         v = P.heads(P.lin(p + "self_attn.v_proj", x), kv, d)
-        q, k = rotate(q, k, cos, sin, d_rot)
+        q, k = P.rotate(q, k, cos, sin, d_rot)
         ctx = P.attend(layer, q, k, v, causal, d ** -0.5)
         a = P.lin(p + "self_attn.o_proj", ctx)
         x = x + rms_norm(a, w(p + "post_attention_layernorm.weight"), eps)
@@ -135,7 +138,7 @@ def phi3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap
         qkv = P.lin(p + "self_attn.qkv_proj", rms_norm(x, w(p + "input_layernorm.weight"), eps))
         q, k, v = qkv.split([heads * d, kv * d, kv * d], dim=-1)
         q, k = P.qk(P.heads(q, heads, d), P.heads(k, kv, d), eps)
-        q, k = rotate(q, k, cos, sin, d_rot)
+        q, k = P.rotate(q, k, cos, sin, d_rot)
         ctx = P.attend(layer, q, k, P.heads(v, kv, d), mask, d ** -0.5, None, kind)
         x = x + P.lin(p + "self_attn.o_proj", ctx)
         P.observe(layer, "attn_out", x)
@@ -175,7 +178,7 @@ def gpt_neox(cfg, w, ids, interventions=None, observe=None, qk_norm="model", sof
         P.observe(layer, "block_in", x)
         q, k, v = neox_split(P.lin(p + "attention.query_key_value",
                                    ln(p + "input_layernorm", x)), heads, d)
-        q, k = rotate(*P.qk(q, k, eps), cos, sin, d_rot)
+        q, k = P.rotate(*P.qk(q, k, eps), cos, sin, d_rot)
         attn = P.lin(p + "attention.dense", P.attend(layer, q, k, v, causal, d ** -0.5))
         mlp_in = x if cfg.get("use_parallel_residual", True) else x + attn
         x = x + attn

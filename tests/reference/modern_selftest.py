@@ -7,7 +7,8 @@ Usage: modern_selftest.py CHECKPOINTS_DIR     (make_checkpoints.py's checkpoints
 1. Every issue-33 reference file: a fresh pass gives it again; attention is the masked softmax of
    `logits` (causal, and the window i - W < j <= i on the layers recorded as local); masked cells
    are 0; raw_logits == logits where nothing caps, logits == tanh(raw / cap) * cap where Gemma 2
-   caps, and the cap bites.
+   caps, and the cap bites. Every what-if file (the manifest's "whatifs") is a fresh pass with
+   its knobs on its input, and differs from the plain file.
 2. Wrong readings: each case is run again the way a plausible misreading would run it (the cap
    after the mask, w instead of 1 + w, the window one key off, local and global RoPE swapped,
    the fused NeoX rows read contiguously, longrope's factors picked at the wrong length, ...);
@@ -17,6 +18,10 @@ Usage: modern_selftest.py CHECKPOINTS_DIR     (make_checkpoints.py's checkpoints
    the plain pass exactly, the others change it; bad values are refused.
 4. The hooks of torch_reference.forward: an identity intervention (probs, probs @ v) gives the
    plain pass exactly, and observe sees block_in, attn_out and block_out of every layer.
+5. unnormed_logits (q.k before any QK-norm): == raw_logits exactly with qk_norm "off", and with
+   "model" on a model without QK-norm; with the model's QK-norm (Qwen3, Gemma 3, OLMo-2) and
+   with "unit" they differ from raw_logits by more than UNNORMED_DIFFERS, and with the model's
+   QK-norm layer 0's are the "off" pass's raw_logits (its input is the same there).
 """
 
 import contextlib
@@ -37,6 +42,8 @@ import st_io  # noqa: E402
 import torch_reference  # noqa: E402
 
 DIFFERS = 1e-4  # a wrong reading must move some probability by more than 10x the C++ tolerance
+UNNORMED_DIFFERS = 1e-3  # least max |unnormed_logits - raw_logits| where a QK-norm runs
+HAS_QK_NORM = ("gemma3_text", "qwen3", "olmo2")
 
 
 class Case:
@@ -106,11 +113,7 @@ def check_files(check, c, plain):
         ref = st_io.load_file(os.path.join(c.folder, name))
         probs, logits, hidden, lm, record = plain[k]
         n = len(ids)
-        same = all((ref[key] - val).abs().max().item() <= 1e-7 for key, val in (
-            ("attention", probs), ("logits", logits), ("hidden", hidden),
-            ("raw_logits", record["raw_logits"])) + ((("lm_logits", lm),) if lm is not None
-                                                     else ()))
-        check(f"input {k} (n={n}): file = fresh pass", same)
+        check(f"input {k} (n={n}): file = fresh pass", same_as_file(ref, plain[k]))
         raw = ref["raw_logits"]
         shape = (c.entry["num_layers"], c.entry["num_heads"], n, n)
         check(f"input {k}: raw_logits shape {shape}", tuple(raw.shape) == shape
@@ -135,6 +138,27 @@ def check_files(check, c, plain):
               f"{worst:.1e}")
     if cap is not None:
         check(f"the cap {cap} bites (max |raw - capped| = {bit:.2f})", bit > 0.5)
+    for item in c.entry.get("whatifs", []):
+        ref = st_io.load_file(os.path.join(c.folder, item["file"]))
+        k = item["input"]
+        fresh = c.run(**torch_reference.whatif_knobs(item))[k]
+        moved = (ref["attention"] - plain[k][0]).abs().max().item()
+        check(f"what-if {item['tag']}: file = fresh pass on input {k}, differs from plain",
+              same_as_file(ref, fresh) and torch.equal(ref["input_ids"],
+                                                       torch.tensor(c.entry["inputs"][k]))
+              and moved > DIFFERS, f"max |dp| {moved:.1e}")
+
+
+def same_as_file(ref, ran):
+    """Whether a reference (or what-if) file holds what `ran` (one of Case.run's) computed."""
+    probs, logits, hidden, lm, record = ran
+    pairs = [("attention", probs), ("logits", logits), ("hidden", hidden),
+             ("raw_logits", record["raw_logits"]),
+             ("unnormed_logits", record["unnormed_logits"])]
+    if lm is not None:
+        pairs.append(("lm_logits", lm))
+    return set(ref) == {name for name, _ in pairs} | {"input_ids", "position_ids"} and all(
+        (ref[key] - val).abs().max().item() <= 1e-7 for key, val in pairs)
 
 
 def differs(check, c, plain, label, run, only=None, what=0):
@@ -182,6 +206,7 @@ def attend_variant(cap_where):
         self.probs.append(probs)
         self.logits.append(s)
         self.raw.append(s)
+        self.unnormed.append(s)
         self.kinds.append(kind)
         return (probs @ v).transpose(0, 1).reshape(self.n, -1)
     return attend
@@ -385,7 +410,7 @@ WRONG = {"gemma": wrong_gemma, "gemma2": wrong_gemma, "gemma3_text": wrong_gemma
 def check_knobs(check, c, plain):
     """Section 3: neutral knob settings reproduce the plain pass exactly; the others move it."""
     mt = c.text["model_type"]
-    has_qk_norm = mt in ("gemma3_text", "qwen3", "olmo2")
+    has_qk_norm = mt in HAS_QK_NORM
     same = prob_gaps(c.run(qk_norm="off"), plain)
     check("qk_norm off " + ("changes the maps" if has_qk_norm else "= plain (no QK-norm)"),
           max(same) > DIFFERS if has_qk_norm else max(same) == 0.0)
@@ -432,6 +457,39 @@ def check_hooks(check, c, plain):
     check("observe: block_in, attn_out, block_out per layer", seen == want)
 
 
+def unnormed_gaps(ran, layer=None):
+    """Max |unnormed_logits - raw_logits| per input (of one layer, or all)."""
+    pick = slice(None) if layer is None else layer
+    return [(r[4]["unnormed_logits"][pick] - r[4]["raw_logits"][pick]).abs().max().item()
+            for r in ran]
+
+
+def check_unnormed(check, c, plain):
+    """Section 5."""
+    has_qk_norm = c.text["model_type"] in HAS_QK_NORM
+    off = c.run(qk_norm="off")
+    check("qk_norm off: unnormed_logits == raw_logits", all(
+        torch.equal(r[4]["unnormed_logits"], r[4]["raw_logits"]) for r in off))
+    shape_ok = all(r[4]["unnormed_logits"].shape == r[4]["raw_logits"].shape for r in plain)
+    if has_qk_norm:
+        gap = max(unnormed_gaps(plain))
+        check(f"model QK-norm: unnormed_logits differ from raw_logits (max {gap:.2e})",
+              shape_ok and gap > UNNORMED_DIFFERS)
+        first = max((p[4]["unnormed_logits"][0] - o[4]["raw_logits"][0]).abs().max().item()
+                    for p, o in zip(plain, off))
+        check(f"model QK-norm: layer 0 unnormed_logits = qk_norm off's raw_logits ({first:.1e})",
+              first <= 1e-6)
+    else:
+        check("no QK-norm: unnormed_logits == raw_logits", shape_ok and all(
+            torch.equal(p[4]["unnormed_logits"], p[4]["raw_logits"]) for p in plain))
+    unit = c.run(qk_norm="unit")
+    gap = max(unnormed_gaps(unit))
+    first = max((u[4]["unnormed_logits"][0] - p[4]["unnormed_logits"][0]).abs().max().item()
+                for u, p in zip(unit, plain))
+    check(f"qk_norm unit: unnormed_logits differ from raw_logits (max {gap:.2e}); layer 0's "
+          f"are the plain pass's ({first:.1e})", gap > UNNORMED_DIFFERS and first <= 1e-6)
+
+
 def first_scale(c):
     """The scale every layer of the case uses (the same for all layers of these models)."""
     t = c.text
@@ -458,6 +516,7 @@ def run(root):
         WRONG[entry["model_type"]](check, c, plain)
         check_knobs(check, c, plain)
         check_hooks(check, c, plain)
+        check_unnormed(check, c, plain)
     return selftest_checks.finish("issue-33 reference", check, seen, root, "")
 
 

@@ -19,10 +19,27 @@ checkpoint with:
                                                 q.k * scale before any soft-cap; `logits` is
                                                 what the softmax sees before the mask, so for
                                                 Gemma 2 it is the soft-capped one
+    unnormed_logits F32 [layers, heads, n, n]   RAW_LOGITS_ARCHS only: as raw_logits, but from
+                                                q and k before any QK-norm (same heads, RoPE,
+                                                GQA repeat and scale, never capped; see
+                                                decoder_parts.py); == raw_logits where no
+                                                QK-norm runs
     lm_logits     F32 [n, vocab]                prediction head output, when the checkpoint
                                                 has one (MLM head or causal LM head)
 The pass runs in float32, like the C++, and again in float64; the float32 probabilities must be
 within FP64_AGREEMENT of the float64 ones, or the reference itself is too noisy to test 1e-5.
+
+What-if files: a manifest entry's optional "whatifs" list (make_checkpoints.py) names passes
+with the knobs of decoder_parts.py changed, each
+    {"tag": T, "file": "whatif_<T>.safetensors", "input": k, "qk_norm": "model"|"off"|"unit",
+     "softcap": "model" | null | number, "scale": null | number}
+and for each this writes whatif_<T>.safetensors beside the reference files: the same tensors as
+reference_<k>.safetensors, from a pass on input k with those knobs (float32, checked against
+float64 the same way), with metadata case, tag, qk_norm, softcap and scale as strings (null for
+null, numbers as Python writes them), input (k), and model_type, mask, compute_dtype and
+max_abs_diff_vs_float64 as in the reference files. A what-if must move some probability of
+the plain pass of its input by more than WHATIF_CHANGES, or the run fails: one that changes
+nothing tests nothing.
 """
 
 import json
@@ -44,6 +61,8 @@ import st_io  # noqa: E402
 # The C++ must match to 1e-5; a reference whose own float32 rounding error is ten times smaller
 # leaves room for a different (but correct) summation order.
 FP64_AGREEMENT = 1e-6
+# The least max |probability change| a what-if file must show against the plain pass.
+WHATIF_CHANGES = 1e-4
 
 ACTIVATIONS = {
     "gelu": F.gelu,  # exact erf form
@@ -271,36 +290,80 @@ def agreed(case, what, gap):
     return gap
 
 
+def reference_pass(folder, tensors, entry, ids, knobs=None):
+    """One input through the entry's checkpoint in float32 (knobs: None, or the what-if knobs of
+    decoder_parts.py), checked against float64; returns (tensors to save, fp32/fp64 gap, the
+    report line's text)."""
+    record = {} if entry["model_type"] in RAW_LOGITS_ARCHS else None
+    if record is None and knobs:
+        raise SystemExit(f"{entry['case']}: what-if knobs on {entry['model_type']}, which has none")
+    extra = None if record is None else dict(knobs or {}, record=record)
+    probs, logits, hidden, pos, lm = forward(folder, ids, torch.float32, tensors, extra=extra)
+    probs64, _, hidden64, _, _ = forward(folder, ids, torch.float64, tensors, extra=knobs)
+    gap = (probs.double() - probs64).abs().max().item()
+    hidden_gap = (hidden.double() - hidden64).abs().max().item()
+    line = (f"n={len(ids):<3} max|p32-p64|={gap:.2e} max|h32-h64|={hidden_gap:.2e} "
+            f"max p={probs.max().item():.3f}")
+    outputs = {
+        "input_ids": torch.tensor(ids, dtype=torch.int64),
+        "position_ids": pos.to(torch.int64),
+        "attention": probs.contiguous(),
+        "logits": logits.contiguous(),
+        "hidden": hidden.contiguous(),
+    }
+    if lm is not None:
+        outputs["lm_logits"] = lm.contiguous()
+    if record is not None:
+        outputs["raw_logits"] = record["raw_logits"].contiguous()
+        outputs["unnormed_logits"] = record["unnormed_logits"].contiguous()
+    return outputs, gap, line
+
+
+def whatif_knobs(item):
+    """The knobs of a manifest "whatifs" item (JSON null -> None, numbers -> float)."""
+    softcap, scale = item["softcap"], item["scale"]
+    return dict(qk_norm=item["qk_norm"],
+                softcap=softcap if softcap in ("model", None) else float(softcap),
+                scale=None if scale is None else float(scale))
+
+
+def knob_text(value):
+    """A knob as metadata: "model", "null" or the number as Python writes it."""
+    return "null" if value is None else str(value)
+
+
 def run_case(root, entry):
-    """Write every reference file of one manifest entry; returns the worst fp32/fp64 gap."""
+    """Write every reference file of one manifest entry, and its what-if files; returns the
+    worst fp32/fp64 gap."""
     folder = os.path.join(root, entry["case"])
     tensors = st_io.load_checkpoint(folder)
     worst = 0.0
+    plain = []
     for ids, file in zip(entry["inputs"], entry["references"]):
-        record = {} if entry["model_type"] in RAW_LOGITS_ARCHS else None
-        extra = None if record is None else {"record": record}
-        probs, logits, hidden, pos, lm = forward(folder, ids, torch.float32, tensors, extra=extra)
-        probs64, _, hidden64, _, _ = forward(folder, ids, torch.float64, tensors)
-        gap = (probs.double() - probs64).abs().max().item()
-        hidden_gap = (hidden.double() - hidden64).abs().max().item()
-        print(f"  {entry['case']:<20} n={len(ids):<3} max|p32-p64|={gap:.2e} "
-              f"max|h32-h64|={hidden_gap:.2e} max p={probs.max().item():.3f}")
+        outputs, gap, line = reference_pass(folder, tensors, entry, ids)
+        print(f"  {entry['case']:<20} {line}")
         worst = max(worst, agreed(entry["case"], "probabilities differ", gap))
-        outputs = {
-            "input_ids": torch.tensor(ids, dtype=torch.int64),
-            "position_ids": pos.to(torch.int64),
-            "attention": probs.contiguous(),
-            "logits": logits.contiguous(),
-            "hidden": hidden.contiguous(),
-        }
-        if lm is not None:
-            outputs["lm_logits"] = lm.contiguous()
-        if record is not None:
-            outputs["raw_logits"] = record["raw_logits"].contiguous()
+        plain.append(outputs["attention"])
         st_io.save_file(outputs, os.path.join(folder, file), metadata={
             "case": entry["case"], "model_type": entry["model_type"],
             "mask": entry["default_mask"], "compute_dtype": "float32",
             "max_abs_diff_vs_float64": f"{gap:.3e}",
+        })
+    for item in entry.get("whatifs", []):
+        knobs, k, tag = whatif_knobs(item), item["input"], item["tag"]
+        outputs, gap, line = reference_pass(folder, tensors, entry, entry["inputs"][k], knobs)
+        change = (outputs["attention"] - plain[k]).abs().max().item()
+        print(f"  {entry['case']:<20} {line} what-if {tag}: max|p-plain|={change:.2e}")
+        worst = max(worst, agreed(entry["case"], f"what-if {tag}: probabilities differ", gap))
+        if not change > WHATIF_CHANGES:
+            raise SystemExit(f"{entry['case']}: what-if {tag} moves no probability of input {k} "
+                             f"by more than {WHATIF_CHANGES} (max {change:.1e}): a what-if that "
+                             "changes nothing tests nothing")
+        st_io.save_file(outputs, os.path.join(folder, item["file"]), metadata={
+            "case": entry["case"], "tag": tag, "qk_norm": knobs["qk_norm"],
+            "softcap": knob_text(knobs["softcap"]), "scale": knob_text(knobs["scale"]),
+            "model_type": entry["model_type"], "input": str(k), "mask": entry["default_mask"],
+            "compute_dtype": "float32", "max_abs_diff_vs_float64": f"{gap:.3e}",
         })
     return worst
 

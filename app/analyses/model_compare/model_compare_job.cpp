@@ -110,6 +110,7 @@ void ModelCompareJob::follow() {
     forward::ForwardOptions options;
     options.mask = session().mask();
     options.scale = session().scale();
+    options.whatIf = session().attentionWhatIf();
     options.mapBudgetBytes = session().mapBudgetBytes();
     const Names names{document.nameA(), document.nameB()};
     Work work = [this, a, b, passA, options, names](const CancelToken& cancel,

@@ -21,6 +21,7 @@
 #include "render/colormap.h"
 #include "widgets/chart_axis.h"
 #include "widgets/chart_palette.h"
+#include "widgets/layer_colors.h"
 
 namespace attnscope::app {
 
@@ -47,15 +48,6 @@ QString tagFamily(const QString& tag) {
     const auto end = std::find_if(tag.begin(), tag.end(),
                                   [](QChar c) { return c == '+' || c == '-' || c == ':'; });
     return tag.left(static_cast<qsizetype>(end - tag.begin()));
-}
-
-// Viridis sampled per layer, leaving out the end that vanishes into the background: the pale
-// yellow top on white, the near-black bottom on dark grey.
-QColor layerColor(int layer, int nLayers, bool dark) {
-    const double lo = dark ? 0.15 : 0.0;
-    const double hi = dark ? 1.0 : 0.88;
-    const double t = nLayers > 1 ? static_cast<double>(layer) / (nLayers - 1) : 0.5;
-    return QColor::fromRgb(render::colorAt(render::Colormap::Viridis, lo + t * (hi - lo)));
 }
 
 // A head the MDS could not place (NaN coordinates) is left off the map, not drawn at a corner.

@@ -155,13 +155,18 @@ Matrix detail::attendHeads(const ModelSpec& spec, const Projections& p, int laye
             try {
                 const std::ptrdiff_t index = headIndex({layer, head}, spec.nHeads);
                 Eigen::Map<Vector> entropy(r.entropy.data() + index * n, n);
-                std::vector<int> masked = detail::attendHead(
-                    spec, p, head, scale, ctx, {s.logits, s.probs, s.context, entropy});
+                Eigen::Map<Vector> scaledRows(r.rowMaxAbsScaled.data() + index * n, n);
+                std::vector<int> masked =
+                    detail::attendHead(spec, p, head, scale, ctx,
+                                       {s.logits, s.probs, s.context, entropy}, scaledRows.data());
                 if (const auto kind = r.ablationOf({layer, head})) {
                     detail::ablateHead(spec, p, {layer, head}, *kind, r.interventions.means.get(),
                                        {s.logits, s.probs, s.context, entropy});
                 }
                 summarize(r, {layer, head}, index, s);
+                if (!detail::capsLogits(spec, ctx)) {  // no cap: the scaled ones are the logits
+                    scaledRows = r.rowsOf(r.rowMaxAbsLogit, {layer, head});
+                }
                 if (r.mapsRecorded) {
                     keep(r, index, s);
                 }
@@ -194,6 +199,9 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
     }
     detail::Projections p = detail::project(m, layer, h, ctx);
     const Matrix concat = detail::attendHeads(m.spec, p, layer, ctx, scale, r);
+    if (!r.rowMaxAbsUnnormed.empty()) {
+        detail::recordUnnormed(m, layer, h, ctx, scale, r);
+    }
     if (keepValues) {
         r.layerValues.push_back(std::move(p.v));  // moved, not copied: the pass is done with it
     }
@@ -206,6 +214,9 @@ void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input
     r.mapsRecorded =
         !options.mapBudgetBytes || fullRecordBytes(spec, nTokens) <= *options.mapBudgetBytes;
     detail::sizeRecord(r, spec, input.tokenIds, 0, r.mapsRecorded);
+    if (options.recordUnnormed) {
+        r.rowMaxAbsUnnormed.resize(r.rowMaxAbsScaled.size());
+    }
     if (!r.mapsRecorded) {
         const auto heads =
             static_cast<std::size_t>(spec.nLayers) * static_cast<std::size_t>(spec.nHeads);
@@ -236,6 +247,8 @@ void detail::sizeRecord(ForwardResult& r, const ModelSpec& spec,
     }
     r.entropy.resize(heads * rows);
     r.rowMax.resize(heads * rows);
+    r.rowMaxAbsLogit.resize(heads * rows);
+    r.rowMaxAbsScaled.resize(heads * rows);
     r.maxAbsLogit.resize(heads);
     r.scales.resize(static_cast<std::size_t>(spec.nLayers));
 }
@@ -344,7 +357,9 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
         throw InvalidArgument("forward pass: scale " + std::to_string(*options.scale) +
                               " is not a finite number");
     }
+    checkWhatIf(options.whatIf);
     ForwardResult r;
+    r.whatIf = options.whatIf;
     r.ablated = resolveAblations(options.interventions, spec.nLayers, spec.nHeads, spec.nKvHeads,
                                  spec.headDimV);
     r.interventions = options.interventions;
@@ -370,6 +385,8 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
             r.windowedAllowed = ops::allowedFromBias(pass.windowedCtx.bias);
         }
     }
+    setWhatIf(spec, options.whatIf, pass.ctx);
+    setWhatIf(spec, options.whatIf, pass.windowedCtx);
     r.maskKind = maskKindName(spec, options.mask);
     return r;
 }
@@ -432,6 +449,12 @@ void checkRestart(const ModelSpec& spec, const ForwardResult& clean, const Forwa
     if (clean.mapsRecorded != r.mapsRecorded) {
         fail("it recorded maps in another mode (map budget)");
     }
+    if (clean.whatIf != r.whatIf) {
+        fail("it ran with other QK-norm or soft-cap what-ifs");
+    }
+    if (clean.rowMaxAbsUnnormed.size() != r.rowMaxAbsUnnormed.size()) {
+        fail("it recorded the unnormed logits' maxima in another mode");
+    }
     for (int layer = 0; layer < first; ++layer) {
         if (clean.scales[static_cast<std::size_t>(layer)] !=
             options.scale.value_or(spec.defaultScale(layer))) {
@@ -466,6 +489,10 @@ void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool ke
     }
     copyPrefix(clean.entropy, r.entropy, heads * n);
     copyPrefix(clean.rowMax, r.rowMax, heads * n);
+    copyPrefix(clean.rowMaxAbsLogit, r.rowMaxAbsLogit, heads * n);
+    copyPrefix(clean.rowMaxAbsScaled, r.rowMaxAbsScaled, heads * n);
+    copyPrefix(clean.rowMaxAbsUnnormed, r.rowMaxAbsUnnormed,
+               r.rowMaxAbsUnnormed.empty() ? 0 : heads * n);
     copyPrefix(clean.maxAbsLogit, r.maxAbsLogit, heads);
     copyPrefix(clean.scales, r.scales, static_cast<std::size_t>(first));
     r.fullyMaskedRows = clean.fullyMaskedRows;

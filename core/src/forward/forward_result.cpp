@@ -18,6 +18,7 @@ void ForwardResult::summarizeFromMaps() {
     requireMaps();
     const auto heads = static_cast<std::size_t>(nLayers) * static_cast<std::size_t>(nHeads);
     rowMax.assign(heads * static_cast<std::size_t>(nTokens), 0.0f);
+    rowMaxAbsLogit.assign(heads * static_cast<std::size_t>(nTokens), 0.0f);
     maxAbsLogit.assign(heads, 0.0f);
     for (int layer = 0; layer < nLayers; ++layer) {
         for (int head = 0; head < nHeads; ++head) {
@@ -30,8 +31,12 @@ void ForwardResult::summarizeHead(HeadId h, const Eigen::Ref<const Matrix>& head
                                   const Eigen::Ref<const Matrix>& headLogits) {
     const std::ptrdiff_t index = headIndex(h, nHeads);
     Eigen::Map<Vector>(rowMax.data() + index * nTokens, nTokens) = headProbs.rowwise().maxCoeff();
-    maxAbsLogit[static_cast<std::size_t>(index)] =
-        (allowed.array() != 0).select(headLogits.array().abs(), 0.0f).maxCoeff();
+    Eigen::Map<Vector> rows(rowMaxAbsLogit.data() + index * nTokens, nTokens);
+    rows = (allowedFor(h.layer).array() != 0)
+               .select(headLogits.array().abs(), 0.0f)
+               .rowwise()
+               .maxCoeff();
+    maxAbsLogit[static_cast<std::size_t>(index)] = nTokens > 0 ? rows.maxCoeff() : 0.0f;
 }
 
 float ForwardResult::meanEntropy(HeadId h) const {

@@ -26,6 +26,7 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     mask.allowed = r.allowedFor(head.layer);
     ctx.bias = ops::buildBias(mask, r.nTokens, r.nTokens);
     detail::addRelativeBias(m, ctx);
+    detail::setWhatIf(m.spec, r.whatIf, ctx);
     if (m.spec.rope.dims > 0) {
         ctx.rope =
             ops::ropeTable(m.spec.ropeOf(head.layer), detail::positionIds(m.spec, r.tokenIds));

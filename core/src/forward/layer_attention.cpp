@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include <omp.h>
 
@@ -24,20 +25,36 @@ std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std
     return pos;
 }
 
+void setWhatIf(const model::ModelSpec& spec, const AttentionWhatIf& whatIf, AttentionContext& ctx) {
+    checkWhatIf(whatIf);
+    ctx.whatIf = whatIf;
+    if (whatIf.qkNorm == QkNormChoice::Unit) {
+        ctx.unitNorm.weight = Vector::Ones(spec.headDimK);
+    }
+}
+
+bool capsLogits(const model::ModelSpec& spec, const AttentionContext& ctx) {
+    return effectiveSoftcap(spec, ctx.whatIf) > 0.0f;
+}
+
 namespace {
 
 // The query (or key) projection of heads [first, first + count), each `dk` wide, with the
-// model's QK-norm (methods.md §13): an RMSNorm of each head's features (Qwen3, Gemma 3), or of
-// the whole projection (OLMo-2), which needs every head's, computed and then cut.
-Matrix projectNormed(const model::ModelSpec& spec, const Matrix& h, const model::Linear& weight,
-                     const model::Norm& norm, int first, int count) {
+// QK-norm the what-if leaves (methods.md §13): an RMSNorm of each head's features (Qwen3,
+// Gemma 3, the unit what-if), or of the whole projection (OLMo-2), which needs every head's,
+// computed and then cut.
+Matrix projectNormed(const model::ModelSpec& spec, const AttentionContext& ctx, const Matrix& h,
+                     const model::Linear& weight, const model::Norm& modelNorm, int first,
+                     int count) {
     const Eigen::Index dk = spec.headDimK;
-    if (spec.qkNorm == model::QkNorm::Whole) {
+    const model::QkNorm kind = effectiveQkNorm(spec, ctx.whatIf);
+    const model::Norm& norm = ctx.whatIf.qkNorm == QkNormChoice::Unit ? ctx.unitNorm : modelNorm;
+    if (kind == model::QkNorm::Whole) {
         const Matrix all = ops::rmsNorm(ops::linear(h, weight), norm, spec.normEps);
         return all.middleCols(first * dk, count * dk);
     }
     Matrix x = ops::linearRows(h, weight, first * dk, count * dk);
-    if (spec.qkNorm == model::QkNorm::PerHead) {
+    if (kind == model::QkNorm::PerHead) {
         // Row-major [n, count * dk] read as [n * count, dk]: one row a token's head.
         const Matrix byHead = MatrixMap(x.data(), x.rows() * count, dk);
         const Matrix normed = ops::rmsNorm(byHead, norm, spec.normEps);
@@ -54,8 +71,8 @@ Projections projectHeads(const model::Model& m, int layer, const Matrix& h,
     const int kvFirst = spec.kvHeadOf(first);
     const int kvCount = spec.kvHeadOf(first + count - 1) - kvFirst + 1;
     const Eigen::Index dv = spec.headDimV;
-    Projections p{projectNormed(spec, h, w.query, w.queryNorm, first, count),
-                  projectNormed(spec, h, w.key, w.keyNorm, kvFirst, kvCount),
+    Projections p{projectNormed(spec, ctx, h, w.query, w.queryNorm, first, count),
+                  projectNormed(spec, ctx, h, w.key, w.keyNorm, kvFirst, kvCount),
                   ops::linearRows(h, w.value, kvFirst * dv, kvCount * dv), first, kvFirst};
     const ops::RopeSpec& rope = spec.ropeOf(layer);
     if (rope.dims > 0) {
@@ -98,7 +115,8 @@ private:
 }  // namespace
 
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
-                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out) {
+                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out,
+                            float* scaledRowMaxAbs) {
     const SerialProducts serial;
     const int dk = spec.headDimK;
     const int dv = spec.headDimV;
@@ -106,11 +124,40 @@ std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, 
     const int kv = spec.kvHeadOf(head) - p.firstKvHead;
     std::vector<int> masked = ops::attentionInto(
         p.q.middleCols(q * dk, dk), p.k.middleCols(kv * dk, dk), p.v.middleCols(kv * dv, dv), scale,
-        ctx.biasFor(head), out, spec.attnSoftcap);
+        ctx.biasFor(head), out, effectiveSoftcap(spec, ctx.whatIf), scaledRowMaxAbs);
     if (!ctx.relative.empty()) {
         out.logits += ctx.relative[static_cast<std::size_t>(head)];
     }
     return masked;
+}
+
+void recordUnnormed(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
+                    float scale, ForwardResult& r) {
+    const model::ModelSpec& spec = m.spec;
+    const auto rows = [&](std::vector<float>& v, int head) {
+        return v.data() + headIndex({layer, head}, spec.nHeads) * r.nTokens;
+    };
+    if (effectiveQkNorm(spec, ctx.whatIf) == model::QkNorm::None) {
+        for (int head = 0; head < spec.nHeads; ++head) {
+            std::copy_n(rows(r.rowMaxAbsScaled, head), r.nTokens, rows(r.rowMaxAbsUnnormed, head));
+        }
+        return;
+    }
+    AttentionContext plain;  // the same rope, no QK-norm: the unnormed projections
+    plain.rope = ctx.rope;
+    plain.whatIf.qkNorm = QkNormChoice::Off;
+    const Projections p = project(m, layer, h, plain);
+    const Eigen::Index dk = spec.headDimK;
+    for (int head = 0; head < spec.nHeads; ++head) {
+        const Matrix s = p.q.middleCols(head * dk, dk) *
+                         p.k.middleCols(spec.kvHeadOf(head) * dk, dk).transpose() * scale;
+        const Matrix& bias = ctx.biasFor(head);
+        Eigen::Map<Vector>(rows(r.rowMaxAbsUnnormed, head), r.nTokens) =
+            (bias.array() > -std::numeric_limits<float>::infinity())
+                .select(s.array().abs(), 0.0f)
+                .rowwise()
+                .maxCoeff();
+    }
 }
 
 int relativeBucket(int relative, bool bidirectional, int buckets, int maxDistance) {

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "attnscope/forward/attention_what_if.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/model/model.h"
 #include "attnscope/ops/attention.h"
@@ -20,6 +21,10 @@ struct AttentionContext {
     // softmax adds, in the order T5 adds them). Empty for other models.
     std::vector<Matrix> relative;
     std::vector<Matrix> headBias;
+    // The QK-norm and soft-cap what-ifs, and the unit-weight norm the Unit QK-norm uses
+    // (setWhatIf).
+    AttentionWhatIf whatIf;
+    ops::Norm unitNorm;
 
     const Matrix& biasFor(int head) const {
         return headBias.empty() ? bias : headBias[static_cast<std::size_t>(head)];
@@ -34,6 +39,13 @@ void addRelativeBias(const model::Model& m, AttentionContext& ctx);
 // transformers computes it, in float32 like torch, so that borderline distances fall in the
 // same bucket.
 int relativeBucket(int relative, bool bidirectional, int buckets, int maxDistance);
+
+// Sets ctx's what-ifs for `spec` (and the unit norm, [headDimK] ones, when needed). Throws
+// InvalidArgument for a soft-cap that is negative or not finite.
+void setWhatIf(const model::ModelSpec& spec, const AttentionWhatIf& whatIf, AttentionContext& ctx);
+
+// Whether the heads' logits are soft-capped under ctx's what-ifs.
+bool capsLogits(const model::ModelSpec& spec, const AttentionContext& ctx);
 
 // Position ids of a sequence (RoBERTa skips pads; RoPE models count from 0).
 std::vector<int> positionIds(const model::ModelSpec& spec, const std::vector<std::int32_t>& ids);
@@ -58,8 +70,17 @@ Projections projectHead(const model::Model& m, int layer, int head, const Matrix
 
 // One query head (reading its key/value head under GQA) into `out`; returns the fully masked
 // rows. `p` must hold that head (project or projectHead). The recorded logits include the
-// head's relative position bias, when the model has one.
+// head's relative position bias, when the model has one. When the logits are soft-capped and
+// `scaledRowMaxAbs` is given, it receives each row's largest |scaled logit| before the cap
+// over the allowed keys ([nQueries]).
 std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, int head,
-                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out);
+                            float scale, const AttentionContext& ctx, ops::AttentionOutputs out,
+                            float* scaledRowMaxAbs = nullptr);
+
+// ForwardResult::rowMaxAbsUnnormed of every head of `layer` (h: the input its attention read):
+// q and k projected without any QK-norm, rotated, times `scale`; on a layer without QK-norm, a
+// copy of rowMaxAbsScaled.
+void recordUnnormed(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
+                    float scale, ForwardResult& r);
 
 }  // namespace attnscope::forward::detail

@@ -55,11 +55,18 @@ float softmaxRow(const Eigen::Ref<const RowVector>& logits, const Eigen::Ref<con
 
 std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                                const Eigen::Ref<const Matrix>& v, float scale, const Matrix& bias,
-                               AttentionOutputs out, float softcap) {
+                               AttentionOutputs out, float softcap, float* scaledRowMaxAbs) {
     constexpr float kNegInf = -std::numeric_limits<float>::infinity();
     out.logits.noalias() = q * k.transpose();
     out.logits *= scale;
     if (softcap > 0.0f) {
+        if (scaledRowMaxAbs != nullptr) {
+            Eigen::Map<Vector>(scaledRowMaxAbs, out.logits.rows()) =
+                (bias.array() > kNegInf)
+                    .select(out.logits.array().abs(), 0.0f)
+                    .rowwise()
+                    .maxCoeff();
+        }
         // As transformers writes it: divide, tanh, multiply, each rounded to float32.
         out.logits = ((out.logits.array() / softcap).tanh() * softcap).matrix();
     }

@@ -54,6 +54,10 @@ const std::vector<std::string> kCases = {
     "phi3_longrope_window_f32",
     "gptneox_parallel_f16",
     "gptneox_sequential_f32",
+    // A training series of one shape (checkpoint_series_test.cpp links them as step folders).
+    "pythia_series_step0_f32",
+    "pythia_series_step512_f32",
+    "pythia_series_step4096_f32",
 };
 
 class ForwardParity : public ::testing::TestWithParam<std::string> {};

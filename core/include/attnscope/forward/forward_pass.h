@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "attnscope/base/cancel.h"
+#include "attnscope/forward/attention_what_if.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/forward/interventions.h"
 #include "attnscope/model/model.h"
@@ -37,6 +38,12 @@ struct MaskChoice {
 struct ForwardOptions {
     MaskChoice mask;
     std::optional<float> scale;  // overrides the model's scale in every layer
+    // QK-norm and soft-cap what-ifs (attention_what_if.h), in every layer.
+    AttentionWhatIf whatIf;
+    // Also record, per head and query row, the largest |logit| the projections would give
+    // without any QK-norm (ForwardResult::rowMaxAbsUnnormed): one more q·kᵀ per head on layers
+    // that normalise q and k.
+    bool recordUnnormed = false;
     // Full maps are recorded only if fullRecordBytes(spec, n) fits; otherwise the pass keeps
     // per-head summaries and each layer's input (recomputeHead). Unset: always record.
     std::optional<std::size_t> mapBudgetBytes;
@@ -63,7 +70,7 @@ ForwardResult runForward(const model::Model& model, const ForwardInput& input,
 // Equals runForward with the same options bit for bit. `clean` must be a pass over the same
 // input with the same mask, scale and map budget, kept layer states and no ablation below
 // that layer; InvalidArgument otherwise (what can be checked: tokens, mask name, scales,
-// recording mode, layer states, ablations).
+// what-ifs, recording mode, layer states, ablations).
 ForwardResult runForwardFrom(const model::Model& model, const ForwardResult& clean,
                              const ForwardInput& input, const ForwardOptions& options);
 

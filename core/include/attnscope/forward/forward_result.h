@@ -13,6 +13,7 @@
 #include "attnscope/base/head_id.h"
 #include "attnscope/base/tensor.h"
 #include "attnscope/base/uninitialized_vector.h"
+#include "attnscope/forward/attention_what_if.h"
 #include "attnscope/forward/interventions.h"
 
 namespace attnscope::forward {
@@ -40,6 +41,16 @@ struct ForwardResult {
     std::vector<float> entropy;      // [nLayers, nHeads, nTokens] nats
     std::vector<float> rowMax;       // [nLayers, nHeads, nTokens] largest weight of each row
     std::vector<float> maxAbsLogit;  // [nLayers, nHeads] over allowed cells
+    // Per head and query row ([nLayers, nHeads, nTokens]), the largest |logit| over the row's
+    // allowed keys (0 for a fully masked row) at the stages the saturation lab compares:
+    //  - rowMaxAbsLogit: as the softmax saw it, `logits` (after any soft-cap);
+    //  - rowMaxAbsScaled: q·kᵀ·scale before the soft-cap (equal to the above without one);
+    //  - rowMaxAbsUnnormed: the same from q and k before any QK-norm (the model's or the
+    //    what-if's), only with ForwardOptions::recordUnnormed, else empty; equal to
+    //    rowMaxAbsScaled on layers without QK-norm.
+    std::vector<float> rowMaxAbsLogit;
+    std::vector<float> rowMaxAbsScaled;
+    std::vector<float> rowMaxAbsUnnormed;
     // Without maps: the input each layer's attention read ([nTokens, dModel], after the
     // pre-norm), from which one head is recomputed without a whole forward pass.
     std::vector<Matrix> layerInputs;
@@ -48,6 +59,7 @@ struct ForwardResult {
     int previewSize = 0;
     std::vector<float> previews;
     std::vector<float> scales;  // [nLayers] the scale each layer used
+    AttentionWhatIf whatIf;     // the QK-norm and soft-cap what-ifs every layer ran with
     BoolMatrix allowed;         // [nTokens, keyCount()] mask applied to every head
     // Models whose layers differ in their masks (Gemma 2/3: sliding-window local layers and
     // global ones): which layers are windowed ([nLayers], 1 = windowed) and their mask; both
@@ -98,6 +110,11 @@ struct ForwardResult {
         return {rowMax.data() + headIndex(h, nHeads) * nTokens, nTokens};
     }
 
+    // One of the row arrays above for head h (rowMaxAbsLogit, rowMaxAbsScaled, ...).
+    Eigen::Map<const Vector> rowsOf(const std::vector<float>& perRow, HeadId h) const {
+        return {perRow.data() + headIndex(h, nHeads) * nTokens, nTokens};
+    }
+
     Eigen::Map<const Vector> entropyOf(HeadId h) const {
         return {entropy.data() + headIndex(h, nHeads) * nTokens, nTokens};
     }
@@ -107,8 +124,8 @@ struct ForwardResult {
         return {context.data() + headIndex(h, nHeads) * nTokens * headDimV, nTokens, headDimV};
     }
 
-    // Sets head h's rowMax and its maxAbsLogit (over allowed cells) from its maps; the forward
-    // pass calls it for every head as it goes.
+    // Sets head h's rowMax, rowMaxAbsLogit and maxAbsLogit (over the cells its layer's mask
+    // allows) from its maps; the forward pass calls it for every head as it goes.
     void summarizeHead(HeadId h, const Eigen::Ref<const Matrix>& headProbs,
                        const Eigen::Ref<const Matrix>& headLogits);
 

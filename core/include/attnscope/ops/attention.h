@@ -47,10 +47,13 @@ struct AttentionOutputs {
 // The same computation with a prebuilt bias (from buildBias), writing into `out`.
 // Returns the fully masked rows. Shapes are the caller's responsibility. A positive `softcap`
 // soft-caps the scaled logits before the bias is added, tanh(logits / cap) · cap (Gemma 2's
-// attn_logit_softcapping; the recorded logits are the capped ones).
+// attn_logit_softcapping; the recorded logits are the capped ones). With a cap,
+// `scaledRowMaxAbs` (when given, [nQueries]) receives each row's largest |scaled logit| before
+// the cap over the keys the bias allows (0 for a fully masked row).
 std::vector<int> attentionInto(const Eigen::Ref<const Matrix>& q, const Eigen::Ref<const Matrix>& k,
                                const Eigen::Ref<const Matrix>& v, float scale, const Matrix& bias,
-                               AttentionOutputs out, float softcap = 0.0f);
+                               AttentionOutputs out, float softcap = 0.0f,
+                               float* scaledRowMaxAbs = nullptr);
 
 // −Σ p·ln p over one probability row, with 0·ln 0 = 0 (nats).
 float rowEntropy(const Eigen::Ref<const RowVector>& p);

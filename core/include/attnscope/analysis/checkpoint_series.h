@@ -1,0 +1,92 @@
+// Training checkpoints as a series (issue 33): Pythia's step1000, step2000, … folders (or any
+// list of model folders of one architecture), each run on the same token ids, with per-head
+// statistics against the step — how heads form and saturate over training.
+//
+// Per head, over the sequences given (fully masked rows left out):
+//   meanEntropy      mean row entropy, nats (methods.md §8.1)
+//   maxAbsLogit      largest |logit| the softmax saw over allowed cells (§8.2)
+//   sinkMass         first-token mass (1/(n−1))·Σ_{i≥1} A[i,0], row 0 left out (§11.3); the
+//                    mean of the sequences' values (sequences of one token have none)
+//   prevTokenScore   TransformerLens's previous-token detector, "mul" measure, no exclusions:
+//                    Σ_i A[i,i−1] / Σ_ij A[i,j] over all rows (§11.1); mean over sequences
+//   oneHotShare      share of rows with a largest weight >= kOneHotWeight (saturation.h)
+// Pure functions; thread-compatible.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/base/cancel.h"
+#include "attnscope/forward/forward_pass.h"
+#include "attnscope/model/model.h"
+
+namespace attnscope::analysis {
+
+struct SeriesCheckpoint {
+    std::filesystem::path path;
+    std::optional<std::int64_t> step;  // from the folder's name, when it carries one
+    std::string label;                 // the folder's name: "step1000"
+};
+
+// The step a folder's name gives: "step1000", "step-1000", "global_step1000" and
+// "checkpoint-1000" (Hugging Face's Trainer) give 1000; nullopt otherwise.
+std::optional<std::int64_t> stepOfName(const std::string& name);
+
+// The checkpoints under `parent`: its subfolders whose names give a step, by step. Throws
+// InvalidArgument naming the folder when it is not one or has fewer than two such subfolders,
+// or two give the same step.
+std::vector<SeriesCheckpoint> seriesFromFolder(const std::filesystem::path& parent);
+
+// `paths` in the order given, each labelled by its name and step (when its name gives one).
+// Throws InvalidArgument for fewer than two paths.
+std::vector<SeriesCheckpoint> seriesFromPaths(const std::vector<std::filesystem::path>& paths);
+
+// Throws InvalidArgument naming `what` unless `other` has the layers, heads, key/value heads
+// and vocabulary of `first` (a series compares the same heads on the same ids).
+void checkSameShape(const model::ModelSpec& first, const model::ModelSpec& other,
+                    const std::string& what);
+
+struct HeadTrainingStats {
+    float meanEntropy = 0;
+    float maxAbsLogit = 0;
+    float sinkMass = 0;
+    float prevTokenScore = 0;
+    float oneHotShare = 0;
+};
+
+// Accumulates the statistics of one checkpoint pass by pass.
+class TrainingStatsAccumulator {
+public:
+    // `r` a pass of `model` (whose heads are recomputed when r kept no maps).
+    void add(const model::Model& model, const forward::ForwardResult& r);
+
+    // [layer][head]; empty before the first add.
+    std::vector<HeadTrainingStats> result() const;
+
+private:
+    struct Sums {
+        std::int64_t rows = 0;
+        std::int64_t oneHot = 0;
+        double entropy = 0;
+        float maxAbsLogit = 0;
+        double sink = 0;  // summed over sequences with two tokens or more
+        double prev = 0;  // summed over sequences
+    };
+
+    int m_nLayers = 0;
+    int m_nHeads = 0;
+    int m_sequences = 0;
+    int m_sinkSequences = 0;
+    std::vector<Sums> m_heads;
+};
+
+// One checkpoint on every sequence of `sequences` with `options` (maps are recomputed head by
+// head when the options' budget keeps none).
+std::vector<HeadTrainingStats> trainingStats(
+    const model::Model& model, const std::vector<std::vector<std::int32_t>>& sequences,
+    const forward::ForwardOptions& options);
+
+}  // namespace attnscope::analysis

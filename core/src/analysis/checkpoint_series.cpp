@@ -1,0 +1,179 @@
+#include "attnscope/analysis/checkpoint_series.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <system_error>
+
+#include "attnscope/analysis/saturation.h"
+#include "attnscope/base/error.h"
+#include "attnscope/forward/head_record.h"
+
+namespace attnscope::analysis {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The digits right after `at` in `name`, when there are some (and they fit an int64).
+std::optional<std::int64_t> digitsAt(const std::string& name, std::size_t at) {
+    std::size_t end = at;
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end])) != 0) {
+        ++end;
+    }
+    std::int64_t value = 0;
+    const auto [ptr, ec] = std::from_chars(name.data() + at, name.data() + end, value);
+    if (end == at || ec != std::errc()) {
+        return std::nullopt;
+    }
+    return value;
+}
+
+std::string lowered(std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return s;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> stepOfName(const std::string& original) {
+    const std::string name = lowered(original);
+    for (const std::string key : {"checkpoint-", "checkpoint_", "step-", "step_", "step"}) {
+        const std::size_t at = name.rfind(key);
+        if (at != std::string::npos) {
+            if (auto step = digitsAt(name, at + key.size())) {
+                return step;
+            }
+        }
+    }
+    return std::nullopt;
+}
+
+std::vector<SeriesCheckpoint> seriesFromFolder(const fs::path& parent) {
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec)) {
+        throw InvalidArgument(parent.string() + ": not a folder of checkpoints");
+    }
+    std::vector<SeriesCheckpoint> out;
+    for (const fs::directory_entry& e : fs::directory_iterator(parent, ec)) {
+        const std::string name = e.path().filename().string();
+        if (const auto step = stepOfName(name); step && e.is_directory(ec)) {
+            out.push_back({e.path(), step, name});
+        }
+    }
+    if (ec) {
+        throw InvalidArgument(parent.string() + ": cannot be listed: " + ec.message());
+    }
+    if (out.size() < 2) {
+        throw InvalidArgument(parent.string() + ": " + std::to_string(out.size()) +
+                              " checkpoint folders (named step<N> or checkpoint-<N>); a "
+                              "series needs two or more");
+    }
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return *a.step != *b.step ? *a.step < *b.step : a.label < b.label;
+    });
+    for (std::size_t i = 1; i < out.size(); ++i) {
+        if (*out[i].step == *out[i - 1].step) {
+            throw InvalidArgument(parent.string() + ": " + out[i - 1].label + " and " +
+                                  out[i].label + " are both step " + std::to_string(*out[i].step));
+        }
+    }
+    return out;
+}
+
+std::vector<SeriesCheckpoint> seriesFromPaths(const std::vector<fs::path>& paths) {
+    if (paths.size() < 2) {
+        throw InvalidArgument("a checkpoint series needs two or more model folders or files");
+    }
+    std::vector<SeriesCheckpoint> out;
+    for (const fs::path& p : paths) {
+        const fs::path tidy = p.has_filename() ? p : p.parent_path();
+        const std::string name = tidy.filename().string();
+        out.push_back({p, stepOfName(name), name});
+    }
+    return out;
+}
+
+void checkSameShape(const model::ModelSpec& first, const model::ModelSpec& other,
+                    const std::string& what) {
+    const auto differs = [&](const char* field, int a, int b) {
+        if (a != b) {
+            throw InvalidArgument(what + ": " + std::to_string(b) + " " + field +
+                                  " where the series' first checkpoint has " + std::to_string(a));
+        }
+    };
+    differs("layers", first.nLayers, other.nLayers);
+    differs("heads", first.nHeads, other.nHeads);
+    differs("key/value heads", first.nKvHeads, other.nKvHeads);
+    differs("vocabulary entries", first.vocabSize, other.vocabSize);
+}
+
+void TrainingStatsAccumulator::add(const model::Model& model, const forward::ForwardResult& r) {
+    if (m_sequences == 0) {
+        m_nLayers = r.nLayers;
+        m_nHeads = r.nHeads;
+        m_heads.assign(static_cast<std::size_t>(r.nLayers * r.nHeads), {});
+    } else if (r.nLayers != m_nLayers || r.nHeads != m_nHeads) {
+        throw InvalidArgument("training statistics: passes of models of other shapes");
+    }
+    const int n = r.nTokens;
+    std::vector<std::uint8_t> skip(static_cast<std::size_t>(n), 0);
+    for (const int q : r.fullyMaskedRows) {
+        skip[static_cast<std::size_t>(q)] = 1;
+    }
+    for (int layer = 0; layer < r.nLayers; ++layer) {
+        for (int head = 0; head < r.nHeads; ++head) {
+            const HeadId h{layer, head};
+            Sums& s = m_heads[static_cast<std::size_t>(headIndex(h, r.nHeads))];
+            const forward::HeadRecord rec = forward::headRecord(model, r, h);
+            const auto logit = r.rowsOf(r.rowMaxAbsLogit, h);
+            double mass = 0;
+            double prev = 0;
+            double sink = 0;
+            for (int q = 0; q < n; ++q) {
+                mass += rec.probs.row(q).cast<double>().sum();
+                prev += q > 0 ? rec.probs(q, q - 1) : 0.0f;
+                sink += q > 0 ? rec.probs(q, 0) : 0.0f;
+                if (skip[static_cast<std::size_t>(q)] != 0) {
+                    continue;
+                }
+                ++s.rows;
+                s.entropy += rec.entropy[q];
+                s.oneHot += rec.probs.row(q).maxCoeff() >= kOneHotWeight ? 1 : 0;
+                s.maxAbsLogit = std::max(s.maxAbsLogit, logit[q]);
+            }
+            s.prev += mass > 0 ? prev / mass : 0.0;
+            s.sink += n > 1 ? sink / (n - 1) : 0.0;
+        }
+    }
+    ++m_sequences;
+    m_sinkSequences += n > 1 ? 1 : 0;
+}
+
+std::vector<HeadTrainingStats> TrainingStatsAccumulator::result() const {
+    std::vector<HeadTrainingStats> out;
+    for (const Sums& s : m_heads) {
+        const double rows = s.rows > 0 ? static_cast<double>(s.rows) : 1.0;
+        HeadTrainingStats h;
+        h.meanEntropy = static_cast<float>(s.entropy / rows);
+        h.maxAbsLogit = s.maxAbsLogit;
+        h.oneHotShare = static_cast<float>(static_cast<double>(s.oneHot) / rows);
+        h.prevTokenScore = static_cast<float>(s.prev / std::max(m_sequences, 1));
+        h.sinkMass = static_cast<float>(s.sink / std::max(m_sinkSequences, 1));
+        out.push_back(h);
+    }
+    return out;
+}
+
+std::vector<HeadTrainingStats> trainingStats(
+    const model::Model& model, const std::vector<std::vector<std::int32_t>>& sequences,
+    const forward::ForwardOptions& options) {
+    TrainingStatsAccumulator acc;
+    for (const std::vector<std::int32_t>& ids : sequences) {
+        acc.add(model, forward::runForward(model, {ids, {}}, options));
+    }
+    return acc.result();
+}
+
+}  // namespace attnscope::analysis
