@@ -200,7 +200,7 @@ Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
     detail::Projections p = detail::project(m, layer, h, ctx);
     const Matrix concat = detail::attendHeads(m.spec, p, layer, ctx, scale, r);
     if (!r.rowMaxAbsUnnormed.empty()) {
-        detail::recordUnnormed(m, layer, h, ctx, scale, r);
+        detail::recordUnnormed(m.spec, layer, p, ctx, scale, r);
     }
     if (keepValues) {
         r.layerValues.push_back(std::move(p.v));  // moved, not copied: the pass is done with it
@@ -387,6 +387,8 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
     }
     setWhatIf(spec, options.whatIf, pass.ctx);
     setWhatIf(spec, options.whatIf, pass.windowedCtx);
+    pass.ctx.keepUnnormed = options.recordUnnormed;
+    pass.windowedCtx.keepUnnormed = options.recordUnnormed;
     r.maskKind = maskKindName(spec, options.mask);
     return r;
 }

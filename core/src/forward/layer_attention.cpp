@@ -42,19 +42,27 @@ namespace {
 // The query (or key) projection of heads [first, first + count), each `dk` wide, with the
 // QK-norm the what-if leaves (methods.md §13): an RMSNorm of each head's features (Qwen3,
 // Gemma 3, the unit what-if), or of the whole projection (OLMo-2), which needs every head's,
-// computed and then cut.
+// computed and then cut. `unnormed`, when given, receives the projection before the norm (left
+// empty on a layer without one).
 Matrix projectNormed(const model::ModelSpec& spec, const AttentionContext& ctx, const Matrix& h,
                      const model::Linear& weight, const model::Norm& modelNorm, int first,
-                     int count) {
+                     int count, Matrix* unnormed) {
     const Eigen::Index dk = spec.headDimK;
     const model::QkNorm kind = effectiveQkNorm(spec, ctx.whatIf);
     const model::Norm& norm = ctx.whatIf.qkNorm == QkNormChoice::Unit ? ctx.unitNorm : modelNorm;
     if (kind == model::QkNorm::Whole) {
-        const Matrix all = ops::rmsNorm(ops::linear(h, weight), norm, spec.normEps);
+        const Matrix raw = ops::linear(h, weight);
+        if (unnormed != nullptr) {
+            *unnormed = raw.middleCols(first * dk, count * dk);
+        }
+        const Matrix all = ops::rmsNorm(raw, norm, spec.normEps);
         return all.middleCols(first * dk, count * dk);
     }
     Matrix x = ops::linearRows(h, weight, first * dk, count * dk);
     if (kind == model::QkNorm::PerHead) {
+        if (unnormed != nullptr) {
+            *unnormed = x;
+        }
         // Row-major [n, count * dk] read as [n * count, dk]: one row a token's head.
         const Matrix byHead = MatrixMap(x.data(), x.rows() * count, dk);
         const Matrix normed = ops::rmsNorm(byHead, norm, spec.normEps);
@@ -71,13 +79,22 @@ Projections projectHeads(const model::Model& m, int layer, const Matrix& h,
     const int kvFirst = spec.kvHeadOf(first);
     const int kvCount = spec.kvHeadOf(first + count - 1) - kvFirst + 1;
     const Eigen::Index dv = spec.headDimV;
-    Projections p{projectNormed(spec, ctx, h, w.query, w.queryNorm, first, count),
-                  projectNormed(spec, ctx, h, w.key, w.keyNorm, kvFirst, kvCount),
-                  ops::linearRows(h, w.value, kvFirst * dv, kvCount * dv), first, kvFirst};
+    Projections p;
+    p.firstHead = first;
+    p.firstKvHead = kvFirst;
+    p.q = projectNormed(spec, ctx, h, w.query, w.queryNorm, first, count,
+                        ctx.keepUnnormed ? &p.qUnnormed : nullptr);
+    p.k = projectNormed(spec, ctx, h, w.key, w.keyNorm, kvFirst, kvCount,
+                        ctx.keepUnnormed ? &p.kUnnormed : nullptr);
+    p.v = ops::linearRows(h, w.value, kvFirst * dv, kvCount * dv);
     const ops::RopeSpec& rope = spec.ropeOf(layer);
     if (rope.dims > 0) {
         ops::applyRope(p.q, count, spec.headDimK, rope, ctx.rope);
         ops::applyRope(p.k, kvCount, spec.headDimK, rope, ctx.rope);
+        if (p.qUnnormed.size() > 0) {
+            ops::applyRope(p.qUnnormed, count, spec.headDimK, rope, ctx.rope);
+            ops::applyRope(p.kUnnormed, kvCount, spec.headDimK, rope, ctx.rope);
+        }
     }
     return p;
 }
@@ -131,26 +148,23 @@ std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, 
     return masked;
 }
 
-void recordUnnormed(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
-                    float scale, ForwardResult& r) {
-    const model::ModelSpec& spec = m.spec;
+void recordUnnormed(const model::ModelSpec& spec, int layer, const Projections& p,
+                    const AttentionContext& ctx, float scale, ForwardResult& r) {
     const auto rows = [&](std::vector<float>& v, int head) {
         return v.data() + headIndex({layer, head}, spec.nHeads) * r.nTokens;
     };
-    if (effectiveQkNorm(spec, ctx.whatIf) == model::QkNorm::None) {
+    if (p.qUnnormed.size() == 0) {  // no QK-norm: nothing between the two stages
         for (int head = 0; head < spec.nHeads; ++head) {
             std::copy_n(rows(r.rowMaxAbsScaled, head), r.nTokens, rows(r.rowMaxAbsUnnormed, head));
         }
         return;
     }
-    AttentionContext plain;  // the same rope, no QK-norm: the unnormed projections
-    plain.rope = ctx.rope;
-    plain.whatIf.qkNorm = QkNormChoice::Off;
-    const Projections p = project(m, layer, h, plain);
     const Eigen::Index dk = spec.headDimK;
     for (int head = 0; head < spec.nHeads; ++head) {
-        const Matrix s = p.q.middleCols(head * dk, dk) *
-                         p.k.middleCols(spec.kvHeadOf(head) * dk, dk).transpose() * scale;
+        const Matrix s =
+            p.qUnnormed.middleCols((head - p.firstHead) * dk, dk) *
+            p.kUnnormed.middleCols((spec.kvHeadOf(head) - p.firstKvHead) * dk, dk).transpose() *
+            scale;
         const Matrix& bias = ctx.biasFor(head);
         Eigen::Map<Vector>(rows(r.rowMaxAbsUnnormed, head), r.nTokens) =
             (bias.array() > -std::numeric_limits<float>::infinity())

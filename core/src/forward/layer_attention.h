@@ -25,6 +25,9 @@ struct AttentionContext {
     // (setWhatIf).
     AttentionWhatIf whatIf;
     ops::Norm unitNorm;
+    // Keep q and k as projected before their QK-norm (Projections::qUnnormed), for
+    // ForwardResult::rowMaxAbsUnnormed.
+    bool keepUnnormed = false;
 
     const Matrix& biasFor(int head) const {
         return headBias.empty() ? bias : headBias[static_cast<std::size_t>(head)];
@@ -57,6 +60,10 @@ struct Projections {
     Matrix v;  // [n, kv heads * headDimV]
     int firstHead = 0;
     int firstKvHead = 0;
+    // With AttentionContext::keepUnnormed on a layer that normalises q and k: both as projected,
+    // before the norm, rotated like q and k. Empty otherwise.
+    Matrix qUnnormed;
+    Matrix kUnnormed;
 };
 
 // The whole layer's projections, every head.
@@ -77,10 +84,10 @@ std::vector<int> attendHead(const model::ModelSpec& spec, const Projections& p, 
                             float scale, const AttentionContext& ctx, ops::AttentionOutputs out,
                             float* scaledRowMaxAbs = nullptr);
 
-// ForwardResult::rowMaxAbsUnnormed of every head of `layer` (h: the input its attention read):
-// q and k projected without any QK-norm, rotated, times `scale`; on a layer without QK-norm, a
-// copy of rowMaxAbsScaled.
-void recordUnnormed(const model::Model& m, int layer, const Matrix& h, const AttentionContext& ctx,
-                    float scale, ForwardResult& r);
+// ForwardResult::rowMaxAbsUnnormed of every head of `layer` from its projections `p` (made with
+// keepUnnormed): q·kᵀ·scale of the unnormed q and k; on a layer without QK-norm, a copy of
+// rowMaxAbsScaled.
+void recordUnnormed(const model::ModelSpec& spec, int layer, const Projections& p,
+                    const AttentionContext& ctx, float scale, ForwardResult& r);
 
 }  // namespace attnscope::forward::detail

@@ -70,8 +70,10 @@ Matrix crossBlock(const model::Model& dec, int layer, Matrix y, const Matrix& me
                   const detail::AttentionContext& ctx, float scale, ForwardResult& cross) {
     const model::LayerWeights& w = dec.weights.layers[static_cast<std::size_t>(layer)];
     const Matrix h = crossAttentionInput(dec, layer, y);
-    const detail::Projections p{ops::linear(h, w.crossQuery), ops::linear(memory, w.crossKey),
-                                ops::linear(memory, w.crossValue), 0, 0};
+    detail::Projections p;
+    p.q = ops::linear(h, w.crossQuery);
+    p.k = ops::linear(memory, w.crossKey);
+    p.v = ops::linear(memory, w.crossValue);
     cross.scales[static_cast<std::size_t>(layer)] = scale;
     const Matrix heads = detail::attendHeads(dec.spec, p, layer, ctx, scale, cross);
     return crossAttentionResidual(dec, layer, y, ops::linear(heads, w.crossOutput));
