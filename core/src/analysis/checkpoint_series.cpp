@@ -5,7 +5,6 @@
 #include <charconv>
 #include <system_error>
 
-#include "attnscope/analysis/saturation.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
 
@@ -110,42 +109,24 @@ void checkSameShape(const model::ModelSpec& first, const model::ModelSpec& other
 }
 
 void TrainingStatsAccumulator::add(const model::Model& model, const forward::ForwardResult& r) {
-    if (m_sequences == 0) {
-        m_nLayers = r.nLayers;
-        m_nHeads = r.nHeads;
-        m_heads.assign(static_cast<std::size_t>(r.nLayers * r.nHeads), {});
-    } else if (r.nLayers != m_nLayers || r.nHeads != m_nHeads) {
-        throw InvalidArgument("training statistics: passes of models of other shapes");
-    }
+    m_rows.add(r);  // checks the shape against the passes before
+    const auto heads = static_cast<std::size_t>(r.nLayers) * static_cast<std::size_t>(r.nHeads);
+    m_sink.resize(heads, 0.0);
+    m_prev.resize(heads, 0.0);
     const int n = r.nTokens;
-    std::vector<std::uint8_t> skip(static_cast<std::size_t>(n), 0);
-    for (const int q : r.fullyMaskedRows) {
-        skip[static_cast<std::size_t>(q)] = 1;
-    }
-    for (int layer = 0; layer < r.nLayers; ++layer) {
-        for (int head = 0; head < r.nHeads; ++head) {
-            const HeadId h{layer, head};
-            Sums& s = m_heads[static_cast<std::size_t>(headIndex(h, r.nHeads))];
-            const forward::HeadRecord rec = forward::headRecord(model, r, h);
-            const auto logit = r.rowsOf(r.rowMaxAbsLogit, h);
-            double mass = 0;
-            double prev = 0;
-            double sink = 0;
-            for (int q = 0; q < n; ++q) {
-                mass += rec.probs.row(q).cast<double>().sum();
-                prev += q > 0 ? rec.probs(q, q - 1) : 0.0f;
-                sink += q > 0 ? rec.probs(q, 0) : 0.0f;
-                if (skip[static_cast<std::size_t>(q)] != 0) {
-                    continue;
-                }
-                ++s.rows;
-                s.entropy += rec.entropy[q];
-                s.oneHot += rec.probs.row(q).maxCoeff() >= kOneHotWeight ? 1 : 0;
-                s.maxAbsLogit = std::max(s.maxAbsLogit, logit[q]);
-            }
-            s.prev += mass > 0 ? prev / mass : 0.0;
-            s.sink += n > 1 ? sink / (n - 1) : 0.0;
+    for (std::size_t i = 0; i < heads; ++i) {
+        const HeadId h{static_cast<int>(i) / r.nHeads, static_cast<int>(i) % r.nHeads};
+        const forward::HeadRecord rec = forward::headRecord(model, r, h);
+        double mass = 0;
+        double prev = 0;
+        double sink = 0;
+        for (int q = 0; q < n; ++q) {
+            mass += rec.probs.row(q).cast<double>().sum();
+            prev += q > 0 ? rec.probs(q, q - 1) : 0.0f;
+            sink += q > 0 ? rec.probs(q, 0) : 0.0f;
         }
+        m_prev[i] += mass > 0 ? prev / mass : 0.0;
+        m_sink[i] += n > 1 ? sink / (n - 1) : 0.0;
     }
     ++m_sequences;
     m_sinkSequences += n > 1 ? 1 : 0;
@@ -153,14 +134,14 @@ void TrainingStatsAccumulator::add(const model::Model& model, const forward::For
 
 std::vector<HeadTrainingStats> TrainingStatsAccumulator::result() const {
     std::vector<HeadTrainingStats> out;
-    for (const Sums& s : m_heads) {
-        const double rows = s.rows > 0 ? static_cast<double>(s.rows) : 1.0;
+    const std::vector<HeadSaturation> rows = m_rows.result();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
         HeadTrainingStats h;
-        h.meanEntropy = static_cast<float>(s.entropy / rows);
-        h.maxAbsLogit = s.maxAbsLogit;
-        h.oneHotShare = static_cast<float>(static_cast<double>(s.oneHot) / rows);
-        h.prevTokenScore = static_cast<float>(s.prev / std::max(m_sequences, 1));
-        h.sinkMass = static_cast<float>(s.sink / std::max(m_sinkSequences, 1));
+        h.meanEntropy = rows[i].meanEntropy;
+        h.maxAbsLogit = rows[i].maxAbsLogit;
+        h.oneHotShare = rows[i].oneHotShare;
+        h.prevTokenScore = static_cast<float>(m_prev[i] / std::max(m_sequences, 1));
+        h.sinkMass = static_cast<float>(m_sink[i] / std::max(m_sinkSequences, 1));
         out.push_back(h);
     }
     return out;

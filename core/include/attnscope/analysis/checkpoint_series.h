@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/analysis/saturation.h"
 #include "attnscope/base/cancel.h"
 #include "attnscope/forward/forward_pass.h"
 #include "attnscope/model/model.h"
@@ -67,20 +68,14 @@ public:
     std::vector<HeadTrainingStats> result() const;
 
 private:
-    struct Sums {
-        std::int64_t rows = 0;
-        std::int64_t oneHot = 0;
-        double entropy = 0;
-        float maxAbsLogit = 0;
-        double sink = 0;  // summed over sequences with two tokens or more
-        double prev = 0;  // summed over sequences
-    };
-
-    int m_nLayers = 0;
-    int m_nHeads = 0;
+    // Entropy, max |logit| and one-hot rows are the saturation lab's, pooled over rows.
+    SaturationAccumulator m_rows;
+    // Per head ([layer][head]), summed over sequences: first-token mass (sequences with two
+    // tokens or more) and previous-token score.
+    std::vector<double> m_sink;
+    std::vector<double> m_prev;
     int m_sequences = 0;
     int m_sinkSequences = 0;
-    std::vector<Sums> m_heads;
 };
 
 // One checkpoint on every sequence of `sequences` with `options` (maps are recomputed head by
