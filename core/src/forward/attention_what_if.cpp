@@ -6,6 +6,7 @@
 
 #include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/trim.h"
 
 namespace attnscope::forward {
 
@@ -13,14 +14,6 @@ namespace {
 
 constexpr EnumName<QkNormChoice> kQkNames[] = {
     {QkNormChoice::Model, "model"}, {QkNormChoice::Off, "off"}, {QkNormChoice::Unit, "unit"}};
-
-std::string_view trimmed(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 // 'text' (appended piece by piece: GCC 12 warns of a false overlap in "'" + std::string(...)).
 std::string quoted(std::string_view text) {

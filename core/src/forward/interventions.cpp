@@ -5,6 +5,7 @@
 
 #include "attnscope/base/enum_names.h"
 #include "attnscope/base/error.h"
+#include "attnscope/base/trim.h"
 #include "attnscope/forward/forward_pass.h"
 #include "head_ablation.h"
 
@@ -22,14 +23,6 @@ std::string describe(const HeadAblation& a) {
 }
 
 namespace {
-
-std::string_view trimmed(std::string_view s) {
-    const auto first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 [[noreturn]] void failItem(std::string_view item) {
     throw InvalidArgument(

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/trim.h"
 #include "attnscope/io/input_file.h"
 #include "attnscope/tokenize/unicode.h"
 
@@ -93,14 +94,6 @@ bool hasSpaceAfterNo(std::string_view misc) {
     return findMiscAttribute(misc, [](std::string_view a) { return a == "SpaceAfter=No"; });
 }
 
-std::string_view trim(std::string_view s) {
-    const std::size_t first = s.find_first_not_of(" \t");
-    if (first == std::string_view::npos) {
-        return {};
-    }
-    return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
-
 // Collects the lines of one sentence and checks them; throws FormatError naming file and line.
 class SentenceBuilder {
 public:
@@ -150,21 +143,21 @@ private:
         const std::size_t eq = line.find('=');
         // `# newdoc` may come without `=`; every other comment we keep is `key = value`.
         const std::string_view key =
-            trim(line.substr(1, eq == std::string_view::npos ? eq : eq - 1));
+            trimmed(line.substr(1, eq == std::string_view::npos ? eq : eq - 1));
         if (key == "newdoc" || key == "newdoc id") {
             m_sentence.newDocument = true;
             m_sentence.documentId = eq == std::string_view::npos
                                         ? std::string()
-                                        : std::string(trim(line.substr(eq + 1)));
+                                        : std::string(trimmed(line.substr(eq + 1)));
             return;
         }
         if (eq == std::string_view::npos) {
             return;
         }
         if (key == "sent_id") {
-            m_sentence.sentId = std::string(trim(line.substr(eq + 1)));
+            m_sentence.sentId = std::string(trimmed(line.substr(eq + 1)));
         } else if (key == "text") {
-            m_sentence.text = std::string(trim(line.substr(eq + 1)));
+            m_sentence.text = std::string(trimmed(line.substr(eq + 1)));
         }
     }
 
