@@ -9,16 +9,14 @@
 
 #include <QApplication>
 #include <QComboBox>
-#include <QDir>
-#include <QEventLoop>
 #include <QTabWidget>
-#include <QTimer>
 
 #include "analyses/saturation/saturation_document.h"
 #include "analyses/saturation/saturation_view.h"
 #include "analyses/series/series_document.h"
 #include "analyses/series/series_view.h"
 #include "main_window.h"
+#include "screenshot_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 
@@ -26,27 +24,16 @@ using namespace attnscope::app;
 
 namespace {
 
-void settle(int ms = 400) {
-    QEventLoop loop;
-    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
-    loop.exec();
-}
-
 // Runs the event loop until `done()` (or 60 s), then lets the views repaint.
 template <class Done>
 void waitUntil(Done done) {
     for (int i = 0; i < 600 && !done(); ++i) {
-        settle(100);
+        shots::settle(100);
     }
-    settle();
+    shots::settle();
 }
 
-void shot(MainWindow& w, const QString& dir, const char* name) {
-    settle();
-    const QString path = QDir(dir).filePath(QLatin1String(name));
-    w.grab().save(path);
-    std::printf("wrote %s\n", qPrintable(path));
-}
+using shots::shot;
 
 }  // namespace
 
@@ -61,9 +48,7 @@ int main(int argc, char** argv) {
     const QString text = argc > 4 ? QString::fromLocal8Bit(argv[4])
                                   : QStringLiteral("The keys to the cabinet are on the table.");
     MainWindow w;
-    const QStringList size = qEnvironmentVariable("ATTNSCOPE_SHOT_SIZE").split(QLatin1Char('x'));
-    w.resize(size.size() == 2 ? QSize(size[0].toInt(), size[1].toInt()) : QSize(1500, 940));
-    w.show();
+    shots::showAtShotSize(w);
     w.start(QString::fromLocal8Bit(argv[1]), text);
     AnalysisSession* s = w.session();
     waitUntil([s] { return s->result() != nullptr; });

@@ -31,6 +31,7 @@
 #include "attnscope/analysis/coref_scoring.h"
 #include "main_window.h"
 #include "panels/sentence_panel.h"
+#include "screenshot_support.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
 #include "views/head_view.h"
@@ -47,19 +48,10 @@ void waitFor(Sender* sender, Signal signal, int ms = 60000) {
     QObject::connect(sender, signal, &loop, &QEventLoop::quit);
     QTimer::singleShot(ms, &loop, &QEventLoop::quit);
     loop.exec();
-    QEventLoop settle;
-    QTimer::singleShot(400, &settle, &QEventLoop::quit);
-    settle.exec();
+    shots::settle();
 }
 
-void shot(MainWindow& w, const QString& dir, const char* name) {
-    QEventLoop settle;
-    QTimer::singleShot(400, &settle, &QEventLoop::quit);
-    settle.exec();
-    const QString path = QDir(dir).filePath(QLatin1String(name));
-    w.grab().save(path);
-    std::printf("wrote %s\n", qPrintable(path));
-}
+using shots::shot;
 
 // "ablation.png": the sentence with a [MASK] at its end, head 1-0 zero-ablated, a head of the
 // layer above on screen (changed downstream) and the clean and ablated predictions side by side.
@@ -231,10 +223,7 @@ int main(int argc, char** argv) {
     const QString text = argc > 3 ? QString::fromLocal8Bit(argv[3])
                                   : QStringLiteral("The keys to the cabinet are on the table.");
     MainWindow w;
-    // ATTNSCOPE_SHOT_SIZE=1024x700 tries the window at another size (the README's are 1500×940).
-    const QStringList size = qEnvironmentVariable("ATTNSCOPE_SHOT_SIZE").split(QLatin1Char('x'));
-    w.resize(size.size() == 2 ? QSize(size[0].toInt(), size[1].toInt()) : QSize(1500, 940));
-    w.show();
+    shots::showAtShotSize(w);
     w.start(QString::fromLocal8Bit(argv[1]), text);
     waitFor(w.service(), &ComputeService::computeFinished);
     auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
