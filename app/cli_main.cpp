@@ -10,12 +10,17 @@
 
 #include "analyses/ablation/ablate_command.h"
 #include "analyses/attribution/attribution_command.h"
+#include "analyses/circuits/circuits_command.h"
 #include "analyses/compare/compare_models_command.h"
 #include "analyses/coref/coref_command.h"
 #include "analyses/dependencies/deps_command.h"
+#include "analyses/dla/dla_command.h"
 #include "analyses/entropy/stats_command.h"
+#include "analyses/generation/generate_command.h"
 #include "analyses/importance/importance_command.h"
+#include "analyses/lens/lens_command.h"
 #include "analyses/offsets/positions_command.h"
+#include "analyses/patching/patch_command.h"
 #include "analyses/saturation/saturation_command.h"
 #include "analyses/series/series_command.h"
 #include "analyses/survey/survey_command.h"
@@ -109,6 +114,20 @@ int main(int argc, char** argv) {
     cli::SeriesArgs seriesArgs;
     commands.emplace_back(cli::addSeriesCommand(app, seriesArgs),
                           [&] { return cli::runSeries(seriesArgs); });
+    cli::DlaArgs dlaArgs;
+    commands.emplace_back(cli::addDlaCommand(app, dlaArgs), [&] { return cli::runDla(dlaArgs); });
+    cli::LensArgs lensArgs;
+    commands.emplace_back(cli::addLensCommand(app, lensArgs),
+                          [&] { return cli::runLens(lensArgs); });
+    cli::PatchArgs patchArgs;
+    commands.emplace_back(cli::addPatchCommand(app, patchArgs),
+                          [&] { return cli::runPatch(patchArgs); });
+    cli::CircuitsArgs circuitsArgs;
+    commands.emplace_back(cli::addCircuitsCommand(app, circuitsArgs),
+                          [&] { return cli::runCircuits(circuitsArgs); });
+    cli::GenerateArgs generateArgs;
+    commands.emplace_back(cli::addGenerateCommand(app, generateArgs),
+                          [&] { return cli::runGenerate(generateArgs); });
     cli::PredictArgs predictArgs;
     commands.emplace_back(cli::addPredictCommand(app, predictArgs),
                           [&] { return cli::runPredict(predictArgs); });

@@ -13,6 +13,8 @@ Analysis entropyAnalysis();
 Analysis offsetsAnalysis();
 Analysis saturationAnalysis();
 Analysis seriesAnalysis();
+Analysis dlaAnalysis();
+Analysis lensAnalysis();
 Analysis attributionAnalysis();
 Analysis alignmentAnalysis();
 Analysis dependenciesAnalysis();
@@ -22,9 +24,10 @@ Analysis surveyAnalysis();
 
 const std::vector<Analysis>& registeredAnalyses() {
     static const std::vector<Analysis> all = {
-        compareAnalysis(),      modelCompareAnalysis(), entropyAnalysis(),     offsetsAnalysis(),
-        saturationAnalysis(),   seriesAnalysis(),       attributionAnalysis(), alignmentAnalysis(),
-        dependenciesAnalysis(), corefAnalysis(),        importanceAnalysis(),  surveyAnalysis(),
+        compareAnalysis(),     modelCompareAnalysis(), entropyAnalysis(),      offsetsAnalysis(),
+        saturationAnalysis(),  seriesAnalysis(),       dlaAnalysis(),          lensAnalysis(),
+        attributionAnalysis(), alignmentAnalysis(),    dependenciesAnalysis(), corefAnalysis(),
+        importanceAnalysis(),  surveyAnalysis(),
     };
     return all;
 }

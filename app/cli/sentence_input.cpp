@@ -87,8 +87,10 @@ std::vector<tokenize::Token> textTokens(const model::Model& m, const tokenize::T
     });
 }
 
-analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args) {
-    const forward::ForwardOptions options = forwardOptions(args);
+analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args,
+                                         bool keepLayerStates) {
+    forward::ForwardOptions options = forwardOptions(args);
+    options.keepLayerStates = keepLayerStates;
     analysis::SentenceAnalysis a =
         !args.text    ? analysis::analyzeIds(m, checkedTokenIds(args.tokenIds), options)
         : m.tokenizer ? analysis::analyzeTokens(m, *args.text,
@@ -98,14 +100,15 @@ analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceAr
     return a;
 }
 
-LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args) {
+LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args,
+                               bool keepLayerStates) {
     LoadedSentence s;
     s.model = loadModelWithWarnings(
         args.modelDir,
         args.text ? model::TokenizerLoading::Full : model::TokenizerLoading::VocabularyOnly,
         activationPrecision(args));
     refuseEncoderDecoder(command, args.modelDir, *s.model);
-    s.analysis = analyzeLoaded(*s.model, args);
+    s.analysis = analyzeLoaded(*s.model, args, keepLayerStates);
     return s;
 }
 

@@ -42,10 +42,13 @@ struct LoadedSentence {
 // Loads the model (printing its warnings to stderr) and analyzes the sentence. With token ids
 // the tokenizer is not loaded, only the vocabulary that labels them. `command` names the command
 // in the refusal of encoder-decoder models (refuseEncoderDecoder): the analysis is one stack's.
-LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args);
+// keepLayerStates: the pass keeps the residual stream (for the circuit commands).
+LoadedSentence analyzeSentence(const std::string& command, const SentenceArgs& args,
+                               bool keepLayerStates = false);
 
 // analyzeSentence with the model already loaded.
-analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args);
+analysis::SentenceAnalysis analyzeLoaded(const model::Model& m, const SentenceArgs& args,
+                                         bool keepLayerStates = false);
 
 // The two halves of analyzeSentence, for commands that run many sentences through one model.
 // TokenizerLoading::VocabularyOnly when no text will be tokenized.

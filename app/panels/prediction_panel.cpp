@@ -6,6 +6,8 @@
 
 #include <QComboBox>
 #include <QLabel>
+#include <QMenu>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QVBoxLayout>
 
@@ -72,12 +74,66 @@ PredictionBars::Note shiftNote(float here, const PredictionShift& other, bool he
             delta};
 }
 
+// The panel's note under the bars while it has nothing else to say.
+QString usageNote() {
+    return PredictionPanel::tr(
+        "Click a row of the head view to predict at that token; click a token here to explain "
+        "its logit (Ctrl+click: subtract it).");
+}
+
 }  // namespace
 
 PredictionBars::PredictionBars(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("predictionBars"));
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     setMinimumHeight(sizeHint().height());  // a squeezed dock must not cut off the fifth row
+    setToolTip(
+        tr("Click a token to explain its logit in the Logit attribution and Logit lens "
+           "tabs (framed); Ctrl+click to subtract its logit (dashed frame). Right-click "
+           "for more."));
+}
+
+void PredictionBars::setPicked(const PickedTokens& picked) {
+    if (picked != m_picked) {
+        m_picked = picked;
+        update();
+    }
+}
+
+int PredictionBars::rowAt(QPoint pos) const {
+    if (pos.y() < 2 || pos.x() < 0 || pos.x() >= width()) {
+        return -1;
+    }
+    const int row = (pos.y() - 2) / rowHeight();
+    return row < static_cast<int>(m_predictions.size()) ? row : -1;
+}
+
+QPoint PredictionBars::rowCenter(int row) const {
+    return {width() / 2, 2 + row * rowHeight() + (kRowHeight - 4) / 2};
+}
+
+void PredictionBars::mouseReleaseEvent(QMouseEvent* event) {
+    const int row = rowAt(event->position().toPoint());
+    if (event->button() == Qt::LeftButton && row >= 0) {
+        emit tokenClicked(row, event->modifiers());
+    }
+    QWidget::mouseReleaseEvent(event);
+}
+
+// The target's frame is the selection colour; the distractor's dashed in orange, a colour the
+// bars do not use, so the two read apart at a glance.
+void PredictionBars::paintPickedFrame(QPainter& p, int row) const {
+    const std::int32_t id = m_predictions[static_cast<std::size_t>(row)].id;
+    const bool target = m_picked.target == id;
+    if (!target && m_picked.distractor != id) {
+        return;
+    }
+    QPen pen(target ? palette().color(QPalette::Highlight) : QColor(230, 126, 34), 2);
+    pen.setStyle(target ? Qt::SolidLine : Qt::DashLine);
+    p.setPen(pen);
+    p.setBrush(Qt::NoBrush);
+    const int y = row * rowHeight() + 2;
+    p.drawRoundedRect(QRectF(1, y - 1, width() - 2, rowHeight() - 2), 4, 4);
 }
 
 void PredictionBars::setPredictions(std::vector<forward::TokenPrediction> predictions,
@@ -138,6 +194,7 @@ void PredictionBars::paintEvent(QPaintEvent*) {
             p.drawText(QRect(barLeft, y + kRowHeight - 6, barMax + kGap + c.percent, fm.height()),
                        Qt::AlignVCenter | Qt::AlignRight, m_notes[i].text);
         }
+        paintPickedFrame(p, static_cast<int>(i));
     }
 }
 
@@ -152,7 +209,7 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
       m_ablatedTitle(named<QLabel>("ablatedPredictionTitle", m_columns)),
       m_cleanBars(named<PredictionBars>("cleanPredictionBars", m_columns)),
       m_bars(new PredictionBars(m_columns)),
-      m_note(noteLabel(this, tr("Click a row of the head view to predict at that token."))) {
+      m_note(noteLabel(this, usageNote())) {
     setObjectName(QStringLiteral("predictionPanel"));
     m_heading->setWordWrap(true);
     m_positions->setToolTip(tr("Token position to predict at"));
@@ -174,10 +231,60 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
     layout->addStretch(1);
     connect(m_positions, &QComboBox::activated, this,
             [this](int index) { m_session->selectToken(index); });
+    followPicks(m_bars);
+    followPicks(m_cleanBars);
+    connect(session, &AnalysisSession::pickedTokensChanged, this, &PredictionPanel::showPicked);
     connect(session, &AnalysisSession::resultChanged, this, &PredictionPanel::refresh);
     connect(session, &AnalysisSession::selectedTokenChanged, this, &PredictionPanel::refresh);
     connect(session, &AnalysisSession::predictionsChanged, this, &PredictionPanel::showPredictions);
+    showPicked();
     refresh();
+}
+
+void PredictionPanel::followPicks(PredictionBars* bars) {
+    bars->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(bars, &QWidget::customContextMenuRequested, this,
+            [this, bars](QPoint pos) { showPickMenu(bars, pos); });
+    connect(bars, &PredictionBars::tokenClicked, this,
+            [this, bars](int row, Qt::KeyboardModifiers modifiers) {
+                const std::int32_t id = bars->predictions()[static_cast<std::size_t>(row)].id;
+                if (!(modifiers & Qt::ControlModifier)) {
+                    m_session->pickTarget(id);
+                } else if (m_session->pickedTokens().distractor == id) {
+                    m_session->pickDistractor(std::nullopt);  // Ctrl+click again: none
+                } else {
+                    m_session->pickDistractor(id);
+                }
+            });
+}
+
+// Not modal (popup, never exec): the menu deletes itself once closed.
+void PredictionPanel::showPickMenu(PredictionBars* bars, QPoint pos) {
+    const int row = bars->rowAt(pos);
+    auto* menu = new QMenu(this);
+    menu->setObjectName(QStringLiteral("predictionPickMenu"));
+    menu->setAttribute(Qt::WA_DeleteOnClose);
+    const PickedTokens& picked = m_session->pickedTokens();
+    if (row >= 0) {
+        const forward::TokenPrediction& t = bars->predictions()[static_cast<std::size_t>(row)];
+        const QString name = label(t.token);
+        menu->addAction(tr("Explain “%1” (target)").arg(name), this,
+                        [this, id = t.id] { m_session->pickTarget(id); });
+        menu->addAction(tr("Subtract “%1” (distractor)").arg(name), this,
+                        [this, id = t.id] { m_session->pickDistractor(id); });
+        menu->addSeparator();
+    }
+    menu->addAction(tr("Target: the top prediction"), this,
+                    [this] { m_session->pickTarget(std::nullopt); })
+        ->setEnabled(picked.target.has_value());
+    menu->addAction(tr("No distractor"), this, [this] { m_session->pickDistractor(std::nullopt); })
+        ->setEnabled(picked.distractor.has_value());
+    menu->popup(bars->mapToGlobal(pos));
+}
+
+void PredictionPanel::showPicked() {
+    m_bars->setPicked(m_session->pickedTokens());
+    m_cleanBars->setPicked(m_session->pickedTokens());
 }
 
 void PredictionPanel::fillPositions() {
@@ -195,7 +302,7 @@ void PredictionPanel::refresh() {
     const auto result = m_session->result();
     const auto model = m_session->model();
     m_position = m_session->predictionPosition();
-    m_note->setText(tr("Click a row of the head view to predict at that token."));
+    m_note->setText(usageNote());
     fillPositions();
     m_bars->setPredictions({});
     m_cleanBars->setPredictions({});

@@ -7,6 +7,10 @@
 // With ablations set, the clean and the ablated predictions stand side by side (above each
 // other in a narrow dock) at the same position: each clean token with its Δp and its rank
 // after the ablation, each ablated token with its Δp and its rank before.
+//
+// A click on a token picks it as the target the logit views explain (AnalysisSession::
+// pickTarget), Ctrl+click as the distractor subtracted from it; the right-click menu offers the
+// same and going back to the top prediction. The picked tokens are framed in the list.
 #pragma once
 
 #include <vector>
@@ -44,18 +48,34 @@ public:
 
     const std::vector<Note>& notes() const { return m_notes; }
 
+    // Frames the rows of the picked target (solid) and distractor (dashed).
+    void setPicked(const PickedTokens& picked);
+
+    // The row of the token at `pos` (widget coordinates); -1 for none.
+    int rowAt(QPoint pos) const;
+
+    // The centre of row `row`, where a click picks its token (tests).
+    QPoint rowCenter(int row) const;
+
     QSize sizeHint() const override;
     // Room for a short token, a bar and the widest percentage ("100.0%") side by side.
     QSize minimumSizeHint() const override;
 
+signals:
+    // A left click on the token of row `row` (the modifiers held: Ctrl picks a distractor).
+    void tokenClicked(int row, Qt::KeyboardModifiers modifiers);
+
 protected:
     void paintEvent(QPaintEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
 
 private:
     int rowHeight() const;
+    void paintPickedFrame(QPainter& p, int row) const;
 
     std::vector<forward::TokenPrediction> m_predictions;
     std::vector<Note> m_notes;
+    PickedTokens m_picked;
 };
 
 class PredictionPanel : public QWidget {
@@ -84,6 +104,10 @@ signals:
 
 private:
     std::vector<PredictionBars::Note> targetNotes(const Predictions& p);
+    // What a click (or the menu) on `bars`' row does: pick its token as target or distractor.
+    void followPicks(PredictionBars* bars);
+    void showPickMenu(PredictionBars* bars, QPoint pos);
+    void showPicked();
     void refresh();
     void fillPositions();
     void showPredictions();

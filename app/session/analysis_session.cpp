@@ -35,6 +35,8 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     m_compareFollows = true;  // a B picked among the old model's heads is no choice for this one
     m_compare = followingHead(m_selected);
     m_predictions = {};
+    const bool hadPicked = m_picked != PickedTokens{};
+    m_picked = {};  // ids of the old model's vocabulary
     // The documents' scores are of the old model's heads: a cell clicked would open another
     // model's head (and another tokenizer cuts other coreference windows).
     std::vector<AnalysisDocument*> dropped;
@@ -55,6 +57,9 @@ void AnalysisSession::setModel(std::shared_ptr<const model::Model> model, const 
     }
     emit selectedHeadChanged(m_selected);
     emit compareHeadChanged(m_compare);
+    if (hadPicked) {
+        emit pickedTokensChanged();
+    }
     for (AnalysisDocument* document : dropped) {
         document->announceDropped();
     }

@@ -1,13 +1,13 @@
 // The document every view observes and the one holder of the sentence state: the open model,
 // the sentence, the compute settings, the latest result and its head records (head_records.h),
-// the predictions, the treebank read last with the sentence's gold tree, the selected heads, the
-// heads ablated with the ablated and clean results and their effects (session_ablations.cpp),
-// the attribution maps (attribution_maps.h) and the overlays analyses give the shared head views
-// (head_overlays.h). Each analysis keeps its own state in a document the
-// session holds for it (analysis_document.h). Lives in the GUI thread; holds no logic beyond
-// keeping its fields consistent (clamping the selected head to the model's size, dropping what
-// belongs to an older model or result). The ComputeService fills it; views read it and call its
-// setters for user choices.
+// the predictions with the target and distractor picked among them, the treebank read last with
+// the sentence's gold tree, the selected heads, the heads ablated with the ablated and clean
+// results and their effects (session_ablations.cpp), the attribution maps (attribution_maps.h)
+// and the overlays analyses give the shared head views (head_overlays.h). Each analysis keeps
+// its own state in a document the session holds for it (analysis_document.h). Lives in the GUI
+// thread; holds no logic beyond keeping its fields consistent (clamping the selected head to the
+// model's size, dropping what belongs to an older model or result). The ComputeService fills it;
+// views read it and call its setters for user choices.
 #pragma once
 
 #include <memory>
@@ -212,6 +212,15 @@ public:
     // Dropped unless about the current result and position.
     void setPredictions(Predictions predictions);
 
+    // The target and distractor picked in the Predictions panel (predictions.h). A token id
+    // means the same at every position and in every sentence, so both stay until the user
+    // changes them or another model opens. A target equal to the distractor drops the
+    // distractor.
+    const PickedTokens& pickedTokens() const { return m_picked; }
+
+    void pickTarget(std::optional<std::int32_t> id);
+    void pickDistractor(std::optional<std::int32_t> id);
+
     // The treebank read last (gold trees, the sentence list); null before any.
     std::shared_ptr<const Treebank> treebank() const { return m_treebank; }
 
@@ -265,6 +274,7 @@ signals:
     void selectedTokenChanged(int index);
     void heatmapStyleChanged();
     void predictionsChanged();
+    void pickedTokensChanged();
     void ablationsChanged();
     void treebankChanged();
     // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
@@ -311,6 +321,7 @@ private:
     int m_selectedToken = -1;
     render::HeatmapStyle m_style;
     Predictions m_predictions;
+    PickedTokens m_picked;
     std::shared_ptr<const Treebank> m_treebank;
     std::shared_ptr<const SentenceGold> m_gold;
     HeadOverlays m_overlays{*this};

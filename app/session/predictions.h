@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <QString>
@@ -34,6 +35,16 @@ struct Predictions {
     std::int32_t targetId = -1;
     QString targetLabel;
     PredictionShift targetStanding;
+};
+
+// The tokens the user picked in the Predictions panel for the logit views to explain at the
+// prediction position: the logit of `target` (none: the model's top prediction there), minus
+// that of `distractor` when one is picked.
+struct PickedTokens {
+    std::optional<std::int32_t> target;
+    std::optional<std::int32_t> distractor;
+
+    bool operator==(const PickedTokens& other) const = default;
 };
 
 }  // namespace attnscope::app

@@ -1,6 +1,6 @@
 // AnalysisSession's selection, apart from analysis_session.cpp as its ablations are: the heads
-// A and B (clamped to the shown stack's size; B follows A until picked) and the token whose
-// predictions are shown.
+// A and B (clamped to the shown stack's size; B follows A until picked), the token whose
+// predictions are shown and the target and distractor picked among them.
 #include <algorithm>
 
 #include "attnscope/forward/prediction.h"
@@ -92,6 +92,28 @@ int AnalysisSession::predictionPosition() const {
     const std::vector<int> masks =
         forward::maskTokenPositions(*m_model, m_result->forward.tokenIds);
     return masks.empty() ? -1 : masks.front();
+}
+
+void AnalysisSession::pickTarget(std::optional<std::int32_t> id) {
+    PickedTokens picked{id, m_picked.distractor};
+    if (id && picked.distractor == id) {
+        picked.distractor.reset();  // a logit minus itself is zero
+    }
+    if (picked != m_picked) {
+        m_picked = picked;
+        emit pickedTokensChanged();
+    }
+}
+
+void AnalysisSession::pickDistractor(std::optional<std::int32_t> id) {
+    PickedTokens picked{m_picked.target, id};
+    if (id && picked.target == id) {
+        picked.target.reset();  // the top prediction becomes the target again
+    }
+    if (picked != m_picked) {
+        m_picked = picked;
+        emit pickedTokensChanged();
+    }
 }
 
 void AnalysisSession::setPredictions(Predictions predictions) {

@@ -1136,6 +1136,21 @@ def what_if_seeds():
         seed("fuzz_what_if", name, data)
 
 
+# Paths (fuzz_path_spec): the --path text of attnscope-cli patch as typed.
+PATH_SPECS = {"one.bin": b"0-1->1-0:q",
+              "many.bin": b" 0-1, 0-2 -> 1-0,1-3 : k ",
+              "logits.bin": b"2-3->logits",
+              "no_site.bin": b"0-1->1-0",
+              "bad_site.bin": b"0-1->1-0:z",
+              "arrows.bin": b"0-1->1-2->2-3:v",
+              "huge.bin": b"99999999999-0->1-0:v"}
+
+
+def path_spec_seeds():
+    for name, data in PATH_SPECS.items():
+        seed("fuzz_path_spec", name, data)
+
+
 def main():
     for d in (CORPUS, FIXTURES):
         if os.path.isdir(d):
@@ -1146,6 +1161,7 @@ def main():
     config_seeds()
     ablation_list_seeds()
     what_if_seeds()
+    path_spec_seeds()
     tokenizer_seeds()
     text_seeds()
     for fuzzer in sorted(os.listdir(CORPUS)):

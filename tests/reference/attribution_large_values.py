@@ -54,8 +54,13 @@ def write_scaled(src, dst, factor):
     os.makedirs(dst)
     for name in sorted(os.listdir(src)):
         path = os.path.join(src, name)
-        if name.startswith("reference_") or not os.path.isfile(path):
-            continue  # the fixture's own references belong to the unscaled weights
+        # The other references' outputs beside the weights (reference_*, circuits_1, patching_1,
+        # ...) belong to the unscaled weights, and other fixtures write them while this runs:
+        # only the weights (model.safetensors or its shards) are read.
+        if not name.startswith("model") and name.endswith(".safetensors"):
+            continue
+        if not os.path.isfile(path):
+            continue
         if name.endswith(".safetensors"):
             tensors = st_io.load_file(path)
             _, meta, _ = st_io.read_header(path)

@@ -34,7 +34,8 @@ import math
 
 import torch
 
-from llama_reference import apply_rope, rms_norm, rope_inverse_frequencies, sliding_causal_mask
+from llama_reference import (apply_rope, no_patch, rms_norm, rope_inverse_frequencies,
+                             sliding_causal_mask)
 
 QK_NORM_MODES = ("model", "off", "unit")
 
@@ -136,14 +137,17 @@ def check_knobs(qk_norm, softcap, scale):
 
 class Pass:
     """One forward's shared state: weights, positions, knobs, the hooks of torch_reference
-    (interventions, observe) and the maps recorded layer by layer."""
+    (interventions, observe, patch) and the maps recorded layer by layer."""
 
-    def __init__(self, w, ids, interventions, observe, knobs):
+    def __init__(self, w, ids, interventions, observe, knobs, patch=no_patch):
         check_knobs(knobs["qk_norm"], knobs["softcap"], knobs["scale"])
         self.w, self.n = w, len(ids)
         self.pos = torch.arange(self.n)
         self.interventions = interventions
         self.observe = observe or (lambda *_: None)
+        # patch(layer, site, t) -> t (torch_reference.forward): attend calls it at q, k, v and
+        # z; the forwards at resid_pre, attn_out and mlp_out.
+        self.patch = patch
         self.knobs = knobs
         self.probs, self.logits, self.raw, self.kinds = [], [], [], []
         self.unnormed = []
@@ -193,7 +197,8 @@ class Pass:
         row); scale and cap: the model's, before the knobs. Records probs, logits (what the
         softmax sees before the mask: scaled, then soft-capped when capped) and raw logits
         (scaled, never capped) and the unnormed logits of the pre-norm pair that qk kept and
-        rotate rotated (see the module docstring); returns the context [n, H * d_v]."""
+        rotate rotated (see the module docstring); returns the context [n, H * d_v].
+        The patch hook sees q, k and v per query head after the GQA repeat, and z = probs @ v."""
         if not self.pre_rotated:
             raise RuntimeError("Pass.attend without Pass.qk and Pass.rotate for this layer")
         pq, pk = self.pre
@@ -205,6 +210,7 @@ class Pass:
         group = q.shape[0] // k.shape[0]
         same = pq is q and pk is k
         k, v = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
+        q, k, v = (self.patch(layer, site, t) for site, t in (("q", q), ("k", k), ("v", v)))
         raw = (q @ k.transpose(1, 2)) * scale
         if same:
             unnormed = raw
@@ -221,7 +227,7 @@ class Pass:
         self.raw.append(raw)
         self.unnormed.append(unnormed)
         self.kinds.append(kind)
-        return ctx.transpose(0, 1).reshape(self.n, -1)
+        return self.patch(layer, "z", ctx).transpose(0, 1).reshape(self.n, -1)
 
     def masks(self, window):
         """{"global": causal, "local": causal within the last `window` keys (i - W < j <= i)}."""

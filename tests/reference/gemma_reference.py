@@ -28,7 +28,7 @@ import torch.nn.functional as F
 
 from decoder_parts import (GEMMA3_TEXT_DEFAULTS, Pass, layer_kinds, one_plus_rms_norm,
                            rope_tables)
-from llama_reference import rope_inverse_frequencies
+from llama_reference import no_patch, rope_inverse_frequencies
 
 ACTIVATIONS = {"gelu_pytorch_tanh": lambda x: F.gelu(x, approximate="tanh"),
                "gelu_new": lambda x: F.gelu(x, approximate="tanh"), "gelu": F.gelu}
@@ -80,9 +80,10 @@ def _attention(P, cfg, layer, x, kind, tables, masks):
     return P.lin(p + "o_proj", ctx)
 
 
-def _decoder(cfg, w, ids, interventions, observe, knobs, record):
-    """The Gemma 1/2/3 text decoder; cfg is the text model's config."""
-    P = Pass(w, ids, interventions, observe, knobs)
+def _decoder(cfg, w, ids, interventions, observe, knobs, record, patch):
+    """The Gemma 1/2/3 text decoder; cfg is the text model's config. The patch hook's attn_out
+    and mlp_out are o_proj's and down_proj's outputs, before Gemma 2/3's post-norms."""
+    P = Pass(w, ids, interventions, observe, knobs, patch)
     mt, hidden, eps = cfg["model_type"], cfg["hidden_size"], cfg["rms_norm_eps"]
     act = _activation(cfg)
     kinds = layer_kinds(cfg)
@@ -95,28 +96,30 @@ def _decoder(cfg, w, ids, interventions, observe, knobs, record):
     x = w("embed_tokens.weight")[ids] * torch.tensor(math.sqrt(hidden), dtype=w.dtype)
     for layer, kind in enumerate(kinds):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         P.observe(layer, "block_in", x)
         a = _attention(P, cfg, layer, norm(p + "input_layernorm", x), kind, tables, masks)
+        a = patch(layer, "attn_out", a)
         x = x + (a if mt == "gemma" else norm(p + "post_attention_layernorm", a))
         P.observe(layer, "attn_out", x)
         h = norm(p + ("post_attention_layernorm" if mt == "gemma" else
                       "pre_feedforward_layernorm"), x)
-        m = P.lin(p + "mlp.down_proj", act(P.lin(p + "mlp.gate_proj", h))
-                  * P.lin(p + "mlp.up_proj", h))
+        m = patch(layer, "mlp_out", P.lin(p + "mlp.down_proj", act(P.lin(p + "mlp.gate_proj", h))
+                                          * P.lin(p + "mlp.up_proj", h)))
         x = x + (m if mt == "gemma" else norm(p + "post_feedforward_layernorm", m))
         P.observe(layer, "block_out", x)
     return P.result(norm("norm", x), record)
 
 
 def gemma(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap="model",
-          scale=None, record=None):
+          scale=None, record=None, patch=no_patch):
     """Gemma 1, 2 and 3 text models (model_type gemma, gemma2, gemma3_text).
     Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d] after the final norm, positions).
     interventions / observe: see torch_reference.forward (observe stages block_in, attn_out =
     the residual after the attention sublayer, block_out); qk_norm / softcap / scale / record:
-    see decoder_parts.py."""
+    see decoder_parts.py; patch: see torch_reference.forward."""
     knobs = dict(qk_norm=qk_norm, softcap=softcap, scale=scale)
-    return _decoder(cfg, w, ids, interventions, observe, knobs, record)
+    return _decoder(cfg, w, ids, interventions, observe, knobs, record, patch)
 
 
 def gemma3_multimodal(cfg, w, ids, **kwargs):

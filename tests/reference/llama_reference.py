@@ -12,6 +12,11 @@ import torch
 import torch.nn.functional as F
 
 
+def no_patch(layer, site, t):
+    """The patch hook that changes nothing (torch_reference.forward describes the hook)."""
+    return t
+
+
 def rms_norm(x, weight, eps):
     """HF LlamaRMSNorm: x * rsqrt(mean(x^2) + eps), then the weight."""
     return weight * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps))
@@ -70,11 +75,12 @@ def window_of(cfg):
     return None
 
 
-def llama(cfg, w, ids, interventions=None, observe=None):
+def llama(cfg, w, ids, interventions=None, observe=None, patch=no_patch):
     """Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions).
     interventions: see torch_reference.multi_head_attention; v is given per query head (after
     repeat_interleave), so a key/value group is the query heads h with h // group == g.
-    observe: see torch_reference.gpt2 (block_in, attn_out, block_out)."""
+    observe: see torch_reference.gpt2 (block_in, attn_out, block_out).
+    patch: see torch_reference.forward (q, k, v after RoPE and the GQA repeat)."""
     observe = observe or (lambda *_: None)
     heads, kv_heads = cfg["num_attention_heads"], cfg.get("num_key_value_heads",
                                                           cfg["num_attention_heads"])
@@ -100,6 +106,7 @@ def llama(cfg, w, ids, interventions=None, observe=None):
     probs_all, logits_all = [], []
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         observe(layer, "block_in", x)
         h = rms_norm(x, w(p + "input_layernorm.weight"), eps)
         q = lin(p + "self_attn.q_proj", h).reshape(n, heads, d).transpose(0, 1)
@@ -107,18 +114,20 @@ def llama(cfg, w, ids, interventions=None, observe=None):
         v = lin(p + "self_attn.v_proj", h).reshape(n, kv_heads, d).transpose(0, 1)
         q, k = apply_rope(q, cos, sin, d_rot), apply_rope(k, cos, sin, d_rot)
         k, v = k.repeat_interleave(group, dim=0), v.repeat_interleave(group, dim=0)
+        q, k, v = patch(layer, "q", q), patch(layer, "k", k), patch(layer, "v", v)
         logits = (q @ k.transpose(1, 2)) * (1.0 / math.sqrt(d))
         probs = torch.softmax(logits.masked_fill(~allowed, float("-inf")), dim=-1)
         if interventions is None:
             ctx = probs @ v
         else:
             probs, ctx = interventions(layer, probs, v)
-        ctx = ctx.transpose(0, 1).reshape(n, heads * d)
-        x = x + lin(p + "self_attn.o_proj", ctx)
+        ctx = patch(layer, "z", ctx).transpose(0, 1).reshape(n, heads * d)
+        x = x + patch(layer, "attn_out", lin(p + "self_attn.o_proj", ctx))
         observe(layer, "attn_out", x)
         h = rms_norm(x, w(p + "post_attention_layernorm.weight"), eps)
-        x = x + lin(p + "mlp.down_proj",
-                    F.silu(lin(p + "mlp.gate_proj", h)) * lin(p + "mlp.up_proj", h))
+        x = x + patch(layer, "mlp_out", lin(p + "mlp.down_proj",
+                                            F.silu(lin(p + "mlp.gate_proj", h))
+                                            * lin(p + "mlp.up_proj", h)))
         observe(layer, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)

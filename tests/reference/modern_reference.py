@@ -17,13 +17,14 @@ modeling_gpt_neox.py and modeling_rope_utils.py (4.52-4.55) and methods.md §13:
     residual x + attn(ln1(x)) + mlp(ln2(x)), or sequential; exact-erf gelu MLP with biases;
     final_layer_norm; untied embed_out head (lm_heads.py).
 Sliding window W: key j is visible from query i iff i - W < j <= i.
-The knobs (qk_norm, softcap, scale, record) are described in decoder_parts.py.
+The knobs (qk_norm, softcap, scale, record) are described in decoder_parts.py, the patch hook
+in torch_reference.forward (attn_out and mlp_out before OLMo-2's post-norms).
 """
 
 import torch.nn.functional as F
 
 from decoder_parts import Pass, rope_for, sliding_layers
-from llama_reference import rms_norm
+from llama_reference import no_patch, rms_norm
 
 NEOX_ACTIVATIONS = {"gelu": F.gelu, "gelu_new": lambda x: F.gelu(x, approximate="tanh"),
                     "gelu_fast": lambda x: F.gelu(x, approximate="tanh"), "relu": F.relu,
@@ -46,10 +47,10 @@ def _swiglu(P, p, x):
 
 
 def qwen3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap="model",
-          scale=None, record=None):
+          scale=None, record=None, patch=no_patch):
     """Qwen3ForCausalLM. Returns (probs [L,H,n,n], logits [L,H,n,n], hidden [n,d], positions);
     hooks and knobs as gemma_reference.gemma."""
-    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale))
+    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale), patch)
     heads, kv, d = _shape(cfg)
     eps = cfg["rms_norm_eps"]
     d_rot = int(d * cfg.get("partial_rotary_factor", 1.0))
@@ -58,6 +59,7 @@ def qwen3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
     x = w("embed_tokens.weight")[ids]
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         P.observe(layer, "block_in", x)
         h = rms_norm(x, w(p + "input_layernorm.weight"), eps)
         q = P.heads(P.lin(p + "self_attn.q_proj", h), heads, d)
@@ -71,9 +73,10 @@ def qwen3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
         q, k = P.rotate(*P.qk(q, k, eps, own), cos, sin, d_rot)
         kind = "local" if layer in local else "global"
         ctx = P.attend(layer, q, k, v, masks[kind], d ** -0.5, None, kind)
-        x = x + P.lin(p + "self_attn.o_proj", ctx)
+        x = x + patch(layer, "attn_out", P.lin(p + "self_attn.o_proj", ctx))
         P.observe(layer, "attn_out", x)
-        x = x + _swiglu(P, p, rms_norm(x, w(p + "post_attention_layernorm.weight"), eps))
+        mlp = _swiglu(P, p, rms_norm(x, w(p + "post_attention_layernorm.weight"), eps))
+        x = x + patch(layer, "mlp_out", mlp)
         P.observe(layer, "block_out", x)
     return P.result(rms_norm(x, w("norm.weight"), eps), record)
 
@@ -85,12 +88,12 @@ def whole_projection_norm(t, weight, eps):
 
 
 def olmo2(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap="model",
-          scale=None, record=None):
+          scale=None, record=None, patch=no_patch):
     """Olmo2ForCausalLM: x = x + norm(attn(x)); x = x + norm(mlp(x)). QK-norm over the whole
     projection, so knob "model" applies it before the head split and P.qk sees no per-head
     norm (it gets the heads of the projections before that norm as `pre`, for the unnormed
     logits); "unit" replaces it by the per-head unit norm. Returns and hooks as qwen3."""
-    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale))
+    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale), patch)
     heads, kv, d = _shape(cfg)
     eps = cfg["rms_norm_eps"]
     d_rot = int(d * cfg.get("partial_rotary_factor", 1.0))
@@ -99,6 +102,7 @@ def olmo2(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
     x = w("embed_tokens.weight")[ids]
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         P.observe(layer, "block_in", x)
         q0, k0 = P.lin(p + "self_attn.q_proj", x), P.lin(p + "self_attn.k_proj", x)
         pre = P.heads(q0, heads, d), P.heads(k0, kv, d)
@@ -110,19 +114,20 @@ def olmo2(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softca
         v = P.heads(P.lin(p + "self_attn.v_proj", x), kv, d)
         q, k = P.rotate(q, k, cos, sin, d_rot)
         ctx = P.attend(layer, q, k, v, causal, d ** -0.5)
-        a = P.lin(p + "self_attn.o_proj", ctx)
+        a = patch(layer, "attn_out", P.lin(p + "self_attn.o_proj", ctx))
         x = x + rms_norm(a, w(p + "post_attention_layernorm.weight"), eps)
         P.observe(layer, "attn_out", x)
-        x = x + rms_norm(_swiglu(P, p, x), w(p + "post_feedforward_layernorm.weight"), eps)
+        mlp = patch(layer, "mlp_out", _swiglu(P, p, x))
+        x = x + rms_norm(mlp, w(p + "post_feedforward_layernorm.weight"), eps)
         P.observe(layer, "block_out", x)
     return P.result(rms_norm(x, w("norm.weight"), eps), record)
 
 
 def phi3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap="model",
-         scale=None, record=None):
+         scale=None, record=None, patch=no_patch):
     """Phi3ForCausalLM: Llama-style blocks with fused projections, a sliding window on every
     layer when sliding_window is set, longrope chosen per pass. Returns and hooks as qwen3."""
-    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale))
+    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale), patch)
     heads, kv, d = _shape(cfg)
     eps = cfg["rms_norm_eps"]
     d_rot = int(d * cfg.get("partial_rotary_factor", 1.0))
@@ -134,17 +139,18 @@ def phi3(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap
     x = w("embed_tokens.weight")[ids]
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         P.observe(layer, "block_in", x)
         qkv = P.lin(p + "self_attn.qkv_proj", rms_norm(x, w(p + "input_layernorm.weight"), eps))
         q, k, v = qkv.split([heads * d, kv * d, kv * d], dim=-1)
         q, k = P.qk(P.heads(q, heads, d), P.heads(k, kv, d), eps)
         q, k = P.rotate(q, k, cos, sin, d_rot)
         ctx = P.attend(layer, q, k, P.heads(v, kv, d), mask, d ** -0.5, None, kind)
-        x = x + P.lin(p + "self_attn.o_proj", ctx)
+        x = x + patch(layer, "attn_out", P.lin(p + "self_attn.o_proj", ctx))
         P.observe(layer, "attn_out", x)
         gate, up = P.lin(p + "mlp.gate_up_proj",
                          rms_norm(x, w(p + "post_attention_layernorm.weight"), eps)).split(f, -1)
-        x = x + P.lin(p + "mlp.down_proj", up * F.silu(gate))
+        x = x + patch(layer, "mlp_out", P.lin(p + "mlp.down_proj", up * F.silu(gate)))
         P.observe(layer, "block_out", x)
     return P.result(rms_norm(x, w("norm.weight"), eps), record)
 
@@ -157,10 +163,10 @@ def neox_split(qkv, heads, d):
 
 
 def gpt_neox(cfg, w, ids, interventions=None, observe=None, qk_norm="model", softcap="model",
-             scale=None, record=None):
+             scale=None, record=None, patch=no_patch):
     """GPTNeoXForCausalLM (prefix gpt_neox.). Returns and hooks as qwen3; with the parallel
     residual, attn_out is x + attn(ln1(x)) and block_out adds mlp(ln2(x)) of the block input."""
-    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale))
+    P = Pass(w, ids, interventions, observe, _knobs(qk_norm, softcap, scale), patch)
     heads, hidden = cfg["num_attention_heads"], cfg["hidden_size"]
     d, eps = hidden // heads, cfg["layer_norm_eps"]
     d_rot = int(d * cfg.get("rotary_pct", cfg.get("partial_rotary_factor", 1.0)))
@@ -175,17 +181,19 @@ def gpt_neox(cfg, w, ids, interventions=None, observe=None, qk_norm="model", sof
     x = w("embed_in.weight")[ids]
     for layer in range(cfg["num_hidden_layers"]):
         p = f"layers.{layer}."
+        x = patch(layer, "resid_pre", x)
         P.observe(layer, "block_in", x)
         q, k, v = neox_split(P.lin(p + "attention.query_key_value",
                                    ln(p + "input_layernorm", x)), heads, d)
         q, k = P.rotate(*P.qk(q, k, eps), cos, sin, d_rot)
-        attn = P.lin(p + "attention.dense", P.attend(layer, q, k, v, causal, d ** -0.5))
+        attn = patch(layer, "attn_out",
+                     P.lin(p + "attention.dense", P.attend(layer, q, k, v, causal, d ** -0.5)))
         mlp_in = x if cfg.get("use_parallel_residual", True) else x + attn
         x = x + attn
         P.observe(layer, "attn_out", x)
         mlp = P.lin(p + "mlp.dense_4h_to_h",
                     act(P.lin(p + "mlp.dense_h_to_4h", ln(p + "post_attention_layernorm",
                                                           mlp_in))))
-        x = x + mlp
+        x = x + patch(layer, "mlp_out", mlp)
         P.observe(layer, "block_out", x)
     return P.result(ln("final_layer_norm", x), record)

@@ -90,17 +90,24 @@ def detect_prefix(tensors, probe, candidates):
     raise KeyError(f"no {probe} under any of the prefixes {candidates}")
 
 
-def multi_head_attention(q, k, v, heads, causal, interventions=None, layer=0):
+# The patch hook that changes nothing (see forward); in llama_reference.py, which every forward
+# module imports.
+no_patch = llama_reference.no_patch
+
+
+def multi_head_attention(q, k, v, heads, causal, interventions=None, layer=0, patch=no_patch):
     """Split [n, hidden] projections into heads; return (context [n, hidden], probs, logits).
 
     logits = q.k^T * (1/sqrt(head_dim)) before masking; forbidden cells get -inf, then softmax
     over keys. Causal here is the square top-left mask: query i sees keys j <= i.
     interventions: None, or ablation_reference's callable (layer, probs [H,n,n], v [H,n,d]) ->
     (probs to record, per-head context [H,n,d]); it replaces probs @ v (head ablation, issue 17).
+    patch: see forward (sites q, k, v and z here).
     """
     n, hidden = q.shape
     d = hidden // heads
-    qh, kh, vh = (t.reshape(n, heads, d).transpose(0, 1) for t in (q, k, v))
+    qh, kh, vh = (patch(layer, site, t.reshape(n, heads, d).transpose(0, 1))
+                  for site, t in (("q", q), ("k", k), ("v", v)))
     logits = (qh @ kh.transpose(1, 2)) * (1.0 / math.sqrt(d))
     masked = logits
     if causal:
@@ -111,7 +118,7 @@ def multi_head_attention(q, k, v, heads, causal, interventions=None, layer=0):
         context = probs @ vh
     else:
         probs, context = interventions(layer, probs, vh)
-    context = context.transpose(0, 1).reshape(n, hidden)
+    context = patch(layer, "z", context).transpose(0, 1).reshape(n, hidden)
     return context, probs, logits
 
 
@@ -131,11 +138,14 @@ DISTILBERT_LAYER = dict(q="attention.q_lin", k="attention.k_lin", v="attention.v
                         ff2="ffn.lin2", ln2="output_layer_norm")
 
 
-def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None, observe=None):
+def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None, observe=None,
+                      patch=no_patch):
     """Post-norm layers x = LN(x + attn(x)); x = LN(x + ffn(x)), bidirectional, no mask.
     layer_names: list of (layer prefix, role table); shape: (heads, hidden).
     observe: None, or attribution_reference's callable (layer, stage, tensor [n, hidden]) that
-    records block_in, attn_pre_norm (x + attn(x)), attn_out (after LN1) and block_out."""
+    records block_in, attn_pre_norm (x + attn(x)), attn_out (after LN1) and block_out.
+    patch: see forward; attn_out and mlp_out are the dense outputs before the residual add and
+    its LayerNorm."""
     observe = observe or (lambda *_: None)
     heads, hidden = shape
     probs_all, logits_all = [], []
@@ -148,14 +158,15 @@ def post_norm_encoder(x, w, layer_names, shape, eps, act, interventions=None, ob
             return F.layer_norm(t, (hidden,), w(p + names[role] + ".weight"),
                                 w(p + names[role] + ".bias"), eps)
 
+        x = patch(layer, "resid_pre", x)
         observe(layer, "block_in", x)
         ctx, probs, logits = multi_head_attention(lin("q", x), lin("k", x), lin("v", x), heads,
-                                                  False, interventions, layer)
-        x = x + lin("o", ctx)
+                                                  False, interventions, layer, patch)
+        x = x + patch(layer, "attn_out", lin("o", ctx))
         observe(layer, "attn_pre_norm", x)
         x = ln("ln1", x)
         observe(layer, "attn_out", x)
-        x = ln("ln2", x + lin("ff2", act(lin("ff1", x))))
+        x = ln("ln2", x + patch(layer, "mlp_out", lin("ff2", act(lin("ff1", x)))))
         observe(layer, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)
@@ -167,7 +178,7 @@ def embeddings_layer_norm(x, w, hidden, eps):
                         w("embeddings.LayerNorm.bias"), eps)
 
 
-def bert_family(cfg, w, ids, interventions=None, observe=None):
+def bert_family(cfg, w, ids, interventions=None, observe=None, patch=no_patch):
     """BERT and RoBERTa: embeddings = word + token type 0 + position, then LayerNorm, then the
     post-norm encoder. RoBERTa differs only in its position ids."""
     eps, act = cfg["layer_norm_eps"], ACTIVATIONS[cfg["hidden_act"]]
@@ -183,10 +194,11 @@ def bert_family(cfg, w, ids, interventions=None, observe=None):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"encoder.layer.{i}.", BERT_LAYER) for i in range(cfg["num_hidden_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe,
+                               patch), pos)
 
 
-def distilbert(cfg, w, ids, interventions=None, observe=None):
+def distilbert(cfg, w, ids, interventions=None, observe=None, patch=no_patch):
     """DistilBERT: word + position embeddings (no token types), LayerNorm with eps fixed at
     1e-12 (HF hard-codes it; there is no config key), then the post-norm encoder."""
     eps, act = 1e-12, ACTIVATIONS[cfg["activation"]]
@@ -198,10 +210,11 @@ def distilbert(cfg, w, ids, interventions=None, observe=None):
          + w("embeddings.position_embeddings.weight")[pos])
     x = embeddings_layer_norm(x, w, hidden, eps)
     layers = [(f"transformer.layer.{i}.", DISTILBERT_LAYER) for i in range(cfg["n_layers"])]
-    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe), pos)
+    return (*post_norm_encoder(x, w, layers, (heads, hidden), eps, act, interventions, observe,
+                               patch), pos)
 
 
-def gpt2(cfg, w, ids, interventions=None, observe=None):
+def gpt2(cfg, w, ids, interventions=None, observe=None, patch=no_patch):
     """GPT-2: pre-norm blocks x += attn(LN1(x)); x += mlp(LN2(x)), causal, ln_f at the end.
     Conv1D weights are [in, out], so y = x @ W + b; c_attn's output is q | k | v.
     observe: see post_norm_encoder; attn_out is x + attn(LN1(x)) (there is no attn_pre_norm)."""
@@ -224,12 +237,14 @@ def gpt2(cfg, w, ids, interventions=None, observe=None):
         def ln(name, t, p=p):
             return F.layer_norm(t, (hidden,), w(p + name + ".weight"), w(p + name + ".bias"), eps)
 
+        x = patch(i, "resid_pre", x)
         observe(i, "block_in", x)
         q, k, v = conv1d("attn.c_attn", ln("ln_1", x)).split(hidden, dim=1)
-        ctx, probs, logits = multi_head_attention(q, k, v, heads, True, interventions, i)
-        x = x + conv1d("attn.c_proj", ctx)
+        ctx, probs, logits = multi_head_attention(q, k, v, heads, True, interventions, i, patch)
+        x = x + patch(i, "attn_out", conv1d("attn.c_proj", ctx))
         observe(i, "attn_out", x)
-        x = x + conv1d("mlp.c_proj", act(conv1d("mlp.c_fc", ln("ln_2", x))))
+        mlp = conv1d("mlp.c_proj", act(conv1d("mlp.c_fc", ln("ln_2", x))))
+        x = x + patch(i, "mlp_out", mlp)
         observe(i, "block_out", x)
         probs_all.append(probs)
         logits_all.append(logits)
@@ -263,11 +278,25 @@ RAW_LOGITS_ARCHS = ("gemma", "gemma2", "gemma3_text", "gemma3", "qwen3", "olmo2"
                     "gpt_neox")
 
 
-def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None, extra=None):
+def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None, extra=None,
+            patch=None):
     """Run one checkpoint folder on token ids in the given float dtype; interventions: see
     multi_head_attention (None = the plain pass); observe: see post_norm_encoder; extra: None,
     or keyword arguments for a RAW_LOGITS_ARCHS forward (the knobs and `record` of
-    decoder_parts.py)."""
+    decoder_parts.py).
+    patch: None, or a callable (layer, site, t) -> t whose result replaces t in the pass
+    (activation patching, patching_reference.py); every forward calls it at
+        "resid_pre"  [n, hidden]  the residual entering the layer (layer 0: the embeddings,
+                                  after any embedding LayerNorm or Gemma's sqrt(hidden))
+        "q" "k" "v"  [H, n, d]    per QUERY head, what enters the attention product: after any
+                                  QK-norm and RoPE, keys and values after the GQA repeat (the
+                                  H / KV copies of a key/value head are equal)
+        "z"          [H, n, d]    per query head probs @ v (after `interventions`)
+        "attn_out"   [n, hidden]  the output projection's result with its bias, before any
+                                  post-attention norm and the residual add
+        "mlp_out"    [n, hidden]  the MLP's down projection with its bias, before any
+                                  post-feedforward norm and the residual add
+    in that order within a layer."""
     with open(os.path.join(folder, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     tensors = loaded if loaded is not None else st_io.load_checkpoint(folder)
@@ -278,7 +307,7 @@ def forward(folder, ids, dtype, loaded=None, interventions=None, observe=None, e
     with torch.no_grad():
         probs, logits, hidden, pos = fn(cfg, w, torch.tensor(ids, dtype=torch.int64),
                                         interventions=interventions, observe=observe,
-                                        **(extra or {}))
+                                        patch=patch or no_patch, **(extra or {}))
         return probs, logits, hidden, pos, lm_heads.prediction_logits(cfg, w, hidden, ACTIVATIONS)
 
 

@@ -163,6 +163,10 @@ Matrix detail::attendHeads(const ModelSpec& spec, const Projections& p, int laye
                     detail::ablateHead(spec, p, {layer, head}, *kind, r.interventions.means.get(),
                                        {s.logits, s.probs, s.context, entropy});
                 }
+                if (!r.patches.empty()) {
+                    detail::applyPatches(r.patches, PatchSite::HeadOutput, layer, spec, head,
+                                         s.context);
+                }
                 summarize(r, {layer, head}, index, s);
                 if (!detail::capsLogits(spec, ctx)) {  // no cap: the scaled ones are the logits
                     scaledRows = r.rowsOf(r.rowMaxAbsLogit, {layer, head});
@@ -189,23 +193,39 @@ Matrix detail::attendHeads(const ModelSpec& spec, const Projections& p, int laye
 
 namespace {
 
-// Multi-head self-attention of one layer; records every head into `r`. Returns [n, dModel].
-// With grouped-query attention several query heads read the same key/value head.
+// Multi-head self-attention of one layer; records every head into `r`. Returns [n, dModel],
+// the output projection's result (the attention output activation patches name). With
+// grouped-query attention several query heads read the same key/value head.
 Matrix attendLayer(const model::Model& m, int layer, const Matrix& h,
-                   const detail::AttentionContext& ctx, float scale, bool keepValues,
+                   const detail::AttentionContext& ctx, float scale, const ForwardOptions& options,
                    ForwardResult& r) {
     if (!r.mapsRecorded) {
         r.layerInputs.push_back(h);  // for recomputeHead
     }
     detail::Projections p = detail::project(m, layer, h, ctx);
-    const Matrix concat = detail::attendHeads(m.spec, p, layer, ctx, scale, r);
+    if (!r.patches.empty()) {
+        detail::applyPatches(r.patches, PatchSite::Query, layer, m.spec, p.firstHead, p.q);
+        detail::applyPatches(r.patches, PatchSite::Key, layer, m.spec, p.firstKvHead, p.k);
+        detail::applyPatches(r.patches, PatchSite::Value, layer, m.spec, p.firstKvHead, p.v);
+    }
+    Matrix concat = detail::attendHeads(m.spec, p, layer, ctx, scale, r);
     if (!r.rowMaxAbsUnnormed.empty()) {
         detail::recordUnnormed(m.spec, layer, p, ctx, scale, r);
     }
-    if (keepValues) {
+    if (detail::keepsStates(options)) {
         r.layerValues.push_back(std::move(p.v));  // moved, not copied: the pass is done with it
     }
-    return ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
+    Matrix out = ops::linear(concat, m.weights.layers[static_cast<std::size_t>(layer)].output);
+    if (!r.patches.empty()) {
+        detail::applyPatches(r.patches, PatchSite::AttnOut, layer, m.spec, 0, out);
+    }
+    if (options.recordActivations) {
+        r.layerQueries.push_back(std::move(p.q));
+        r.layerKeys.push_back(std::move(p.k));
+        r.layerHeadOutputs.push_back(std::move(concat));
+        r.layerAttnOut.push_back(out);
+    }
+    return out;
 }
 
 void allocate(ForwardResult& r, const ModelSpec& spec, const ForwardInput& input,
@@ -363,6 +383,8 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
     r.ablated = resolveAblations(options.interventions, spec.nLayers, spec.nHeads, spec.nKvHeads,
                                  spec.headDimV);
     r.interventions = options.interventions;
+    checkPatches(options.patches, spec, static_cast<int>(input.tokenIds.size()));
+    r.patches = options.patches;
     applyComputeThreads();
     allocate(r, spec, input, options);
     pass.pos = detail::positionIds(spec, input.tokenIds);
@@ -396,26 +418,44 @@ ForwardResult prepare(const model::Model& m, const ForwardInput& input,
 void runLayers(const model::Model& m, const ForwardOptions& options, const Pass& pass, int first,
                Matrix x, ForwardResult& r) {
     const ModelSpec& spec = m.spec;
+    const bool keepStates = keepsStates(options);
+    // Records, and replaces where patched, the feed-forward output of the layer being run.
+    int current = first;
+    const auto onFfn = [&](Matrix& f) {
+        applyPatches(r.patches, PatchSite::MlpOut, current, spec, 0, f);
+        if (options.recordActivations) {
+            r.layerMlpOut.push_back(f);
+        }
+    };
+    const bool hookFfn = !r.patches.empty() || options.recordActivations;
     for (int layer = first; layer < spec.nLayers; ++layer) {
         options.cancel.throwIfCancelled();
-        if (options.keepLayerStates) {
+        current = layer;
+        if (!r.patches.empty()) {
+            applyPatches(r.patches, PatchSite::Residual, layer, spec, 0, x);
+        }
+        if (keepStates) {
             r.layerStates.push_back(x);
         }
         const float scale = options.scale.value_or(spec.defaultScale(layer));
         r.scales[static_cast<std::size_t>(layer)] = scale;
         const Matrix attention = attendLayer(m, layer, attentionInput(m, layer, x),
-                                             pass.ctxFor(layer), scale, options.keepLayerStates, r);
+                                             pass.ctxFor(layer), scale, options, r);
         Matrix y = attentionResidual(m, layer, x, attention);
         if (pass.cross) {
             y = pass.cross(layer, std::move(y));
         }
-        x = finishLayer(m, layer, x, std::move(y));
+        x = hookFfn ? finishLayer(m, layer, x, std::move(y), onFfn)
+                    : finishLayer(m, layer, x, std::move(y));
         noteNonFinite(r, x, layer);
         if (options.progress) {
             options.progress(static_cast<double>(layer + 1 - first) / (spec.nLayers - first));
         }
     }
     if (spec.finalNorm) {
+        if (keepStates) {
+            r.finalResidual = x;
+        }
         x = ops::normalize(x, m.weights.finalNorm, spec.normKind, spec.normEps);
     }
     r.hidden = std::move(x);
@@ -428,102 +468,6 @@ ForwardResult runForward(const model::Model& m, const ForwardInput& input,
     detail::Pass pass;
     ForwardResult r = detail::prepare(m, input, options, pass);
     detail::runLayers(m, options, pass, 0, detail::embed(m, input, pass.pos), r);
-    return r;
-}
-
-namespace {
-
-void checkRestart(const ModelSpec& spec, const ForwardResult& clean, const ForwardResult& r,
-                  const ForwardOptions& options, int first) {
-    const auto fail = [](const std::string& why) {
-        throw InvalidArgument("forward pass from a clean result: " + why);
-    };
-    if (clean.layerStates.size() != static_cast<std::size_t>(spec.nLayers)) {
-        fail("it kept no layer states (ForwardOptions::keepLayerStates)");
-    }
-    if (clean.tokenIds != r.tokenIds) {
-        fail("it ran on other tokens");
-    }
-    if (clean.maskKind != r.maskKind || clean.allowed != r.allowed ||
-        clean.windowedLayers != r.windowedLayers || clean.windowedAllowed != r.windowedAllowed) {
-        fail("it used another mask (" + clean.maskKind + ")");
-    }
-    if (clean.mapsRecorded != r.mapsRecorded) {
-        fail("it recorded maps in another mode (map budget)");
-    }
-    if (clean.whatIf != r.whatIf) {
-        fail("it ran with other QK-norm or soft-cap what-ifs");
-    }
-    if (clean.rowMaxAbsUnnormed.size() != r.rowMaxAbsUnnormed.size()) {
-        fail("it recorded the unnormed logits' maxima in another mode");
-    }
-    for (int layer = 0; layer < first; ++layer) {
-        if (clean.scales[static_cast<std::size_t>(layer)] !=
-            options.scale.value_or(spec.defaultScale(layer))) {
-            fail("layer " + std::to_string(layer) + " used another scale");
-        }
-        for (int head = 0; head < spec.nHeads; ++head) {
-            if (const auto kind = clean.ablationOf({layer, head})) {
-                fail("head " + HeadId{layer, head}.toString() + " is ablated in it (" +
-                     ablationKindName(*kind) + ")");
-            }
-        }
-    }
-}
-
-template <class V>
-void copyPrefix(const V& from, V& to, std::size_t count) {
-    std::copy_n(from.data(), count, to.data());
-}
-
-// Everything the layers below `first` recorded, from `clean` into `r`.
-void reuseBelow(const ForwardResult& clean, ForwardResult& r, int first, bool keepStates) {
-    const auto heads = static_cast<std::size_t>(first) * static_cast<std::size_t>(r.nHeads);
-    const auto n = static_cast<std::size_t>(r.nTokens);
-    if (r.mapsRecorded) {
-        copyPrefix(clean.logits, r.logits, heads * n * n);
-        copyPrefix(clean.probs, r.probs, heads * n * n);
-        copyPrefix(clean.context, r.context, heads * n * static_cast<std::size_t>(r.headDimV));
-    } else {
-        copyPrefix(clean.previews, r.previews,
-                   heads * static_cast<std::size_t>(r.previewSize * r.previewSize));
-        r.layerInputs.assign(clean.layerInputs.begin(), clean.layerInputs.begin() + first);
-    }
-    copyPrefix(clean.entropy, r.entropy, heads * n);
-    copyPrefix(clean.rowMax, r.rowMax, heads * n);
-    copyPrefix(clean.rowMaxAbsLogit, r.rowMaxAbsLogit, heads * n);
-    copyPrefix(clean.rowMaxAbsScaled, r.rowMaxAbsScaled, heads * n);
-    copyPrefix(clean.rowMaxAbsUnnormed, r.rowMaxAbsUnnormed,
-               r.rowMaxAbsUnnormed.empty() ? 0 : heads * n);
-    copyPrefix(clean.maxAbsLogit, r.maxAbsLogit, heads);
-    copyPrefix(clean.scales, r.scales, static_cast<std::size_t>(first));
-    r.fullyMaskedRows = clean.fullyMaskedRows;
-    if (keepStates) {
-        r.layerStates.assign(clean.layerStates.begin(), clean.layerStates.begin() + first);
-        r.layerValues.assign(clean.layerValues.begin(), clean.layerValues.begin() + first);
-    }
-    // The same warning the full pass would have written for those layers.
-    for (int layer = 0; layer < first && layer + 1 < r.nLayers; ++layer) {
-        detail::noteNonFinite(r, clean.layerStates[static_cast<std::size_t>(layer) + 1], layer);
-    }
-}
-
-}  // namespace
-
-ForwardResult runForwardFrom(const model::Model& m, const ForwardResult& clean,
-                             const ForwardInput& input, const ForwardOptions& options) {
-    detail::Pass pass;
-    ForwardResult r = detail::prepare(m, input, options, pass);
-    const int first = firstAblatedLayer(r.ablated, r.nLayers, r.nHeads);
-    checkRestart(m.spec, clean, r, options, first);
-    reuseBelow(clean, r, first, options.keepLayerStates);
-    if (first == r.nLayers) {  // nothing ablated: the clean pass is the answer
-        r.warnings = clean.warnings;
-        r.hidden = clean.hidden;
-        return r;
-    }
-    detail::runLayers(m, options, pass, first, clean.layerStates[static_cast<std::size_t>(first)],
-                      r);
     return r;
 }
 

@@ -35,7 +35,12 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
     cancel.throwIfCancelled();
     const Matrix& h = r.layerInputs[static_cast<std::size_t>(head.layer)];
     // Checked on both sides: the projections are usually the longest step.
-    const detail::Projections p = detail::projectHead(m, head.layer, head.head, h, ctx);
+    detail::Projections p = detail::projectHead(m, head.layer, head.head, h, ctx);
+    if (!r.patches.empty()) {  // as the pass patched them (forward_pass.cpp attendLayer)
+        detail::applyPatches(r.patches, PatchSite::Query, head.layer, m.spec, p.firstHead, p.q);
+        detail::applyPatches(r.patches, PatchSite::Key, head.layer, m.spec, p.firstKvHead, p.k);
+        detail::applyPatches(r.patches, PatchSite::Value, head.layer, m.spec, p.firstKvHead, p.v);
+    }
     cancel.throwIfCancelled();
     const Eigen::Index n = r.nTokens;
     HeadRecord rec{Matrix(n, n), Matrix(n, n), Matrix(n, r.headDimV), Vector(n)};
@@ -45,6 +50,8 @@ HeadRecord recomputeHead(const model::Model& m, const ForwardResult& r, HeadId h
         detail::ablateHead(m.spec, p, head, *kind, r.interventions.means.get(),
                            {rec.logits, rec.probs, rec.context, rec.entropy});
     }
+    detail::applyPatches(r.patches, PatchSite::HeadOutput, head.layer, m.spec, head.head,
+                         rec.context);
     return rec;
 }
 

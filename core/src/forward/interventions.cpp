@@ -173,6 +173,8 @@ HeadMeans computeHeadMeans(const model::Model& m,
     clean.interventions = {};
     clean.mapBudgetBytes.reset();  // the contexts are read from the recorded maps
     clean.keepLayerStates = false;
+    clean.patches = {};
+    clean.recordActivations = false;
     clean.progress = nullptr;
     for (std::size_t s = 0; s < sequences.size(); ++s) {
         const ForwardResult r = runForward(m, {sequences[s], {}}, clean);

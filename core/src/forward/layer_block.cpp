@@ -1,5 +1,7 @@
 #include "attnscope/forward/layer_block.h"
 
+#include <utility>
+
 #include "attnscope/ops/layer_ops.h"
 
 namespace attnscope::forward {
@@ -83,13 +85,23 @@ Matrix crossAttentionResidual(const model::Model& m, int layer, const Matrix& y,
 }
 
 Matrix finishLayer(const model::Model& m, int layer, const Matrix& x, Matrix y) {
+    return finishLayer(m, layer, x, std::move(y), {});
+}
+
+Matrix finishLayer(const model::Model& m, int layer, const Matrix& x, Matrix y,
+                   const std::function<void(Matrix&)>& onFfn) {
     const model::LayerWeights& w = weightsOf(m, layer);
     // GPT-NeoX's parallel residual: the feed-forward reads the layer's input, not y.
     const Matrix& ffnReads = m.spec.parallelResidual ? x : y;
-    if (postNorm(m)) {
-        return norm(m, y + feedForward(w, y, m.spec), w.ffnNorm);
+    const bool post = postNorm(m);
+    Matrix f =
+        feedForward(w, post || !preNorm(m) ? ffnReads : norm(m, ffnReads, w.ffnNorm), m.spec);
+    if (onFfn) {
+        onFfn(f);
     }
-    Matrix f = feedForward(w, preNorm(m) ? norm(m, ffnReads, w.ffnNorm) : ffnReads, m.spec);
+    if (post) {
+        return norm(m, y + f, w.ffnNorm);
+    }
     if (outputNorm(m)) {
         f = norm(m, f, w.postFfnNorm);
     }

@@ -31,6 +31,11 @@ struct Pass {
     std::function<Matrix(int layer, Matrix y)> cross;
 };
 
+// Whether the pass keeps its layer states (asked for, or implied by recording activations).
+inline bool keepsStates(const ForwardOptions& options) {
+    return options.keepLayerStates || options.recordActivations;
+}
+
 // Token (times the model's embedding scale), position and type embeddings, and the embedding
 // norm. [n, dModel]
 Matrix embed(const model::Model& m, const ForwardInput& input, const std::vector<int>& pos);

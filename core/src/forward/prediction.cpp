@@ -24,6 +24,15 @@ bool hasPredictionHead(const model::Model& model) {
     return headModel(model).spec.prediction != model::PredictionKind::None;
 }
 
+std::string tokenPiece(const model::Model& model, std::int32_t id) {
+    const tokenize::TokenVocabulary* pieces = model.vocabulary();
+    std::string piece = pieces != nullptr ? pieces->idToToken(id) : "";
+    if (piece.empty()) {
+        piece = std::string("#").append(std::to_string(id));
+    }
+    return piece;
+}
+
 std::string predictionKindName(const model::Model& model) {
     if (model.decoder && hasPredictionHead(model)) {
         return "sequence-to-sequence LM";
@@ -104,17 +113,13 @@ std::vector<TokenPrediction> topPredictions(const model::Model& model, const For
                           const float lb = logits(0, b);
                           return la > lb || (la == lb && a < b);
                       });
-    const tokenize::TokenVocabulary* pieces = model.vocabulary();
     std::vector<TokenPrediction> out;
     for (std::size_t i = 0; i < take; ++i) {
         TokenPrediction p;
         p.id = order[i];
         p.logit = logits(0, p.id);
         p.probability = static_cast<float>(std::exp(static_cast<double>(p.logit - maxLogit)) / sum);
-        p.token = pieces != nullptr ? pieces->idToToken(p.id) : "";
-        if (p.token.empty()) {
-            p.token = std::string("#").append(std::to_string(p.id));
-        }
+        p.token = tokenPiece(model, p.id);
         out.push_back(std::move(p));
     }
     return out;

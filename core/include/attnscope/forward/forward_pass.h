@@ -55,6 +55,11 @@ struct ForwardOptions {
     // runForwardFrom can restart from any layer, and each layer's value projections
     // (ForwardResult::layerValues).
     bool keepLayerStates = false;
+    // Activations taken from other passes (patches.h); empty: the plain pass, bit for bit.
+    Patches patches;
+    // Record every layer's activations for patches to read (ForwardResult::layerQueries and
+    // the rest); implies keepLayerStates.
+    bool recordActivations = false;
 };
 
 struct ForwardInput {
@@ -65,18 +70,19 @@ struct ForwardInput {
 ForwardResult runForward(const model::Model& model, const ForwardInput& input,
                          const ForwardOptions& options = {});
 
-// runForward(model, input, options), reusing `clean` below the first ablated layer: its maps,
-// summaries and the residual stream entering that layer; only the layers from there on run.
-// Equals runForward with the same options bit for bit. `clean` must be a pass over the same
-// input with the same mask, scale and map budget, kept layer states and no ablation below
+// runForward(model, input, options), reusing `clean` below the first ablated or patched layer:
+// its maps, summaries, recorded activations and the residual stream entering that layer; only
+// the layers from there on run. Equals runForward with the same options bit for bit. `clean`
+// must be a pass over the same input with the same mask, scale and map budget, kept layer
+// states (recorded activations when these options record them) and no ablation or patch below
 // that layer; InvalidArgument otherwise (what can be checked: tokens, mask name, scales,
-// what-ifs, recording mode, layer states, ablations).
+// what-ifs, recording mode, layer states, ablations, patches).
 ForwardResult runForwardFrom(const model::Model& model, const ForwardResult& clean,
                              const ForwardInput& input, const ForwardOptions& options);
 
 // Every head's mean output (context row) of clean passes over `sequences`, pooled over all
 // query positions of all sequences (not per position): what Mean ablation puts in each row.
-// `options` gives the mask and scale; its interventions and map budget are ignored.
+// `options` gives the mask and scale; its interventions, patches and map budget are ignored.
 HeadMeans computeHeadMeans(const model::Model& model,
                            const std::vector<std::vector<std::int32_t>>& sequences,
                            const ForwardOptions& options = {});

@@ -15,6 +15,7 @@
 #include "attnscope/base/uninitialized_vector.h"
 #include "attnscope/forward/attention_what_if.h"
 #include "attnscope/forward/interventions.h"
+#include "attnscope/forward/patches.h"
 
 namespace attnscope::forward {
 
@@ -78,10 +79,26 @@ struct ForwardResult {
     // With ForwardOptions::keepLayerStates: the residual stream entering each layer
     // ([nLayers] x [nTokens, dModel]), from which runForwardFrom restarts a pass.
     std::vector<Matrix> layerStates;
+    // With keepLayerStates too: the residual stream after the last layer, before the final
+    // norm ([nTokens, dModel]); `hidden` is it normalised. Empty for models without a final norm
+    // (there `hidden` is the stream itself).
+    Matrix finalResidual;
     // With keepLayerStates too: each layer's value projections as its heads read them,
     // ([nLayers] x [nTokens, nKvHeads * headDimV], b_V included), for attribution methods that
     // take a layer apart (analysis/attribution.h) without projecting again.
     std::vector<Matrix> layerValues;
+    // With ForwardOptions::recordActivations (which keeps the layer states and values too): per
+    // layer what activation patches read (patches.h), as the layer used them — queries
+    // [nTokens, nHeads * headDimK] and keys [nTokens, nKvHeads * headDimK] after any QK-norm
+    // and RoPE, the heads' outputs side by side [nTokens, nHeads * headDimV], and the attention
+    // and feed-forward outputs [nTokens, dModel] before any norm on them.
+    std::vector<Matrix> layerQueries;
+    std::vector<Matrix> layerKeys;
+    std::vector<Matrix> layerHeadOutputs;
+    std::vector<Matrix> layerAttnOut;
+    std::vector<Matrix> layerMlpOut;
+    // The activation patches the pass applied (none for a plain pass).
+    Patches patches;
 
     int keyCount() const { return nKeys > 0 ? nKeys : nTokens; }
 

@@ -5,6 +5,8 @@
 // variants may be stacked into one call. Thread-safe.
 #pragma once
 
+#include <functional>
+
 #include "attnscope/base/tensor.h"
 #include "attnscope/model/model.h"
 
@@ -33,5 +35,11 @@ Matrix crossAttentionResidual(const model::Model& model, int layer, const Matrix
 // y + LN3(FFN(LN2(y))), output-norm y + LN2(FFN(y)); with a parallel residual (GPT-NeoX) the
 // FFN reads x instead: y + FFN(LN2(x)). [n, dModel]
 Matrix finishLayer(const model::Model& model, int layer, const Matrix& x, Matrix y);
+
+// The same, calling `onFfn` on the feed-forward output (the down projection's result, before
+// any norm on it) before it joins the residual stream: activation patching records or replaces
+// it there. An empty `onFfn` is the plain layer.
+Matrix finishLayer(const model::Model& model, int layer, const Matrix& x, Matrix y,
+                   const std::function<void(Matrix&)>& onFfn);
 
 }  // namespace attnscope::forward

@@ -26,6 +26,10 @@ struct TokenPrediction {
 
 bool hasPredictionHead(const model::Model& model);
 
+// The vocabulary piece of token `id`, or "#<id>" when the model has no vocabulary (or no piece
+// for it): how predictions and the circuit commands name a token.
+std::string tokenPiece(const model::Model& model, std::int32_t id);
+
 // Encoder-decoder models predict the next target token from the decoder's output (pass
 // Seq2SeqResult::decoder as the result); their head is the decoder's.
 // "masked LM" / "causal LM" / "sequence-to-sequence LM" / "none", for the CLI and the app.

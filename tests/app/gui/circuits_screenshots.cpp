@@ -1,0 +1,121 @@
+// Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
+// README's screenshot of issue 34's tabs.
+//   circuits_screenshots CAUSAL_LM OUT_DIR ["sentence"]
+// "circuits_dla_lens.png": the window on the Logit attribution tab — the top prediction after the
+// sentence minus the second (picked in Predictions with Ctrl+click, framed there), the largest
+// head selected — with the Logit lens tab of the same window (its table and legend) under it.
+// "circuits_dla.png" and "circuits_lens.png" are the two on their own, "circuits_dla_figure.png"
+// and "circuits_lens_figure.png" what their Export menus write. ATTNSCOPE_SHOT_SIZE=1024x700
+// tries another size.
+#include <cmath>
+#include <cstdio>
+
+#include <QApplication>
+#include <QDir>
+#include <QPainter>
+#include <QTabWidget>
+#include <QTableView>
+
+#include "analyses/dla/dla_view.h"
+#include "analyses/lens/lens_view.h"
+#include "main_window.h"
+#include "screenshot_support.h"
+#include "service/compute_service.h"
+#include "session/analysis_session.h"
+
+using namespace attnscope::app;
+
+namespace {
+
+// Runs the event loop until `done()` (or 60 s), then lets the views repaint.
+template <class Done>
+void waitUntil(Done done) {
+    for (int i = 0; i < 600 && !done(); ++i) {
+        shots::settle(100);
+    }
+    shots::settle();
+}
+
+// The head whose term is largest in size.
+attnscope::HeadId largestHead(const DlaDocument::Run& run) {
+    attnscope::HeadId best;
+    double most = -1;
+    for (const auto& t : run.attribution.terms) {
+        if (t.kind == attnscope::analysis::DlaTermKind::Head && std::abs(t.value) > most) {
+            most = std::abs(t.value);
+            best = {t.layer, t.head};
+        }
+    }
+    return best;
+}
+
+// The Logit lens tab as far as its table's last row, and its legend under it: the tab's empty
+// lower part left out.
+QImage lensArea(QTabWidget* tabs, LensView* lens) {
+    QTableView* table = lens->table();
+    const int last = table->model()->rowCount() - 1;
+    const QPoint end = table->viewport()->mapTo(
+        tabs, QPoint(0, table->rowViewportPosition(last) + table->rowHeight(last)));
+    const QImage top = tabs->grab(QRect(0, 0, tabs->width(), end.y() + 6)).toImage();
+    auto* legendWidget = lens->findChild<QWidget*>(QStringLiteral("lensLegend"));
+    const QImage legend = legendWidget->grab().toImage();
+    QImage out(top.width(), top.height() + legend.height() + 8, QImage::Format_RGB32);
+    out.fill(tabs->palette().color(QPalette::Window));
+    QPainter p(&out);
+    p.drawImage(0, 0, top);
+    p.drawImage(table->mapTo(tabs, QPoint(0, 0)).x(), top.height() + 4, legend);
+    return out;
+}
+
+// `window` above `area`, which is placed under the view tabs it was grabbed from.
+void saveStacked(const QImage& window, const QImage& area, int left, const QString& path) {
+    constexpr int kGap = 12;
+    QImage out(window.width(), window.height() + kGap + area.height(), QImage::Format_RGB32);
+    out.fill(Qt::white);
+    QPainter p(&out);
+    p.drawImage(0, 0, window);
+    p.drawImage(left, window.height() + kGap, area);
+    p.end();
+    out.save(path);
+    std::printf("wrote %s\n", qPrintable(path));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AttnScopeScreenshots"));
+    if (argc < 3) {
+        std::fprintf(stderr, "usage: circuits_screenshots CAUSAL_LM OUT_DIR [text]\n");
+        return 2;
+    }
+    const QString out = QString::fromLocal8Bit(argv[2]);
+    const QString text = argc > 3 ? QString::fromLocal8Bit(argv[3])
+                                  : QStringLiteral("The keys to the cabinet are on the");
+    MainWindow w;
+    shots::showAtShotSize(w);
+    w.start(QString::fromLocal8Bit(argv[1]), text);
+    AnalysisSession* s = w.session();
+    waitUntil([s] { return s->result() != nullptr; });
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* dla = w.findChild<DlaView*>(QStringLiteral("dlaView"));
+    tabs->setCurrentWidget(dla);
+    waitUntil([s] { return s->predictions().top.size() > 1; });
+    s->pickDistractor(s->predictions().top[1].id);
+    waitUntil([dla] { return dla->shownRun() && dla->shownRun()->attribution.distractor; });
+    s->selectHead(largestHead(*dla->shownRun()));
+    tabs->setCurrentWidget(dla);
+    shots::shot(w, out, "circuits_dla.png");
+    const QImage dlaWindow = w.grab().toImage();
+
+    auto* lens = w.findChild<LensView*>(QStringLiteral("lensView"));
+    tabs->setCurrentWidget(lens);
+    waitUntil([lens] { return lens->hasResult(); });
+    shots::shot(w, out, "circuits_lens.png");
+    saveStacked(dlaWindow, lensArea(tabs, lens), tabs->mapTo(&w, QPoint(0, 0)).x(),
+                QDir(out).filePath(QStringLiteral("circuits_dla_lens.png")));
+    // What the two Export menus write, to look at beside the tabs.
+    dla->exportFigure(QDir(out).filePath(QStringLiteral("circuits_dla_figure.png")));
+    lens->exportFigure(QDir(out).filePath(QStringLiteral("circuits_lens_figure.png")));
+    return 0;
+}
