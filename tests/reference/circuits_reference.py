@@ -32,7 +32,8 @@ Checked at run time, else the run fails: the terms sum to the actual logit withi
 max(|logit|, largest |term|) at that position; the lens' last index equals lm_logits within
 LENS_RTOL of max |lm_logits|; the float32 pass agrees with a float64 one within LENS_FP64 on the
 lens probabilities and within TERM_FP64_RTOL of max(|term64|, TERM_FLOOR * largest |term64| of
-that position) on the DLA terms and logits. Metadata lens_prob_gap_vs_float64 and
+that position) on the DLA terms, and of max(|logit64|, largest |term64| of that position) on the
+logits. Metadata lens_prob_gap_vs_float64 and
 dla_rel_gap_vs_float64 record those two gaps.
 """
 
@@ -58,9 +59,11 @@ SUM_RTOL = 1e-4
 LENS_RTOL = 1e-5
 LENS_FP64 = 1e-5
 TERM_FP64_RTOL = 1e-4
-# A term far smaller than its position's largest carries that one's rounding (float32 errors of
-# ~1e-7 of the largest term): its relative error is measured against 1% of the largest.
-TERM_FLOOR = 1e-2
+# A term far smaller than its position's largest carries the rounding of the residual stream it
+# is read from (float32 errors of ~1e-6 of the largest term after a few layers, and which kernels
+# and BLAS the machine picks moves them): its relative error is measured against 10% of the
+# largest. The parity tests compare with 1e-4 of the largest term, so this is still stricter.
+TERM_FLOOR = 1e-1
 
 
 def target_and_distractor(logits):
@@ -122,11 +125,14 @@ def lens_gap(lens, lm):
     return ((lens[-1] - lm).abs().max() / lm.abs().max()).item()
 
 
-def term_gap(v32, v64, floor=TERM_FLOOR):
-    """Worst |v32 - v64| / max(|v64|, floor * largest |v64| of its row)."""
+def term_gap(v32, v64, floor=TERM_FLOOR, terms64=None):
+    """Worst |v32 - v64| / max(|v64|, floor * largest |v64| of its row). A logit (v64 [T]) is
+    measured against max(|logit|, largest |term| of its position in terms64 [T, terms]), as
+    SUM_RTOL is: a logit near zero is a sum of larger terms and carries their rounding."""
     v32, v64 = v32.double(), v64.double()
     if v64.dim() == 1:
-        v32, v64 = v32[:, None], v64[:, None]
+        scale = terms64.double().abs().max(dim=1).values
+        return ((v32 - v64).abs() / torch.maximum(v64.abs(), scale)).max().item()
     floor = floor * v64.abs().max(dim=1, keepdim=True).values
     return ((v32 - v64).abs() / torch.maximum(v64.abs(), floor)).max().item()
 
@@ -170,10 +176,12 @@ def fp64_gaps(case, out32, out64):
     if not gaps["lens_prob_fp64"] <= LENS_FP64:
         fail(case, f"float32 lens probabilities off float64 by {gaps['lens_prob_fp64']:.2e}")
     if "names" in out32:
-        keys = ("target", "diff", "logit_target", "logit_diff")
-        gaps["dla_fp64"] = max(term_gap(out32[k], out64[k]) for k in keys)
-        # For the report only: the same without the floor (plain per-term relative error).
-        gaps["dla_fp64_plain"] = max(term_gap(out32[k], out64[k], 0.0) for k in keys)
+        pairs = (("target", "target"), ("diff", "diff"), ("logit_target", "target"),
+                 ("logit_diff", "diff"))
+        gaps["dla_fp64"] = max(term_gap(out32[k], out64[k], TERM_FLOOR, out64[t])
+                               for k, t in pairs)
+        # For the report only: the terms without the floor (plain per-term relative error).
+        gaps["dla_fp64_plain"] = max(term_gap(out32[k], out64[k], 0.0) for k in ("target", "diff"))
         if not gaps["dla_fp64"] <= TERM_FP64_RTOL:
             fail(case, f"float32 DLA terms off float64 by {gaps['dla_fp64']:.2e} relative")
     return gaps
