@@ -48,6 +48,10 @@ namespace {
 
 const char* const kSampleSentence = "The keys to the cabinet are on the table.";
 const char* const kMaskedSampleSentence = "The keys to the cabinet are on the [MASK].";
+// A repeated span: the circuits model's induction head attends from the second copy of each
+// token to the token after its first copy, and predicts it.
+const char* const kRepeatedSampleSentence =
+    "the old man walked to the river . the old man walked to the river .";
 // How long after showing the window its frame is checked again (WindowLayout::fitOnScreen).
 constexpr int kFrameWaitMs = 300;
 
@@ -310,6 +314,11 @@ void MainWindow::start(const QString& modelDir, const std::optional<QString>& te
 
 void MainWindow::openModel(const QString& path) {
     m_messages->hide();
+    // The masked sample means nothing to the causal circuits model: give it a repeated span.
+    if (!circuitsModelDir().isEmpty() && QFileInfo(path) == QFileInfo(circuitsModelDir()) &&
+        m_sentenceEdit->text() == QLatin1String(kMaskedSampleSentence)) {
+        m_sentenceEdit->setText(QString::fromLatin1(kRepeatedSampleSentence));
+    }
     m_service->openModel(QFileInfo(path).absoluteFilePath());
 }
 

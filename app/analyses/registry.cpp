@@ -15,6 +15,9 @@ Analysis saturationAnalysis();
 Analysis seriesAnalysis();
 Analysis dlaAnalysis();
 Analysis lensAnalysis();
+Analysis patchingAnalysis();
+Analysis generationAnalysis();
+Analysis circuitsAnalysis();
 Analysis attributionAnalysis();
 Analysis alignmentAnalysis();
 Analysis dependenciesAnalysis();
@@ -24,10 +27,11 @@ Analysis surveyAnalysis();
 
 const std::vector<Analysis>& registeredAnalyses() {
     static const std::vector<Analysis> all = {
-        compareAnalysis(),     modelCompareAnalysis(), entropyAnalysis(),      offsetsAnalysis(),
-        saturationAnalysis(),  seriesAnalysis(),       dlaAnalysis(),          lensAnalysis(),
-        attributionAnalysis(), alignmentAnalysis(),    dependenciesAnalysis(), corefAnalysis(),
-        importanceAnalysis(),  surveyAnalysis(),
+        compareAnalysis(),    modelCompareAnalysis(), entropyAnalysis(),  offsetsAnalysis(),
+        saturationAnalysis(), seriesAnalysis(),       dlaAnalysis(),      lensAnalysis(),
+        patchingAnalysis(),   generationAnalysis(),   circuitsAnalysis(), attributionAnalysis(),
+        alignmentAnalysis(),  dependenciesAnalysis(), corefAnalysis(),    importanceAnalysis(),
+        surveyAnalysis(),
     };
     return all;
 }

@@ -5,12 +5,14 @@
 #include <utility>
 
 #include <QComboBox>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QVBoxLayout>
 
+#include "panels/token_pick_field.h"
 #include "session/analysis_session.h"
 #include "widgets/named.h"
 
@@ -209,7 +211,8 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
       m_ablatedTitle(named<QLabel>("ablatedPredictionTitle", m_columns)),
       m_cleanBars(named<PredictionBars>("cleanPredictionBars", m_columns)),
       m_bars(new PredictionBars(m_columns)),
-      m_note(noteLabel(this, usageNote())) {
+      m_note(noteLabel(this, usageNote())),
+      m_pick(new TokenPickField(session, this)) {
     setObjectName(QStringLiteral("predictionPanel"));
     m_heading->setWordWrap(true);
     m_positions->setToolTip(tr("Token position to predict at"));
@@ -225,7 +228,10 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
     }
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_heading);
-    layout->addWidget(m_positions);
+    auto* row = new QHBoxLayout;  // the field beside the position: the dock grows no taller
+    row->addWidget(m_positions, 1);
+    row->addWidget(m_pick, 1);
+    layout->addLayout(row);
     layout->addWidget(m_columns);
     layout->addWidget(m_note);
     layout->addStretch(1);
@@ -234,6 +240,10 @@ PredictionPanel::PredictionPanel(AnalysisSession* session, QWidget* parent)
     followPicks(m_bars);
     followPicks(m_cleanBars);
     connect(session, &AnalysisSession::pickedTokensChanged, this, &PredictionPanel::showPicked);
+    // The note line says how to pick, or what is picked (and why a typed token was not).
+    connect(m_pick, &TokenPickField::statusChanged, this, [this](const QString& status) {
+        m_note->setText(status.isEmpty() ? usageNote() : status);
+    });
     connect(session, &AnalysisSession::resultChanged, this, &PredictionPanel::refresh);
     connect(session, &AnalysisSession::selectedTokenChanged, this, &PredictionPanel::refresh);
     connect(session, &AnalysisSession::predictionsChanged, this, &PredictionPanel::showPredictions);

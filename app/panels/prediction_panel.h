@@ -78,6 +78,8 @@ private:
     PickedTokens m_picked;
 };
 
+class TokenPickField;
+
 class PredictionPanel : public QWidget {
     Q_OBJECT
 
@@ -123,6 +125,7 @@ private:
     PredictionBars* m_cleanBars;
     PredictionBars* m_bars;
     QLabel* m_note;
+    TokenPickField* m_pick;
     int m_position = -1;
 };
 

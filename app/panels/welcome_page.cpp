@@ -120,10 +120,22 @@ void WelcomePage::setModels(const QStringList& recent) {
         item->setToolTip(
             tr("A 4-layer masked LM trained by the project on English text\n%1").arg(shipped));
     }
+    const QString circuits = circuitsModelDir();
+    if (!circuits.isEmpty()) {
+        auto* item = new QListWidgetItem(tr("AttnScope's circuits model (GPT-2-style)"), m_list);
+        item->setData(Qt::UserRole, circuits);
+        item->setToolTip(tr("A 2-layer causal LM trained by the project until a previous-token "
+                            "head and an induction head formed (see its README.md)\n%1")
+                             .arg(circuits));
+    }
+    const auto isShipped = [&](const QString& path) {
+        const QString canonical = QFileInfo(path).canonicalFilePath();
+        return (!shipped.isEmpty() && canonical == QFileInfo(shipped).canonicalFilePath()) ||
+               (!circuits.isEmpty() && canonical == QFileInfo(circuits).canonicalFilePath());
+    };
     for (const QString& path : recent) {
-        if (!shipped.isEmpty() &&
-            QFileInfo(path).canonicalFilePath() == QFileInfo(shipped).canonicalFilePath()) {
-            continue;  // listed once, as the shipped model
+        if (isShipped(path)) {
+            continue;  // listed once, as a shipped model
         }
         auto* item = new QListWidgetItem(tr("%1  (recent)").arg(recentModelLabel(path)), m_list);
         item->setData(Qt::UserRole, path);

@@ -6,11 +6,14 @@
 
 namespace attnscope::app {
 
-QString defaultModelDir() {
+namespace {
+
+// The installed copy first: a build directory's binary may also be installed elsewhere.
+QString shippedModelDir(const QString& name) {
     const QStringList candidates = {
         QDir(QCoreApplication::applicationDirPath())
-            .absoluteFilePath(QStringLiteral("../share/attnscope/default_model")),
-        QStringLiteral(ATTNSCOPE_SOURCE_DEFAULT_MODEL),
+            .absoluteFilePath(QStringLiteral("../share/attnscope/") + name),
+        QDir(QStringLiteral(ATTNSCOPE_SOURCE_RESOURCES)).filePath(name),
     };
     for (const QString& dir : candidates) {
         if (QFileInfo(QDir(dir).filePath(QStringLiteral("config.json"))).isFile()) {
@@ -18,6 +21,16 @@ QString defaultModelDir() {
         }
     }
     return {};
+}
+
+}  // namespace
+
+QString defaultModelDir() {
+    return shippedModelDir(QStringLiteral("default_model"));
+}
+
+QString circuitsModelDir() {
+    return shippedModelDir(QStringLiteral("circuits_model"));
 }
 
 }  // namespace attnscope::app

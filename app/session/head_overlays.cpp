@@ -37,6 +37,12 @@ void HeadOverlays::setHeadScores(HeadScores scores) {
     emit headScoresChanged();
 }
 
+void HeadOverlays::clearHeadScores(const QString& owner) {
+    if (!m_scores.empty() && m_scores.owner == owner) {
+        setHeadScores({});
+    }
+}
+
 void HeadOverlays::setCounterpart(std::shared_ptr<const CounterpartPass> counterpart) {
     if (counterpart == m_counterpart) {
         return;

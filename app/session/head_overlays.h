@@ -54,7 +54,11 @@ public:
     // A score for every head (head_scores.h) that the model grid shows; empty: none.
     const HeadScores& headScores() const { return m_scores; }
 
+    // Replaces whatever scores are shown (the last analysis to publish owns the slot).
     void setHeadScores(HeadScores scores);
+
+    // Drops the scores if `owner` published them; another analysis's stay.
+    void clearHeadScores(const QString& owner);
 
     // The sentence through a second model (counterpart_pass.h); null: none.
     std::shared_ptr<const CounterpartPass> counterpart() const { return m_counterpart; }

@@ -156,8 +156,11 @@ QVariant HeadGridModel::data(const QModelIndex& index, int role) const {
             if (std::isnan(score)) {
                 return {};
             }
-            return m_largestScore > 0 ? std::clamp(score / m_largestScore, 0.0, 1.0) : 0.0;
+            const double low = m_scores.signedValues ? -1.0 : 0.0;
+            return m_largestScore > 0 ? std::clamp(score / m_largestScore, low, 1.0) : 0.0;
         }
+        case ScoreSignedRole:
+            return m_scores.signedValues;
         default:
             return {};
     }
@@ -251,7 +254,7 @@ void HeadGridModel::setScores(HeadScores scores) {
     }
     m_scores = std::move(scores);
     m_largestScore = m_scores.largest();
-    emitForAllCells({ScoreRole, ScoreBarRole, Qt::ToolTipRole});
+    emitForAllCells({ScoreRole, ScoreBarRole, ScoreSignedRole, Qt::ToolTipRole});
 }
 
 QString HeadGridModel::scoreTip(HeadId h) const {

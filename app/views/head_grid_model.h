@@ -12,7 +12,7 @@
 //
 // Head scores (session/head_scores.h: a number per head an analysis gives, such as how far each
 // head moved in a second model) are kept the same way: ScoreRole gives a head's value and
-// ScoreBarRole its share of the largest, and the tooltip names them.
+// ScoreBarRole its share of the largest (signed for signed scores), and the tooltip names them.
 #pragma once
 
 #include <memory>
@@ -50,7 +50,9 @@ public:
         LabelsRole,          // QString: every tag, strongest first: "prev, pos+1"
         LabelHighlightRole,  // int: 1 carries the filtered label, 0 not, -1 no filter active
         ScoreRole,           // double: the head's score; invalid without scores
-        ScoreBarRole,        // double in [0, 1]: the score's share of the largest; invalid without
+        ScoreBarRole,        // double in [0, 1], or [-1, 1] for signed scores: the score's share of
+                             // the largest (|score|); invalid without
+        ScoreSignedRole,     // bool: the scores take either sign (bars drawn from the middle)
     };
 
     // Changes below this many nats get no mark: float noise of a restarted pass.

@@ -96,12 +96,26 @@ void paintTag(QPainter* p, const QRect& r, const QString& tag, bool matched) {
 }
 
 // A head score (HeadGridModel::ScoreBarRole): a green bar on a dark track, as long as the
-// score's share of the largest, in its own strip so that it hides nothing of the map.
-void paintScoreBar(QPainter* p, const QRect& r, double share) {
+// score's share of the largest, in its own strip so that it hides nothing of the map. A signed
+// score grows from the middle: right in the diverging map's red for a positive value, left in
+// its blue for a negative one (the Logit attribution tab's colours), with a tick at zero.
+void paintScoreBar(QPainter* p, const QRect& r, double share, bool isSigned) {
     p->fillRect(r, QColor(20, 20, 20, 200));
+    if (!isSigned) {
+        const int length =
+            share > 0 ? std::max(1, static_cast<int>(std::lround(share * r.width()))) : 0;
+        p->fillRect(QRect(r.left(), r.top(), length, r.height()), kScoreColor);
+        return;
+    }
+    const int middle = r.left() + r.width() / 2;
+    const int half = r.width() / 2;
     const int length =
-        share > 0 ? std::max(1, static_cast<int>(std::lround(share * r.width()))) : 0;
-    p->fillRect(QRect(r.left(), r.top(), length, r.height()), kScoreColor);
+        share != 0 ? std::max(1, static_cast<int>(std::lround(std::abs(share) * half))) : 0;
+    const QColor color(render::colorAt(render::Colormap::Diverging, share > 0 ? 1.0 : 0.0));
+    p->fillRect(share > 0 ? QRect(middle, r.top(), length, r.height())
+                          : QRect(middle - length, r.top(), length, r.height()),
+                color);
+    p->fillRect(QRect(middle, r.top(), 1, r.height()), QColor(200, 200, 200));
 }
 
 }  // namespace
@@ -121,7 +135,7 @@ void HeadThumbnailDelegate::paint(QPainter* p, const QStyleOptionViewItem& optio
     }
     if (score.isValid()) {
         paintScoreBar(p, QRect(cell.left(), imageRect.bottom() + 2, cell.width(), scoreStrip - 1),
-                      score.toDouble());
+                      score.toDouble(), index.data(HeadGridModel::ScoreSignedRole).toBool());
     }
     const double h = index.data(HeadGridModel::NormalizedEntropyRole).toDouble();
     p->fillRect(QRect(cell.left(), cell.bottom() - strip + 1, cell.width(), strip),

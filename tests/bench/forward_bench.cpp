@@ -4,6 +4,10 @@
 //   forward_bench MODEL_DIR [--n 8,32,128] [--threads 1,2] [--repeats 5]   one JSON object
 //   (either form) --int8-activations: quantized GGUF matrices with 8-bit activations
 //   forward_bench MODEL_DIR --serve     one JSON request per stdin line, one JSON reply per line
+//     {"ids": [...], "threads": t, "repeats": r, "warmup": w}: forward passes, as above
+//     {"generate": [...prompt ids], "steps": s, "threads": t, "repeats": r, "warmup": w}: greedy
+//     KV-cached generation (forward/generation.h, every step's attention rows recorded), timed
+//     per step: the prompt pass and each decode step apart (issue 34's generation benchmark)
 //   forward_bench --gemm 1024 [--threads 1,2] [--repeats 5]     Eigen sgemm GFLOP/s
 //
 // A plain timing loop, not Google Benchmark: run_forward_bench.py interleaves this program with
@@ -27,6 +31,7 @@
 #include "attnscope/base/tensor.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/forward/forward_pass.h"
+#include "attnscope/forward/generation.h"
 #include "attnscope/model/model.h"
 
 namespace {
@@ -117,6 +122,45 @@ json timeForward(const attnscope::model::Model& model, const std::vector<std::in
             {"rss_kb", currentRssKb()}, {"check", check}};
 }
 
+// Greedy generation of `steps` tokens after `prompt`, timed from generate()'s progress calls,
+// which come after each step: the first interval is the prompt pass with step 0's LM head and
+// choice, every later one a decode step (one row through the layers against the KV cache, its
+// attention rows kept, the LM head, the greedy choice). The tokens go back for the parity check.
+json timeGeneration(const attnscope::model::Model& model, const std::vector<std::int32_t>& prompt,
+                    int steps, int threads, int repeats, int warmup) {
+    attnscope::setComputeThreads(threads);
+    json promptMs = json::array();
+    json stepMs = json::array();
+    std::vector<std::int32_t> tokens;
+    for (int i = 0; i < warmup + repeats; ++i) {
+        std::vector<double> marks;
+        const auto start = Clock::now();
+        const auto g = attnscope::forward::generate(
+            model, prompt, steps, {}, {}, [&](double) { marks.push_back(msSince(start)); });
+        if (i < warmup || marks.empty()) {
+            continue;
+        }
+        promptMs.push_back(marks[0]);
+        std::vector<double> per;
+        for (std::size_t s = 1; s < marks.size(); ++s) {
+            per.push_back(marks[s] - marks[s - 1]);
+        }
+        stepMs.push_back(per);
+        tokens.clear();
+        for (const auto& step : g.steps) {
+            tokens.push_back(step.token);
+        }
+    }
+    return {{"prompt_n", prompt.size()},
+            {"steps", steps},
+            {"threads", attnscope::computeThreads()},
+            {"prompt_ms", promptMs},
+            {"step_ms", stepMs},
+            {"tokens", tokens},
+            {"maxrss_kb", peakRssKb()},
+            {"rss_kb", currentRssKb()}};
+}
+
 json loadInfo(const attnscope::model::Model& model, double loadMs) {
     return {{"program", "attnscope"},
             {"model", model.dir.string()},
@@ -140,6 +184,15 @@ int serve(const attnscope::model::Model& model, double loadMs) {
             const json request = json::parse(line);
             if (request.value("quit", false)) {
                 break;
+            }
+            if (request.contains("generate")) {
+                std::cout << timeGeneration(
+                                 model, request.at("generate").get<std::vector<std::int32_t>>(),
+                                 request.at("steps").get<int>(), request.at("threads").get<int>(),
+                                 request.value("repeats", 1), request.value("warmup", 0))
+                                 .dump()
+                          << std::endl;
+                continue;
             }
             const auto ids = request.at("ids").get<std::vector<std::int32_t>>();
             std::cout << timeForward(model, ids, request.at("threads").get<int>(),

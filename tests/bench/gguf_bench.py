@@ -7,7 +7,10 @@ node-llama-cpp, tests/peer/llama_cpp), the same token ids, the same thread count
                   [--n 128,512] [--threads 2] [--rounds 3] [--dir /tmp/attnscope-gguf-bench]
                   [--out BUILD/tests/bench/results-gguf] [--kv-type F16|F32] [--flash-attn]
                   [--schedule auto|together|apart] [--peer-dir BUILD/llama_peer] [--note TEXT]
-                  [--int8-activations]
+                  [--int8-activations] [--generate [--prompt 128] [--decode 32]]
+
+--generate (issue 34): instead of prompt passes, greedy KV-cached generation timed per token
+against llama.cpp decoding one token at a time (gguf_generation.py); KV cache F32 by default.
 
 Files: make_big_gguf.py writes them into --dir (outside the repository), named
 llama-<shape>-L<layers>-<type>.gguf with a .json sidecar written last; a file whose sidecar
@@ -46,6 +49,7 @@ import time
 
 import bench_report
 import gguf_bench_report
+import gguf_generation
 from make_big_gguf import SHAPES
 from run_forward_bench import IDLE_BETWEEN_PROGRAMS_S, ROUND_BUDGET_S, Worker, machine_info, \
     token_ids
@@ -146,8 +150,9 @@ def start_worker(program, path, threads, args, log):
         argv = [str(args.build / "tests" / "bench" / "forward_bench"), str(path), "--serve"]
         argv += ["--int8-activations"] if args.int8_activations else []
     else:
+        max_n = max(args.n + ([args.prompt + args.decode + 2] if args.generate else []))
         argv = ["node", str(PEER_DIR / "llama_peer.mjs"), "serve", str(path), "--max-n",
-                str(max(args.n)), "--threads", str(threads), "--kv-type", args.kv_type,
+                str(max_n), "--threads", str(threads), "--kv-type", args.kv_type,
                 "--modules", str(args.peer_dir)] + (["--flash-attn"] if args.flash_attn else [])
     return ServingWorker(program, argv, log)
 
@@ -270,6 +275,10 @@ def run_file(type_name, args, log, notes, loads, phases):
                        "loadavg_start": os.getloadavg()[0]})
         print(f"{type_name}, {threads} thread(s): {schedule}" + (f" ({why})" if why else ""),
               flush=True)
+        if schedule == "apart" and args.generate:
+            notes.append(f"{type_name}, {threads} thread(s): left out (generation runs both "
+                         "programs together, and they do not fit in memory together)")
+            continue
         if schedule == "apart":
             rows += run_apart(path, path_info, threads, args, log, notes, loads)
             continue
@@ -281,7 +290,10 @@ def run_file(type_name, args, log, notes, loads, phases):
                 note_peer_failure("llama.cpp", path_info, threads, e, notes)
         loads += [load_entry(path_info, threads, w) for w in workers]
         try:
-            rows += run_together(workers, path_info, threads, args)
+            if args.generate:
+                rows.append(gguf_generation.run(workers, path_info, threads, args))
+            else:
+                rows += run_together(workers, path_info, threads, args)
         finally:
             for w in workers:
                 w.close()
@@ -338,8 +350,9 @@ def parse_args():
                         help="results folder (default BUILD/tests/bench/results-gguf)")
     parser.add_argument("--peer-dir", type=pathlib.Path, default=None,
                         help="node-llama-cpp's install folder (default BUILD/llama_peer)")
-    parser.add_argument("--kv-type", default="F16", choices=["F16", "F32"],
-                        help="llama.cpp's KV cache type (F16: llama.cpp's default)")
+    parser.add_argument("--kv-type", default=None, choices=["F16", "F32"],
+                        help="llama.cpp's KV cache type (default F16, llama.cpp's own; with "
+                             "--generate F32, as AttnScope's cache)")
     parser.add_argument("--flash-attn", action="store_true", help="llama.cpp flash attention")
     parser.add_argument("--schedule", default="auto", choices=["auto", "together", "apart"])
     parser.add_argument("--no-peer", action="store_true", help="AttnScope alone")
@@ -348,15 +361,21 @@ def parse_args():
                              "activations, as llama.cpp's (exact mode otherwise)")
     parser.add_argument("--no-peer-setup", action="store_true",
                         help="do not run setup_llama_peer.sh first")
+    parser.add_argument("--generate", action="store_true",
+                        help="time greedy generation per token instead of prompt passes")
+    parser.add_argument("--prompt", type=int, default=128, help="--generate: prompt length")
+    parser.add_argument("--decode", type=int, default=32, help="--generate: decode steps")
     parser.add_argument("--note", action="append", default=[], help="a line for results.md")
     args = parser.parse_args()
     args.build = args.build.resolve()
+    args.kv_type = args.kv_type or ("F32" if args.generate else "F16")
     args.layers = args.layers or SHAPES[args.shape]["layers"]
     args.types = [t for t in args.types.split(",") if t]
     args.dir = args.dir.resolve()
     if REPO in args.dir.parents or args.dir == REPO:
         parser.error(f"--dir {args.dir} is inside the repository; the files are GBs")
-    args.out = (args.out or args.build / "tests" / "bench" / "results-gguf").resolve()
+    results = "results-gguf-generation" if args.generate else "results-gguf"
+    args.out = (args.out or args.build / "tests" / "bench" / results).resolve()
     args.peer_dir = (args.peer_dir or args.build / "llama_peer").resolve()
     return args
 
@@ -369,11 +388,12 @@ def write_results(args, m, rows, loads, phases, notes, started):
     result = {"machine": m, "shape": {"name": args.shape, **SHAPES[args.shape],
                                       "layers": args.layers},
               "settings": {"kv_type": args.kv_type, "flash_attention": args.flash_attn,
-                           "rounds": args.rounds, "build": str(args.build)},
+                           "rounds": args.rounds, "build": str(args.build),
+                           "prompt": args.prompt, "decode": args.decode},
               "phases": phases, "rows": rows, "loads": loads, "notes": notes,
               "args": {k: str(v) for k, v in vars(args).items()}}
     (args.out / "results.json").write_text(json.dumps(result, indent=1) + "\n")
-    md = gguf_bench_report.markdown(result)
+    md = (gguf_generation if args.generate else gguf_bench_report).markdown(result)
     (args.out / "results.md").write_text(md)
     return md
 

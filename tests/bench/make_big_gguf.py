@@ -5,15 +5,15 @@ key/value heads, SwiGLU 14336, 128256 tokens, untied output; `1b`, Llama 3.2 1B:
 wide, 32 heads with 8 key/value heads, SwiGLU 8192, 128256 tokens, tied output (no
 output.weight). Types (--type): Q4_K_M's mix as llama.cpp's quantizer picks it (token_embd Q4_K,
 or Q6_K when it is also the output; output Q6_K; attn_v and ffn_down Q6_K in the use_more_bits
-layers; the rest Q4_K), every matrix Q8_0, or every matrix BF16; norms F32. 8b: about 4.9 GB
-(Q4_K_M), 8.5 GB (Q8_0), 16.1 GB (BF16); 1b: 0.8, 1.3, 2.5 GB.
+layers; the rest Q4_K), every matrix Q8_0, every matrix BF16, or every matrix F32; norms F32. 8b:
+about 4.9 GB (Q4_K_M), 8.5 GB (Q8_0), 16.1 GB (BF16), 32 GB (F32); 1b: 0.8, 1.3, 2.5, 5.0 GB.
 
-Usage: make_big_gguf.py --out /tmp/big8b.gguf [--type Q4_K_M|Q8_0|BF16] [--shape 8b|1b]
+Usage: make_big_gguf.py --out /tmp/big8b.gguf [--type Q4_K_M|Q8_0|BF16|F32] [--shape 8b|1b]
                         [--layers N]
 
-Quantized blocks are random bytes with every scale (d, dmin) set to a small f16; BF16 values are
-slices, at random offsets, of one pool of normals times 0.02. So the weights are finite and
-small and only timings and memory mean anything. Written a chunk at a time (never the whole file
+Quantized blocks are random bytes with every scale (d, dmin) set to a small f16; BF16 and F32
+matrices are slices, at random offsets, of one pool of normals times 0.02 (F32 norm weights are
+ones). So the weights are finite and small and only timings and memory mean anything. Written a chunk at a time (never the whole file
 in memory), with a minimal gpt2-type tokenizer so llama.cpp can load it too. Never write the
 output inside the repository.
 """
@@ -35,7 +35,7 @@ SHAPES = {
                tied=True),
 }
 # general.file_type as llama.cpp numbers it (llama_ftype).
-FILE_TYPE = {"Q8_0": 7, "Q4_K_M": 15, "BF16": 32}
+FILE_TYPE = {"F32": 0, "Q8_0": 7, "Q4_K_M": 15, "BF16": 32}
 ALIGN = 32
 SCALE = np.float16(0.0005).view(np.uint16)
 # Where each block type keeps its f16 scales (byte offsets), from ggml-common.h.
@@ -134,16 +134,20 @@ def bf16_pool(rng):
 
 
 def write_tensor(f, ne, type_name, rng, pool):
-    """Random blocks with small scales, a chunk of rows at a time; BF16 slices of the pool."""
-    if type_name == "F32":
+    """Random blocks with small scales, a chunk of rows at a time; BF16 and F32 matrices slices
+    of the pool (its BF16 bits, or the fp32 values those bits stand for); norm weights ones."""
+    if type_name == "F32" and len(ne) == 1:
         f.write(np.ones(int(np.prod(ne)), dtype=np.float32).tobytes())
         return
-    if type_name == "BF16":
+    if type_name in ("BF16", "F32"):
         total = int(np.prod(ne))
         for start in range(0, total, BF16_CHUNK):
             n = min(BF16_CHUNK, total - start)
             offset = int(rng.integers(0, BF16_POOL - n + 1))
-            f.write(pool[offset:offset + n].tobytes())
+            part = pool[offset:offset + n]
+            if type_name == "F32":
+                part = (part.astype("<u4") << np.uint32(16)).view("<f4")
+            f.write(part.tobytes())
         return
     t = ggml_blocks.TYPES[type_name]
     per_row = ne[0] // t.block_size
@@ -180,7 +184,7 @@ def main():
     head = header + infos
     head += b"\0" * (-len(head) % ALIGN)
     rng = np.random.default_rng(8)
-    pool = bf16_pool(rng) if args.type == "BF16" else None
+    pool = bf16_pool(rng) if args.type in ("BF16", "F32") else None
     with open(args.out, "wb") as f:
         f.write(head)
         for name, ne, type_name in items:

@@ -7,6 +7,7 @@
 # Installs what is missing (packaging/install-deps.sh --bench), builds a Release tree in
 # build-bench, generates the random-weight models there, installs the ONNX Runtime peer there,
 # and runs the driver; results go to build-bench/tests/bench/results/ (results.md, .json).
+# With --gguf-generation first: the generation benchmark against llama.cpp (below).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-bench"
@@ -17,6 +18,16 @@ jobs="$(nproc 2>/dev/null || echo 2)"
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" >/dev/null
+# Issue 34's generation benchmark instead of the forward pass: AttnScope's KV-cached generator
+# against llama.cpp's one-token-at-a-time decoding of the same GGUF files (gguf_bench.py
+# --generate, Llama 3.2 1B shape in F32 and Q8_0 by default; its options follow), e.g.
+#   tests/bench/run_benchmarks.sh --gguf-generation --threads 1,2 --rounds 5
+if [[ "${1:-}" == "--gguf-generation" ]]; then
+    shift
+    cmake --build "$build" -j"$jobs" --target forward_bench
+    exec /usr/bin/python3 "$root/tests/bench/gguf_bench.py" --build "$build" --generate \
+        --shape 1b --types F32,Q8_0 "$@"
+fi
 cmake --build "$build" -j"$jobs" --target forward_bench interactive_bench
 
 shared="$root/../shared"

@@ -8,6 +8,7 @@
 #include <QPainter>
 
 #include "render/color_bar.h"
+#include "render/figure_file.h"
 #include "render/heat_cells.h"
 
 namespace attnscope::app {
@@ -92,6 +93,17 @@ void paintHeatGridFigure(QPainter& p, const QSize& size, const HeatGridFigure& f
     bar.captionFont = smallFont;
     render::paintColorBar(p, QRectF(grid.right() + kBarGap, grid.top(), kBarWidth, grid.height()),
                           figure.range, bar);
+}
+
+void writeHeatGridFigure(const QString& path, const HeatGridFigure& figure) {
+    const QSizeF extent = heatGridFigureExtent(figure);
+    render::FigurePage page;
+    page.pixelSize = {std::max(900, static_cast<int>(extent.width())),
+                      std::max(400, static_cast<int>(extent.height()))};
+    page.title = figure.title;
+    render::writeFigureFile(path, page, [&figure, &page](QPainter& p) {
+        paintHeatGridFigure(p, page.pixelSize, figure);
+    });
 }
 
 }  // namespace attnscope::app

@@ -42,4 +42,8 @@ QSizeF heatGridFigureExtent(const HeatGridFigure& figure);
 
 void paintHeatGridFigure(QPainter& painter, const QSize& size, const HeatGridFigure& figure);
 
+// Writes the figure as PNG, SVG or PDF by the extension of `path`, on a page at least 900 × 400
+// pixels; throws Error when the file cannot be written (render::writeFigureFile).
+void writeHeatGridFigure(const QString& path, const HeatGridFigure& figure);
+
 }  // namespace attnscope::app

@@ -19,7 +19,8 @@ class DlaDocument : public AnalysisDocument {
     Q_OBJECT
 
 public:
-    using AnalysisDocument::AnalysisDocument;
+    // Follows the session, so that the heads' terms leave the model grid once they are stale.
+    explicit DlaDocument(AnalysisSession& session);
 
     // One attribution and what it was asked for.
     struct Run {
@@ -48,6 +49,12 @@ public:
 
     void setViewed(bool viewed);
 
+    // Whether the model grid shows each head's term (HeadOverlays::headScores, owner "dla") while
+    // the run is of the session's current pass and picks. On by default.
+    bool showsOnGrid() const { return m_onGrid; }
+
+    void setShowOnGrid(bool on);
+
     bool dropModel() override;
 
     void announceDropped() override { emit runChanged(); }
@@ -57,8 +64,11 @@ signals:
     void viewedChanged(bool viewed);
 
 private:
+    void publish();
+
     std::shared_ptr<const Run> m_run;
     bool m_viewed = false;
+    bool m_onGrid = true;
 };
 
 }  // namespace attnscope::app

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -20,7 +21,6 @@
 #include "analyses/dla/dla_terms.h"
 #include "attnscope/analysis/logit_lens.h"
 #include "attnscope/base/error.h"
-#include "render/figure_file.h"
 #include "session/analysis_session.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
@@ -83,6 +83,11 @@ QWidget* DlaView::makeControls() {
     m_topPrediction->setToolTip(tr("Explain the model's top prediction again"));
     m_noDistractor = named<QPushButton>("dlaNoDistractor", tr("No distractor"), bar);
     m_noDistractor->setToolTip(tr("The target's logit alone, nothing subtracted"));
+    m_onGrid = named<QCheckBox>("dlaOnGrid", tr("Heads on the model grid"), bar);
+    m_onGrid->setToolTip(
+        tr("Each head's term as a bar under its thumbnail in the model grid: "
+           "right and red writes the logit up, left and blue down"));
+    m_onGrid->setChecked(m_document.showsOnGrid());
     m_export = corpus::newExportButton(
         bar, QStringLiteral("dlaExport"),
         {{tr("Terms (CSV)…"), tr("Export the logit attribution's terms"), tr("CSV files (*.csv)"),
@@ -93,7 +98,9 @@ QWidget* DlaView::makeControls() {
     row->addWidget(hint, 1);
     row->addWidget(m_topPrediction);
     row->addWidget(m_noDistractor);
+    row->addWidget(m_onGrid);
     row->addWidget(m_export);
+    connect(m_onGrid, &QCheckBox::toggled, &m_document, &DlaDocument::setShowOnGrid);
     connect(m_topPrediction, &QPushButton::clicked, this,
             [this] { m_session->pickTarget(std::nullopt); });
     connect(m_noDistractor, &QPushButton::clicked, this,
@@ -281,15 +288,8 @@ bool DlaView::exportFigure(const QString& path) {
         return false;
     }
     const HeatGridFigure figure = dlaFigure(*m_shown);
-    const QSizeF extent = heatGridFigureExtent(figure);
-    render::FigurePage page;
-    page.pixelSize = {std::max(900, static_cast<int>(extent.width())),
-                      std::max(400, static_cast<int>(extent.height()))};
-    page.title = figure.title;
     try {
-        render::writeFigureFile(path, page, [&figure, &page](QPainter& p) {
-            paintHeatGridFigure(p, page.pixelSize, figure);
-        });
+        writeHeatGridFigure(path, figure);
         return true;
     } catch (const Error& e) {
         m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));

@@ -18,6 +18,7 @@
 #include "attnscope/base/head_id.h"
 
 class QLabel;
+class QCheckBox;
 class QPushButton;
 class QSortFilterProxyModel;
 class QSplitter;
@@ -49,6 +50,9 @@ public:
     DlaTableModel* tableModel() const { return m_model; }
 
     QLabel* caption() const { return m_caption; }
+
+    // "Heads on the model grid": the document's showsOnGrid.
+    QCheckBox* onGridBox() const { return m_onGrid; }
 
     // The placeholder's text (empty while a run is shown).
     QString placeholderText() const;
@@ -85,6 +89,7 @@ private:
     QLabel* m_sum;
     QPushButton* m_topPrediction;
     QPushButton* m_noDistractor;
+    QCheckBox* m_onGrid;
     QWidget* m_export;
     HeatmapWidget* m_heatmap;
     DlaTableModel* m_model;

@@ -78,8 +78,12 @@ void ModelCompareDocument::setShowOnGrid(bool on) {
 
 HeadScores ModelCompareDocument::scoresOf(const Comparison& comparison, const QString& nameB) {
     const analysis::ModelComparison& c = comparison.heads;
-    HeadScores scores{
-        tr("JS divergence from %1 (nats per query row)").arg(nameB), c.nLayers, c.nHeads, {}};
+    HeadScores scores{tr("JS divergence from %1 (nats per query row)").arg(nameB),
+                      QStringLiteral("modelCompare"),
+                      false,
+                      c.nLayers,
+                      c.nHeads,
+                      {}};
     scores.values.reserve(c.heads.size());
     for (const analysis::HeadDivergence& d : c.heads) {
         scores.values.push_back(d.mean);
@@ -91,12 +95,16 @@ void ModelCompareDocument::publish() {
     HeadOverlays& overlays = session().overlays();
     if (!m_comparison) {
         overlays.setCounterpart(nullptr);
-        overlays.setHeadScores({});
+        overlays.clearHeadScores(QStringLiteral("modelCompare"));
         return;
     }
     overlays.setCounterpart(std::make_shared<const CounterpartPass>(
         CounterpartPass{nameA(), nameB(), m_comparison->a, m_comparison->b}));
-    overlays.setHeadScores(m_onGrid ? scoresOf(*m_comparison, nameB()) : HeadScores{});
+    if (m_onGrid) {
+        overlays.setHeadScores(scoresOf(*m_comparison, nameB()));
+    } else {
+        overlays.clearHeadScores(QStringLiteral("modelCompare"));
+    }
 }
 
 bool ModelCompareDocument::dropModel() {

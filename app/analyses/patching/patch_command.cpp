@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "analyses/patching/patch_tokens.h"
 #include "attnscope/analysis/activation_patching.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/patching_export.h"
@@ -107,28 +108,12 @@ void printTopCells(const PatchingGrid& g, int top) {
     }
 }
 
-// The metric's tokens: as asked, or the runs' own top predictions.
+// The metric's tokens: as asked, or the runs' own top predictions (patch_tokens.h's rule).
 void chooseTokens(const model::Model& m, const PatchArgs& args, analysis::PatchingSetup& s,
                   const forward::ForwardOptions& options) {
-    const auto target = tokenChoice(m, args.target, args.targetId, "--target");
-    const auto distractor = tokenChoice(m, args.distractor, args.distractorId, "--distractor");
-    if (target && distractor) {
-        s.target = *target;
-        s.distractor = *distractor;
-        return;
-    }
-    const forward::ForwardResult clean = forward::runForward(m, {s.clean, {}}, options);
-    const forward::ForwardResult corrupted = forward::runForward(m, {s.corrupted, {}}, options);
-    const auto cleanTop = forward::topPredictions(m, clean, s.position, 2);
-    s.target = target.value_or(cleanTop[0].id);
-    if (distractor) {
-        s.distractor = *distractor;
-        return;
-    }
-    const std::int32_t corruptedTop = forward::topPredictions(m, corrupted, s.position, 1)[0].id;
-    s.distractor = corruptedTop != s.target     ? corruptedTop
-                   : cleanTop[0].id != s.target ? cleanTop[0].id
-                                                : cleanTop[1].id;
+    app::choosePatchTokens(m, s, tokenChoice(m, args.target, args.targetId, "--target"),
+                           tokenChoice(m, args.distractor, args.distractorId, "--distractor"),
+                           options);
 }
 
 std::vector<PatchDirection> directions(const std::string& name) {
@@ -202,10 +187,7 @@ int runPatch(const PatchArgs& args) {
                               " tokens, but the clean prompt has " +
                               std::to_string(setup.clean.size()) + "; they need the same length");
     }
-    // A masked LM is asked at its [MASK]; a causal LM after its last token.
-    const std::vector<int> masks = forward::maskTokenPositions(m, setup.clean);
-    setup.position = args.position.value_or(masks.empty() ? static_cast<int>(setup.clean.size()) - 1
-                                                          : masks.front());
+    setup.position = args.position.value_or(app::defaultPatchPosition(m, setup.clean));
     if (setup.position >= static_cast<int>(setup.clean.size())) {
         throw InvalidArgument("--position: " + std::to_string(setup.position) +
                               " is past the last of " + std::to_string(setup.clean.size()) +

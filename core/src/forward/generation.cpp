@@ -1,5 +1,6 @@
 #include "attnscope/forward/generation.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <utility>
@@ -105,14 +106,37 @@ void keepRows(const ForwardResult& r, int row, GenerationStep& step) {
     }
 }
 
+// softmax(logits)[token] in double, as samplingDistribution at temperature 1 without filters
+// gives it, but without sorting the vocabulary: that sort (twice per step) took about a sixth
+// of a decode step of a 2-layer model with 128k tokens (tests/bench/README.md, issue 34).
+double plainProbability(const RowVector& logits, std::int32_t token) {
+    const double top = static_cast<double>(logits.maxCoeff());
+    double sum = 0;
+    for (Eigen::Index i = 0; i < logits.size(); ++i) {
+        sum += std::exp(static_cast<double>(logits[i]) - top);
+    }
+    return std::exp(static_cast<double>(logits[token]) - top) / sum;
+}
+
 void choose(const Matrix& logits, const SamplerSettings& sampler, std::mt19937_64& rng,
             GenerationStep& step) {
     step.logits = logits.row(0);
-    const std::vector<double> dist = samplingDistribution(step.logits, sampler);
-    step.token = drawToken(dist, rng);
-    const std::vector<double> plain = samplingDistribution(step.logits, {1.0f, 0, 1.0f, 0});
-    step.probability = static_cast<float>(plain[static_cast<std::size_t>(step.token)]);
-    step.sampledProbability = static_cast<float>(dist[static_cast<std::size_t>(step.token)]);
+    if (sampler.temperature <= 0.0f) {
+        // Greedy: samplingDistribution's one-hot on the first largest logit (ties to the lower
+        // id, as its stable sort orders them), found without the sort.
+        if (step.logits.array().isNaN().any()) {
+            throw InvalidArgument("sampling: the logits hold NaN");
+        }
+        Eigen::Index best = 0;
+        step.logits.maxCoeff(&best);  // the first maximum
+        step.token = static_cast<std::int32_t>(best);
+        step.sampledProbability = 1.0f;
+    } else {
+        const std::vector<double> dist = samplingDistribution(step.logits, sampler);
+        step.token = drawToken(dist, rng);
+        step.sampledProbability = static_cast<float>(dist[static_cast<std::size_t>(step.token)]);
+    }
+    step.probability = static_cast<float>(plainProbability(step.logits, step.token));
 }
 
 }  // namespace

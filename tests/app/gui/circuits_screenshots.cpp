@@ -1,23 +1,32 @@
 // Not a test: drives the real main window (run it under xvfb-run, xcb platform) and saves the
 // README's screenshot of issue 34's tabs.
-//   circuits_screenshots CAUSAL_LM OUT_DIR ["sentence"]
+//   circuits_screenshots CAUSAL_LM OUT_DIR ["sentence" ["corrupted sentence"]]
 // "circuits_dla_lens.png": the window on the Logit attribution tab — the top prediction after the
 // sentence minus the second (picked in Predictions with Ctrl+click, framed there), the largest
 // head selected — with the Logit lens tab of the same window (its table and legend) under it.
 // "circuits_dla.png" and "circuits_lens.png" are the two on their own, "circuits_dla_figure.png"
-// and "circuits_lens_figure.png" what their Export menus write. ATTNSCOPE_SHOT_SIZE=1024x700
-// tries another size.
+// and "circuits_lens_figure.png" what their Export menus write; "circuits_generation.png" the
+// Generation tab (below); "circuits_graph.png" the Circuits tab and "circuits_graph_figure.png"
+// its graph figure; "circuits_patching.png" the Activation patching tab (below).
+// ATTNSCOPE_SHOT_SIZE=1024x700 tries another size.
 #include <cmath>
 #include <cstdio>
 
 #include <QApplication>
 #include <QDir>
+#include <QLineEdit>
 #include <QPainter>
+#include <QSpinBox>
 #include <QTabWidget>
 #include <QTableView>
 
+#include "analyses/circuits/circuits_view.h"
+#include "analyses/circuits/composition_graph.h"
 #include "analyses/dla/dla_view.h"
+#include "analyses/generation/generation_view.h"
 #include "analyses/lens/lens_view.h"
+#include "analyses/patching/patching_path_box.h"
+#include "analyses/patching/patching_view.h"
 #include "main_window.h"
 #include "screenshot_support.h"
 #include "service/compute_service.h"
@@ -80,13 +89,47 @@ void saveStacked(const QImage& window, const QImage& area, int left, const QStri
     std::printf("wrote %s\n", qPrintable(path));
 }
 
+// The Activation patching tab: the sentence against the first of a few corrupted prompts with
+// its token count (or `corrupted` when given), every head denoised, one path patched;
+// "circuits_patching.png" and its figure "circuits_patching_figure.png"; then every head at
+// each position, "circuits_patching_positions.png".
+void shootPatching(MainWindow& w, const QString& out, const QString& corrupted) {
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* view = w.findChild<PatchingView*>(QStringLiteral("patchingView"));
+    tabs->setCurrentWidget(view);
+    shots::settle();
+    QStringList candidates = {corrupted, QStringLiteral("The key to the cabinet is on the"),
+                              QStringLiteral("The keys to the drawer are on the")};
+    for (const QString& c : candidates) {
+        QString why;
+        view->corruptedField()->setText(c);
+        if (!c.isEmpty() && view->request(&why)) {
+            break;
+        }
+    }
+    view->runSweep();
+    waitUntil([view] { return view->shownSweep() != nullptr; });
+    const int layers = w.session()->layerCount();
+    view->pathBox()->field()->setText(layers > 1 ? QStringLiteral("0-0 -> %1-0:k").arg(layers - 1)
+                                                 : QStringLiteral("0-0 -> logits"));
+    view->pathBox()->patchPath();
+    waitUntil([&w] { return !w.session()->document<PatchingDocument>().paths().empty(); });
+    shots::shot(w, out, "circuits_patching.png");
+    view->exportFigure(QDir(out).filePath(QStringLiteral("circuits_patching_figure.png")));
+    const auto heads = view->shownSweep();
+    view->setSweepKind(attnscope::analysis::PatchSweep::HeadPosition);
+    view->runSweep();
+    waitUntil([view, heads] { return view->shownSweep() != heads; });
+    shots::shot(w, out, "circuits_patching_positions.png");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AttnScopeScreenshots"));
     if (argc < 3) {
-        std::fprintf(stderr, "usage: circuits_screenshots CAUSAL_LM OUT_DIR [text]\n");
+        std::fprintf(stderr, "usage: circuits_screenshots CAUSAL_LM OUT_DIR [text [corrupted]]\n");
         return 2;
     }
     const QString out = QString::fromLocal8Bit(argv[2]);
@@ -117,5 +160,28 @@ int main(int argc, char** argv) {
     // What the two Export menus write, to look at beside the tabs.
     dla->exportFigure(QDir(out).filePath(QStringLiteral("circuits_dla_figure.png")));
     lens->exportFigure(QDir(out).filePath(QStringLiteral("circuits_lens_figure.png")));
+
+    // The Circuits tab, the head reading most from an earlier one selected, and its figure.
+    auto* circuits = w.findChild<CircuitsView*>(QStringLiteral("circuitsView"));
+    tabs->setCurrentWidget(circuits);
+    waitUntil([circuits] { return circuits->hasResult(); });
+    if (!circuits->graph()->edges().empty()) {
+        const auto& run = circuits->shownRun()->circuits;
+        s->selectHead(headAt(run, circuits->graph()->edges().front().reader));
+    }
+    shots::shot(w, out, "circuits_graph.png");
+    circuits->exportFigure(QDir(out).filePath(QStringLiteral("circuits_graph_figure.png")));
+
+    // "circuits_generation.png": the Generation tab, 16 greedy steps from the sentence, at its
+    // sixth step; "circuits_generation_figure.png" what its Export menu writes.
+    auto* generation = w.findChild<GenerationView*>(QStringLiteral("generationView"));
+    tabs->setCurrentWidget(generation);
+    generation->findChild<QSpinBox*>(QStringLiteral("generationSteps"))->setValue(16);
+    generation->generate();
+    waitUntil([generation] { return generation->shownRun() != nullptr; });
+    generation->setStep(5);
+    shots::shot(w, out, "circuits_generation.png");
+    generation->exportFigure(QDir(out).filePath(QStringLiteral("circuits_generation_figure.png")));
+    shootPatching(w, out, argc > 4 ? QString::fromLocal8Bit(argv[4]) : QString());
     return 0;
 }

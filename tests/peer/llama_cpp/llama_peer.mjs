@@ -7,6 +7,7 @@
 //                                     [--flash-attn]
 //   node llama_peer.mjs time     FILE [--n 128] [--threads 1] [--rounds 5] [--kv-type F32|F16] [--flash-attn]
 //   node llama_peer.mjs serve    FILE [--max-n 512] [--threads 1] [--kv-type F32|F16] [--flash-attn]
+//                                     (requests: prompt passes, or greedy generations timed per token)
 //   every command also takes --modules DIR: the folder setup_llama_peer.sh installed node_modules
 //   into (default $ATTNSCOPE_LLAMA_PEER_DIR, else this file's folder).
 //
@@ -305,9 +306,45 @@ function writeLine(doc) {
     return new Promise((resolve) => process.stdout.write(JSON.stringify(doc) + '\n', resolve));
 }
 
-// One timing request of serve: {"ids": [...], "threads": t, "repeats": r, "warmup": w}.
+// Greedy generation of `steps` tokens after `prompt` from an empty cache, timed at each token
+// the generator yields: the first interval is the prompt pass (one batch) with the first token's
+// sampling, every later one a decode step (the previous token evaluated alone against the KV
+// cache, then sampled). Like AttnScope's generate(), whose steps these intervals match.
+async function generationMs(sequence, prompt, steps) {
+    await sequence.clearHistory();
+    const marks = [];
+    const tokens = [];
+    const start = process.hrtime.bigint();
+    const generator = sequence.evaluate(prompt, { temperature: 0, yieldEogToken: true });
+    for await (const token of generator) {
+        marks.push(Number(process.hrtime.bigint() - start) / 1e6);
+        tokens.push(token);
+        if (tokens.length >= steps) break;  // ends the generator before it evaluates the last token
+    }
+    return { prompt_ms: marks[0], step_ms: marks.slice(1).map((m, i) => m - marks[i]), tokens };
+}
+
+async function serveGeneration(sequence, settings, request) {
+    const steps = request.steps;
+    if (!Number.isInteger(steps) || steps < 1) throw new Error('steps must be an integer >= 1');
+    if (request.generate.length + steps > settings.max_n) {
+        throw new Error(`prompt + steps = ${request.generate.length + steps}, more than --max-n ${settings.max_n}`);
+    }
+    const out = { prompt_n: request.generate.length, steps, threads: settings.threads, prompt_ms: [], step_ms: [] };
+    for (let i = 0; i < (request.warmup ?? 0) + (request.repeats ?? 1); ++i) {
+        const g = await generationMs(sequence, request.generate, steps);
+        if (i < (request.warmup ?? 0)) continue;
+        out.prompt_ms.push(g.prompt_ms);
+        out.step_ms.push(g.step_ms);
+        out.tokens = g.tokens;
+    }
+    return out;
+}
+
+// One timing request of serve: {"ids": [...], "threads": t, "repeats": r, "warmup": w}, or a
+// generation, {"generate": [...prompt ids], "steps": s, "threads": t, "repeats": r, "warmup": w}.
 async function serveRequest(sequence, settings, vocabSize, request) {
-    const ids = request.ids;
+    const ids = request.generate ?? request.ids;
     const bad = (id) => !Number.isInteger(id) || id < 0 || id >= vocabSize;
     if (!Array.isArray(ids) || ids.length === 0 || ids.some(bad)) {
         throw new Error(`ids must be a non-empty list of token ids below ${vocabSize}`);
@@ -316,6 +353,7 @@ async function serveRequest(sequence, settings, vocabSize, request) {
     if (request.threads !== undefined && request.threads !== settings.threads) {
         throw new Error(`this worker runs ${settings.threads} thread(s), not ${request.threads}`);
     }
+    if (request.generate !== undefined) return serveGeneration(sequence, settings, request);
     const times = [];
     for (let i = 0; i < (request.warmup ?? 0) + (request.repeats ?? 1); ++i) {
         const ms = await promptMs(sequence, ids);

@@ -4,13 +4,17 @@
 // heatmap and the table largest |value| first; a click on a Predictions row makes its token the
 // target, Ctrl+click another the distractor, and the terms follow the core's for them; a heatmap
 // cell opens its head; the CSV has the CLI's columns. A post-LN BERT shows the core's reason
-// instead, pointing to the Logit lens when the checkpoint has a head for one. Issue 34.
+// instead, pointing to the Logit lens when the checkpoint has a head for one. The heads' terms
+// show as signed bars on the model grid while they are current, and leave it when they are stale
+// or unticked. Issue 34.
 #include <cmath>
 
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QLabel>
+#include <QLineEdit>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -24,8 +28,10 @@
 #include "main_window.h"
 #include "panel_test_support.h"
 #include "panels/prediction_panel.h"
+#include "panels/token_pick_field.h"
 #include "service/compute_service.h"
 #include "session/analysis_session.h"
+#include "views/head_grid_model.h"
 #include "views/heatmap_widget.h"
 #include "window_test.h"
 
@@ -70,6 +76,8 @@ class DlaTabTest : public paneltest::FreshWindowTest {
 
 private slots:
     void termsFollowTheCoreAndThePicks();
+    void headTermsShowOnTheModelGrid();
+    void tokensOutsideTheTopFiveArePickedByTyping();
     void unsupportedModelShowsTheReason_data();
     void unsupportedModelShowsTheReason();
 
@@ -168,6 +176,100 @@ void DlaTabTest::termsFollowTheCoreAndThePicks() {
     QTRY_VERIFY_WITH_TIMEOUT(
         view->shownRun()->attribution.target == top && !view->shownRun()->attribution.distractor,
         kTimeoutMs);
+}
+
+void DlaTabTest::headTermsShowOnTheModelGrid() {
+    DlaView* view = showTab();
+    QVERIFY(view);
+    AnalysisSession* session =
+        open(paneltest::checkpointDir("gpt2_f32"), QStringLiteral("the quick brown fox jumps"));
+    QVERIFY(session);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasResult(), kTimeoutMs);
+    const auto* grid = m_window->findChild<QTableView*>(QStringLiteral("headGrid"));
+    QVERIFY(grid);
+    const auto* cells = static_cast<const HeadGridModel*>(grid->model());
+    const analysis::LogitAttribution& shown = view->shownRun()->attribution;
+    const int layers = session->layerCount();
+    const int heads = session->headCount();
+    const std::vector<double> terms = shown.headMap(layers, heads);
+    double largest = 0;
+    for (const double v : terms) {
+        largest = std::max(largest, std::abs(v));
+    }
+    QVERIFY(largest > 0);
+    QVERIFY(view->onGridBox()->isChecked());
+    for (int l = 0; l < layers; ++l) {
+        for (int h = 0; h < heads; ++h) {
+            const QModelIndex cell = cells->indexOf({l, h});
+            const double v = terms[static_cast<std::size_t>(l * heads + h)];
+            QCOMPARE(cell.data(HeadGridModel::ScoreRole).toDouble(), v);
+            QVERIFY(cell.data(HeadGridModel::ScoreSignedRole).toBool());
+            // Signed bars: the share of the largest |term|, with its sign.
+            QVERIFY(std::abs(cell.data(HeadGridModel::ScoreBarRole).toDouble() - v / largest) <
+                    1e-12);
+        }
+    }
+    const QString tip = cells->indexOf({0, 0}).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("Direct logit attribution to")), qPrintable(tip));
+    // Unticked, the bars go; ticked, they come back.
+    view->onGridBox()->setChecked(false);
+    QVERIFY(session->overlays().headScores().empty());
+    view->onGridBox()->setChecked(true);
+    QCOMPARE(session->overlays().headScores().owner, QStringLiteral("dla"));
+    // Another tab on screen and a new sentence: the terms are stale, the grid drops them.
+    auto* tabs = m_window->findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    tabs->setCurrentIndex(0);
+    QVERIFY(paneltest::typeSentence(*m_window, QStringLiteral("a big dog barks")));
+    QTRY_VERIFY_WITH_TIMEOUT(session->overlays().headScores().empty(), kTimeoutMs);
+    QVERIFY(!cells->indexOf({0, 0}).data(HeadGridModel::ScoreRole).isValid());
+    // Back on the tab: the new sentence's terms.
+    tabs->setCurrentWidget(view);
+    QTRY_VERIFY_WITH_TIMEOUT(!session->overlays().headScores().empty(), kTimeoutMs);
+}
+
+// The field under the Predictions bars: an id, a vocabulary piece, or text that is one token;
+// Enter picks the target, Ctrl+Enter the distractor; anything else says what it tokenizes to.
+void DlaTabTest::tokensOutsideTheTopFiveArePickedByTyping() {
+    DlaView* view = showTab();
+    QVERIFY(view);
+    AnalysisSession* session =
+        open(paneltest::checkpointDir("gpt2_f32"), QStringLiteral("the quick brown fox jumps"));
+    QVERIFY(session);
+    QTRY_VERIFY_WITH_TIMEOUT(view->hasResult(), kTimeoutMs);
+    auto* field = m_window->findChild<TokenPickField*>();
+    QVERIFY(field);
+    QLineEdit* edit = field->edit();
+    const int position = session->predictionPosition();
+
+    edit->setText(QStringLiteral("#7"));
+    QTest::keyClick(edit, Qt::Key_Return);
+    QCOMPARE(session->pickedTokens().target, std::optional<std::int32_t>(7));
+    QTRY_VERIFY_WITH_TIMEOUT(view->shownRun()->attribution.target == 7, kTimeoutMs);
+    QVERIFY(sameTerms(view->shownRun()->attribution, coreAttribution(*session, position, 7)));
+    QVERIFY2(field->statusText().contains(QStringLiteral("#7")), qPrintable(field->statusText()));
+
+    // A piece as the vocabulary stores it, as the distractor.
+    const std::string piece = forward::tokenPiece(*session->model(), 9);
+    edit->setText(QString::fromStdString(piece));
+    QTest::keyClick(edit, Qt::Key_Return, Qt::ControlModifier);
+    QCOMPARE(session->pickedTokens().distractor, std::optional<std::int32_t>(9));
+    QTRY_VERIFY_WITH_TIMEOUT(
+        view->shownRun()->attribution.distractor == std::optional<std::int32_t>(9), kTimeoutMs);
+    QVERIFY(sameTerms(view->shownRun()->attribution, coreAttribution(*session, position, 7, 9)));
+
+    // Text of several tokens, and an id outside the vocabulary: refused, the picks stay.
+    edit->setText(QStringLiteral("the quick brown fox"));
+    QVERIFY(!field->pick(false));
+    QVERIFY2(field->statusText().contains(QStringLiteral("tokens")),
+             qPrintable(field->statusText()));
+    edit->setText(QStringLiteral("#99999999"));
+    QVERIFY(!field->pick(true));
+    QVERIFY2(field->statusText().contains(QStringLiteral("not a token id")),
+             qPrintable(field->statusText()));
+    QCOMPARE(session->pickedTokens().target, std::optional<std::int32_t>(7));
+    QCOMPARE(session->pickedTokens().distractor, std::optional<std::int32_t>(9));
+    session->pickTarget(std::nullopt);
+    session->pickDistractor(std::nullopt);
 }
 
 void DlaTabTest::unsupportedModelShowsTheReason_data() {

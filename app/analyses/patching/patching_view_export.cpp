@@ -1,0 +1,61 @@
+// PatchingView's exports (patching_view.h): the shown sweep's runs through the core's writers
+// (export/patching_export.h, as attnscope-cli patch --out) and its heatmap as a figure.
+#include "analyses/patching/patching_figure.h"
+#include "analyses/patching/patching_view.h"
+#include "attnscope/base/error.h"
+#include "attnscope/export/patching_export.h"
+#include "session/analysis_session.h"
+
+namespace attnscope::app {
+
+bool PatchingView::canExport() const {
+    if (!m_shown) {
+        m_session->reportError(tr("Nothing to export yet: run a patching sweep first."));
+    }
+    return m_shown != nullptr;
+}
+
+bool PatchingView::exportRun(const QString& path) {
+    if (!canExport()) {
+        return false;
+    }
+    const PatchingDocument::Endpoints& e = *m_shown->endpoints;
+    exporting::PatchingRun run{m_session->modelPath().toStdString(),
+                               e.targetPiece,
+                               e.distractorPiece,
+                               e.base.get(),
+                               {m_shown->grid},
+                               {}};
+    for (const PatchingDocument::PathRow& p : m_document.paths()) {
+        if (p.endpoints == m_shown->endpoints) {
+            run.paths.emplace_back(p.spec, p.result);
+        }
+    }
+    try {
+        if (path.endsWith(QStringLiteral(".h5"), Qt::CaseInsensitive)) {
+            exporting::writePatchingHdf5(path.toStdString(), run);
+        } else {
+            exporting::writePatchingCsv(path.toStdString(), run);
+        }
+        return true;
+    } catch (const Error& e2) {
+        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e2.what())));
+        return false;
+    }
+}
+
+bool PatchingView::exportFigure(const QString& path) {
+    if (!canExport()) {
+        return false;
+    }
+    const HeatGridFigure figure = patchingFigure(*m_shown, shownPosition());
+    try {
+        writeHeatGridFigure(path, figure);
+        return true;
+    } catch (const Error& e) {
+        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
+        return false;
+    }
+}
+
+}  // namespace attnscope::app
