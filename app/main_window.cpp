@@ -265,6 +265,7 @@ void MainWindow::wireSession() {
         }
     });
     connect(m_session, &AnalysisSession::warningReported, m_messages, &MessageBar::showWarning);
+    connect(m_session, &AnalysisSession::noteReported, m_messages, &MessageBar::showNote);
     connect(m_session, &AnalysisSession::inputTooLong, this, [this](int tokens, int limit) {
         m_messages->showMessage(
             tr("This text has %1 tokens; the model reads at most %2 (its positions). The views "

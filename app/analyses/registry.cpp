@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include <QDockWidget>
+#include <QMainWindow>
 #include <QTabWidget>
 
 namespace attnscope::app {
@@ -43,6 +45,19 @@ Analysis tabAnalysis(const char* name, const char* title,
                 host.tabs->addTab(make(host.session, host.tabs), QObject::tr(title));
             },
             nullptr};
+}
+
+void raiseDockWithTab(const AnalysisHost& host, QWidget* tab, const char* dockName) {
+    QObject::connect(
+        host.tabs, &QTabWidget::currentChanged, tab,
+        [tab, tabs = host.tabs, window = host.window, dockName] {
+            if (tabs->currentWidget() != tab) {
+                return;
+            }
+            if (auto* dock = window->findChild<QDockWidget*>(QString::fromLatin1(dockName))) {
+                dock->raise();
+            }
+        });
 }
 
 }  // namespace attnscope::app

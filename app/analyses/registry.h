@@ -56,4 +56,10 @@ Analysis tabAnalysis(const char* name, const char* title) {
     });
 }
 
+// Brings the window's dock named `dockName` (its object name, a string literal:
+// "predictionDock") to the front whenever `tab`, one of the view tabs, becomes the current one:
+// for a tab whose inputs are picked in that dock. Nothing happens while the window has no such
+// dock.
+void raiseDockWithTab(const AnalysisHost& host, QWidget* tab, const char* dockName);
+
 }  // namespace attnscope::app

@@ -46,6 +46,22 @@ CLI::Validator wholeNumber64() {
         "UINT64");
 }
 
+void addInductionProbeOptions(CLI::App& command, int& repeats, int& length, std::uint64_t& seed) {
+    command
+        .add_option("--probe-repeats", repeats,
+                    "Causal models: random sequences of the induction probe (0: no probe)")
+        ->check(CLI::Range(0, 1000))
+        ->capture_default_str();
+    command
+        .add_option("--probe-length", length,
+                    "Causal models: tokens of each probe half (the probe is 2N + 1 long)")
+        ->check(CLI::Range(2, 100000))
+        ->capture_default_str();
+    command.add_option("--probe-seed", seed, "Seed of the probe's tokens")
+        ->check(wholeNumber64())
+        ->capture_default_str();
+}
+
 CLI::Validator finiteRange(double lo, double hi) {
     return CLI::Validator(
         [lo, hi](const std::string& value) -> std::string {

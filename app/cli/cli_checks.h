@@ -35,6 +35,10 @@ CLI::Option* addIdListOption(CLI::App& command, const std::string& name,
 CLI::Option* addModelDirArgument(CLI::App& command, std::string& modelDir);
 CLI::Option* addCorpusArgument(CLI::App& command, std::string& corpus);
 
+// --probe-repeats, --probe-length and --probe-seed: the repeated-random-token induction probe
+// the survey and the training series run on causal models (analysis::InductionProbeOptions).
+void addInductionProbeOptions(CLI::App& command, int& repeats, int& length, std::uint64_t& seed);
+
 // An --out path of a command that writes either a table or arrays: it must end in .csv or .h5.
 CLI::Validator csvOrH5Output();
 

@@ -64,7 +64,7 @@ void CorpusJob::start(const QString& path, Work work, EndText text) {
             if (end.status == JobEnd::Failed) {
                 session().reportError(text.failed + end.error);
             } else if (end.status == JobEnd::Cancelled && !m_service.isShutDown()) {
-                session().reportError(text.cancelled);
+                session().reportNote(text.cancelled);  // the user's doing, not a failure
             }
             if (!isRunning()) {
                 emit finished(end.status == JobEnd::Applied);

@@ -160,6 +160,10 @@ void AnalysisSession::reportError(const QString& message) {
     emit errorReported(message);
 }
 
+void AnalysisSession::reportNote(const QString& message) {
+    emit noteReported(message);
+}
+
 void AnalysisSession::withdrawMessage(const QString& message) {
     emit messageWithdrawn(message);
 }

@@ -252,6 +252,9 @@ public:
 
     // Shown in the window's message bar; the session itself keeps everything it had.
     void reportError(const QString& message);
+    // Shown in the message bar as a note, neither error nor warning: what the user did happened
+    // ("… was cancelled; the previous results stay").
+    void reportNote(const QString& message);
     // A message reported earlier no longer holds (a job that was cancelled or failed has since
     // succeeded): the message bar hides it if it still shows it (issue 30).
     void withdrawMessage(const QString& message);
@@ -280,6 +283,7 @@ signals:
     // A new treebank changed sentenceGold(); a new result changes it too, under resultChanged.
     void sentenceGoldChanged();
     void errorReported(const QString& message);
+    void noteReported(const QString& message);
     void messageWithdrawn(const QString& message);
     void warningReported(const QString& message);
     void inputTooLong(int tokens, int limit);

@@ -306,7 +306,25 @@ QVariant HeadGridModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation == Qt::Vertical) {
         return tr("L%1").arg(section);
     }
-    return m_order == Order::Model ? tr("H%1").arg(section) : tr("#%1").arg(section + 1);
+    return columnLabel(section, m_prefixedColumns);
+}
+
+QString HeadGridModel::columnLabel(int section, bool prefixed) const {
+    const int number = m_order == Order::Model ? section : section + 1;
+    if (!prefixed) {
+        return QString::number(number);
+    }
+    return m_order == Order::Model ? tr("H%1").arg(number) : tr("#%1").arg(number);
+}
+
+void HeadGridModel::setPrefixedColumns(bool prefixed) {
+    if (prefixed == m_prefixedColumns) {
+        return;
+    }
+    m_prefixedColumns = prefixed;
+    if (columnCount() > 0) {
+        emit headerDataChanged(Qt::Horizontal, 0, columnCount() - 1);
+    }
 }
 
 }  // namespace attnscope::app

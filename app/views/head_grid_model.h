@@ -79,6 +79,11 @@ public:
 
     Order order() const { return m_order; }
 
+    // A column's header: "H3" in model order ("#4" sorted), or the bare number where the cells
+    // are too narrow for the prefix (HeadGridView decides; setPrefixedColumns).
+    QString columnLabel(int section, bool prefixed) const;
+    void setPrefixedColumns(bool prefixed);
+
     // Where a head sits in the grid under the current order.
     QModelIndex indexOf(HeadId head) const;
     HeadId headAt(const QModelIndex& index) const;
@@ -106,6 +111,7 @@ private:
     std::vector<QImage> m_thumbnails;            // [headIndex(head, nHeads)]
     std::vector<std::vector<int>> m_columnHead;  // [layer][column] -> head
     Order m_order = Order::Model;
+    bool m_prefixedColumns = true;
     HeadLabels m_labels;
     QString m_labelFilter;
     std::vector<char> m_inFilter;  // [headIndex(head, survey nHeads)]; empty: no filter active

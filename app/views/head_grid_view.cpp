@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include <QContextMenuEvent>
+#include <QFontInfo>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QMenu>
 #include <QMouseEvent>
@@ -321,6 +323,30 @@ void HeadGridView::fitCells() {
     const int side = std::clamp(std::min(w, h), 12, 160);
     horizontalHeader()->setDefaultSectionSize(side);
     verticalHeader()->setDefaultSectionSize(side);
+    fitColumnLabels(side);
+}
+
+// Column headers that fit their cells, so that 12 heads in a narrow dock do not run "H10" into
+// "H11": "H11" in the header's usual font where it fits, else the bare number in the largest
+// font down to 7 px that fits (cells are never narrower than 12 px, which two digits at 7 px
+// fit). Text is not elided: a label may use the section's margins, never its neighbour's room.
+void HeadGridView::fitColumnLabels(int side) {
+    constexpr int kSmallestPixels = 7;
+    const int room = side - 2;
+    const int last = std::max(0, m_model->columnCount() - 1);
+    QFont labels = font();
+    const bool prefixed =
+        QFontMetrics(labels).horizontalAdvance(m_model->columnLabel(last, true)) <= room;
+    if (!prefixed) {
+        const QString widest = m_model->columnLabel(last, false);
+        int pixels = QFontInfo(labels).pixelSize();
+        while (pixels > kSmallestPixels && QFontMetrics(labels).horizontalAdvance(widest) > room) {
+            labels.setPixelSize(--pixels);
+        }
+    }
+    horizontalHeader()->setTextElideMode(Qt::ElideNone);
+    horizontalHeader()->setFont(labels);
+    m_model->setPrefixedColumns(prefixed);
 }
 
 }  // namespace attnscope::app

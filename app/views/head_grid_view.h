@@ -61,6 +61,7 @@ protected:
 
 private:
     void fitCells();
+    void fitColumnLabels(int side);
     void syncSelection();
     void addLabelActions(QMenu* menu, HeadId head);
 

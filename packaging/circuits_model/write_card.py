@@ -253,6 +253,14 @@ def section_series(m):
                      f"{r['prev'][ph[0]][ph[1]]:.3f} | {r['loss_second_copy']:.3f} | "
                      f"{r['heldout_loss']:.3f} |")
     frac = ", ".join(f"{int(100 * f)} %" for f in sel.get("fractions", []))
+    tab = series_probe(a.get("series_command", []), ih)
+    same = (f"""
+
+The "AttnScope probe" column is also `attnscope-cli series resources/circuits_model/series
+--probe-repeats 10 --probe-length 25`'s `induction_probe` (the same S7 on the same draws, every
+head at every step: `tests/core/cli/circuits_model_cli_test.cpp`). At its defaults, 4 sequences
+of N = 10 as the Training tab plots it, {head(ih)} reads {", ".join(tab[r["step"]] for r in s)}
+over these steps (`attnscope-cli series` below).""" if all(r["step"] in tab for r in s) else "")
     return f"""## Training series: the induction bump
 
 `series/` holds {len(s)} checkpoints of this run (same files as the model; AttnScope's Training
@@ -262,11 +270,21 @@ tab and `attnscope-cli series resources/circuits_model/series` read them), picke
 of its rise, the first steps at {', '.join(frac.split(', ')[1:]) if frac else '50 % and 90 %'}
 of it, and the last step (the shipped model).
 
-{chr(10).join(rows)}
+{chr(10).join(rows)}{same}
 
 The whole run, every {every * m['training']['probe']['every']} steps (from training's probes):
 
 {chr(10).join(curve)}"""
+
+
+def series_probe(lines, h):
+    """{step: induct} of head h from `attnscope-cli series`'s table (induct its last column)."""
+    out = {}
+    for line in lines:
+        f = line.split()
+        if len(f) >= 10 and f[1].isdigit() and f[2:4] == [str(h[0]), str(h[1])]:
+            out[int(f[1])] = f[-1]
+    return out
 
 
 def section_attnscope(m):

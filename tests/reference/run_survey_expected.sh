@@ -36,3 +36,11 @@ for m in gpt2_f32 llama3_gqa4_f32 mistral_mqa_window_f32; do
     run "$m" corpus_causal.txt --special-ids 556 --punct-ids 0,11,13,30 --period-ids 13 \
         --bos-id 556
 done
+# The training series' induction probe (core_survey_parity_test's SeriesProbeParity): S7 with its
+# defaults (4 repeats, N = 10, seed 0) on each Pythia-shaped series checkpoint; one short sentence
+# keeps the rest of the survey cheap.
+echo "556,300,301,302" > "$out/corpus_series.txt"
+for step in 0 512 4096; do
+    reference survey_reference.py "pythia_series_step${step}_f32" "series_step${step}" \
+        --corpus "$out/corpus_series.txt" --rare-top 5 --special-ids 556 --bos-id 556
+done

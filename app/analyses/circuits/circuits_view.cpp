@@ -22,13 +22,12 @@
 #include "analyses/circuits/composition_graph.h"
 #include "analyses/circuits/head_card.h"
 #include "analyses/corpus/corpus_widgets.h"
-#include "attnscope/base/error.h"
 #include "attnscope/export/circuits_export.h"
 #include "render/figure_file.h"
 #include "session/analysis_session.h"
+#include "session/reporting_export.h"
 #include "widgets/chart_palette.h"
 #include "widgets/named.h"
-#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
@@ -57,22 +56,19 @@ QIcon kindIcon(CompositionKind kind, const QPalette& palette) {
 }  // namespace
 
 CircuitsView::CircuitsView(AnalysisSession* session, CircuitsJob* job, QWidget* parent)
-    : QWidget(parent),
+    : PlaceholderView("circuits", settingViewed(session->document<CircuitsDocument>()), parent),
       m_session(session),
       m_job(job),
       m_document(session->document<CircuitsDocument>()),
-      m_stack(named<PlaceholderStack>("circuitsStack", this)),
       m_model(new CircuitsTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)) {
-    setObjectName(QStringLiteral("circuitsView"));
-    m_stack->placeholder()->setObjectName(QStringLiteral("circuitsPlaceholder"));
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(ResultsTableModel::SortRole);
     // The controls stay above the stack: Cancel must be there while it computes.
     auto* controls = makeControls();
     auto* outer = qobject_cast<QVBoxLayout*>(layout());
     auto* page = makeResults();
-    m_stack->setPage(page);
+    stack()->setPage(page);
     if (outer) {
         outer->setContentsMargins(8, 6, 8, 4);
         outer->insertWidget(0, controls);
@@ -185,24 +181,6 @@ QWidget* CircuitsView::makeResults() {
     return split;
 }
 
-bool CircuitsView::hasResult() const {
-    return m_stack->showsPage();
-}
-
-QString CircuitsView::placeholderText() const {
-    return m_stack->showsPage() ? QString() : m_stack->placeholder()->text();
-}
-
-void CircuitsView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    m_document.setViewed(true);
-}
-
-void CircuitsView::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    m_document.setViewed(false);
-}
-
 void CircuitsView::followJob() {
     connect(m_job, &CorpusJob::started, this, [this] {
         m_progress->setRange(0, 0);
@@ -230,26 +208,26 @@ void CircuitsView::refresh() {
     m_compute->setVisible(!fresh && m_cancelled && model && !m_job->isRunning());
     if (!model) {
         showRun(nullptr);
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             tr("No model yet.\nOpen a model to see what each head can do from its weights alone: "
                "its QK and OV circuits and how heads compose."));
         return;
     }
     if (const std::string why = analysis::weightCircuitsUnsupportedReason(*model); !why.empty()) {
         showRun(nullptr);
-        m_stack->showPlaceholder(sentence(why));
+        stack()->showPlaceholder(sentence(why));
         return;
     }
     if (!fresh) {
         showRun(nullptr);
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             m_cancelled ? tr("No weight-space circuits: the computation was cancelled or failed "
                              "(the message bar says which). Press Compute to run it again.")
                         : tr("Computing every head's weight-space circuits…"));
         return;
     }
     showRun(run);
-    m_stack->showPage();
+    stack()->showPage();
     if (!m_sideFitted) {
         // Once the page is laid out at its size: a hidden page's splitter has another.
         QMetaObject::invokeMethod(this, &CircuitsView::fitSide, Qt::QueuedConnection);
@@ -339,7 +317,7 @@ bool CircuitsView::exportScores(const QString& path) {
     if (!canExport()) {
         return false;
     }
-    try {
+    return reportingExport(m_session, [&] {
         if (path.endsWith(QStringLiteral(".h5"), Qt::CaseInsensitive)) {
             const auto model = m_shown->forModel.lock();
             exporting::writeCircuitsHdf5(path.toStdString(), m_shown->circuits,
@@ -347,11 +325,7 @@ bool CircuitsView::exportScores(const QString& path) {
         } else {
             exporting::writeCircuitsCsv(path.toStdString(), m_shown->circuits);
         }
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    });
 }
 
 bool CircuitsView::exportFigure(const QString& path) {
@@ -367,15 +341,11 @@ bool CircuitsView::exportFigure(const QString& path) {
     page.pixelSize = {std::max(1100, 130 * m_shown->circuits.nLayers + 260),
                       std::max(700, 56 * m_shown->circuits.nHeads + 260)};
     page.title = tr("Composition graph");
-    try {
+    return reportingExport(m_session, [&] {
         render::writeFigureFile(path, page, [this, &page, &title](QPainter& p) {
             m_graph->paintFigure(p, page.pixelSize, title);
         });
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    });
 }
 
 }  // namespace attnscope::app

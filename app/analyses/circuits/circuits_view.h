@@ -13,10 +13,9 @@
 
 #include <memory>
 
-#include <QWidget>
-
 #include "analyses/circuits/circuits_document.h"
 #include "analyses/circuits/circuits_graph.h"
+#include "widgets/placeholder_view.h"
 
 class QCheckBox;
 class QDoubleSpinBox;
@@ -34,17 +33,12 @@ class CircuitsJob;
 class CircuitsTableModel;
 class CompositionGraph;
 class HeadCard;
-class PlaceholderStack;
 
-class CircuitsView : public QWidget {
+class CircuitsView : public PlaceholderView {
     Q_OBJECT
 
 public:
     CircuitsView(AnalysisSession* session, CircuitsJob* job, QWidget* parent = nullptr);
-
-    // False while the placeholder (no model, unsupported model, computing) is shown.
-    bool hasResult() const;
-    QString placeholderText() const;
 
     std::shared_ptr<const CircuitsDocument::Run> shownRun() const { return m_shown; }
 
@@ -63,10 +57,6 @@ public:
     bool exportScores(const QString& path);
     bool exportFigure(const QString& path);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-    void hideEvent(QHideEvent* event) override;
-
 private:
     QWidget* makeControls();
     QWidget* makeResults();
@@ -82,7 +72,6 @@ private:
     AnalysisSession* m_session;
     CircuitsJob* m_job;
     CircuitsDocument& m_document;
-    PlaceholderStack* m_stack;
     QDoubleSpinBox* m_threshold = nullptr;
     QCheckBox* m_kinds[3] = {};
     QLabel* m_count = nullptr;

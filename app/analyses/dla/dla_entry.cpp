@@ -1,7 +1,5 @@
 // The "Logit attribution" tab (issue 34). Its job is made here, so that it follows the session
 // (and the tab being on screen) from the start.
-#include <QDockWidget>
-#include <QMainWindow>
 #include <QTabWidget>
 
 #include "analyses/dla/dla_job.h"
@@ -24,14 +22,7 @@ Analysis dlaAnalysis() {
                 QObject::connect(view, &DlaView::headActivated, view,
                                  [show = host.showHeadView] { show(); });
                 // The target and distractor are picked in Predictions: bring it to the front.
-                QObject::connect(host.tabs, &QTabWidget::currentChanged, view,
-                                 [view, tabs = host.tabs, window = host.window] {
-                                     auto* predictions = window->findChild<QDockWidget*>(
-                                         QStringLiteral("predictionDock"));
-                                     if (tabs->currentWidget() == view && predictions) {
-                                         predictions->raise();
-                                     }
-                                 });
+                raiseDockWithTab(host, view, "predictionDock");
             },
             nullptr};
 }

@@ -20,11 +20,10 @@
 #include "analyses/dla/dla_table_model.h"
 #include "analyses/dla/dla_terms.h"
 #include "attnscope/analysis/logit_lens.h"
-#include "attnscope/base/error.h"
 #include "session/analysis_session.h"
+#include "session/reporting_export.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
-#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
@@ -42,16 +41,13 @@ QString sentence(const std::string& reason) {
 }  // namespace
 
 DlaView::DlaView(AnalysisSession* session, QWidget* parent)
-    : QWidget(parent),
+    : PlaceholderView("dla", settingViewed(session->document<DlaDocument>()), parent),
       m_session(session),
       m_document(session->document<DlaDocument>()),
-      m_stack(named<PlaceholderStack>("dlaStack", this)),
       m_caption(named<QLabel>("dlaCaption", this)),
       m_sum(named<QLabel>("dlaSum", this)),
       m_model(new DlaTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)) {
-    setObjectName(QStringLiteral("dlaView"));
-    m_stack->placeholder()->setObjectName(QStringLiteral("dlaPlaceholder"));
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(ResultsTableModel::SortRole);
     auto* page = new QWidget(this);
@@ -62,7 +58,7 @@ DlaView::DlaView(AnalysisSession* session, QWidget* parent)
     layout->addWidget(m_caption);
     layout->addWidget(makeResults(), 1);
     layout->addWidget(m_sum);
-    m_stack->setPage(page);
+    stack()->setPage(page);
 
     connect(session, &AnalysisSession::modelChanged, this, &DlaView::refresh);
     connect(session, &AnalysisSession::resultChanged, this, &DlaView::refresh);
@@ -135,24 +131,6 @@ QWidget* DlaView::makeResults() {
     return split;
 }
 
-bool DlaView::hasResult() const {
-    return m_stack->showsPage();
-}
-
-QString DlaView::placeholderText() const {
-    return m_stack->showsPage() ? QString() : m_stack->placeholder()->text();
-}
-
-void DlaView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    m_document.setViewed(true);
-}
-
-void DlaView::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    m_document.setViewed(false);
-}
-
 void DlaView::refresh() {
     const auto model = m_session->model();
     const auto clean = m_session->cleanResult();
@@ -161,7 +139,7 @@ void DlaView::refresh() {
     m_noDistractor->setEnabled(picked.distractor.has_value());
     if (!model || !clean) {
         showRun(nullptr);
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             tr("No result yet.\nOpen a causal language model (GPT-2, Llama, Qwen, …) and type a "
                "sentence to see which heads, MLPs and embeddings write the logit of the next "
                "token."));
@@ -170,7 +148,7 @@ void DlaView::refresh() {
     if (const std::string why = analysis::dlaUnsupportedReason(*model); !why.empty()) {
         showRun(nullptr);
         const bool lens = analysis::lensUnsupportedReason(*model).empty();
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             sentence(why) +
             (lens ? tr("\n\nThe Logit lens tab works for this model.") : QString()));
         return;
@@ -178,11 +156,11 @@ void DlaView::refresh() {
     const auto run = m_document.run();
     if (!run) {
         showRun(nullptr);
-        m_stack->showPlaceholder(tr("Computing the logit attribution…"));
+        stack()->showPlaceholder(tr("Computing the logit attribution…"));
         return;
     }
     showRun(run);
-    m_stack->showPage();
+    stack()->showPage();
     if (!m_tableFitted) {
         // Once the page is laid out at its size: a hidden page's splitter has another.
         QMetaObject::invokeMethod(this, &DlaView::fitTable, Qt::QueuedConnection);
@@ -190,8 +168,8 @@ void DlaView::refresh() {
 }
 
 void DlaView::jobEnded(bool ok) {
-    if (!ok && !m_shown && !m_stack->showsPage() && m_document.isViewed()) {
-        m_stack->showPlaceholder(tr("No logit attribution: the message bar says what went wrong."));
+    if (!ok && !m_shown && !stack()->showsPage() && m_document.isViewed()) {
+        stack()->showPlaceholder(tr("No logit attribution: the message bar says what went wrong."));
     }
 }
 
@@ -274,13 +252,8 @@ bool DlaView::exportCsv(const QString& path) {
     if (!canExport()) {
         return false;
     }
-    try {
-        writeDlaCsv(path.toStdString(), m_shown->attribution);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return reportingExport(m_session,
+                           [&] { writeDlaCsv(path.toStdString(), m_shown->attribution); });
 }
 
 bool DlaView::exportFigure(const QString& path) {
@@ -288,13 +261,7 @@ bool DlaView::exportFigure(const QString& path) {
         return false;
     }
     const HeatGridFigure figure = dlaFigure(*m_shown);
-    try {
-        writeHeatGridFigure(path, figure);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return reportingExport(m_session, [&] { writeHeatGridFigure(path, figure); });
 }
 
 }  // namespace attnscope::app

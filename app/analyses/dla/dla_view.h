@@ -12,10 +12,9 @@
 
 #include <memory>
 
-#include <QWidget>
-
 #include "analyses/dla/dla_document.h"
 #include "attnscope/base/head_id.h"
+#include "widgets/placeholder_view.h"
 
 class QLabel;
 class QCheckBox;
@@ -29,16 +28,12 @@ namespace attnscope::app {
 class AnalysisSession;
 class DlaTableModel;
 class HeatmapWidget;
-class PlaceholderStack;
 
-class DlaView : public QWidget {
+class DlaView : public PlaceholderView {
     Q_OBJECT
 
 public:
     explicit DlaView(AnalysisSession* session, QWidget* parent = nullptr);
-
-    // False while the placeholder (no result, unsupported model, computing) is shown.
-    bool hasResult() const;
 
     // The run shown; null with the placeholder.
     std::shared_ptr<const DlaDocument::Run> shownRun() const { return m_shown; }
@@ -54,9 +49,6 @@ public:
     // "Heads on the model grid": the document's showsOnGrid.
     QCheckBox* onGridBox() const { return m_onGrid; }
 
-    // The placeholder's text (empty while a run is shown).
-    QString placeholderText() const;
-
     // Writes the shown run's terms (CSV) or its heatmap (PNG, SVG or PDF by the extension);
     // false, with the reason on the message bar, when there is none or the file failed.
     bool exportCsv(const QString& path);
@@ -67,10 +59,6 @@ public:
 
 signals:
     void headActivated(attnscope::HeadId head);
-
-protected:
-    void showEvent(QShowEvent* event) override;
-    void hideEvent(QHideEvent* event) override;
 
 private:
     QWidget* makeControls();
@@ -84,7 +72,6 @@ private:
 
     AnalysisSession* m_session;
     DlaDocument& m_document;
-    PlaceholderStack* m_stack;
     QLabel* m_caption;
     QLabel* m_sum;
     QPushButton* m_topPrediction;

@@ -21,10 +21,10 @@
 #include "analyses/generation/generation_figure.h"
 #include "analyses/generation/generation_job.h"
 #include "analyses/generation/generation_widgets.h"
-#include "attnscope/base/error.h"
 #include "attnscope/export/generation_export.h"
 #include "render/figure_file.h"
 #include "session/analysis_session.h"
+#include "session/reporting_export.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
 #include "widgets/placeholder_stack.h"
@@ -474,13 +474,8 @@ bool GenerationView::exportCsv(const QString& path) {
     const auto run = m_document.run();
     const exporting::GenerationRun file{run->modelName, run->samplerText(), run->pieces,
                                         &run->generation};
-    try {
-        exporting::writeGenerationCsv(path.toStdString(), file);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return reportingExport(m_session,
+                           [&] { exporting::writeGenerationCsv(path.toStdString(), file); });
 }
 
 bool GenerationView::exportFigure(const QString& path) {
@@ -494,15 +489,11 @@ bool GenerationView::exportFigure(const QString& path) {
     const int s = step();
     const HeadId head = shownHead();
     const int key = focusKey();
-    try {
+    return reportingExport(m_session, [&] {
         render::writeFigureFile(path, page, [&](QPainter& p) {
             paintGenerationFigure(p, page.pixelSize, *run, s, head, key);
         });
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    });
 }
 
 void GenerationView::useAsSentence() {

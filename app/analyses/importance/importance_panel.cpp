@@ -64,11 +64,13 @@ ImportancePanel::ImportancePanel(AnalysisSession* session, ComputeService* servi
     followJob({tr("reading the sentences…"), tr("ablating, %p %")});
     // The service tells how a run ended in the message bar: a "cancelled" or "failed" line is
     // withdrawn once a later run succeeds (issue 30), also one that arrived while that run ran.
-    connect(m_session, &AnalysisSession::errorReported, this, [this](const QString& message) {
+    const auto keepNotice = [this](const QString& message) {
         if (message.startsWith(tr("Head importance on "))) {
             m_endNotices << message;
         }
-    });
+    };
+    connect(m_session, &AnalysisSession::errorReported, this, keepNotice);  // failed
+    connect(m_session, &AnalysisSession::noteReported, this, keepNotice);   // cancelled
     connect(&m_session->document<ImportanceDocument>(), &ImportanceDocument::changed, this,
             &ImportancePanel::showRun);
     connect(m_session, &AnalysisSession::modelChanged, this, &ImportancePanel::refreshForModel);

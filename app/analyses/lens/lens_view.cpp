@@ -13,24 +13,20 @@
 #include "analyses/lens/lens_figure.h"
 #include "analyses/lens/lens_table.h"
 #include "analyses/lens/lens_table_model.h"
-#include "attnscope/base/error.h"
 #include "render/figure_file.h"
 #include "session/analysis_session.h"
+#include "session/reporting_export.h"
 #include "widgets/named.h"
-#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
 LensView::LensView(AnalysisSession* session, QWidget* parent)
-    : QWidget(parent),
+    : PlaceholderView("lens", settingViewed(session->document<LensDocument>()), parent),
       m_session(session),
       m_document(session->document<LensDocument>()),
-      m_stack(named<PlaceholderStack>("lensStack", this)),
       m_caption(named<QLabel>("lensCaption", this)),
       m_model(new LensTableModel(this)),
       m_table(named<QTableView>("lensTable", this)) {
-    setObjectName(QStringLiteral("lensView"));
-    m_stack->placeholder()->setObjectName(QStringLiteral("lensPlaceholder"));
     m_caption->setWordWrap(true);
     m_caption->setTextFormat(Qt::RichText);
     m_table->setModel(m_model);
@@ -46,7 +42,7 @@ LensView::LensView(AnalysisSession* session, QWidget* parent)
     layout->addWidget(m_caption);
     layout->addWidget(m_table, 1);
     layout->addWidget(new LensLegend(page));
-    m_stack->setPage(page);
+    stack()->setPage(page);
 
     connect(m_table, &QTableView::clicked, this,
             [this](const QModelIndex& index) { m_session->selectToken(index.column()); });
@@ -83,27 +79,9 @@ QWidget* LensView::makeControls() {
     return bar;
 }
 
-bool LensView::hasResult() const {
-    return m_stack->showsPage();
-}
-
-QString LensView::placeholderText() const {
-    return m_stack->showsPage() ? QString() : m_stack->placeholder()->text();
-}
-
-void LensView::showEvent(QShowEvent* event) {
-    QWidget::showEvent(event);
-    m_document.setViewed(true);
-}
-
-void LensView::hideEvent(QHideEvent* event) {
-    QWidget::hideEvent(event);
-    m_document.setViewed(false);
-}
-
 void LensView::jobEnded(bool ok) {
-    if (!ok && !m_shown && !m_stack->showsPage() && m_document.isViewed()) {
-        m_stack->showPlaceholder(tr("No logit lens: the message bar says what went wrong."));
+    if (!ok && !m_shown && !stack()->showsPage() && m_document.isViewed()) {
+        stack()->showPlaceholder(tr("No logit lens: the message bar says what went wrong."));
     }
 }
 
@@ -111,7 +89,7 @@ void LensView::refresh() {
     const auto model = m_session->model();
     if (!model || !m_session->cleanResult()) {
         showRun(nullptr);
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             tr("No result yet.\nOpen a model and type a sentence to see what it would predict "
                "after each layer, at every token."));
         return;
@@ -119,17 +97,17 @@ void LensView::refresh() {
     if (const std::string why = analysis::lensUnsupportedReason(*model); !why.empty()) {
         showRun(nullptr);
         QString text = tr("No logit lens: %1.").arg(QString::fromStdString(why));
-        m_stack->showPlaceholder(text);
+        stack()->showPlaceholder(text);
         return;
     }
     const auto run = m_document.run();
     if (!run) {
         showRun(nullptr);
-        m_stack->showPlaceholder(tr("Computing the logit lens…"));
+        stack()->showPlaceholder(tr("Computing the logit lens…"));
         return;
     }
     showRun(run);
-    m_stack->showPage();
+    stack()->showPage();
 }
 
 void LensView::showRun(std::shared_ptr<const LensDocument::Run> run) {
@@ -188,13 +166,8 @@ bool LensView::exportCsv(const QString& path) {
     if (!canExport()) {
         return false;
     }
-    try {
-        writeLensCsv(path.toStdString(), *m_shown->model, m_shown->lens);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return reportingExport(
+        m_session, [&] { writeLensCsv(path.toStdString(), *m_shown->model, m_shown->lens); });
 }
 
 bool LensView::exportFigure(const QString& path) {
@@ -211,15 +184,11 @@ bool LensView::exportFigure(const QString& path) {
     render::FigurePage page;
     page.pixelSize = lensFigureSize(figure);
     page.title = figure.title;
-    try {
+    return reportingExport(m_session, [&] {
         render::writeFigureFile(path, page, [&figure, &page](QPainter& p) {
             paintLensFigure(p, page.pixelSize, figure);
         });
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    });
 }
 
 }  // namespace attnscope::app

@@ -12,9 +12,8 @@
 
 #include <memory>
 
-#include <QWidget>
-
 #include "analyses/lens/lens_document.h"
+#include "widgets/placeholder_view.h"
 
 class QLabel;
 class QSpinBox;
@@ -24,16 +23,12 @@ namespace attnscope::app {
 
 class AnalysisSession;
 class LensTableModel;
-class PlaceholderStack;
 
-class LensView : public QWidget {
+class LensView : public PlaceholderView {
     Q_OBJECT
 
 public:
     explicit LensView(AnalysisSession* session, QWidget* parent = nullptr);
-
-    // False while the placeholder (no result, unsupported model, computing) is shown.
-    bool hasResult() const;
 
     std::shared_ptr<const LensDocument::Run> shownRun() const { return m_shown; }
 
@@ -42,8 +37,6 @@ public:
     LensTableModel* tableModel() const { return m_model; }
 
     QLabel* caption() const { return m_caption; }
-
-    QString placeholderText() const;
 
     // Writes the shown lens (CSV: every stage, position and rank; or a PNG, SVG or PDF figure
     // by the extension); false, with the reason on the message bar, when there is none or the
@@ -54,10 +47,6 @@ public:
     // The job ended (LensJob's finished): a failure leaves no "Computing…" behind.
     void jobEnded(bool ok);
 
-protected:
-    void showEvent(QShowEvent* event) override;
-    void hideEvent(QHideEvent* event) override;
-
 private:
     QWidget* makeControls();
     void refresh();
@@ -67,7 +56,6 @@ private:
 
     AnalysisSession* m_session;
     LensDocument& m_document;
-    PlaceholderStack* m_stack;
     QLabel* m_caption;
     QSpinBox* m_topK;
     QWidget* m_export;

@@ -81,12 +81,15 @@ ModelCompareView::ModelCompareView(AnalysisSession* session, ComputeService* ser
     corpus::followJob(
         m_loader, this, m_progress, {tr("opening…"), tr("reading the weights, %p %")},
         [this](bool busy) { setLoading(busy); }, [this](bool) { refresh(); });
-    // A failed load says why on the message bar; the tab says it too, under the controls.
-    connect(session, &AnalysisSession::errorReported, this, [this](const QString& message) {
+    // A failed or cancelled load says so on the message bar; the tab says it too, under the
+    // controls.
+    const auto keepEnd = [this](const QString& message) {
         if (!m_progress->isHidden()) {
             m_loadError = message;
         }
-    });
+    };
+    connect(session, &AnalysisSession::errorReported, this, keepEnd);
+    connect(session, &AnalysisSession::noteReported, this, keepEnd);
     connect(&m_document, &ModelCompareDocument::secondModelChanged, this, [this] {
         m_loadError.clear();
         refresh();

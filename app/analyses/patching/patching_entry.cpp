@@ -1,7 +1,5 @@
 // The "Activation patching" tab (issue 34). Its jobs are made with the view; the target and
 // distractor are picked in Predictions, so it comes to the front with the tab.
-#include <QDockWidget>
-#include <QMainWindow>
 #include <QTabWidget>
 
 #include "analyses/patching/patching_view.h"
@@ -19,14 +17,7 @@ Analysis patchingAnalysis() {
                                      "the difference between a clean and a corrupted prompt"));
                 QObject::connect(view, &PatchingView::headActivated, view,
                                  [show = host.showHeadView] { show(); });
-                QObject::connect(host.tabs, &QTabWidget::currentChanged, view,
-                                 [view, tabs = host.tabs, window = host.window] {
-                                     auto* predictions = window->findChild<QDockWidget*>(
-                                         QStringLiteral("predictionDock"));
-                                     if (tabs->currentWidget() == view && predictions) {
-                                         predictions->raise();
-                                     }
-                                 });
+                raiseDockWithTab(host, view, "predictionDock");
             },
             nullptr};
 }

@@ -30,7 +30,6 @@
 #include "session/token_id_input.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
-#include "widgets/placeholder_stack.h"
 
 namespace attnscope::app {
 
@@ -82,17 +81,14 @@ std::optional<std::int32_t> typedToken(const model::Model& m, const QLineEdit* f
 }  // namespace
 
 PatchingView::PatchingView(AnalysisSession* session, ComputeService* service, QWidget* parent)
-    : QWidget(parent),
+    : PlaceholderView("patching", nullptr, parent),
       m_session(session),
       m_document(session->document<PatchingDocument>()),
       m_job(service->job<PatchingJob>()),
       m_pathJob(service->job<PathPatchingJob>()),
-      m_stack(named<PlaceholderStack>("patchingStack", this)),
       m_caption(named<QLabel>("patchingCaption", this)),
       m_model(new PatchingTableModel(this)),
       m_sorted(new QSortFilterProxyModel(this)) {
-    setObjectName(QStringLiteral("patchingView"));
-    m_stack->placeholder()->setObjectName(QStringLiteral("patchingPlaceholder"));
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(ResultsTableModel::SortRole);
     m_caption->setWordWrap(true);
@@ -105,7 +101,7 @@ PatchingView::PatchingView(AnalysisSession* session, ComputeService* service, QW
     layout->addWidget(makeOptions());
     layout->addWidget(m_caption);
     layout->addWidget(makeResults(), 1);
-    m_stack->setPage(page);
+    stack()->setPage(page);
 
     corpus::followJob(
         m_job, this, m_progress,
@@ -267,14 +263,6 @@ QWidget* PatchingView::makeResults() {
     return split;
 }
 
-bool PatchingView::hasPage() const {
-    return m_stack->showsPage();
-}
-
-QString PatchingView::placeholderText() const {
-    return m_stack->showsPage() ? QString() : m_stack->placeholder()->text();
-}
-
 void PatchingView::setSweepKind(PatchSweep sweep) {
     m_sweepKind->setCurrentIndex(m_sweepKind->findData(static_cast<int>(sweep)));
 }
@@ -286,14 +274,14 @@ void PatchingView::setDirection(PatchDirection direction) {
 void PatchingView::refresh() {
     const auto model = m_session->model();
     if (!model || !m_session->cleanResult()) {
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             tr("No result yet.\nOpen a model and type a sentence: it is the clean prompt. "
                "Here you type a corrupted one and see which heads and layers carry the "
                "difference between the two."));
         return;
     }
     if (model->isEncoderDecoder()) {
-        m_stack->showPlaceholder(
+        stack()->showPlaceholder(
             tr("Activation patching needs a one-stack model (a causal or "
                "masked language model), not an encoder-decoder."));
         return;
@@ -301,14 +289,14 @@ void PatchingView::refresh() {
     if (m_corrupted->text().isEmpty()) {
         m_corrupted->setText(m_session->text());  // to be edited from the clean one
     }
-    m_stack->showPage();
+    stack()->showPage();
     updateCheck();
     updateCaption();
 }
 
 // The token counts of both prompts as they are typed: equal, or why no run can start.
 void PatchingView::updateCheck() {
-    if (!m_stack->showsPage()) {
+    if (!stack()->showsPage()) {
         return;
     }
     QString why;

@@ -15,11 +15,10 @@
 #include <memory>
 #include <optional>
 
-#include <QWidget>
-
 #include "analyses/patching/patching_job.h"
 #include "attnscope/base/head_id.h"
 #include "session/meta_types.h"
+#include "widgets/placeholder_view.h"
 
 class QComboBox;
 class QLabel;
@@ -37,18 +36,15 @@ class ComputeService;
 class HeatmapWidget;
 class PatchingPathBox;
 class PatchingTableModel;
-class PlaceholderStack;
 
-class PatchingView : public QWidget {
+class PatchingView : public PlaceholderView {
     Q_OBJECT
 
 public:
     PatchingView(AnalysisSession* session, ComputeService* service, QWidget* parent = nullptr);
 
-    // False while the placeholder (no model or sentence, encoder-decoder) is shown.
-    bool hasPage() const;
-
-    QString placeholderText() const;
+    // hasResult(): false while the placeholder (no model or sentence, encoder-decoder) is shown
+    // instead of the prompts; a sweep's result is shownSweep().
 
     // The corrupted prompt's field and the line under it (token counts, or why nothing runs).
     QLineEdit* corruptedField() const { return m_corrupted; }
@@ -118,7 +114,6 @@ private:
     PatchingDocument& m_document;
     PatchingJob& m_job;
     PathPatchingJob& m_pathJob;
-    PlaceholderStack* m_stack;
     QLineEdit* m_corrupted;
     QLabel* m_check;
     QLineEdit* m_target;

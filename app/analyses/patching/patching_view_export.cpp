@@ -2,9 +2,9 @@
 // (export/patching_export.h, as attnscope-cli patch --out) and its heatmap as a figure.
 #include "analyses/patching/patching_figure.h"
 #include "analyses/patching/patching_view.h"
-#include "attnscope/base/error.h"
 #include "attnscope/export/patching_export.h"
 #include "session/analysis_session.h"
+#include "session/reporting_export.h"
 
 namespace attnscope::app {
 
@@ -31,17 +31,13 @@ bool PatchingView::exportRun(const QString& path) {
             run.paths.emplace_back(p.spec, p.result);
         }
     }
-    try {
+    return reportingExport(m_session, [&] {
         if (path.endsWith(QStringLiteral(".h5"), Qt::CaseInsensitive)) {
             exporting::writePatchingHdf5(path.toStdString(), run);
         } else {
             exporting::writePatchingCsv(path.toStdString(), run);
         }
-        return true;
-    } catch (const Error& e2) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e2.what())));
-        return false;
-    }
+    });
 }
 
 bool PatchingView::exportFigure(const QString& path) {
@@ -49,13 +45,7 @@ bool PatchingView::exportFigure(const QString& path) {
         return false;
     }
     const HeatGridFigure figure = patchingFigure(*m_shown, shownPosition());
-    try {
-        writeHeatGridFigure(path, figure);
-        return true;
-    } catch (const Error& e) {
-        m_session->reportError(tr("Export failed: %1").arg(QString::fromStdString(e.what())));
-        return false;
-    }
+    return reportingExport(m_session, [&] { writeHeatGridFigure(path, figure); });
 }
 
 }  // namespace attnscope::app

@@ -78,6 +78,9 @@ void SeriesChart::rebuild() {
                           static_cast<int>(i) % std::max(m_data.nHeads, 1)};
         auto* line = new QLineSeries(c);
         for (std::size_t k = 0; k < m_data.x.size(); ++k) {
+            if (!std::isfinite(m_data.values[i][k])) {
+                continue;  // no value (the induction probe of a bidirectional checkpoint)
+            }
             line->append(m_data.x[k], m_data.values[i][k]);
             lo = std::min(lo, m_data.values[i][k]);
             hi = std::max(hi, m_data.values[i][k]);
@@ -126,7 +129,9 @@ void SeriesChart::updateSelected() {
         return;
     }
     for (std::size_t k = 0; k < m_data.x.size(); ++k) {
-        m_selectedLine->append(m_data.x[k], m_data.values[i][k]);
+        if (std::isfinite(m_data.values[i][k])) {
+            m_selectedLine->append(m_data.x[k], m_data.values[i][k]);
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 #include "analyses/series/series_command.h"
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -77,15 +78,23 @@ std::string stepText(const SeriesCheckpoint& c) {
     return c.step ? std::to_string(*c.step) : std::string("-");
 }
 
+// "n/a" where the probe did not run (bidirectional models).
+std::string probeText(float v) {
+    std::array<char, 32> text{};
+    std::snprintf(text.data(), text.size(), "%.3f", double(v));
+    return std::isnan(v) ? std::string("n/a") : std::string(text.data());
+}
+
 void printRows(const SeriesCheckpoint& c, const std::vector<HeadTrainingStats>& stats, int nHeads) {
     for (std::size_t i = 0; i < stats.size(); ++i) {
         const HeadTrainingStats& s = stats[i];
         std::array<char, 200> row{};
-        std::snprintf(
-            row.data(), row.size(), "%-16s %8s %5zu %4zu %8.3f %11.3f %7.3f %7.3f %8.3f\n",
-            c.label.c_str(), stepText(c).c_str(), i / static_cast<std::size_t>(nHeads),
-            i % static_cast<std::size_t>(nHeads), double(s.meanEntropy), double(s.maxAbsLogit),
-            double(s.sinkMass), double(s.prevTokenScore), double(s.oneHotShare));
+        std::snprintf(row.data(), row.size(),
+                      "%-16s %8s %5zu %4zu %8.3f %11.3f %7.3f %7.3f %8.3f %7s\n", c.label.c_str(),
+                      stepText(c).c_str(), i / static_cast<std::size_t>(nHeads),
+                      i % static_cast<std::size_t>(nHeads), double(s.meanEntropy),
+                      double(s.maxAbsLogit), double(s.sinkMass), double(s.prevTokenScore),
+                      double(s.oneHotShare), probeText(s.inductionProbe).c_str());
         std::cout << row.data();
     }
 }
@@ -98,7 +107,7 @@ void addCsvRows(exporting::CsvWriter& csv, const SeriesCheckpoint& c,
             c.step ? exporting::CsvValue(*c.step) : exporting::CsvValue(std::string());
         csv.addRow({c.label, step, static_cast<std::int64_t>(i / static_cast<std::size_t>(nHeads)),
                     static_cast<std::int64_t>(i % static_cast<std::size_t>(nHeads)), s.meanEntropy,
-                    s.maxAbsLogit, s.sinkMass, s.prevTokenScore, s.oneHotShare});
+                    s.maxAbsLogit, s.sinkMass, s.prevTokenScore, s.oneHotShare, s.inductionProbe});
     }
 }
 
@@ -108,7 +117,7 @@ CLI::App* addSeriesCommand(CLI::App& app, SeriesArgs& args) {
     auto* cmd = app.add_subcommand(
         "series",
         "Per-head statistics across training checkpoints (entropy, max |logit|, first-token "
-        "mass, previous-token score, one-hot rows)");
+        "mass, previous-token score, one-hot rows, induction probe)");
     cmd->add_option("PATH", args.paths,
                     "A folder of step<N> / checkpoint-<N> checkpoints, or two or more model "
                     "folders or GGUF files in order")
@@ -126,6 +135,7 @@ CLI::App* addSeriesCommand(CLI::App& app, SeriesArgs& args) {
         ->check(CLI::PositiveNumber);
     cmd->add_option("--mask", args.mask, "Mask: default (the model's), none, causal")
         ->check(CLI::IsMember({"default", "none", "causal"}));
+    addInductionProbeOptions(*cmd, args.probeRepeats, args.probeLength, args.probeSeed);
     cmd->add_option("--out", args.out, "Also write the table (.csv)")
         ->check(CLI::Validator(
             [](std::string& path) -> std::string {
@@ -152,13 +162,28 @@ int runSeries(const SeriesArgs& args) {
     const model::ModelSpec shape = first->spec;
     const auto sequences = sequencesOf(args, *first);
     const forward::ForwardOptions options = optionsOf(args);
+    analysis::InductionProbeOptions probeOptions;
+    probeOptions.repeats = args.probeRepeats;
+    probeOptions.length = args.probeLength;
+    probeOptions.seed = args.probeSeed;
+    // Drawn once: every checkpoint reads the same probe sequences.
+    const analysis::InductionProbe probe =
+        analysis::drawInductionProbe(*first, sequences, probeOptions);
     std::cout << "# " << series.size() << " checkpoints, " << sequences.size()
               << (sequences.size() == 1 ? " sequence" : " sequences")
-              << "; sink: mean first-token weight of rows 1…; prev: previous-token detector\n"
-              << "checkpoint           step layer head  entropy  max|logit|    sink    prev  "
-                 "one-hot\n";
+              << "; sink: mean first-token weight of rows 1…; prev: previous-token detector; "
+                 "induct: induction probe ";
+    if (probe.sequences.empty()) {
+        std::cout << "(n/a: not a causal model, or no repeats)\n";
+    } else {
+        std::cout << "(" << probe.sequences.size() << " repeated sequences of " << probe.length
+                  << " tokens, seed " << args.probeSeed << ")\n";
+    }
+    std::cout << "checkpoint           step layer head  entropy  max|logit|    sink    prev  "
+                 "one-hot  induct\n";
     exporting::CsvWriter csv({"checkpoint", "step", "layer", "head", "mean_entropy",
-                              "max_abs_logit", "sink_mass", "prev_token", "one_hot_share"});
+                              "max_abs_logit", "sink_mass", "prev_token", "one_hot_share",
+                              "induction_probe"});
     for (std::size_t k = 0; k < series.size(); ++k) {
         const SeriesCheckpoint& c = series[k];
         std::shared_ptr<const model::Model> m =
@@ -167,7 +192,7 @@ int runSeries(const SeriesArgs& args) {
                 : loadModelWithWarnings(c.path.string(), model::TokenizerLoading::VocabularyOnly);
         refuseEncoderDecoder("series", c.path.string(), *m);
         analysis::checkSameShape(shape, m->spec, c.path.string());
-        const auto stats = analysis::trainingStats(*m, sequences, options);
+        const auto stats = analysis::trainingStats(*m, sequences, options, probe);
         printRows(c, stats, shape.nHeads);
         addCsvRows(csv, c, stats, shape.nHeads);
     }

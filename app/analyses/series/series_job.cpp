@@ -21,6 +21,7 @@ std::shared_ptr<const Statistics> computeSeries(
     stats->tokenIds = ids;
     progress.total = static_cast<int>(series.size());
     std::optional<model::ModelSpec> shape;
+    analysis::InductionProbe probe;  // the survey's defaults (InductionProbeOptions)
     for (const analysis::SeriesCheckpoint& c : series) {
         cancel.throwIfCancelled();
         model::LoadOptions load;
@@ -33,9 +34,11 @@ std::shared_ptr<const Statistics> computeSeries(
         if (!shape) {
             shape = m->spec;
             stats->nHeads = m->spec.nHeads;
+            // Drawn once, from the first checkpoint: every checkpoint reads the same sequences.
+            probe = analysis::drawInductionProbe(*m, {ids});
         }
         analysis::checkSameShape(*shape, m->spec, c.path.string());
-        stats->byCheckpoint.push_back(analysis::trainingStats(*m, {ids}, options));
+        stats->byCheckpoint.push_back(analysis::trainingStats(*m, {ids}, options, probe));
         ++progress.done;
     }
     return stats;

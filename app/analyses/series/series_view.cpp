@@ -1,6 +1,7 @@
 #include "analyses/series/series_view.h"
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 
 #include <QComboBox>
@@ -35,6 +36,8 @@ double metricOf(const HeadTrainingStats& s, SeriesView::Metric m) {
             return s.prevTokenScore;
         case SeriesView::Metric::OneHot:
             return s.oneHotShare;
+        case SeriesView::Metric::InductionProbe:
+            return s.inductionProbe;  // NaN for bidirectional models
         case SeriesView::Metric::Entropy:
             break;
     }
@@ -50,6 +53,19 @@ std::vector<double> positions(const std::vector<analysis::SeriesCheckpoint>& ser
         x.push_back(*bySteps ? static_cast<double>(*series[k].step) : static_cast<double>(k));
     }
     return x;
+}
+
+// Whether any head of any checkpoint has a value for `m` (the induction probe has none for a
+// bidirectional model).
+bool anyFinite(const SeriesDocument::Statistics& stats, SeriesView::Metric m) {
+    for (const auto& checkpoint : stats.byCheckpoint) {
+        for (const HeadTrainingStats& s : checkpoint) {
+            if (std::isfinite(metricOf(s, m))) {
+                return true;
+            }
+        }
+    }
+    return false;
 }
 
 }  // namespace
@@ -113,7 +129,14 @@ QWidget* SeriesView::makeControls() {
            "step<N> or checkpoint-<N> (Pythia's revisions, a Trainer's output)"));
     m_metric = named<QComboBox>("seriesMetric", bar);
     m_metric->addItems({tr("mean entropy (nats)"), tr("max |logit|"), tr("first-token mass"),
-                        tr("previous-token score"), tr("one-hot rows (share)")});
+                        tr("previous-token score"), tr("one-hot rows (share)"),
+                        tr("induction probe")});
+    m_metric->setItemData(
+        static_cast<int>(Metric::InductionProbe),
+        tr("The survey's repeated-random-token probe (S7): mean attention from the second "
+           "copy of [BOS, r₁…r₁₀, r₁…r₁₀] to the token after each token's first occurrence, "
+           "over 4 seeded sequences drawn once for the whole series; causal models only"),
+        Qt::ToolTipRole);
     m_prev = named<QPushButton>("seriesPrev", QStringLiteral("◀"), bar);
     m_checkpoint = named<QComboBox>("seriesCheckpoint", bar);
     m_checkpoint->setToolTip(tr("Open this checkpoint: every view shows it"));
@@ -195,10 +218,17 @@ void SeriesView::refresh() {
         m_stack->showPlaceholder(
             tr("Open a folder of training checkpoints — step1000, step2000, … as Pythia's "
                "revisions are named — to plot every head's entropy, largest logit, first-token "
-               "mass or previous-token score against the step, for the sentence on screen."));
+               "mass, previous-token score or induction probe against the step, for the "
+               "sentence on screen."));
     } else if (!stats) {
         m_chart->clearData();
         m_stack->showPlaceholder(tr("Computing %1 checkpoints…").arg(series.size()));
+    } else if (static_cast<Metric>(m_metric->currentIndex()) == Metric::InductionProbe &&
+               !anyFinite(*stats, Metric::InductionProbe)) {
+        m_chart->clearData();
+        m_stack->showPlaceholder(
+            tr("The induction probe runs on causal models only: this series' checkpoints are "
+               "bidirectional (n/a)."));
     } else {
         bool bySteps = false;
         SeriesChart::Data chartData;

@@ -1,8 +1,8 @@
 // The "Training" tab (issue 33): a series of training checkpoints — Pythia's step1000,
 // step2000, … folders — with every head's statistic (entropy, max |logit|, first-token mass,
-// previous-token score, one-hot share) against the step, for the sentence on screen
-// (SeriesChart over SeriesDocument's statistics, which SeriesJob computes). The checkpoint box
-// and its arrows open a checkpoint of the series as the session's model, so every view (the
+// previous-token score, one-hot share, induction probe) against the step, for the sentence on
+// screen (SeriesChart over SeriesDocument's statistics, which SeriesJob computes). The checkpoint
+// box and its arrows open a checkpoint of the series as the session's model, so every view (the
 // grid first) steps through training; clicking a point opens that head of that checkpoint.
 // GUI thread only.
 #pragma once
@@ -26,7 +26,7 @@ class SeriesView : public QWidget {
     Q_OBJECT
 
 public:
-    enum class Metric { Entropy, MaxLogit, SinkMass, PrevToken, OneHot };
+    enum class Metric { Entropy, MaxLogit, SinkMass, PrevToken, OneHot, InductionProbe };
 
     SeriesView(AnalysisSession* session, ComputeService* service, QWidget* parent = nullptr);
 

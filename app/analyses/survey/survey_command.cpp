@@ -240,17 +240,7 @@ CLI::App* addSurveyCommand(CLI::App& app, SurveyArgs& args) {
     cmd->add_option("--max-sentences", args.maxSentences, "Use only the first N sentences")
         ->check(CLI::PositiveNumber);
     addThreadsOption(*cmd, args.threads);
-    cmd->add_option("--probe-repeats", args.probeRepeats,
-                    "Causal models: random sequences of the induction probe (0: no probe)")
-        ->check(CLI::Range(0, 1000))
-        ->capture_default_str();
-    cmd->add_option("--probe-length", args.probeLength,
-                    "Causal models: tokens of each probe half (the probe is 2N + 1 long)")
-        ->check(CLI::Range(2, 100000))
-        ->capture_default_str();
-    cmd->add_option("--probe-seed", args.probeSeed, "Seed of the probe's tokens")
-        ->check(wholeNumber64())
-        ->capture_default_str();
+    addInductionProbeOptions(*cmd, args.probeRepeats, args.probeLength, args.probeSeed);
     cmd->add_option("--sink-eps", args.sinkEps,
                     "A sentence is a sink for a head when key 0 gets more than this")
         ->check(finiteRange(0.0, 1.0))

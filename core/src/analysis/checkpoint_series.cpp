@@ -5,8 +5,10 @@
 #include <charconv>
 #include <system_error>
 
+#include "attnscope/analysis/head_survey.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/head_record.h"
+#include "repeated_token_probe.h"
 
 namespace attnscope::analysis {
 
@@ -32,6 +34,11 @@ std::string lowered(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return s;
+}
+
+// S7 runs on causal models only (as the survey: NaN for bidirectional ones).
+bool causal(const model::Model& model) {
+    return model.spec.defaultMask == model::DefaultMask::Causal;
 }
 
 }  // namespace
@@ -132,6 +139,59 @@ void TrainingStatsAccumulator::add(const model::Model& model, const forward::For
     m_sinkSequences += n > 1 ? 1 : 0;
 }
 
+InductionProbe drawInductionProbe(const model::Model& first,
+                                  const std::vector<std::vector<std::int32_t>>& sequences,
+                                  const InductionProbeOptions& options) {
+    // As the survey: the length matters only where the probe runs.
+    if (options.repeats < 0 || (causal(first) && options.repeats > 0 && options.length < 2)) {
+        throw InvalidArgument(
+            "induction probe: needs repeats >= 0 and a length of at least 2 "
+            "tokens (got " +
+            std::to_string(options.repeats) + " repeats of " + std::to_string(options.length) +
+            ")");
+    }
+    InductionProbe out;
+    if (!causal(first) || options.repeats == 0) {
+        return out;
+    }
+    detail::checkProbeFits(first, options.length, "induction probe");
+    const std::int32_t fallback =
+        sequences.empty() || sequences.front().empty() ? 0 : sequences.front().front();
+    const std::int32_t bos = detail::probeBosId(first, options.bosId, fallback, "induction probe");
+    std::vector<std::int32_t> special = options.specialIds;
+    if (const tokenize::TokenVocabulary* vocabulary = first.vocabulary()) {
+        using tokenize::SpecialRole;
+        for (const SpecialRole role :
+             {SpecialRole::Cls, SpecialRole::Sep, SpecialRole::Bos, SpecialRole::Eos,
+              SpecialRole::Pad, SpecialRole::Mask, SpecialRole::Unk}) {
+            if (const auto id = vocabulary->specialId(role)) {
+                special.push_back(*id);
+            }
+        }
+    }
+    out.length = options.length;
+    for (int r = 0; r < options.repeats; ++r) {
+        out.sequences.push_back(
+            probeTokens(first.spec.vocabSize, special, options.seed, r, options.length, bos));
+    }
+    return out;
+}
+
+void TrainingStatsAccumulator::addProbe(const model::Model& model, const InductionProbe& probe,
+                                        const CancelToken& cancel) {
+    if (probe.sequences.empty() || !causal(model)) {
+        return;
+    }
+    // Every checkpoint has the first one's vocabulary (checkSameShape), not its positions.
+    detail::checkProbeFits(model, probe.length, "induction probe");
+    std::vector<std::vector<double>> stripes;
+    for (const std::vector<std::int32_t>& seq : probe.sequences) {
+        cancel.throwIfCancelled();
+        stripes.push_back(detail::probeStripe(model, seq, probe.length, cancel));
+    }
+    m_induction = detail::meanStripe(stripes);
+}
+
 std::vector<HeadTrainingStats> TrainingStatsAccumulator::result() const {
     std::vector<HeadTrainingStats> out;
     const std::vector<HeadSaturation> rows = m_rows.result();
@@ -142,6 +202,9 @@ std::vector<HeadTrainingStats> TrainingStatsAccumulator::result() const {
         h.oneHotShare = rows[i].oneHotShare;
         h.prevTokenScore = static_cast<float>(m_prev[i] / std::max(m_sequences, 1));
         h.sinkMass = static_cast<float>(m_sink[i] / std::max(m_sinkSequences, 1));
+        if (i < m_induction.size()) {
+            h.inductionProbe = static_cast<float>(m_induction[i]);
+        }
         out.push_back(h);
     }
     return out;
@@ -149,11 +212,12 @@ std::vector<HeadTrainingStats> TrainingStatsAccumulator::result() const {
 
 std::vector<HeadTrainingStats> trainingStats(
     const model::Model& model, const std::vector<std::vector<std::int32_t>>& sequences,
-    const forward::ForwardOptions& options) {
+    const forward::ForwardOptions& options, const InductionProbe& probe) {
     TrainingStatsAccumulator acc;
     for (const std::vector<std::int32_t>& ids : sequences) {
         acc.add(model, forward::runForward(model, {ids, {}}, options));
     }
+    acc.addProbe(model, probe, options.cancel);
     return acc.result();
 }
 

@@ -8,7 +8,7 @@
 #include "attnscope/analysis/head_survey.h"
 #include "attnscope/base/error.h"
 #include "attnscope/forward/forward_pass.h"
-#include "attnscope/forward/head_record.h"
+#include "repeated_token_probe.h"
 
 namespace attnscope::analysis {
 
@@ -49,47 +49,17 @@ void checkInputs(const model::Model& model, const std::vector<std::vector<std::i
     }
 }
 
-// S7 score of one repeated sequence: mean over i = N+1..2N of A[i][i-N+1], per head.
-std::vector<double> probeStripe(const model::Model& model, const std::vector<std::int32_t>& seq,
-                                int length, const CancelToken& cancel) {
-    const forward::ForwardResult r = forward::runForward(model, {seq, {}});
-    const int k = r.nLayers * r.nHeads;
-    std::vector<double> out(static_cast<std::size_t>(k), 0.0);
-    for (int h = 0; h < k; ++h) {
-        const HeadId id{h / r.nHeads, h % r.nHeads};
-        const forward::HeadRecord rec = forward::headRecord(model, r, id, cancel);
-        double sum = 0;
-        for (int i = length + 1; i <= 2 * length; ++i) {
-            sum += rec.probs(i, i - length + 1);
-        }
-        out[static_cast<std::size_t>(h)] = sum / length;
-    }
-    return out;
-}
-
 // S7 on every repeat: the mean stripe per head, and the sequences drawn (kept in the survey so
 // a file says exactly what the probe read).
 std::vector<double> probe(const model::Model& model, const std::vector<std::int32_t>& firstIds,
                           const SurveyOptions& options, const ShareExecutor& run,
                           const std::function<void()>& passDone,
                           std::vector<std::vector<std::int32_t>>& sequences) {
-    // S7's order: the option, the model's BOS, the corpus's first id. The model's BOS is the
-    // tokenizer's bos role, since the loader keeps no config bos_token_id; where the two could
-    // differ, the CLI/app pass bosId explicitly.
-    std::optional<std::int32_t> bos = options.bosId;
-    if (!bos && model.vocabulary() != nullptr) {
-        bos = model.vocabulary()->specialId(tokenize::SpecialRole::Bos);
-    }
-    const std::int32_t bosId = bos.value_or(firstIds.empty() ? 0 : firstIds.front());
-    if (bosId < 0 || bosId >= model.spec.vocabSize) {
-        throw InvalidArgument("head survey: probe BOS id " + std::to_string(bosId) +
-                              " is outside the vocabulary");
-    }
-    if (2 * options.probeLength + 1 > model.spec.maxTokens()) {
-        throw InvalidArgument("head survey: a probe of length " +
-                              std::to_string(options.probeLength) +
-                              " does not fit the model's positions");
-    }
+    // S7's order: the option, the model's BOS, the corpus's first id. Where the tokenizer's BOS
+    // role could differ from the config's, the CLI/app pass bosId explicitly.
+    const std::int32_t bosId = detail::probeBosId(
+        model, options.bosId, firstIds.empty() ? 0 : firstIds.front(), "head survey");
+    detail::checkProbeFits(model, options.probeLength, "head survey");
     const auto repeats = static_cast<std::size_t>(options.probeRepeats);
     std::vector<std::vector<double>> stripes(repeats);
     sequences.assign(repeats, {});
@@ -99,20 +69,12 @@ std::vector<double> probe(const model::Model& model, const std::vector<std::int3
             options.cancel.throwIfCancelled();
             sequences[r] = probeTokens(model.spec.vocabSize, options.specialIds, options.probeSeed,
                                        static_cast<int>(r), options.probeLength, bosId);
-            stripes[r] = probeStripe(model, sequences[r], options.probeLength, options.cancel);
+            stripes[r] =
+                detail::probeStripe(model, sequences[r], options.probeLength, options.cancel);
             passDone();
         }
     });
-    std::vector<double> total(stripes.front().size(), 0.0);
-    for (const auto& s : stripes) {  // repeat order
-        for (std::size_t h = 0; h < total.size(); ++h) {
-            total[h] += s[h];
-        }
-    }
-    for (double& v : total) {
-        v /= static_cast<double>(repeats);
-    }
-    return total;
+    return detail::meanStripe(stripes);
 }
 
 }  // namespace

@@ -128,9 +128,59 @@ std::vector<double> singularValues(const Dense& l, const Dense& r) {
     return {s.data(), s.data() + s.size()};
 }
 
+// weightCircuits' progress, by an estimate of each step's time rather than by heads: on a deep
+// model the composition's pairs are most of it. The unit is one [d_head, d_model] × [d_model,
+// d_head] product; the other steps were timed against it on GPT-2 small's shapes (d_model 768,
+// d_head 64), where QR, the small SVDs and W_O (W_U W_E) W_V run several times slower per
+// multiply-add than the composition's wide products:
+//  - W_U W_E (copying scores only): its multiply-adds, d_model / d_head² per token;
+//  - a head's scores: 40 (QR factors, SVDs, eigenvalues), and 5 · d_model / d_head more when
+//    scoring copying;
+//  - the composition's four QR factors of each head: 16;
+//  - each (earlier, later) pair: 3, its three products.
+class WorkProgress {
+public:
+    // `vocab`: the rows of W_U W_E to sum (0 without copying scores).
+    WorkProgress(const model::ModelSpec& spec, bool copying, Eigen::Index vocab,
+                 const ProgressFn& progress)
+        : m_progress(progress),
+          m_perToken(double(spec.dModel) / (double(spec.headDimK) * spec.headDimK)),
+          m_perHead(40.0 + (copying ? 5.0 * spec.dModel / spec.headDimK : 0.0)) {
+        const double heads = double(spec.nLayers) * spec.nHeads;
+        const double pairs = heads * spec.nHeads * (spec.nLayers - 1) / 2;
+        m_total = static_cast<double>(vocab) * m_perToken + heads * (m_perHead + kFactors) +
+                  pairs * kPair;
+    }
+
+    void tokensDone(Eigen::Index tokens) { add(m_perToken * static_cast<double>(tokens)); }
+
+    void headDone() { add(m_perHead); }
+
+    void factorsDone() { add(kFactors); }
+
+    void pairsDone(Eigen::Index pairs) { add(kPair * static_cast<double>(pairs)); }
+
+private:
+    static constexpr double kFactors = 16;
+    static constexpr double kPair = 3;
+
+    void add(double units) {
+        m_done += units;
+        if (m_progress) {
+            m_progress(std::min(1.0, m_done / m_total));
+        }
+    }
+
+    const ProgressFn& m_progress;
+    double m_perToken;
+    double m_perHead;
+    double m_total = 1;
+    double m_done = 0;
+};
+
 // M = W_U W_E [d_model, d_model], processed as the header says, summed over vocabulary blocks
 // so that neither whole matrix is ever held in double.
-Dense unembedTimesEmbed(const model::Model& m) {
+Dense unembedTimesEmbed(const model::Model& m, const CancelToken& cancel, WorkProgress& work) {
     const model::ModelSpec& spec = m.spec;
     const model::Linear& unembed = m.weights.decoder();
     const model::Linear& embed = m.weights.tokenEmbedding;
@@ -140,6 +190,7 @@ Dense unembedTimesEmbed(const model::Model& m) {
     Eigen::VectorXd unembedSum = Eigen::VectorXd::Zero(d);
     Eigen::VectorXd embedSum = Eigen::VectorXd::Zero(d);
     for (Eigen::Index first = 0; first < vocab; first += kVocabBlock) {
+        cancel.throwIfCancelled();
         const Eigen::Index count = std::min(kVocabBlock, vocab - first);
         Dense u = rowsOf(unembed, first, count).transpose();  // [d, count]
         if (spec.finalNorm) {
@@ -153,6 +204,7 @@ Dense unembedTimesEmbed(const model::Model& m) {
         sum.noalias() += u * e;
         unembedSum += u.rowwise().sum();
         embedSum += e.colwise().sum().transpose();
+        work.tokensDone(count);
     }
     // W_U centred over the vocabulary: Σ_v (u_v − ū) e_vᵀ = Σ u_v e_vᵀ − ū (Σ e_v)ᵀ.
     sum.noalias() -= (unembedSum / static_cast<double>(vocab)) * embedSum.transpose();
@@ -195,7 +247,7 @@ bool hasPositionalScore(const model::Model& m) {
 
 // The three composition matrices (see the header), from each head's factors.
 void composition(const model::ModelSpec& spec, const std::vector<Factors>& f, WeightCircuits& w,
-                 const CancelToken& cancel) {
+                 const CancelToken& cancel, WorkProgress& work) {
     const auto heads = static_cast<Eigen::Index>(f.size());
     const Eigen::Index dk = spec.headDimK;
     const Eigen::Index dv = spec.headDimV;
@@ -203,6 +255,7 @@ void composition(const model::ModelSpec& spec, const std::vector<Factors>& f, We
     Dense qs(spec.dModel, heads * dk), ks(spec.dModel, heads * dk), vs(spec.dModel, heads * dv);
     std::vector<double> qkNorm, ovNorm;
     for (Eigen::Index h = 0; h < heads; ++h) {
+        cancel.throwIfCancelled();
         const Factors& x = f[static_cast<std::size_t>(h)];
         rq.push_back(triangle(x.q));
         rk.push_back(triangle(x.k));
@@ -213,6 +266,7 @@ void composition(const model::ModelSpec& spec, const std::vector<Factors>& f, We
         vs.middleCols(h * dv, dv) = x.v;
         qkNorm.push_back((rq.back() * rk.back().transpose()).norm());
         ovNorm.push_back((rv.back() * ro.back().transpose()).norm());
+        work.factorsDone();
     }
     const auto size = static_cast<std::size_t>(heads * heads);
     w.compQ.assign(size, 0.0);
@@ -239,6 +293,7 @@ void composition(const model::ModelSpec& spec, const std::vector<Factors>& f, We
             w.compV[at] =
                 (gv.middleCols(c * dv, dv) * ro[u2].transpose()).norm() / (ovNorm[u1] * ovNorm[u2]);
         }
+        work.pairsDone(heads - later);
     }
 }
 
@@ -269,7 +324,8 @@ WeightCircuits weightCircuits(const model::Model& m, const CancelToken& cancel,
         {},           {},          {},          1.0 / std::sqrt(static_cast<double>(spec.dModel))};
     const bool copying =
         spec.prediction == model::PredictionKind::CausalLm && forward::hasPredictionHead(m);
-    const Dense unembedEmbed = copying ? unembedTimesEmbed(m) : Dense();
+    WorkProgress work(spec, copying, copying ? m.weights.decoder().outputs() : 0, progress);
+    const Dense unembedEmbed = copying ? unembedTimesEmbed(m, cancel, work) : Dense();
     std::vector<Factors> factors;
     const int total = spec.nLayers * spec.nHeads;
     for (int i = 0; i < total; ++i) {
@@ -283,11 +339,9 @@ WeightCircuits weightCircuits(const model::Model& m, const CancelToken& cancel,
         hw.copying = copying ? copyingScore(f, unembedEmbed) : kNaN;
         hw.positionalPrevious = hasPositionalScore(m) ? positionalPrevious(m, f) : kNaN;
         w.heads.push_back(std::move(hw));
-        if (progress) {
-            progress(0.5 * (i + 1) / total);
-        }
+        work.headDone();
     }
-    composition(spec, factors, w, cancel);
+    composition(spec, factors, w, cancel, work);
     if (progress) {
         progress(1.0);
     }

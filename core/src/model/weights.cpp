@@ -21,20 +21,37 @@ std::size_t bytesOf(const Norm& n) {
     return bytesOf(n.weight) + bytesOf(n.bias);
 }
 
+// The pointers of linears(), const or not as `w` is.
+template <class W>
+auto linearsOf(W& w) {
+    std::vector<decltype(&w.tokenEmbedding)> out{&w.tokenEmbedding, &w.prediction.transform,
+                                                 &w.prediction.decoder};
+    for (auto& l : w.layers) {
+        out.insert(out.end(),
+                   {&l.query, &l.key, &l.value, &l.output, &l.ffnGate, &l.ffnUp, &l.ffnDown,
+                    &l.crossQuery, &l.crossKey, &l.crossValue, &l.crossOutput});
+    }
+    return out;
+}
+
 }  // namespace
 
+std::vector<Linear*> Weights::linears() {
+    return linearsOf(*this);
+}
+
+std::vector<const Linear*> Weights::linears() const {
+    return linearsOf(*this);
+}
+
 std::size_t Weights::memoryBytes() const {
-    std::size_t total = bytesOf(tokenEmbedding) + bytesOf(positionEmbedding) +
-                        bytesOf(tokenTypeEmbedding) + bytesOf(embeddingNorm) +
-                        bytesOf(relativeBias) + bytesOf(finalNorm) + bytesOf(prediction.transform) +
-                        bytesOf(prediction.transformNorm) + bytesOf(prediction.decoder) +
-                        bytesOf(prediction.bias);
+    std::size_t total = bytesOf(positionEmbedding) + bytesOf(tokenTypeEmbedding) +
+                        bytesOf(embeddingNorm) + bytesOf(relativeBias) + bytesOf(finalNorm) +
+                        bytesOf(prediction.transformNorm) + bytesOf(prediction.bias);
+    for (const Linear* linear : linears()) {
+        total += bytesOf(*linear);
+    }
     for (const LayerWeights& l : layers) {
-        for (const Linear* linear :
-             {&l.query, &l.key, &l.value, &l.output, &l.ffnGate, &l.ffnUp, &l.ffnDown,
-              &l.crossQuery, &l.crossKey, &l.crossValue, &l.crossOutput}) {
-            total += bytesOf(*linear);
-        }
         total += bytesOf(l.attnNorm) + bytesOf(l.ffnNorm) + bytesOf(l.crossNorm);
     }
     return total;

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include "attnscope/io/ggml_blocks.h"
+#include "q8_0_groups.h"
 #include "weight_product.h"
 
 namespace attnscope::ops {
@@ -44,6 +45,10 @@ void widenRows(const Linear& w, Eigen::Index first, Eigen::Index count, Matrix& 
     }
     const BlockMatrix& b = w.blocks;
     out.resize(count, b.cols);
+    if (b.grouped) {
+        detail::dequantizeGrouped(b, first, count, out.data());
+        return;
+    }
     const auto rowBytes = static_cast<std::size_t>(b.rowBytes);
     const std::span<const std::byte> rows(
         b.bytes.data() + static_cast<std::size_t>(first) * rowBytes,

@@ -8,6 +8,7 @@
 
 #include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/q8_product.h"
+#include "row_product.h"
 #include "weight_product.h"
 
 namespace attnscope::ops {
@@ -61,6 +62,9 @@ Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eige
     const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
     if (layer.isBlocks() && layer.blocks.int8Activations) {
         return q8Product(x, layer.blocks, first, count, bias);
+    }
+    if (detail::rowProductTakes(x, layer)) {  // a generation step
+        return detail::rowProduct(x, layer, first, count, bias);
     }
     return layer.isStored() ? storedProduct(x, layer, first, count, bias)
                             : detail::productNT(x, layer.weight.middleRows(first, count), bias);

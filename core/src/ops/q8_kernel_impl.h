@@ -21,16 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
-// GCC 12's bug 105593 (see attnscope/base/eigen_core.h): its AVX-512 intrinsics that start from
-// _mm512_undefined_ps (_mm512_cvtepi32_ps) warn where inlined; silenced for this header only.
-#pragma GCC diagnostic push
-#if !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-
+#include "kernel_intrinsics.h"
 #include "q8_kernel.h"
 
 namespace attnscope::ops::detail {

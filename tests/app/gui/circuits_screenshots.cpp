@@ -7,12 +7,14 @@
 // "circuits_dla.png" and "circuits_lens.png" are the two on their own, "circuits_dla_figure.png"
 // and "circuits_lens_figure.png" what their Export menus write; "circuits_generation.png" the
 // Generation tab (below); "circuits_graph.png" the Circuits tab and "circuits_graph_figure.png"
-// its graph figure; "circuits_patching.png" the Activation patching tab (below).
+// its graph figure; "circuits_patching.png" the Activation patching tab and, when the model
+// has a series/ folder, "circuits_series.png" its Training tab (below).
 // ATTNSCOPE_SHOT_SIZE=1024x700 tries another size.
 #include <cmath>
 #include <cstdio>
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QLineEdit>
 #include <QPainter>
@@ -27,6 +29,8 @@
 #include "analyses/lens/lens_view.h"
 #include "analyses/patching/patching_path_box.h"
 #include "analyses/patching/patching_view.h"
+#include "analyses/series/series_document.h"
+#include "analyses/series/series_view.h"
 #include "main_window.h"
 #include "screenshot_support.h"
 #include "service/compute_service.h"
@@ -109,11 +113,25 @@ void shootPatching(MainWindow& w, const QString& out, const QString& corrupted) 
     }
     view->runSweep();
     waitUntil([view] { return view->shownSweep() != nullptr; });
+    // 0-0 into the last layer's values, queries and keys (newest first in the box's table): on
+    // the circuits model the previous-token head's path into the induction heads' keys.
     const int layers = w.session()->layerCount();
-    view->pathBox()->field()->setText(layers > 1 ? QStringLiteral("0-0 -> %1-0:k").arg(layers - 1)
-                                                 : QStringLiteral("0-0 -> logits"));
-    view->pathBox()->patchPath();
-    waitUntil([&w] { return !w.session()->document<PatchingDocument>().paths().empty(); });
+    QStringList receivers;
+    for (int h = 0; h < w.session()->headCount(); ++h) {
+        receivers << QStringLiteral("%1-%2").arg(layers - 1).arg(h);
+    }
+    const QStringList paths =
+        layers > 1 ? QStringList{QStringLiteral("0-0 -> %1:v").arg(receivers.join(u',')),
+                                 QStringLiteral("0-0 -> %1:q").arg(receivers.join(u',')),
+                                 QStringLiteral("0-0 -> %1:k").arg(receivers.join(u','))}
+                   : QStringList{QStringLiteral("0-0 -> logits")};
+    for (qsizetype i = 0; i < paths.size(); ++i) {
+        view->pathBox()->field()->setText(paths[i]);
+        view->pathBox()->patchPath();
+        waitUntil([&w, i] {
+            return w.session()->document<PatchingDocument>().paths().size() > std::size_t(i);
+        });
+    }
     shots::shot(w, out, "circuits_patching.png");
     view->exportFigure(QDir(out).filePath(QStringLiteral("circuits_patching_figure.png")));
     const auto heads = view->shownSweep();
@@ -121,6 +139,22 @@ void shootPatching(MainWindow& w, const QString& out, const QString& corrupted) 
     view->runSweep();
     waitUntil([view, heads] { return view->shownSweep() != heads; });
     shots::shot(w, out, "circuits_patching_positions.png");
+}
+
+// "circuits_series.png": the Training tab on the model's training series, the induction probe
+// against the step, the card's induction head 1-2 thick (the series' last checkpoint becomes the
+// session's model, so this comes last).
+void shootSeries(MainWindow& w, const QString& out, const QString& folder) {
+    auto* tabs = w.findChild<QTabWidget*>(QStringLiteral("viewTabs"));
+    auto* series = w.findChild<SeriesView*>(QStringLiteral("seriesView"));
+    tabs->setCurrentWidget(series);
+    series->openSeries(folder);
+    auto& document = w.session()->document<SeriesDocument>();
+    waitUntil([&document] { return document.statistics() != nullptr; });
+    auto* metric = w.findChild<QComboBox*>(QStringLiteral("seriesMetric"));
+    metric->setCurrentIndex(metric->findText(QStringLiteral("induction probe")));
+    w.session()->selectHead({1, 2});
+    shots::shot(w, out, "circuits_series.png");
 }
 
 }  // namespace
@@ -183,5 +217,9 @@ int main(int argc, char** argv) {
     shots::shot(w, out, "circuits_generation.png");
     generation->exportFigure(QDir(out).filePath(QStringLiteral("circuits_generation_figure.png")));
     shootPatching(w, out, argc > 4 ? QString::fromLocal8Bit(argv[4]) : QString());
+    const QString folder = QDir(QString::fromLocal8Bit(argv[1])).filePath(QStringLiteral("series"));
+    if (QDir(folder).exists()) {
+        shootSeries(w, out, folder);
+    }
     return 0;
 }

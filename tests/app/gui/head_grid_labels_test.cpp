@@ -7,6 +7,7 @@
 
 #include <QAction>
 #include <QDir>
+#include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
 #include <QSettings>
@@ -86,6 +87,7 @@ private slots:
     void contextMenuSetsTheSessionFilter();
     void headViewShowsTheLabels();
     void labelLineFollowsTheTheme();
+    void columnHeadersFitNarrowCells();
     void screenshots();
 
 private:
@@ -331,6 +333,37 @@ void HeadGridLabelsTest::labelLineFollowsTheTheme() {
 
 // Not a check: pictures of the labelled grid for people to judge, from a real survey of the
 // first EWT dev sentences on the default model, at the two window sizes issue 15 supports.
+// Twelve heads in a narrow dock ran "H10" into "H11": the column headers fit their cells, with
+// the "H" where there is room for it and bare numbers in a smaller font where there is not.
+void HeadGridLabelsTest::columnHeadersFitNarrowCells() {
+    QVERIFY(open(kBert, kText));
+    QHeaderView* header = grid()->horizontalHeader();
+    const auto labelsFit = [this, header](bool prefixed) {
+        const QFontMetrics fm(header->font());
+        for (int c = 0; c < gridModel()->columnCount(); ++c) {
+            const QString text =
+                gridModel()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+            if (text != gridModel()->columnLabel(c, prefixed) ||
+                fm.horizontalAdvance(text) > header->sectionSize(c) - 2) {
+                qWarning() << "column" << c << text << "in" << header->sectionSize(c) << "px";
+                return false;
+            }
+        }
+        return true;
+    };
+    grid()->setFixedWidth(400);
+    QTRY_VERIFY(header->sectionSize(0) > 60);
+    QVERIFY(labelsFit(true));
+    QCOMPARE(gridModel()->headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("H2"));
+    grid()->setFixedWidth(grid()->verticalHeader()->width() + 3 * 12 + 4);
+    QTRY_COMPARE(header->sectionSize(0), 12);
+    QVERIFY(labelsFit(false));
+    QCOMPARE(gridModel()->headerData(2, Qt::Horizontal, Qt::DisplayRole).toString(),
+             QStringLiteral("2"));
+    QCOMPARE(header->textElideMode(), Qt::ElideNone);
+}
+
 void HeadGridLabelsTest::screenshots() {
     const QString dir = qEnvironmentVariable("ATTNSCOPE_SHOT_DIR");
     if (dir.isEmpty() || !QFile::exists(paneltest::kEwtDev) || defaultModelDir().isEmpty()) {

@@ -1,6 +1,7 @@
 // Training checkpoints as a series (issue 33): folder names to steps, the series' order and
 // refusals, and each checkpoint's per-head statistics against the PyTorch reference's maps of
-// the same inputs (make_checkpoints.py's pythia_series_step* cases, linked as step folders).
+// the same inputs (make_checkpoints.py's pythia_series_step* cases, linked as step folders);
+// the induction probe as the survey's S7, its settings and bidirectional models.
 #include "attnscope/analysis/checkpoint_series.h"
 
 #include <cmath>
@@ -8,9 +9,11 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/executors.h"
 #include "../support/expect_error.h"
 #include "../support/reference_file.h"
 #include "../support/test_files.h"
+#include "attnscope/analysis/head_survey.h"
 #include "attnscope/analysis/saturation.h"
 #include "attnscope/base/error.h"
 
@@ -139,6 +142,73 @@ TEST(CheckpointSeries, EachCheckpointMatchesTheReferenceMaps) {
             EXPECT_EQ(stats[h].oneHotShare, static_cast<float>(double(e.oneHot[h]) / rows)) << what;
         }
     }
+}
+
+// The induction probe (issue 34) is the survey's S7, not a copy of it: on the same model with
+// the same settings, the series' probe is the survey's probe_induction, sequences included.
+// (Its values against the independent reference: series_probe_parity_test.cpp.)
+TEST(CheckpointSeries, InductionProbeIsTheSurveysProbe) {
+    const auto m = model::loadModel(kCheckpoints / "pythia_series_step512_f32");
+    const std::vector<std::vector<std::int32_t>> ids = {{556, 300, 301, 302, 300, 301}};
+    InductionProbeOptions options;
+    options.repeats = 3;
+    options.length = 5;
+    options.seed = 7;
+    options.specialIds = {556};
+    const InductionProbe probe = drawInductionProbe(*m, ids, options);
+    SurveyOptions survey;
+    survey.specialIds = {556};
+    survey.probeRepeats = 3;
+    survey.probeLength = 5;
+    survey.probeSeed = 7;
+    const HeadSurvey s = surveyCorpus(*m, ids, survey, testing::runInline);
+    EXPECT_EQ(probe.sequences, s.probeSequences);
+    const auto stats = trainingStats(*m, ids, {}, probe);
+    const auto& want = s.score("probe_induction");
+    ASSERT_EQ(stats.size(), want.size());
+    for (std::size_t h = 0; h < stats.size(); ++h) {
+        EXPECT_EQ(stats[h].inductionProbe, static_cast<float>(want[h])) << "head " << h;
+    }
+    // Without a probe the statistic has no value.
+    EXPECT_TRUE(std::isnan(trainingStats(*m, ids, {}).front().inductionProbe));
+}
+
+TEST(CheckpointSeries, InductionProbeIsNotApplicableToBidirectionalModels) {
+    const auto bert = model::loadModel(kCheckpoints / "bert_f32");
+    const std::vector<std::vector<std::int32_t>> ids = {{101, 300, 301, 102}};
+    EXPECT_TRUE(drawInductionProbe(*bert, ids).sequences.empty());
+    // Even with sequences drawn from a causal model: S7 reads causal maps only.
+    const auto causal = model::loadModel(kCheckpoints / "pythia_series_step0_f32");
+    InductionProbeOptions options;
+    options.repeats = 2;
+    options.length = 3;
+    const InductionProbe probe = drawInductionProbe(*causal, {}, options);
+    ASSERT_EQ(probe.sequences.size(), 2u);
+    for (const HeadTrainingStats& h : trainingStats(*bert, ids, {}, probe)) {
+        EXPECT_TRUE(std::isnan(h.inductionProbe));
+    }
+}
+
+TEST(CheckpointSeries, InductionProbeRefusesBadSettings) {
+    using testing::expectError;
+    const auto m = model::loadModel(kCheckpoints / "pythia_series_step0_f32");  // 32 positions
+    InductionProbeOptions options;
+    options.repeats = -1;
+    expectError<InvalidArgument>([&] { drawInductionProbe(*m, {}, options); },
+                                 {"induction probe", "repeats >= 0"});
+    options.repeats = 2;
+    options.length = 1;
+    expectError<InvalidArgument>([&] { drawInductionProbe(*m, {}, options); },
+                                 {"at least 2 tokens"});
+    options.length = 16;  // 33 tokens
+    expectError<InvalidArgument>([&] { drawInductionProbe(*m, {}, options); },
+                                 {"induction probe: a probe of length 16 does not fit"});
+    options.length = 10;
+    options.bosId = 557;
+    expectError<InvalidArgument>([&] { drawInductionProbe(*m, {}, options); },
+                                 {"probe BOS id 557 is outside the vocabulary"});
+    options.repeats = 0;  // no probe: nothing drawn, nothing checked
+    EXPECT_TRUE(drawInductionProbe(*m, {}, options).sequences.empty());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // reference (tests/reference/weights_reference.py: weights_circuits.safetensors beside each
 // checkpoint, TransformerLens's folding and centring): QK/OV spectra, OV copying, positional
 // previous-token score and Q/K/V composition, within 1e-6.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -77,6 +78,22 @@ TEST_P(WeightScores, MatchTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Reference, WeightScores, ::testing::ValuesIn(kCases),
                          [](const auto& param) { return param.param; });
+
+// Issue 34 step 2: the progress runs on through the composition, in steps, instead of stopping
+// at one half after the heads and jumping to 1.
+TEST(WeightCircuitsProgress, CoversTheComposition) {
+    const auto m = model::loadModel(kCheckpoints / "gpt2_f32");
+    std::vector<double> seen;
+    weightCircuits(*m, {}, [&seen](double f) { seen.push_back(f); });
+    ASSERT_FALSE(seen.empty());
+    EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+    EXPECT_DOUBLE_EQ(seen.back(), 1.0);
+    const auto heads = static_cast<std::size_t>(m->spec.nLayers * m->spec.nHeads);
+    EXPECT_GT(seen.size(), 2 * heads) << "the composition reports its steps too";
+    for (std::size_t i = 1; i < seen.size(); ++i) {
+        EXPECT_LT(seen[i] - seen[i - 1], 0.5) << "report " << i;
+    }
+}
 
 }  // namespace
 }  // namespace attnscope::analysis

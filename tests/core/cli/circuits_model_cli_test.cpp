@@ -1,7 +1,8 @@
 // The shipped circuits demo model (resources/circuits_model, issue 34 item 7) against its own
 // card: the claims README.md states come from metrics.json, and attnscope-cli must still print
 // them on the shipped files — the strongest K-composition (from the previous-token head into an
-// induction head), the survey's labels of both heads, and a training series `series` reads.
+// induction head), the survey's labels of both heads, a training series `series` reads, and the
+// induction bump its induction probe shows.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -132,6 +133,47 @@ TEST(CircuitsModel, TrainingSeriesIsReadInStepOrder) {
     for (const int step : steps) {
         EXPECT_TRUE(testing::contains(run.out, "step" + std::to_string(step))) << run.out;
     }
+}
+
+// The induction bump (issue 34): `series`'s induction probe, run as the card's survey runs S7
+// (10 sequences of N = 25, seed 0, drawn once for the whole series), is the card's "AttnScope
+// probe" of every head at every step, and the induction head's rises from chance to the 0.4
+// detector threshold and beyond.
+TEST(CircuitsModel, TrainingSeriesShowsTheInductionBumpAsTheCardSays) {
+    const auto m = metrics();
+    const std::string induction = headName(m.at("circuit").at("induction_head"));
+    std::map<std::string, double> claimed;  // "step layer-head" -> the survey's probe
+    for (const auto& r : m.at("attnscope").at("survey_series")) {
+        for (const auto& h : r.at("heads")) {
+            claimed[std::to_string(r.at("step").get<int>()) + " " +
+                    std::to_string(h.at("layer").get<int>()) + "-" +
+                    std::to_string(h.at("head").get<int>())] =
+                h.at("probe_induction").get<double>();
+        }
+    }
+    ASSERT_EQ(claimed.size(), 5u * 8u);
+
+    testing::ScratchDir tmp;
+    const fs::path csv = tmp.path() / "series.csv";
+    const auto run = testing::runCli(
+        "series " + testing::shellQuoted(kModel / "series") + " --token-ids 2,10,20" +
+        " --probe-repeats 10 --probe-length 25 --probe-seed 0 --out " + testing::shellQuoted(csv));
+    ASSERT_EQ(run.exitCode, 0) << run.err;
+    std::map<std::string, double> probe;
+    for (const auto& r : csvRecords(csv)) {
+        probe[r.at("step") + " " + r.at("layer") + "-" + r.at("head")] =
+            std::stod(r.at("induction_probe"));
+    }
+    ASSERT_EQ(probe.size(), claimed.size());
+    for (const auto& [key, value] : claimed) {
+        EXPECT_NEAR(probe[key], value, 1e-4) << key;  // metrics.json keeps 4 decimals
+    }
+    const int first = m.at("series").front().at("step").get<int>();
+    const int last = m.at("series").back().at("step").get<int>();
+    const double before = probe[std::to_string(first) + " " + induction];
+    const double after = probe[std::to_string(last) + " " + induction];
+    EXPECT_LT(before, 0.1) << induction << " at step " << first;
+    EXPECT_GE(after, 0.4) << induction << " at step " << last;
 }
 
 }  // namespace

@@ -66,7 +66,8 @@ struct WeightCircuits {
 std::string weightCircuitsUnsupportedReason(const model::Model& model);
 
 // Every head's scores. Throws InvalidArgument for an unsupported model; Cancelled. Progress:
-// fraction of the heads done.
+// fraction of the work done (W_U W_E, the heads' scores, then the composition, each by its
+// multiply-adds), rising to 1.
 WeightCircuits weightCircuits(const model::Model& model, const CancelToken& cancel = {},
                               const ProgressFn& progress = {});
 

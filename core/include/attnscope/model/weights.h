@@ -67,6 +67,10 @@ struct Weights {
     // Bytes the weights take in memory, as held (fp32, half precision or ggml blocks).
     std::size_t memoryBytes() const;
 
+    // Every linear layer: the token embedding, the prediction head's and every layer's.
+    std::vector<Linear*> linears();
+    std::vector<const Linear*> linears() const;
+
     // The decoder matrix of the prediction head: its own or the tied token embedding.
     const Linear& decoder() const {
         return prediction.decoder.empty() ? tokenEmbedding : prediction.decoder;

@@ -26,6 +26,12 @@ void widenRows(const Linear& w, Eigen::Index first, Eigen::Index count, Matrix& 
 Matrix storedProduct(const Matrix& x, const Linear& w, Eigen::Index first, Eigen::Index count,
                      const float* bias = nullptr);
 
+// Rearranges a Q8_0 matrix multiplied exactly (not with 8-bit activations) into groups of 16
+// interleaved rows, which the one-row product of every generation step reads as one stream;
+// every other reader widens it exactly as before. Returns whether it did (other types, a matrix
+// already grouped or of fewer than 16 rows: untouched). Call once, at load.
+bool groupRows(BlockMatrix& b);
+
 // The rows `ids` of a weight matrix, fp32 or stored, as fp32 [ids.size(), in]: an embedding
 // lookup that widens only the rows asked for.
 Matrix weightRows(const Linear& w, std::span<const std::int32_t> ids);

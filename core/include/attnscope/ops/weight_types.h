@@ -33,6 +33,9 @@ struct BlockMatrix {
     // Multiplied with 8-bit activations (ops/q8_product.h, model::ActivationPrecision::Int8)
     // rather than exactly; set only for types the 8-bit product takes.
     bool int8Activations = false;
+    // Q8_0 rows interleaved in groups of 16 for the one-row product of generation steps
+    // (ops::groupRows; the layout in core/src/ops/q8_0_groups.h); widenRows reads either layout.
+    bool grouped = false;
 };
 
 // Exactly one of weight, half and blocks holds the matrix.

@@ -8,6 +8,7 @@
 #include "../weight_slots.h"
 #include "attnscope/base/error.h"
 #include "attnscope/io/ggml_blocks.h"
+#include "attnscope/ops/half_matrix.h"
 #include "attnscope/ops/q8_product.h"
 
 namespace attnscope::model::gguf {
@@ -328,6 +329,11 @@ void readGgufWeights(const io::GgufFile& file, const GgufArch& arch, Model& mode
     model.weights.layers.resize(static_cast<std::size_t>(model.spec.nLayers));
     for (const Slot& s : slots) {
         readSlot(reader, arch, s, model, options);
+    }
+    // After the fused projections are split (by rows of the stored layout): Q8_0 regrouped
+    // for the one-row product of generation steps, read back exactly by every other product.
+    for (ops::Linear* l : model.weights.linears()) {
+        ops::groupRows(l->blocks);
     }
     model.spec.prediction = arch.prediction;
     model.parameterCount = reader.parameters();

@@ -369,6 +369,7 @@ void ImportancePanelTest::successfulRerunWithdrawsTheCancelNotice() {
     m_panel->cancelComputing();
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
     QVERIFY2(bar->text().contains(QStringLiteral("cancelled")), qPrintable(bar->text()));
+    QCOMPARE(bar->severity(), MessageBar::Severity::Note);  // not an error: the user's doing
     compute(m_small);
     QVERIFY2(bar->text().isEmpty(), qPrintable(bar->text()));
     // Another message shown meanwhile is not the panel's to withdraw.

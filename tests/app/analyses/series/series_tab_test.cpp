@@ -1,8 +1,11 @@
 // The real main window offscreen with a training series (issue 33): three fixture checkpoints
 // of one Pythia shape linked as step0/step512/step4096. Opening the folder opens its last
 // checkpoint; the "Training" tab's lines are the core's statistics of each checkpoint on the
-// session's tokens; clicking a point opens that checkpoint with that head selected, and the
+// session's tokens (the induction probe on sequences drawn once for the series, plotted when
+// chosen); clicking a point opens that checkpoint with that head selected, and the
 // arrows step through the series without dropping it; another model drops it.
+#include <cmath>
+
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -68,18 +71,39 @@ void SeriesTabTest::stepsThroughTheSeries() {
     QCOMPARE(stats->tokenIds, session->cleanResult()->forward.tokenIds);
     const int heads = session->layerCount() * session->headCount();
     QCOMPARE(static_cast<int>(view->chart()->headLines().size()), heads);
-    // Each checkpoint's numbers are the core's on the same ids.
+    // Each checkpoint's numbers are the core's on the same ids, its induction probe on the
+    // sequences drawn once from the first checkpoint.
     forward::ForwardOptions options;
+    const auto probe = analysis::drawInductionProbe(
+        *model::loadModel(document.checkpoints().front().path), {stats->tokenIds});
+    QCOMPARE(probe.sequences.size(), 4u);  // the survey's default repeats
+    std::vector<std::vector<analysis::HeadTrainingStats>> cores;
     for (std::size_t k = 0; k < document.checkpoints().size(); ++k) {
         const auto m = model::loadModel(document.checkpoints()[k].path);
-        const auto core = analysis::trainingStats(*m, {stats->tokenIds}, options);
+        cores.push_back(analysis::trainingStats(*m, {stats->tokenIds}, options, probe));
+        const auto& core = cores.back();
         for (int h = 0; h < heads; ++h) {
             QCOMPARE(stats->byCheckpoint[k][h].meanEntropy, core[h].meanEntropy);
             QCOMPARE(stats->byCheckpoint[k][h].prevTokenScore, core[h].prevTokenScore);
+            QVERIFY(std::isfinite(core[h].inductionProbe));  // a causal model
+            QCOMPARE(stats->byCheckpoint[k][h].inductionProbe, core[h].inductionProbe);
             QCOMPARE(view->chart()->headLines()[h]->at(static_cast<int>(k)).y(),
                      double(core[h].meanEntropy));
         }
     }
+    // The induction probe is plotted like the other statistics.
+    auto* metric = m_window->findChild<QComboBox*>(QStringLiteral("seriesMetric"));
+    QVERIFY(metric);
+    const int induction = metric->findText(QStringLiteral("induction probe"));
+    QCOMPARE(induction, static_cast<int>(SeriesView::Metric::InductionProbe));
+    metric->setCurrentIndex(induction);
+    for (std::size_t k = 0; k < cores.size(); ++k) {
+        for (int h = 0; h < heads; ++h) {
+            QCOMPARE(view->chart()->headLines()[h]->at(static_cast<int>(k)).y(),
+                     double(cores[k][h].inductionProbe));
+        }
+    }
+    metric->setCurrentIndex(0);
 
     // A point of checkpoint 0: that checkpoint opens with the head selected; the series stays.
     const HeadId head{1, 2};
