@@ -10,7 +10,6 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -28,6 +27,7 @@
 #include "session/reporting_export.h"
 #include "widgets/chart_palette.h"
 #include "widgets/named.h"
+#include "widgets/table_split.h"
 
 namespace attnscope::app {
 
@@ -241,15 +241,7 @@ void CircuitsView::fitSide() {
         return;
     }
     m_sideFitted = true;
-    int need = m_table->verticalScrollBar()->sizeHint().width() + 2 * m_table->frameWidth() + 8;
-    const QAbstractItemView* view = m_table;  // sizeHintForColumn is public there
-    for (int c = 0; c < m_sorted->columnCount(); ++c) {
-        need +=
-            std::max(view->sizeHintForColumn(c), m_table->horizontalHeader()->sectionSizeHint(c));
-    }
-    const int total = m_split->width() - m_split->handleWidth();
-    need = std::min(std::max(need, 340), total / 2);
-    m_split->setSizes({total - need, need});
+    fitTableSide(m_split, m_table, 340);
 }
 
 void CircuitsView::showRun(std::shared_ptr<const CircuitsDocument::Run> run) {

@@ -7,7 +7,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -24,6 +23,7 @@
 #include "session/reporting_export.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
+#include "widgets/table_split.h"
 
 namespace attnscope::app {
 
@@ -211,15 +211,7 @@ void DlaView::fitTable() {
         return;
     }
     m_tableFitted = true;
-    int need = m_table->verticalScrollBar()->sizeHint().width() + 2 * m_table->frameWidth() + 8;
-    const QAbstractItemView* view = m_table;  // sizeHintForColumn is public there
-    for (int c = 0; c < m_sorted->columnCount(); ++c) {
-        need +=
-            std::max(view->sizeHintForColumn(c), m_table->horizontalHeader()->sectionSizeHint(c));
-    }
-    const int total = m_split->width() - m_split->handleWidth();
-    need = std::min(need, total / 2);
-    m_split->setSizes({total - need, need});
+    fitTableSide(m_split, m_table);
 }
 
 QString DlaView::heatmapTooltip(int layer, int head) const {

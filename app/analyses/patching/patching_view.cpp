@@ -10,7 +10,6 @@
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QTableView>
@@ -30,6 +29,7 @@
 #include "session/token_id_input.h"
 #include "views/heatmap_widget.h"
 #include "widgets/named.h"
+#include "widgets/table_split.h"
 
 namespace attnscope::app {
 
@@ -451,18 +451,8 @@ void PatchingView::fitTable() {
         return;
     }
     m_tableFitted = true;
-    int need = m_table->verticalScrollBar()->sizeHint().width() + 2 * m_table->frameWidth() + 8;
-    const QAbstractItemView* view = m_table;  // sizeHintForColumn is public there
-    for (int c = 0; c < m_sorted->columnCount(); ++c) {
-        if (!m_table->isColumnHidden(c)) {
-            need += std::max(view->sizeHintForColumn(c),
-                             m_table->horizontalHeader()->sectionSizeHint(c));
-        }
-    }
     constexpr int kPathBox = 320;  // the path box below the table: a path and its two numbers
-    const int total = m_split->width() - m_split->handleWidth();
-    need = std::min(std::max(need, kPathBox), total / 2);
-    m_split->setSizes({total - need, need});
+    fitTableSide(m_split, m_table, kPathBox);
 }
 
 int PatchingView::shownPosition() const {
