@@ -2,7 +2,9 @@
 // on stderr), 2 usage error.
 #include <functional>
 #include <iostream>
+#include <map>
 #include <new>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include "attnscope/base/version.h"
 #include "cli/cli_checks.h"
 #include "cli/commands.h"
+#include "cli/merge_command.h"
 #include "cli/predict_command.h"
 #include "cli/render_command.h"
 
@@ -64,6 +67,107 @@ int runGuarded(const std::function<int()>& command) {
     }
 }
 
+namespace cli = attnscope::cli;
+
+// Every subcommand's arguments: CLI11 writes into them while parsing, so they outlive it.
+struct CliArgs {
+    std::string modelDir;
+    std::string text;
+    bool noSpecial = false;
+    cli::AttentionArgs att;
+    cli::RenderArgs renderArgs;
+    cli::StatsArgs statsArgs;
+    cli::DepsArgs depsArgs;
+    cli::CorefArgs corefArgs;
+    cli::PositionsArgs positionsArgs;
+    cli::SaturationArgs saturationArgs;
+    cli::SeriesArgs seriesArgs;
+    cli::DlaArgs dlaArgs;
+    cli::LensArgs lensArgs;
+    cli::PatchArgs patchArgs;
+    cli::CircuitsArgs circuitsArgs;
+    cli::GenerateArgs generateArgs;
+    cli::PredictArgs predictArgs;
+    cli::AblateArgs ablateArgs;
+    cli::ImportanceArgs importanceArgs;
+    cli::SurveyArgs surveyArgs;
+    cli::AttributionArgs attributionArgs;
+    cli::CompareModelsArgs compareModelsArgs;
+    cli::MergeArgs mergeArgs;
+};
+
+using Commands = std::vector<std::pair<CLI::App*, std::function<int()>>>;
+
+void addAnalysisCommands(CLI::App& app, CliArgs& a, Commands& commands);
+
+// Each subcommand with what runs when it was the one parsed.
+Commands addCommands(CLI::App& app, CliArgs& a) {
+    Commands commands;
+    auto* info =
+        app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
+    cli::addModelDirArgument(*info, a.modelDir);
+    commands.emplace_back(info, [&a] { return cli::runInfo(a.modelDir); });
+
+    auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");
+    cli::addModelDirArgument(*tok, a.modelDir);
+    tok->add_option("TEXT", a.text, "Text to tokenize")->required();
+    tok->add_flag("--no-special", a.noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
+    commands.emplace_back(tok, [&a] { return cli::runTokenize(a.modelDir, a.text, !a.noSpecial); });
+
+    commands.emplace_back(cli::addAttentionCommand(app, a.att),
+                          [&a] { return cli::runAttention(a.att); });
+    commands.emplace_back(cli::addRenderCommand(app, a.renderArgs),
+                          [&a] { return cli::runRender(a.renderArgs); });
+    commands.emplace_back(cli::addStatsCommand(app, a.statsArgs),
+                          [&a] { return cli::runStats(a.statsArgs); });
+    addAnalysisCommands(app, a, commands);
+    return commands;
+}
+
+// The corpus jobs, the analyses of one sentence and `merge`, after addCommands' first ones.
+void addAnalysisCommands(CLI::App& app, CliArgs& a, Commands& commands) {
+    commands.emplace_back(cli::addDepsCommand(app, a.depsArgs),
+                          [&a] { return cli::runDeps(a.depsArgs); });
+    commands.emplace_back(cli::addCorefCommand(app, a.corefArgs),
+                          [&a] { return cli::runCoref(a.corefArgs); });
+    commands.emplace_back(cli::addPositionsCommand(app, a.positionsArgs),
+                          [&a] { return cli::runPositions(a.positionsArgs); });
+    commands.emplace_back(cli::addSaturationCommand(app, a.saturationArgs),
+                          [&a] { return cli::runSaturation(a.saturationArgs); });
+    commands.emplace_back(cli::addSeriesCommand(app, a.seriesArgs),
+                          [&a] { return cli::runSeries(a.seriesArgs); });
+    commands.emplace_back(cli::addDlaCommand(app, a.dlaArgs),
+                          [&a] { return cli::runDla(a.dlaArgs); });
+    commands.emplace_back(cli::addLensCommand(app, a.lensArgs),
+                          [&a] { return cli::runLens(a.lensArgs); });
+    commands.emplace_back(cli::addPatchCommand(app, a.patchArgs),
+                          [&a] { return cli::runPatch(a.patchArgs); });
+    commands.emplace_back(cli::addCircuitsCommand(app, a.circuitsArgs),
+                          [&a] { return cli::runCircuits(a.circuitsArgs); });
+    commands.emplace_back(cli::addGenerateCommand(app, a.generateArgs),
+                          [&a] { return cli::runGenerate(a.generateArgs); });
+    commands.emplace_back(cli::addPredictCommand(app, a.predictArgs),
+                          [&a] { return cli::runPredict(a.predictArgs); });
+    commands.emplace_back(cli::addAblateCommand(app, a.ablateArgs),
+                          [&a] { return cli::runAblate(a.ablateArgs); });
+    commands.emplace_back(cli::addImportanceCommand(app, a.importanceArgs),
+                          [&a] { return cli::runImportance(a.importanceArgs); });
+    commands.emplace_back(cli::addSurveyCommand(app, a.surveyArgs),
+                          [&a] { return cli::runSurvey(a.surveyArgs); });
+    commands.emplace_back(cli::addAttributionCommand(app, a.attributionArgs),
+                          [&a] { return cli::runAttribution(a.attributionArgs); });
+    commands.emplace_back(cli::addCompareModelsCommand(app, a.compareModelsArgs),
+                          [&a] { return cli::runCompareModels(a.compareModelsArgs); });
+
+    // Corpus jobs split with --shard K/N (issue 35): each command merges its own parts.
+    const std::map<std::string, cli::PartMerger> mergers = {{"deps", cli::mergeDeps},
+                                                            {"coref", cli::mergeCoref},
+                                                            {"positions", cli::mergePositions},
+                                                            {"saturation", cli::mergeSaturation}};
+    commands.emplace_back(cli::addMergeCommand(app, a.mergeArgs),
+                          [&a, mergers] { return cli::runMerge(a.mergeArgs, mergers); });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -73,80 +177,8 @@ int main(int argc, char** argv) {
     CLI::App app{"AttnScope command-line tool: inspect models and export every attention head"};
     app.set_version_flag("--version", std::string(version()));
     app.require_subcommand(1);
-    // Each subcommand with what runs when it was the one parsed.
-    std::vector<std::pair<CLI::App*, std::function<int()>>> commands;
-    std::string modelDir;
-    std::string text;
-    bool noSpecial = false;
-
-    auto* info =
-        app.add_subcommand("info", "Architecture, sizes, parameter count, dtype, tokenizer");
-    cli::addModelDirArgument(*info, modelDir);
-    commands.emplace_back(info, [&] { return cli::runInfo(modelDir); });
-
-    auto* tok = app.add_subcommand("tokenize", "Tokens with ids and character spans");
-    cli::addModelDirArgument(*tok, modelDir);
-    tok->add_option("TEXT", text, "Text to tokenize")->required();
-    tok->add_flag("--no-special", noSpecial, "Do not add [CLS]/[SEP] or <s>/</s>");
-    commands.emplace_back(tok, [&] { return cli::runTokenize(modelDir, text, !noSpecial); });
-
-    cli::AttentionArgs att;
-    commands.emplace_back(cli::addAttentionCommand(app, att),
-                          [&] { return cli::runAttention(att); });
-    cli::RenderArgs renderArgs;
-    commands.emplace_back(cli::addRenderCommand(app, renderArgs),
-                          [&] { return cli::runRender(renderArgs); });
-    cli::StatsArgs statsArgs;
-    commands.emplace_back(cli::addStatsCommand(app, statsArgs),
-                          [&] { return cli::runStats(statsArgs); });
-    cli::DepsArgs depsArgs;
-    commands.emplace_back(cli::addDepsCommand(app, depsArgs),
-                          [&] { return cli::runDeps(depsArgs); });
-    cli::CorefArgs corefArgs;
-    commands.emplace_back(cli::addCorefCommand(app, corefArgs),
-                          [&] { return cli::runCoref(corefArgs); });
-    cli::PositionsArgs positionsArgs;
-    commands.emplace_back(cli::addPositionsCommand(app, positionsArgs),
-                          [&] { return cli::runPositions(positionsArgs); });
-    cli::SaturationArgs saturationArgs;
-    commands.emplace_back(cli::addSaturationCommand(app, saturationArgs),
-                          [&] { return cli::runSaturation(saturationArgs); });
-    cli::SeriesArgs seriesArgs;
-    commands.emplace_back(cli::addSeriesCommand(app, seriesArgs),
-                          [&] { return cli::runSeries(seriesArgs); });
-    cli::DlaArgs dlaArgs;
-    commands.emplace_back(cli::addDlaCommand(app, dlaArgs), [&] { return cli::runDla(dlaArgs); });
-    cli::LensArgs lensArgs;
-    commands.emplace_back(cli::addLensCommand(app, lensArgs),
-                          [&] { return cli::runLens(lensArgs); });
-    cli::PatchArgs patchArgs;
-    commands.emplace_back(cli::addPatchCommand(app, patchArgs),
-                          [&] { return cli::runPatch(patchArgs); });
-    cli::CircuitsArgs circuitsArgs;
-    commands.emplace_back(cli::addCircuitsCommand(app, circuitsArgs),
-                          [&] { return cli::runCircuits(circuitsArgs); });
-    cli::GenerateArgs generateArgs;
-    commands.emplace_back(cli::addGenerateCommand(app, generateArgs),
-                          [&] { return cli::runGenerate(generateArgs); });
-    cli::PredictArgs predictArgs;
-    commands.emplace_back(cli::addPredictCommand(app, predictArgs),
-                          [&] { return cli::runPredict(predictArgs); });
-    cli::AblateArgs ablateArgs;
-    commands.emplace_back(cli::addAblateCommand(app, ablateArgs),
-                          [&] { return cli::runAblate(ablateArgs); });
-    cli::ImportanceArgs importanceArgs;
-    commands.emplace_back(cli::addImportanceCommand(app, importanceArgs),
-                          [&] { return cli::runImportance(importanceArgs); });
-    cli::SurveyArgs surveyArgs;
-    commands.emplace_back(cli::addSurveyCommand(app, surveyArgs),
-                          [&] { return cli::runSurvey(surveyArgs); });
-    cli::AttributionArgs attributionArgs;
-    commands.emplace_back(cli::addAttributionCommand(app, attributionArgs),
-                          [&] { return cli::runAttribution(attributionArgs); });
-    cli::CompareModelsArgs compareModelsArgs;
-    commands.emplace_back(cli::addCompareModelsCommand(app, compareModelsArgs),
-                          [&] { return cli::runCompareModels(compareModelsArgs); });
-
+    CliArgs args;
+    const Commands commands = addCommands(app, args);
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {

@@ -1,5 +1,6 @@
 #include "cli/scoring_support.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -10,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "attnscope/analysis/batched_shares.h"
 #include "attnscope/base/threads.h"
 
 namespace attnscope::cli {
@@ -51,6 +53,30 @@ void oneComputeThreadPerShare(std::size_t shares) {
     if (shares > 1) {
         setComputeThreads(1);
     }
+}
+
+BatchedShares::BatchedShares(int threads, bool batched)
+    : m_batch(threads),
+      m_batched(batched),
+      m_shares(static_cast<std::size_t>(std::max(threads, 1)) *
+               (batched ? analysis::kBatchedSharesPerThread : 1)),
+      m_savedThreads(computeThreads()) {
+    oneComputeThreadPerShare(m_shares);
+}
+
+BatchedShares::~BatchedShares() {
+    setComputeThreads(m_savedThreads);
+}
+
+analysis::ShareExecutor BatchedShares::executor(ScoringProgress& progress, CancelToken cancel) {
+    analysis::ShareExecutor plain = threadsWithProgress(progress, std::move(cancel));
+    return m_batched ? analysis::batchedShares(std::move(plain), m_batch) : plain;
+}
+
+CLI::Option* addNoBatchOption(CLI::App& command, bool& noBatch) {
+    return command.add_flag("--no-batch", noBatch,
+                            "Multiply each sentence's weights alone, not together with other "
+                            "sentences' (slower; the same results bit for bit)");
 }
 
 InterruptCatcher::InterruptCatcher() {

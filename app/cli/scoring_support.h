@@ -16,6 +16,7 @@
 #include "attnscope/base/cancel.h"
 #include "attnscope/export/dependency_export.h"
 #include "attnscope/forward/forward_result.h"
+#include "attnscope/ops/product_batch.h"
 #include "attnscope/tokenize/tokenizer.h"
 
 namespace CLI {
@@ -51,6 +52,32 @@ CLI::Option* addThreadsOption(CLI::App& command, int& threads);
 // A run cut into more than one share is parallel over its sentences or windows, so each keeps its
 // products on one thread rather than oversubscribing the cores.
 void oneComputeThreadPerShare(std::size_t shares);
+
+// A corpus run on `threads` threads with its passes' weight products batched
+// (analysis/batched_shares.h): shares() many shares, run by executor(): each share a thread and a
+// member of one batch, whose joint products use the `threads` cores. Sets one compute thread
+// per share while it lives. Unbatched (--no-batch): `threads` shares, each sentence's products
+// alone, as before batching (the same results, bit for bit; for comparison and timing).
+class BatchedShares {
+public:
+    explicit BatchedShares(int threads, bool batched = true);
+    ~BatchedShares();
+    BatchedShares(const BatchedShares&) = delete;
+    BatchedShares& operator=(const BatchedShares&) = delete;
+
+    std::size_t shares() const { return m_shares; }
+
+    analysis::ShareExecutor executor(ScoringProgress& progress, CancelToken cancel);
+
+private:
+    ops::ProductBatch m_batch;
+    bool m_batched;
+    std::size_t m_shares;
+    int m_savedThreads;
+};
+
+// --no-batch, for BatchedShares.
+CLI::Option* addNoBatchOption(CLI::App& command, bool& noBatch);
 
 // While one is alive, the first Ctrl+C (SIGINT) only sets a flag, read by interrupted(); the
 // second one ends the process as usual. A command holds one for its whole run, so an interrupt

@@ -9,6 +9,7 @@
 //     KV-cached generation (forward/generation.h, every step's attention rows recorded), timed
 //     per step: the prompt pass and each decode step apart (issue 34's generation benchmark)
 //   forward_bench --gemm 1024 [--threads 1,2] [--repeats 5]     Eigen sgemm GFLOP/s
+//   forward_bench --fma-peak [--threads 1,2] [--repeats 5]      the FMA units' GFLOP/s
 //
 // A plain timing loop, not Google Benchmark: run_forward_bench.py interleaves this program with
 // the PyTorch and ONNX Runtime peers round by round (A B C A B C ...) and pools the samples
@@ -24,10 +25,12 @@
 #include <string>
 #include <vector>
 
+#include <immintrin.h>
 #include <nlohmann/json.hpp>
 #include <sys/resource.h>
 
 #include "attnscope/base/error.h"
+#include "attnscope/base/memory_reuse.h"
 #include "attnscope/base/tensor.h"
 #include "attnscope/base/threads.h"
 #include "attnscope/forward/forward_pass.h"
@@ -215,7 +218,8 @@ json gemm(int size, const std::vector<int>& threadCounts, int repeats) {
     json out = json::array();
     for (int t : threadCounts) {
         attnscope::setComputeThreads(t);
-        c.noalias() = a * b;  // warm-up: page faults, OpenMP team start
+        attnscope::applyComputeThreads();  // Eigen reads this thread's OpenMP setting
+        c.noalias() = a * b;               // warm-up: page faults, OpenMP team start
         std::vector<double> gflops;
         for (int i = 0; i < repeats; ++i) {
             const auto start = Clock::now();
@@ -227,12 +231,94 @@ json gemm(int size, const std::vector<int>& threadCounts, int repeats) {
     return out;
 }
 
+// The FMA peak: every thread multiplies and adds into 24 independent vector registers, no
+// memory touched, with the widest unit the CPU has (the weight kernel's choice). The
+// "% of peak" the driver reports is against this, not against a GEMM that may fall short of it.
+constexpr long kFmaSteps = 20'000'000;
+
+// GCC 12's bug 105593: _mm512_reduce_add_ps warns of an undefined vector wherever it is inlined
+// (core/src/ops/kernel_intrinsics.h).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#if !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+__attribute__((target("avx512f"))) float fmaLoop512() {
+    __m512 acc[24];
+    const __m512 b = _mm512_set1_ps(1.0000001f);
+    const __m512 c = _mm512_set1_ps(1e-7f);
+    for (int i = 0; i < 24; ++i) {
+        acc[i] = _mm512_set1_ps(static_cast<float>(i));
+    }
+    for (long k = 0; k < kFmaSteps; ++k) {
+#pragma GCC unroll 24
+        for (auto& a : acc) {
+            a = _mm512_fmadd_ps(a, b, c);
+        }
+    }
+    float sum = 0.0f;
+    for (const auto& a : acc) {
+        sum += _mm512_reduce_add_ps(a);
+    }
+    return sum;
+}
+
+#pragma GCC diagnostic pop
+
+__attribute__((target("avx2,fma"))) float fmaLoop256() {
+    __m256 acc[12];  // 12 of the 16 registers
+    const __m256 b = _mm256_set1_ps(1.0000001f);
+    const __m256 c = _mm256_set1_ps(1e-7f);
+    for (int i = 0; i < 12; ++i) {
+        acc[i] = _mm256_set1_ps(static_cast<float>(i));
+    }
+    for (long k = 0; k < 4 * kFmaSteps; ++k) {  // the same FLOPs as the AVX-512 loop
+#pragma GCC unroll 12
+        for (auto& a : acc) {
+            a = _mm256_fmadd_ps(a, b, c);
+        }
+    }
+    alignas(32) float lanes[8];
+    float sum = 0.0f;
+    for (const auto& a : acc) {
+        _mm256_store_ps(lanes, a);
+        for (float x : lanes) {
+            sum += x;
+        }
+    }
+    return sum;
+}
+
+json fmaPeak(const std::vector<int>& threadCounts, int repeats) {
+    __builtin_cpu_init();
+    const bool wide = __builtin_cpu_supports("avx512f");
+    const double flopsPerThread = 2.0 * static_cast<double>(kFmaSteps) * 24 * 16;  // either ISA
+    json out = json::array();
+    for (int t : threadCounts) {
+        std::vector<double> gflops;
+        for (int i = 0; i < repeats; ++i) {
+            float sink = 0.0f;
+            const auto start = Clock::now();
+#pragma omp parallel num_threads(t) reduction(+ : sink)
+            sink += wide ? fmaLoop512() : fmaLoop256();
+            gflops.push_back(flopsPerThread * t / (msSince(start) * 1e6));
+            if (sink == 1.0f) {  // keeps the loops from being optimised away
+                std::cerr << "";
+            }
+        }
+        out.push_back({{"threads", t}, {"gflops", gflops}});
+    }
+    return {{"program", "fma-peak"}, {"isa", wide ? "avx512" : "avx2"}, {"results", out}};
+}
+
 struct Args {
     std::string modelDir;
     std::vector<int> ns{8, 32, 128};
     std::vector<int> threads{1, 2};
     int repeats = 5;
     int gemmSize = 0;
+    bool fmaPeak = false;
     unsigned seed = 1;
     bool serve = false;
     bool int8Activations = false;  // --int8-activations: quantized products as llama.cpp's
@@ -258,6 +344,8 @@ Args parseArgs(int argc, char** argv) {
             args.seed = static_cast<unsigned>(std::stoul(value()));
         } else if (a == "--gemm") {
             args.gemmSize = std::stoi(value());
+        } else if (a == "--fma-peak") {
+            args.fmaPeak = true;
         } else if (a == "--serve") {
             args.serve = true;
         } else if (a == "--int8-activations") {
@@ -268,13 +356,17 @@ Args parseArgs(int argc, char** argv) {
             throw std::invalid_argument("unknown argument " + a);
         }
     }
-    if (args.gemmSize == 0 && args.modelDir.empty()) {
+    if (args.gemmSize == 0 && !args.fmaPeak && args.modelDir.empty()) {
         throw std::invalid_argument("no MODEL_DIR given");
     }
     return args;
 }
 
 int run(const Args& args) {
+    if (args.fmaPeak) {
+        std::cout << fmaPeak(args.threads, args.repeats).dump() << std::endl;
+        return 0;
+    }
     if (args.gemmSize > 0) {
         std::cout << json{{"program", "eigen-sgemm"},
                           {"results", gemm(args.gemmSize, args.threads, args.repeats)}}
@@ -307,12 +399,13 @@ int run(const Args& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    attnscope::keepFreedMemoryForReuse();  // as the app and the CLI run (memory_reuse.h)
     try {
         return run(parseArgs(argc, argv));
     } catch (const std::invalid_argument& e) {
         std::cerr << "forward_bench: " << e.what()
                   << "\nusage: forward_bench MODEL_DIR [--n 8,32] [--threads 1,2] [--repeats 5]"
-                     " [--serve] | --gemm SIZE\n";
+                     " [--serve] | --gemm SIZE | --fma-peak\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "forward_bench: " << e.what() << "\n";

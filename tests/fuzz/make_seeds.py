@@ -1151,6 +1151,50 @@ def path_spec_seeds():
         seed("fuzz_path_spec", name, data)
 
 
+# Partial results of corpus jobs split into shards (fuzz_partial_result, issue 35): one part per
+# command on a 1-layer, 2-head model, as attnscope-cli --shard writes them, and broken variants.
+def partial_result(command, state, totals=None, shard=(0, 2)):
+    return {"format": "attnscope-partial", "version": 1, "command": command,
+            "options": {"from": "mean"},
+            "model": {"path": "m", "name": "m", "layers": 1, "heads": 2, "max_tokens": 8},
+            "corpus": {"path": "c.txt", "name": "c.txt", "bytes": 10,
+                       "fnv1a64": "0123456789abcdef", "units": 3},
+            "shard": {"index": shard[0], "count": shard[1]},
+            "totals": totals or {}, "state": state}
+
+
+def partial_result_seeds():
+    deps = {"scored": 1, "skip_reasons": {"longer than the model's 8 positions": 1},
+            "relations": [{"name": name, "total": 2, "correct": [1, 0, 2, 1],
+                           "no_prediction": [0, 1, 0, 0], "offset_correct": [0, 0, 1, 2, 0, 0]}
+                          for name in ("all", "det")]}
+    coref = {"heads": [[1, 0, 1], [0, 0, 0], [0, 0, 0], [1, 0, 1]] * 2,
+             "baselines": [[1, 0, 0, 1], [0, 0, 0, 0], [1, 0, 0, 1]], "scored": [1, 0, 0, 1],
+             "windows": 2, "scored_mentions": 1, "mentions_without_token": 0}
+    coref_totals = {"documents": 1, "sentences": 3, "sentences_skipped": 0, "mentions": 4,
+                    "discontinuous": 0, "unclosed": 0, "unmatched": 0, "malformed_sentences": 0,
+                    "window_limit": 8, "warnings": []}
+    head = {"max_offset": 1, "bins": [["1ff", 1, 1, 0], ["3fe", 2, 2, 1], ["0", 1, 0, 1]],
+            "confidence": "ffffffff", "queries": 2, "skipped": 1, "sentences": 1}
+    positions = {"heads": [head, head], "analyzed": 1, "skipped": 0, "first_skip_sentence": 0,
+                 "first_skip_reason": ""}
+    sums = [3, 1, "3ffc00000000000000000000000000000000000", "7f8", 1065353216, 1065353216,
+            1073741824]
+    saturation = {"as_is": {"passes": 1, "unnormed_everywhere": True, "heads": [sums, sums]},
+                  "changed": None, "skipped": 0, "first_skip_sentence": 0,
+                  "first_skip_reason": ""}
+    parts = {"deps.json": partial_result("deps", deps, {"malformed": 0, "malformed_example": ""}),
+             "coref.json": partial_result("coref", coref, coref_totals),
+             "positions.json": partial_result("positions", positions),
+             "saturation.json": partial_result("saturation", saturation)}
+    wrong_length = partial_result("deps", dict(deps, relations=[dict(deps["relations"][0],
+                                                                     correct=[1])]))
+    parts["wrong_length.json"] = wrong_length
+    parts["newer_version.json"] = dict(parts["deps.json"], version=2)
+    for name, doc in parts.items():
+        seed("fuzz_partial_result", name, json.dumps(doc, indent=1))
+
+
 def main():
     for d in (CORPUS, FIXTURES):
         if os.path.isdir(d):
@@ -1162,6 +1206,7 @@ def main():
     ablation_list_seeds()
     what_if_seeds()
     path_spec_seeds()
+    partial_result_seeds()
     tokenizer_seeds()
     text_seeds()
     for fuzzer in sorted(os.listdir(CORPUS)):

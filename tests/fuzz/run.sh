@@ -22,14 +22,14 @@ usage() {
 
 ALL_FUZZERS=(fuzz_safetensors fuzz_gguf fuzz_shard_index fuzz_config fuzz_tokenizer_json
              fuzz_tokenizer_config fuzz_vocab_txt fuzz_bpe_files fuzz_sentencepiece fuzz_conllu
-             fuzz_coref fuzz_sentences fuzz_ablation_list fuzz_what_if)
+             fuzz_coref fuzz_sentences fuzz_ablation_list fuzz_what_if fuzz_partial_result)
 
 # Longest input per fuzzer: a little above the largest seed.
 max_len() {
     case "$1" in
         fuzz_gguf) echo 32768 ;;
         fuzz_tokenizer_json | fuzz_bpe_files | fuzz_sentencepiece) echo 16384 ;;
-        fuzz_safetensors | fuzz_conllu | fuzz_coref) echo 8192 ;;
+        fuzz_safetensors | fuzz_conllu | fuzz_coref | fuzz_partial_result) echo 8192 ;;
         *) echo 4096 ;;
     esac
 }

@@ -1,18 +1,23 @@
 #include "analyses/coref/coref_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "attnscope/analysis/coref_scoring.h"
+#include "attnscope/analysis/partial_state.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/coref_export.h"
+#include "attnscope/io/json_access.h"
 #include "attnscope/model/model.h"
 #include "cli/cli_checks.h"
 #include "cli/scoring_support.h"
 #include "cli/seq2seq_input.h"
+#include "cli/shard_support.h"
 
 namespace attnscope::cli {
 
@@ -91,33 +96,100 @@ CLI::App* addCorefCommand(CLI::App& app, CorefArgs& args) {
                     "Stop at the first malformed sentence or Entity= value (default: report it, "
                     "skip it, go on)");
     addThreadsOption(*coref, args.threads);
-    coref->add_option("--out", args.out, "results.csv (per head and group) or results.h5")
+    addNoBatchOption(*coref, args.noBatch);
+    coref
+        ->add_option("--out", args.out,
+                     "results.csv (per head and group) or results.h5; with --shard, "
+                     "part.part.json")
         ->required()
-        ->check(csvOrH5Output());
+        ->check(csvH5OrPartOutput());
     coref->add_option("--dump", args.dump, "Also write every window's attention (.h5)");
+    addShardOption(*coref, args.shard, "windows (cut from the whole corpus first)");
+    coref->callback([coref, &args] { checkShardOutput(*coref, args.shard, args.out, {"--dump"}); });
     return coref;
 }
+
+namespace {
+
+analysis::CorefScoreOptions scoreOptions(const CorefArgs& args) {
+    analysis::CorefScoreOptions options;
+    options.maxTokens = args.maxTokens;
+    options.aggregation = aggregation(args.from);
+    options.multiword =
+        args.mwt == "share" ? analysis::MultiwordRule::Share : analysis::MultiwordRule::Split;
+    return options;
+}
+
+// The CSV or HDF5 file, the summary and the reader's warnings: the same for one run and for
+// merged shards.
+int writeCorefOutputs(const CorefArgs& args, const CorefAccumulator& results, std::size_t limit,
+                      const std::vector<std::string>& warnings) {
+    if (results.counts.scoredMentions == 0) {
+        throw Error(args.treebank + ": no mention could be scored (" +
+                    std::to_string(results.counts.mentions) +
+                    " mentions read; a scored mention needs an earlier mention of its entity in "
+                    "its window); nothing written");
+    }
+    if (isH5Path(args.out)) {
+        exporting::writeCorefResults(args.out, results,
+                                     {args.modelDir, args.treebank, limit, args.mwt, args.from});
+    } else {
+        exporting::writeCorefCsv(args.out, results);
+    }
+    printSummary(results, limit);
+    for (const std::string& warning : warnings) {
+        std::cerr << "attnscope-cli: warning: " << warning << "\n";
+    }
+    return 0;
+}
+
+// Every option that changes the counts; merge rebuilds CorefArgs from it.
+nlohmann::json partOptions(const CorefArgs& args) {
+    return {{"max_tokens", args.maxTokens},
+            {"from", args.from},
+            {"mwt", args.mwt},
+            {"strict", args.strict}};
+}
+
+void writeCorefPart(const CorefArgs& args, const model::Model& model,
+                    const analysis::CorefCorpus& corpus, const exporting::Shard& shard,
+                    const CorefAccumulator& results, const std::vector<std::string>& warnings) {
+    exporting::PartialResult part;
+    part.command = "coref";
+    part.options = partOptions(args);
+    part.model = exporting::modelFingerprint(model, args.modelDir);
+    part.corpus = exporting::corpusFingerprint(args.treebank,
+                                               static_cast<std::int64_t>(corpus.sentences.size()));
+    part.shard = shard;
+    part.totals = analysis::corefTotals(results.counts);
+    part.totals["window_limit"] = analysis::windowLimit(model, scoreOptions(args));
+    part.totals["warnings"] = warnings;
+    part.state = analysis::corefState(results);
+    writePart(args.out, part, static_cast<std::size_t>(results.counts.windows), "windows");
+}
+
+}  // namespace
 
 int runCoref(const CorefArgs& args) {
     const InterruptCatcher interrupts;
     checkOutput("--out", args.out);
     checkOutput("--dump", args.dump);
+    const std::optional<exporting::Shard> shard = shardOf(args.shard);
     std::cerr << "attnscope-cli: reading " << args.modelDir << " and " << args.treebank << "\n";
     const auto model = model::loadModel(args.modelDir);
     refuseEncoderDecoder("coref", args.modelDir, *model);
     text::CorefOptions reading;
     reading.strict = args.strict;
     const analysis::CorefCorpus corpus = analysis::CorefCorpus::read(args.treebank, reading);
-    analysis::CorefScoreOptions options;
-    options.maxTokens = args.maxTokens;
-    options.aggregation = aggregation(args.from);
-    options.multiword =
-        args.mwt == "share" ? analysis::MultiwordRule::Share : analysis::MultiwordRule::Split;
+    const analysis::CorefScoreOptions options = scoreOptions(args);
+    BatchedShares batched(args.threads, !args.noBatch);  // windows side by side, products together
     analysis::CorefShares how;
-    how.shares = static_cast<std::size_t>(args.threads);
-    const analysis::CorefWindows windows =
-        analysis::cutWindows(*model, corpus, options, how.cancel);
+    how.shares = batched.shares();
+    analysis::CorefWindows windows = analysis::cutWindows(*model, corpus, options, how.cancel);
     throwIfInterrupted();
+    if (shard) {  // windows are cut from the whole corpus, then split
+        windows.windows = shardUnits(windows.windows, *shard);
+    }
     ScoringProgress progress;
     progress.total = windows.windows.size();
     progress.unit = "windows";
@@ -133,22 +205,15 @@ int runCoref(const CorefArgs& args) {
                 dumpedInput(first.line, id + "#" + std::to_string(window), text, tokens, result));
         };
     }
-    oneComputeThreadPerShare(how.shares);  // parallel over windows, not inside products
-    const CorefAccumulator results = analysis::scoreCoref(
-        *model, corpus, windows, options, how, threadsWithProgress(progress, how.cancel));
-    if (results.counts.scoredMentions == 0) {
-        throw Error(args.treebank + ": no mention could be scored (" +
-                    std::to_string(results.counts.mentions) +
-                    " mentions read; a scored mention needs an earlier mention of its entity in "
-                    "its window); nothing written");
+    const CorefAccumulator results = analysis::scoreCoref(*model, corpus, windows, options, how,
+                                                          batched.executor(progress, how.cancel));
+    std::vector<std::string> warnings = corpus.conlluWarnings;
+    warnings.insert(warnings.end(), corpus.coref.warnings.begin(), corpus.coref.warnings.end());
+    if (shard) {
+        writeCorefPart(args, *model, corpus, *shard, results, warnings);
+        return 0;
     }
-    const std::size_t limit = analysis::windowLimit(*model, options);
-    if (isH5Path(args.out)) {
-        exporting::writeCorefResults(args.out, results,
-                                     {args.modelDir, args.treebank, limit, args.mwt, args.from});
-    } else {
-        exporting::writeCorefCsv(args.out, results);
-    }
+    writeCorefOutputs(args, results, analysis::windowLimit(*model, options), warnings);
     if (!args.dump.empty()) {
         std::vector<exporting::DumpedSentence> all;
         for (const auto& part : dumps) {
@@ -156,12 +221,37 @@ int runCoref(const CorefArgs& args) {
         }
         exporting::writeAttentionDump(args.dump, all);
     }
-    printSummary(results, limit);
-    for (const auto* warnings : {&corpus.conlluWarnings, &corpus.coref.warnings}) {
-        for (const std::string& warning : *warnings) {
-            std::cerr << "attnscope-cli: warning: " << warning << "\n";
-        }
+    std::cerr << "attnscope-cli: wrote " << args.out << "\n";
+    return 0;
+}
+
+int mergeCoref(const std::vector<exporting::PartialResult>& parts, const std::string& out) {
+    checkMergedCsvOrH5(out, "coref");
+    const exporting::PartialResult& first = parts.front();
+    const io::JsonAt options = io::JsonAt{first.file}["options"];
+    const io::JsonAt totals = io::JsonAt{first.file}["totals"];
+    CorefArgs args;
+    args.modelDir = first.modelPath();
+    args.treebank = first.corpusPath();
+    args.from = io::asString(io::member(first.options, options, "from"), options["from"]);
+    args.mwt = io::asString(io::member(first.options, options, "mwt"), options["mwt"]);
+    args.out = out;
+    const auto limit = static_cast<std::size_t>(io::asInt(
+        io::member(first.totals, totals, "window_limit"), totals["window_limit"], 1, 1 << 24));
+    std::vector<std::string> warnings;
+    const nlohmann::json& list = io::member(first.totals, totals, "warnings");
+    io::expectArray(list, totals["warnings"]);
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        warnings.push_back(io::asString(list[i], totals["warnings"][i]));
     }
+    CorefAccumulator merged(first.shape().layers, first.shape().heads);
+    for (const exporting::PartialResult& part : parts) {
+        merged.merge(
+            analysis::corefFromState(part.state, io::JsonAt{part.file}["state"], part.shape()));
+    }
+    // Corpus-wide counts: once, not once per shard.
+    analysis::applyCorefTotals(first.totals, totals, merged.counts);
+    writeCorefOutputs(args, merged, limit, warnings);
     std::cerr << "attnscope-cli: wrote " << args.out << "\n";
     return 0;
 }

@@ -1,18 +1,22 @@
 #include "analyses/dependencies/deps_command.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <utility>
 
 #include <CLI/CLI.hpp>
 
+#include "attnscope/analysis/partial_state.h"
 #include "attnscope/analysis/treebank_scoring.h"
 #include "attnscope/base/error.h"
 #include "attnscope/export/dependency_export.h"
+#include "attnscope/io/json_access.h"
 #include "attnscope/text/conllu.h"
 #include "cli/cli_checks.h"
 #include "cli/scoring_support.h"
 #include "cli/seq2seq_input.h"
+#include "cli/shard_support.h"
 
 namespace attnscope::cli {
 
@@ -28,8 +32,14 @@ exporting::DumpedSentence dumped(const text::Sentence& s,
     return dumpedInput(s.line, s.sentId, std::move(text), tokens, r);
 }
 
+// Sentences readConllu left out as malformed: corpus-wide, the same in every shard.
+struct Malformed {
+    std::int64_t count = 0;
+    std::string example;  // the first one's warning
+};
+
 int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
-                     const text::ConlluResult& treebank,
+                     const Malformed& malformed,
                      const std::vector<std::vector<exporting::DumpedSentence>>& dumps) {
     if (results.sentencesScored() == 0) {
         std::string why;
@@ -53,16 +63,55 @@ int writeDepsOutputs(const DepsArgs& args, const DependencyAccumulator& results,
         exporting::writeAttentionDump(args.dump, all);
     }
     std::cerr << "attnscope-cli: scored " << results.sentencesScored() << " sentences, skipped "
-              << results.sentencesSkipped() + treebank.skipped << "\n";
+              << results.sentencesSkipped() + malformed.count << "\n";
     for (const auto& [reason, count] : results.skipReasons()) {
         std::cerr << "  " << count << " " << reason << "\n";
     }
-    if (treebank.skipped > 0) {
-        std::cerr << "  " << treebank.skipped << " malformed in the treebank, e.g. "
-                  << treebank.warnings.front() << "\n";
+    if (malformed.count > 0) {
+        std::cerr << "  " << malformed.count << " malformed in the treebank, e.g. "
+                  << malformed.example << "\n";
     }
     std::cerr << "attnscope-cli: wrote " << args.out << "\n";
     return 0;
+}
+
+analysis::ScoreOptions scoreOptions(const DepsArgs& args) {
+    return {aggregation(args.from), args.mergeSubtypes,
+            args.mwt == "share" ? analysis::MultiwordRule::Share : analysis::MultiwordRule::Split};
+}
+
+// Every option that changes the counts or the written file; merge rebuilds DepsArgs from it.
+nlohmann::json partOptions(const DepsArgs& args) {
+    return {{"from", args.from},
+            {"mwt", args.mwt},
+            {"merge_subtypes", args.mergeSubtypes},
+            {"strict", args.strict},
+            {"max_sentences", args.maxSentences ? nlohmann::json(*args.maxSentences) : nullptr},
+            {"min_count", args.minCount},
+            {"relations", args.relations}};
+}
+
+DepsArgs argsOfPart(const exporting::PartialResult& part, const std::string& out) {
+    const io::JsonAt at = io::JsonAt{part.file}["options"];
+    const nlohmann::json& o = part.options;
+    DepsArgs args;
+    args.modelDir = part.modelPath();
+    args.treebank = part.corpusPath();
+    args.from = io::asString(io::member(o, at, "from"), at["from"]);
+    args.mwt = io::asString(io::member(o, at, "mwt"), at["mwt"]);
+    if ((args.from != "mean" && args.from != "first" && args.from != "max") ||
+        (args.mwt != "split" && args.mwt != "share")) {
+        io::failAt(at, "unknown --from or --mwt value");
+    }
+    args.mergeSubtypes = io::asBool(io::member(o, at, "merge_subtypes"), at["merge_subtypes"]);
+    args.minCount = io::asInt(io::member(o, at, "min_count"), at["min_count"], 0);
+    const nlohmann::json& relations = io::member(o, at, "relations");
+    io::expectArray(relations, at["relations"]);
+    for (std::size_t i = 0; i < relations.size(); ++i) {
+        args.relations.push_back(io::asString(relations[i], at["relations"][i]));
+    }
+    args.out = out;
+    return args;
 }
 
 }  // namespace
@@ -91,13 +140,18 @@ CLI::App* addDepsCommand(CLI::App& app, DepsArgs& args) {
     deps->add_option("--max-sentences", args.maxSentences, "Score only the first N sentences")
         ->check(CLI::PositiveNumber);
     addThreadsOption(*deps, args.threads);
+    addNoBatchOption(*deps, args.noBatch);
     deps->add_option("--min-count", args.minCount, "Relations rarer than this are listed apart")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
-    deps->add_option("--out", args.out, "results.csv (relation table) or results.h5 (all counts)")
+    deps->add_option("--out", args.out,
+                     "results.csv (relation table) or results.h5 (all counts); with --shard, "
+                     "part.part.json")
         ->required()
-        ->check(csvOrH5Output());
+        ->check(csvH5OrPartOutput());
     deps->add_option("--dump", args.dump, "Also write every scored sentence's attention (.h5)");
+    addShardOption(*deps, args.shard, "sentences");
+    deps->callback([deps, &args] { checkShardOutput(*deps, args.shard, args.out, {"--dump"}); });
     return deps;
 }
 
@@ -105,6 +159,7 @@ int runDeps(const DepsArgs& args) {
     const InterruptCatcher interrupts;
     checkOutput("--out", args.out);
     checkOutput("--dump", args.dump);
+    const std::optional<exporting::Shard> shard = shardOf(args.shard);
     const auto model = model::loadModel(args.modelDir);
     refuseEncoderDecoder("deps", args.modelDir, *model);
     text::ConlluOptions reading;
@@ -115,14 +170,14 @@ int runDeps(const DepsArgs& args) {
         treebank.sentences.size() > static_cast<std::size_t>(*args.maxSentences)) {
         treebank.sentences.resize(static_cast<std::size_t>(*args.maxSentences));
     }
-    const analysis::ScoreOptions score{
-        aggregation(args.from), args.mergeSubtypes,
-        args.mwt == "share" ? analysis::MultiwordRule::Share : analysis::MultiwordRule::Split};
+    const std::vector<text::Sentence> sentences =
+        shard ? shardUnits(treebank.sentences, *shard) : std::move(treebank.sentences);
+    BatchedShares batched(args.threads, !args.noBatch);  // their products together
     analysis::TreebankShares how;
-    how.shares = static_cast<std::size_t>(args.threads);
+    how.shares = batched.shares();
     std::vector<std::vector<exporting::DumpedSentence>> dumps(how.shares);
     ScoringProgress progress;
-    progress.total = treebank.sentences.size();
+    progress.total = sentences.size();
     progress.unit = "sentences";
     how.sentenceDone = [&progress] { ++progress.done; };
     if (!args.dump.empty()) {
@@ -130,10 +185,43 @@ int runDeps(const DepsArgs& args) {
             dumps[share].push_back(dumped(s, tokens, r));
         };
     }
-    oneComputeThreadPerShare(how.shares);  // parallel over sentences, not inside products
     const DependencyAccumulator results = analysis::scoreTreebank(
-        *model, treebank.sentences, score, how, threadsWithProgress(progress, how.cancel));
-    return writeDepsOutputs(args, results, treebank, dumps);
+        *model, sentences, scoreOptions(args), how, batched.executor(progress, how.cancel));
+    const Malformed malformed{static_cast<std::int64_t>(treebank.skipped),
+                              treebank.warnings.empty() ? "" : treebank.warnings.front()};
+    if (!shard) {
+        return writeDepsOutputs(args, results, malformed, dumps);
+    }
+    exporting::PartialResult part;
+    part.command = "deps";
+    part.options = partOptions(args);
+    part.model = exporting::modelFingerprint(*model, args.modelDir);
+    // Units: every sentence after --max-sentences (moved from only without --shard).
+    part.corpus = exporting::corpusFingerprint(
+        args.treebank, static_cast<std::int64_t>(treebank.sentences.size()));
+    part.shard = *shard;
+    part.totals = {{"malformed", malformed.count}, {"malformed_example", malformed.example}};
+    part.state = analysis::dependencyState(results);
+    writePart(args.out, part, sentences.size(), "sentences");
+    return 0;
+}
+
+int mergeDeps(const std::vector<exporting::PartialResult>& parts, const std::string& out) {
+    checkMergedCsvOrH5(out, "deps");
+    const DepsArgs args = argsOfPart(parts.front(), out);
+    const analysis::ScoreOptions options = scoreOptions(args);
+    DependencyAccumulator merged(parts.front().shape().layers, parts.front().shape().heads,
+                                 options);
+    for (const exporting::PartialResult& part : parts) {
+        merged.merge(analysis::dependencyFromState(part.state, io::JsonAt{part.file}["state"],
+                                                   part.shape(), options));
+    }
+    const io::JsonAt totals = io::JsonAt{parts.front().file}["totals"];
+    const nlohmann::json& t = parts.front().totals;
+    const Malformed malformed{
+        analysis::partialCount(io::member(t, totals, "malformed"), totals["malformed"]),
+        io::asString(io::member(t, totals, "malformed_example"), totals["malformed_example"])};
+    return writeDepsOutputs(args, merged, malformed, {});
 }
 
 }  // namespace attnscope::cli

@@ -123,6 +123,7 @@ CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args) {
         ->check(wholeNumber64())
         ->capture_default_str();
     addThreadsOption(*cmd, args.threads);
+    addNoBatchOption(*cmd, args.noBatch);
     return cmd;
 }
 
@@ -151,9 +152,11 @@ int runImportance(const ImportanceArgs& args) {
               << corpus.items.size() << " sentences; Ctrl+C stops it\n";
     ScoringProgress progress;
     options.progress = percentProgress(progress);
-    oneComputeThreadPerShare(options.shares);  // parallel over sentences, not inside products
+    BatchedShares batched(args.threads,
+                          !args.noBatch);  // sentences side by side, their products together
+    options.shares = batched.shares();
     const ImportanceResult result = analysis::headImportance(
-        *model, corpus.items, options, threadsWithProgress(progress, options.cancel));
+        *model, corpus.items, options, batched.executor(progress, options.cancel));
     throwIfInterrupted();
     if (isH5Path(args.out)) {
         exporting::writeImportanceH5(args.out, result, {args.modelDir, args.corpus});

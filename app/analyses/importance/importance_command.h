@@ -26,6 +26,7 @@ struct ImportanceArgs {
     double maskFraction = 0.15;
     std::uint64_t seed = 0;
     int threads = 2;
+    bool noBatch = false;  // --no-batch: each sentence's products alone
 };
 
 CLI::App* addImportanceCommand(CLI::App& app, ImportanceArgs& args);

@@ -240,6 +240,7 @@ CLI::App* addSurveyCommand(CLI::App& app, SurveyArgs& args) {
     cmd->add_option("--max-sentences", args.maxSentences, "Use only the first N sentences")
         ->check(CLI::PositiveNumber);
     addThreadsOption(*cmd, args.threads);
+    addNoBatchOption(*cmd, args.noBatch);
     addInductionProbeOptions(*cmd, args.probeRepeats, args.probeLength, args.probeSeed);
     cmd->add_option("--sink-eps", args.sinkEps,
                     "A sentence is a sink for a head when key 0 gets more than this")
@@ -289,9 +290,11 @@ int runSurvey(const SurveyArgs& args) {
     std::cerr << "; Ctrl+C stops it\n";
     ScoringProgress progress;
     options.progress = percentProgress(progress);
-    oneComputeThreadPerShare(options.shares);  // parallel over sentences, not inside products
-    const analysis::SurveyRun run = analysis::runSurvey(
-        *model, corpus, options, {}, threadsWithProgress(progress, options.cancel));
+    BatchedShares batched(args.threads,
+                          !args.noBatch);  // sentences side by side, their products together
+    options.shares = batched.shares();
+    const analysis::SurveyRun run = analysis::runSurvey(*model, corpus, options, {},
+                                                        batched.executor(progress, options.cancel));
     throwIfInterrupted();
     Labelled labelled = labelSurvey(run);
     if (isH5Path(args.out)) {

@@ -24,6 +24,7 @@ struct SurveyArgs {
     std::string out;     // .csv or .h5
     std::optional<int> maxSentences;
     int threads = 2;
+    bool noBatch = false;  // --no-batch: each sentence's products alone
     int probeRepeats = 4;
     int probeLength = 10;
     std::uint64_t probeSeed = 0;

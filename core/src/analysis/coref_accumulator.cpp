@@ -1,5 +1,7 @@
 // Coreference counts per head, mention group and baseline (coref_scoring.h).
 #include <algorithm>
+#include <string>
+#include <utility>
 
 #include "attnscope/analysis/coref_scoring.h"
 #include "attnscope/base/error.h"
@@ -156,6 +158,18 @@ void CorefAccumulator::merge(const CorefAccumulator& other) {
         m_scored[g] += other.m_scored[g];
     }
     addCounts(counts, other.counts);
+}
+
+void CorefAccumulator::restore(std::vector<Counts> headCounts, const BaselineCounts& baselines,
+                               const GroupCounts& scored) {
+    if (headCounts.size() != m_counts.size()) {
+        throw InvalidArgument("scoring coreference: restored head counts have " +
+                              std::to_string(headCounts.size()) + " entries; expected " +
+                              std::to_string(m_counts.size()));
+    }
+    m_counts = std::move(headCounts);
+    m_baselines = baselines;
+    m_scored = scored;
 }
 
 }  // namespace attnscope::analysis

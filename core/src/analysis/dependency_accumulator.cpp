@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/head_id.h"
@@ -247,6 +248,21 @@ void DependencyAccumulator::merge(const DependencyAccumulator& other) {
     for (const auto& [reason, n] : other.m_skipReasons) {
         m_skipReasons[reason] += n;
     }
+}
+
+void DependencyAccumulator::restore(RelationMap relations, std::int64_t scored,
+                                    ReasonMap skipReasons) {
+    const auto nSlots = static_cast<std::size_t>(kDirections * m_nLayers * m_nHeads);
+    for (const auto& [key, c] : relations) {
+        if (c.correct.size() != nSlots || c.noPrediction.size() != nSlots) {
+            throw InvalidArgument(sizeMismatch("restored counts of a relation",
+                                               std::min(c.correct.size(), c.noPrediction.size()),
+                                               nSlots));
+        }
+    }
+    m_relations = std::move(relations);
+    m_scored = scored;
+    m_skipReasons = std::move(skipReasons);
 }
 
 const DependencyAccumulator::RelationCounts* DependencyAccumulator::find(

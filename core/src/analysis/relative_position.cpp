@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <utility>
 
 #include "attnscope/base/error.h"
 #include "attnscope/base/head_id.h"
@@ -100,14 +101,14 @@ void RelativePositionAccumulator::addRow(const float* row, int q, int n,
         return;
     }
     ++m_queries;
-    m_confidenceSum += row[best];
+    m_confidenceSum.add(row[best]);
     ++bin(best - q).argmax;
     for (int k = 0; k < n; ++k) {
         if (m_options.skipSpecialKeys && isSet(special, k)) {
             continue;
         }
         Bin& b = bin(k - q);
-        b.sum += row[k];
+        b.sum.add(row[k]);
         ++b.queries;
         if (allowedRow == nullptr || allowedRow[k] != 0) {
             ++b.allowed;
@@ -141,15 +142,29 @@ void RelativePositionAccumulator::merge(const RelativePositionAccumulator& other
     for (int d = -other.m_maxOffset; d <= other.m_maxOffset; ++d) {
         const Bin& from = other.m_bins[static_cast<std::size_t>(d + other.m_maxOffset)];
         Bin& to = bin(d);
-        to.sum += from.sum;
+        to.sum.add(from.sum);
         to.queries += from.queries;
         to.allowed += from.allowed;
         to.argmax += from.argmax;
     }
-    m_confidenceSum += other.m_confidenceSum;
+    m_confidenceSum.add(other.m_confidenceSum);
     m_queries += other.m_queries;
     m_skipped += other.m_skipped;
     m_sentences += other.m_sentences;
+}
+
+void RelativePositionAccumulator::restore(int maxOffset, std::vector<Bin> bins,
+                                          const ExactSum& confidenceSum, const Totals& totals) {
+    if (maxOffset < 0 || bins.size() != 2 * static_cast<std::size_t>(maxOffset) + 1) {
+        throw InvalidArgument("relative position: restoring " + std::to_string(bins.size()) +
+                              " bins for a largest offset of " + std::to_string(maxOffset));
+    }
+    m_maxOffset = maxOffset;
+    m_bins = std::move(bins);
+    m_confidenceSum = confidenceSum;
+    m_queries = totals.queries;
+    m_skipped = totals.skipped;
+    m_sentences = totals.sentences;
 }
 
 OffsetValue RelativePositionAccumulator::at(int offset) const {
@@ -164,7 +179,7 @@ OffsetValue RelativePositionAccumulator::at(int offset) const {
     v.allowedQueries = b.allowed;
     v.argmaxQueries = b.argmax;
     if (b.queries > 0) {
-        v.meanAttention = b.sum / static_cast<double>(b.queries);
+        v.meanAttention = b.sum.value() / static_cast<double>(b.queries);
     }
     return v;
 }
@@ -197,7 +212,7 @@ PositionalVerdict RelativePositionAccumulator::verdict(double threshold) const {
     const auto total = static_cast<double>(m_queries);
     v.frequency = static_cast<double>(bestCount) / total;
     v.positional = v.frequency >= threshold;
-    v.confidence = m_confidenceSum / total;
+    v.confidence = m_confidenceSum.value() / total;
     return v;
 }
 
@@ -241,6 +256,15 @@ void ModelPositions::merge(const ModelPositions& other) {
     for (std::size_t i = 0; i < m_heads.size(); ++i) {
         m_heads[i].merge(other.m_heads[i]);
     }
+}
+
+void ModelPositions::restoreHead(HeadId h, RelativePositionAccumulator acc) {
+    (void)head(h);  // throws for a head outside the model
+    RelativePositionAccumulator& mine = m_heads[headIndex(h, m_nHeads)];
+    if (!(acc.options() == mine.options())) {
+        throw InvalidArgument("relative position: restoring a head with other options");
+    }
+    mine = std::move(acc);
 }
 
 const RelativePositionAccumulator& ModelPositions::head(HeadId h) const {

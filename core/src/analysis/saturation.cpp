@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
 
 #include "attnscope/base/error.h"
 
@@ -48,8 +50,8 @@ void SaturationAccumulator::add(const forward::ForwardResult& r) {
                 }
                 ++s.rows;
                 s.oneHot += rowMax[q] >= kOneHotWeight ? 1 : 0;
-                s.entropy += entropy[q];
-                s.rowMaxAbsLogit += logit[q];
+                s.entropy.add(entropy[q]);
+                s.rowMaxAbsLogit.add(logit[q]);
                 s.maxLogit = std::max(s.maxLogit, logit[q]);
                 s.maxScaled = std::max(s.maxScaled, scaled[q]);
                 if (unnormed) {
@@ -77,14 +79,31 @@ void SaturationAccumulator::merge(const SaturationAccumulator& other) {
         const Sums& b = other.m_heads[i];
         a.rows += b.rows;
         a.oneHot += b.oneHot;
-        a.entropy += b.entropy;
-        a.rowMaxAbsLogit += b.rowMaxAbsLogit;
+        a.entropy.add(b.entropy);
+        a.rowMaxAbsLogit.add(b.rowMaxAbsLogit);
         a.maxUnnormed = std::max(a.maxUnnormed, b.maxUnnormed);
         a.maxScaled = std::max(a.maxScaled, b.maxScaled);
         a.maxLogit = std::max(a.maxLogit, b.maxLogit);
     }
     m_sentences += other.m_sentences;
     m_unnormedEverywhere = m_unnormedEverywhere && other.m_unnormedEverywhere;
+}
+
+void SaturationAccumulator::restore(int nLayers, int nHeads, int sentences, bool unnormedEverywhere,
+                                    std::vector<Sums> heads) {
+    const std::size_t expected =
+        sentences == 0 ? 0 : static_cast<std::size_t>(nLayers) * static_cast<std::size_t>(nHeads);
+    if (sentences < 0 || nLayers < 0 || nHeads < 0 || heads.size() != expected) {
+        throw InvalidArgument("saturation: restoring " + std::to_string(heads.size()) +
+                              " heads for " + std::to_string(nLayers) + " x " +
+                              std::to_string(nHeads) + " after " + std::to_string(sentences) +
+                              " passes");
+    }
+    m_nLayers = sentences == 0 ? 0 : nLayers;
+    m_nHeads = sentences == 0 ? 0 : nHeads;
+    m_sentences = sentences;
+    m_unnormedEverywhere = unnormedEverywhere;
+    m_heads = std::move(heads);
 }
 
 std::vector<HeadSaturation> SaturationAccumulator::result() const {
@@ -98,8 +117,8 @@ std::vector<HeadSaturation> SaturationAccumulator::result() const {
         h.head = {index / m_nHeads, index % m_nHeads};
         h.rows = s.rows;
         const double rows = s.rows > 0 ? static_cast<double>(s.rows) : 1.0;
-        h.meanEntropy = static_cast<float>(s.entropy / rows);
-        h.meanRowMaxAbsLogit = static_cast<float>(s.rowMaxAbsLogit / rows);
+        h.meanEntropy = static_cast<float>(s.entropy.value() / rows);
+        h.meanRowMaxAbsLogit = static_cast<float>(s.rowMaxAbsLogit.value() / rows);
         h.oneHotRows = s.oneHot;
         h.oneHotShare = static_cast<float>(static_cast<double>(s.oneHot) / rows);
         h.maxAbsUnnormed = hasUnnormed() ? s.maxUnnormed : noValue;

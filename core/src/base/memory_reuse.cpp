@@ -2,6 +2,8 @@
 
 #include <cstdlib>  // defines __GLIBC__ on glibc, which the tests below need
 
+#include "attnscope/base/uninitialized_vector.h"
+
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -16,6 +18,8 @@ void keepFreedMemoryForReuse() {
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 #endif
+    // Blocks of 32 MiB and more (the maps of a long sentence) are kept by the buffers' own cache.
+    detail::keepFreedBuffers();
 }
 
 }  // namespace attnscope

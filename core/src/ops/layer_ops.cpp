@@ -7,6 +7,7 @@
 #include <unsupported/Eigen/SpecialFunctions>
 
 #include "attnscope/ops/half_matrix.h"
+#include "attnscope/ops/product_batch.h"
 #include "attnscope/ops/q8_product.h"
 #include "row_product.h"
 #include "weight_product.h"
@@ -59,6 +60,9 @@ Matrix linear(const Matrix& x, const Linear& layer) {
 }
 
 Matrix linearRows(const Matrix& x, const Linear& layer, Eigen::Index first, Eigen::Index count) {
+    if (ProductBatch* batch = ProductBatch::current()) {  // this thread's pass shares its products
+        return batch->linearRows(x, layer, first, count);
+    }
     const float* bias = layer.bias.size() > 0 ? layer.bias.data() + first : nullptr;
     if (layer.isBlocks() && layer.blocks.int8Activations) {
         return q8Product(x, layer.blocks, first, count, bias);

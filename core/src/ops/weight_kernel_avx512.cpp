@@ -29,12 +29,14 @@ struct Zmm {
 
 }  // namespace
 
-// 16 rows of x × 12 rows of W = 12 of the 32 registers, 1 load per 12 FMAs; short panels take
-// 8 rows × 12 rows of W (VL gives the AVX registers 32 names too). Measured on one core of an
-// AMD EPYC (Zen 5), BERT-base FFN shape, against the AVX2 kernel: ×1.3 at 20 tokens, ×1.5 at
-// 32–512; 8 or 16 rows of W per tile were 3–8 % slower, 24 spilled (×0.5).
+// Groups of 32 rows of x (two panels, two registers) × 12 rows of W = 24 of the 32 registers,
+// 14 loads per 24 FMAs; a last panel of 9–16 rows takes 16 rows × 12 rows of W, and one of up
+// to 8 rows 8 × 12 (VL gives the AVX registers 32 names too). Measured on one core of an AMD
+// EPYC (Zen 5), BERT-base shapes, one thread: the 32-row groups ran 1.3–1.5 × the 16-row tiles
+// alone (150 → 190 GFLOP/s at n = 128, ≈ the core's FMA peak; tests/bench/README.md); 8 or 16
+// rows of W per 16-row tile were 3–8 % slower, 24 spilled (× 0.5).
 WeightKernel avx512WeightKernel() {
-    return {"avx512", &outputBlock<Zmm, 1, 12, Ymm, 12>};
+    return {"avx512", &outputBlock<Zmm, 2, 12, Zmm, 1, 12, Ymm, 12>};
 }
 
 }  // namespace attnscope::ops::detail

@@ -50,32 +50,49 @@ Index smaller(Index a, Index b) {
 }
 
 struct Out {
-    float* y;  // the panel's first row, at the tile's first output
+    float* y;  // the group's first row, at the tile's first output
     Index ldy;
-    Index rows;         // rows of the panel that exist in y
+    Index rows;         // rows of the group that exist in y
     const float* bias;  // at the tile's first output, or null
-    float* part;        // [C][kPanelRows] partial sums between depth slices
+    float* part;        // the group's first panel's partial sums, at the tile's first output
+    Index partPanel;    // floats from one panel's partial sums to the next's ([width][kPanelRows])
     bool resume;        // start from part
     bool finish;        // write y (else part)
 };
 
-// V·lanes rows of a panel × C rows of W, over one slice of the depth; the chain over k goes on
-// exactly from `part` between slices. The unroll pragmas keep the accumulators in registers:
-// without them GCC sometimes left the small loops rolled and kept acc[] in memory, 2.5 × slower.
+// Where vector v of a group starts: its panel, and its rows within the panel.
+constexpr Index panelOf(int v, int lanes) {
+    return v * lanes / kPanelRows;
+}
+
+constexpr Index laneOffset(int v, int lanes) {
+    return v * lanes % kPanelRows;
+}
+
+// A group of V·lanes rows of x (one or more consecutive panels, `panelStride` floats apart) × C
+// rows of W, over one slice of the depth; the chain over k goes on exactly from `part` between
+// slices. The unroll pragmas keep the accumulators in registers: without them GCC sometimes left
+// the small loops rolled and kept acc[] in memory, 2.5 × slower.
 template <class Vec, int V, int C>
-void tile(const float* panel, const float* w, Index ldw, Index depth, const Out& out) {
+void tile(const float* x, Index panelStride, const float* w, Index ldw, Index depth,
+          const Out& out) {
     constexpr int kLanes = Vec::kLanes;
-    static_assert(V * kLanes <= kPanelRows);
     alignas(64) float sums[C][V * kLanes];
     typename Vec::T acc[C][V];
     const float* wr[C];
+    const float* xr[V];
+    float* pr[V];
+#pragma GCC unroll 16
+    for (int v = 0; v < V; ++v) {
+        xr[v] = x + panelOf(v, kLanes) * panelStride + laneOffset(v, kLanes);
+        pr[v] = out.part + panelOf(v, kLanes) * out.partPanel + laneOffset(v, kLanes);
+    }
 #pragma GCC unroll 16
     for (int c = 0; c < C; ++c) {
         wr[c] = w + c * ldw;
 #pragma GCC unroll 16
         for (int v = 0; v < V; ++v) {
-            acc[c][v] =
-                out.resume ? Vec::load(out.part + c * kPanelRows + v * kLanes) : Vec::zero();
+            acc[c][v] = out.resume ? Vec::load(pr[v] + c * kPanelRows) : Vec::zero();
         }
     }
     // A cache line of each W row ahead every 16 steps: W streams from memory for short inputs,
@@ -88,11 +105,10 @@ void tile(const float* panel, const float* w, Index ldw, Index depth, const Out&
                 _mm_prefetch(reinterpret_cast<const char*>(wr[c] + k + kPrefetch), _MM_HINT_T0);
             }
         }
-        const float* xk = panel + k * kPanelRows;
         typename Vec::T xv[V];
 #pragma GCC unroll 16
         for (int v = 0; v < V; ++v) {
-            xv[v] = Vec::load(xk + v * kLanes);
+            xv[v] = Vec::load(xr[v] + k * kPanelRows);
         }
 #pragma GCC unroll 16
         for (int c = 0; c < C; ++c) {
@@ -107,8 +123,7 @@ void tile(const float* panel, const float* w, Index ldw, Index depth, const Out&
     for (int c = 0; c < C; ++c) {
 #pragma GCC unroll 16
         for (int v = 0; v < V; ++v) {
-            Vec::store(out.finish ? sums[c] + v * kLanes : out.part + c * kPanelRows + v * kLanes,
-                       acc[c][v]);
+            Vec::store(out.finish ? sums[c] + v * kLanes : pr[v] + c * kPanelRows, acc[c][v]);
         }
     }
     if (!out.finish) {
@@ -124,52 +139,84 @@ void tile(const float* panel, const float* w, Index ldw, Index depth, const Out&
 
 // tile<Vec, V, c> for a run-time c in 1 … C (the last rows of W).
 template <class Vec, int V, int C>
-void tileUpTo(int c, const float* panel, const float* w, Index ldw, Index depth, const Out& out) {
+void tileUpTo(int c, const float* x, Index panelStride, const float* w, Index ldw, Index depth,
+              const Out& out) {
     if constexpr (C > 1) {
         if (c < C) {
-            tileUpTo<Vec, V, C - 1>(c, panel, w, ldw, depth, out);
+            tileUpTo<Vec, V, C - 1>(c, x, panelStride, w, ldw, depth, out);
             return;
         }
     }
-    tile<Vec, V, C>(panel, w, ldw, depth, out);
+    tile<Vec, V, C>(x, panelStride, w, ldw, depth, out);
 }
 
-// One panel against the job's rows of W, C at a time, over columns [k0, k0 + depth).
+// Where a sweep reads the job's rows of W: row o − job.o0 of `w`, `ldw` floats apart, already
+// at the slice's first column.
+struct WeightRows {
+    const float* w;
+    Index ldw;
+};
+
+// One group of panels against the job's rows of W, C at a time, over one slice of the depth.
 template <class Vec, int V, int C>
-void sweep(const float* panel, const BlockJob& job, Index k0, Index depth, const Out& out) {
+void sweep(const float* x, const BlockJob& job, const WeightRows& w, Index depth, const Out& out) {
+    const Index panelStride = kPanelRows * job.depth;
     for (Index o = job.o0; o < job.o1; o += C) {
         const int c = static_cast<int>(smaller(C, job.o1 - o));
-        tileUpTo<Vec, V, C>(
-            c, panel, job.w + o * job.ldw + k0, job.ldw, depth,
-            Out{out.y + o, out.ldy, out.rows, out.bias ? out.bias + o : nullptr,
-                out.part ? out.part + (o - job.o0) * kPanelRows : nullptr, out.resume, out.finish});
+        tileUpTo<Vec, V, C>(c, x, panelStride, w.w + (o - job.o0) * w.ldw, w.ldw, depth,
+                            Out{out.y + o, out.ldy, out.rows, out.bias ? out.bias + o : nullptr,
+                                out.part ? out.part + (o - job.o0) * kPanelRows : nullptr,
+                                out.partPanel, out.resume, out.finish});
     }
 }
 
-// Full panels take Wide (WideV vectors × WideC rows of W); a panel of at most Narrow::kLanes
-// rows (a short input, or the last panel) takes one Narrow vector × NarrowC rows of W: a
-// 20-token sentence ran 17 % faster than with a padded 16-row panel.
-template <class Wide, int WideV, int WideC, class Narrow, int NarrowC>
+// The job's rows of W from column k0 on, read where they lie. (Copying each slice to rows an
+// odd number of cache lines apart, against L1 set conflicts of a deep W whose rows lie 12 KiB
+// apart, measured no faster.)
+WeightRows weightSlice(const BlockJob& job, Index k0) {
+    return {job.w + job.o0 * job.ldw + k0, job.ldw};
+}
+
+// The tile shapes of one instruction set: groups of GroupV × Group::kLanes rows (one or more
+// whole panels) while that many rows are left, then single panels of PanelV × Panel::kLanes =
+// kPanelRows rows, and a last panel of at most Narrow::kLanes rows (a short input) in one Narrow
+// vector: a 20-token sentence ran 17 % faster than with a padded 16-row panel.
+template <class Group, int GroupV, int GroupC, class Panel, int PanelV, int PanelC, class Narrow,
+          int NarrowC>
 void outputBlock(const BlockJob& job) {
-    static_assert(WideV * Wide::kLanes == kPanelRows);
+    constexpr Index kGroupRows = GroupV * Group::kLanes;
+    static_assert(kGroupRows % kPanelRows == 0);
+    static_assert(PanelV * Panel::kLanes == kPanelRows);
     const Index width = job.o1 - job.o0;
-    const Index panels = (job.rows + kPanelRows - 1) / kPanelRows;
     Index k0 = 0;
     do {
         const Index depth = smaller(job.slice, job.depth - k0);
-        for (Index p = 0; p < panels; ++p) {
-            const Out out{job.y + p * kPanelRows * job.ldy,
+        const WeightRows w = weightSlice(job, k0);
+        Index first = 0;  // the group's first row
+        while (first < job.rows) {
+            const Index p = first / kPanelRows;
+            const Index left = job.rows - first;
+            const Out out{job.y + first * job.ldy,
                           job.ldy,
-                          smaller(kPanelRows, job.rows - p * kPanelRows),
+                          smaller(left, kGroupRows),
                           job.bias,
                           job.part ? job.part + p * width * kPanelRows : nullptr,
+                          width * kPanelRows,
                           k0 > 0,
                           k0 + depth >= job.depth};
-            const float* panel = job.panels + p * kPanelRows * job.depth + k0 * kPanelRows;
-            if (out.rows > Narrow::kLanes) {
-                sweep<Wide, WideV, WideC>(panel, job, k0, depth, out);
+            const float* x = job.panels + p * kPanelRows * job.depth + k0 * kPanelRows;
+            if (left > kGroupRows - kPanelRows && kGroupRows > kPanelRows) {
+                sweep<Group, GroupV, GroupC>(x, job, w, depth, out);
+                first += kGroupRows;
+            } else if (left > Narrow::kLanes) {
+                sweep<Panel, PanelV, PanelC>(
+                    x, job, w, depth,
+                    Out{out.y, out.ldy, smaller(left, kPanelRows), out.bias, out.part,
+                        out.partPanel, out.resume, out.finish});
+                first += kPanelRows;
             } else {
-                sweep<Narrow, 1, NarrowC>(panel, job, k0, depth, out);
+                sweep<Narrow, 1, NarrowC>(x, job, w, depth, out);
+                first += kPanelRows;
             }
         }
         k0 += job.slice;

@@ -65,11 +65,13 @@ TEST_P(Product, Avx512KernelGivesTheAvx2KernelsBits) {
         << n << " x " << depth << " x " << outputs;
 }
 
-// Every remainder of the 16-row panels (one vector up to 8 rows, more above), of the 6- and
-// 12-row tiles of W and of its 48-row blocks, of the 256-column depth slices (130 rows are
-// sliced); no depth at all.
+// Every remainder of the 16-row panels (one vector up to 8 rows, more above), of AVX-512's
+// 32-row groups (17 and 25 rows: a group with a short second panel; 33, 41 and 47: a group and
+// a short panel of either kind), of the 6- and 12-row tiles of W and of its 48-row blocks, of
+// the 256-column depth slices (130 rows are sliced); no depth at all.
 INSTANTIATE_TEST_SUITE_P(Shapes, Product,
-                         ::testing::Combine(::testing::Values(1, 3, 8, 9, 16, 17, 130),
+                         ::testing::Combine(::testing::Values(1, 3, 8, 9, 16, 17, 25, 32, 33, 41,
+                                                              47, 130),
                                             ::testing::Values(0, 7, 1100),
                                             ::testing::Values(1, 5, 6, 11, 12, 13, 49, 67)));
 

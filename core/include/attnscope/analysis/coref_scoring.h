@@ -190,12 +190,24 @@ public:
     // either one default-constructed). InvalidArgument for another shape.
     void merge(const CorefAccumulator& other);
 
+    // The raw counts, saved and restored by partial results (partial_state.h).
+    using GroupCounts = std::array<std::int64_t, kMentionGroups>;
+    using BaselineCounts = std::array<GroupCounts, kCorefBaselines>;
+
+    const std::vector<Counts>& headCounts() const { return m_counts; }  // [layer][head][group]
+
+    // Replaces the head, baseline and scored counts (not `counts`). InvalidArgument when
+    // headCounts is not [layers * heads * kMentionGroups] long; the values are the caller's to
+    // check.
+    void restore(std::vector<Counts> headCounts, const BaselineCounts& baselines,
+                 const GroupCounts& scored);
+
 private:
     int m_layers = 0;
     int m_heads = 0;
     std::vector<Counts> m_counts;  // [layer][head][group]
-    std::array<std::array<std::int64_t, kMentionGroups>, kCorefBaselines> m_baselines{};
-    std::array<std::int64_t, kMentionGroups> m_scored{};
+    BaselineCounts m_baselines{};
+    GroupCounts m_scored{};
 };
 
 struct CorefScoreOptions {

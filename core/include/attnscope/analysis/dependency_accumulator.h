@@ -173,7 +173,8 @@ public:
 
     RelationTable relationTable(std::int64_t minCount = 100) const;
 
-private:
+    // The raw counts of one relation; saved and restored by partial results (partial_state.h),
+    // so a corpus split across processes merges into what one run counts.
     struct RelationCounts {
         std::int64_t total = 0;
         std::vector<std::int64_t> correct;       // [kDirections, nLayers, nHeads]
@@ -181,6 +182,16 @@ private:
         std::array<std::int64_t, kOffsets> offsetCorrect{};
     };
 
+    using RelationMap = std::map<std::string, RelationCounts, std::less<>>;
+    using ReasonMap = std::map<std::string, std::int64_t, std::less<>>;
+
+    const RelationMap& relationCounts() const { return m_relations; }
+
+    // Replaces every count. InvalidArgument when a relation's vectors are not
+    // [kDirections * nLayers * nHeads] long; the values are the caller's to check.
+    void restore(RelationMap relations, std::int64_t scored, ReasonMap skipReasons);
+
+private:
     std::optional<SentenceOutcome> checkGold(const GoldSentence& gold);
     void count(const GoldSentence& gold, const std::vector<std::vector<int>>& headPredictions);
     SentenceOutcome skip(std::string_view reason, std::string detail);
@@ -198,9 +209,9 @@ private:
     int m_nLayers = 0;
     int m_nHeads = 0;
     ScoreOptions m_options;
-    std::map<std::string, RelationCounts, std::less<>> m_relations;
+    RelationMap m_relations;
     std::int64_t m_scored = 0;
-    std::map<std::string, std::int64_t, std::less<>> m_skipReasons;
+    ReasonMap m_skipReasons;
 };
 
 }  // namespace attnscope::analysis

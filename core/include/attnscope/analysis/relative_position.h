@@ -20,6 +20,8 @@
 //     (NumPy's argmax, methods.md §9.1); self (r = 0) is allowed (§9.2). A query for which
 //     i + r* is out of range still counts in the denominator (§2.2, the conservative choice).
 // Counts are summed over sentences, never averaged per sentence: a long sentence weighs more.
+// Weights are summed exactly (exact_sum.h), so the means do not depend on the order in which
+// sentences are added or accumulators merged (threads, shards of a corpus job: issue 35).
 //
 // Threads: a plain value. Fill one accumulator per thread and `merge` them afterwards.
 // Errors: InvalidArgument for caller bugs (a map of the wrong size, merging accumulators with
@@ -30,6 +32,7 @@
 #include <span>
 #include <vector>
 
+#include "attnscope/analysis/exact_sum.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_result.h"
 #include "attnscope/tokenize/tokenizer.h"
@@ -101,14 +104,30 @@ public:
     // Query rows left out: special, all-zero, or without an eligible key.
     std::int64_t skippedQueries() const { return m_skipped; }
 
-private:
+    // The raw state, saved and restored by partial results (partial_state.h).
     struct Bin {
-        double sum = 0;
+        ExactSum sum;
         std::int64_t queries = 0;
         std::int64_t allowed = 0;
         std::int64_t argmax = 0;
     };
 
+    const std::vector<Bin>& bins() const { return m_bins; }  // [2 * maxOffset() + 1]
+
+    const ExactSum& confidenceSum() const { return m_confidenceSum; }
+
+    struct Totals {
+        std::int64_t queries = 0;
+        std::int64_t skipped = 0;
+        std::int64_t sentences = 0;
+    };
+
+    // Replaces the state; InvalidArgument unless bins has 2 * maxOffset + 1 entries
+    // (maxOffset >= 0). The values are the caller's to check.
+    void restore(int maxOffset, std::vector<Bin> bins, const ExactSum& confidenceSum,
+                 const Totals& totals);
+
+private:
     void grow(int maxOffset);
 
     Bin& bin(int offset) { return m_bins[static_cast<std::size_t>(offset + m_maxOffset)]; }
@@ -119,7 +138,7 @@ private:
     RelativePositionOptions m_options;
     int m_maxOffset = 0;
     std::vector<Bin> m_bins = std::vector<Bin>(1);  // [2 * m_maxOffset + 1], offset + maxOffset
-    double m_confidenceSum = 0;
+    ExactSum m_confidenceSum;
     std::int64_t m_queries = 0;
     std::int64_t m_skipped = 0;
     std::int64_t m_sentences = 0;
@@ -143,6 +162,10 @@ public:
     int nHeads() const { return m_nHeads; }
 
     const RelativePositionAccumulator& head(HeadId h) const;
+
+    // Replaces one head's accumulator (partial_state.h); InvalidArgument for a head outside the
+    // model or an accumulator with other options.
+    void restoreHead(HeadId h, RelativePositionAccumulator acc);
 
 private:
     int m_nLayers = 0;

@@ -11,12 +11,14 @@
 //   meanRowMaxAbsLogit   mean over rows of the row's largest |logit| (after the cap)
 //   oneHotShare          share of rows whose largest weight is >= kOneHotWeight
 // Every maximum is over the keys the head's layer allows. Mergeable (add / merge), so a corpus
-// pools sentence by sentence. Pure values; thread-compatible.
+// pools sentence by sentence; the sums are exact (exact_sum.h), so pooling in any order or split
+// into shards and merged (issue 35) gives the same bits. Pure values; thread-compatible.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "attnscope/analysis/exact_sum.h"
 #include "attnscope/base/head_id.h"
 #include "attnscope/forward/forward_result.h"
 
@@ -54,17 +56,31 @@ public:
     // Whether every pass added recorded the unnormed logits' maxima.
     bool hasUnnormed() const { return m_sentences > 0 && m_unnormedEverywhere; }
 
-private:
+    // The raw state, saved and restored by partial results (partial_state.h).
     struct Sums {
         std::int64_t rows = 0;
         std::int64_t oneHot = 0;
-        double entropy = 0;
-        double rowMaxAbsLogit = 0;
+        ExactSum entropy;
+        ExactSum rowMaxAbsLogit;
         float maxUnnormed = 0;
         float maxScaled = 0;
         float maxLogit = 0;
     };
 
+    int nLayers() const { return m_nLayers; }
+
+    int nHeads() const { return m_nHeads; }
+
+    bool unnormedEverywhere() const { return m_unnormedEverywhere; }
+
+    const std::vector<Sums>& sums() const { return m_heads; }  // [layer][head]
+
+    // Replaces the state. InvalidArgument unless heads has nLayers * nHeads entries (none when
+    // sentences is 0); the values are the caller's to check.
+    void restore(int nLayers, int nHeads, int sentences, bool unnormedEverywhere,
+                 std::vector<Sums> heads);
+
+private:
     int m_nLayers = 0;
     int m_nHeads = 0;
     int m_sentences = 0;

@@ -29,6 +29,9 @@ namespace detail {
 // Throws std::bad_alloc. freeBuffer takes back what allocateBuffer gave, with the same size.
 void* allocateBuffer(std::size_t bytes);
 void freeBuffer(void* p, std::size_t bytes) noexcept;
+// From now on freeBuffer keeps large blocks (up to 1 GiB in all) for allocateBuffer to hand out
+// again, already faulted in (keepFreedMemoryForReuse, memory_reuse.h, calls it).
+void keepFreedBuffers();
 
 }  // namespace detail
 
