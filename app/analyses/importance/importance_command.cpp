@@ -138,7 +138,6 @@ int runImportance(const ImportanceArgs& args) {
     options.seed = args.seed;
     options.kind = kindOf(args.kind);
     options.kvGroups = args.kvGroup;
-    options.shares = static_cast<std::size_t>(args.threads);
     const analysis::ImportanceCorpus corpus =
         analysis::importanceCorpus(*model, readCorpus(args), options);
     options.sentenceOf = corpus.sentenceOf;  // the file lists the masked targets by sentence
@@ -152,8 +151,8 @@ int runImportance(const ImportanceArgs& args) {
               << corpus.items.size() << " sentences; Ctrl+C stops it\n";
     ScoringProgress progress;
     options.progress = percentProgress(progress);
-    BatchedShares batched(args.threads,
-                          !args.noBatch);  // sentences side by side, their products together
+    // Sentences side by side, their products together (--no-batch: each alone).
+    BatchedShares batched(args.threads, !args.noBatch);
     options.shares = batched.shares();
     const ImportanceResult result = analysis::headImportance(
         *model, corpus.items, options, batched.executor(progress, options.cancel));

@@ -221,7 +221,6 @@ analysis::SurveyOptions surveyOptions(const SurveyArgs& args) {
     options.probeRepeats = args.probeRepeats;
     options.probeLength = args.probeLength;
     options.probeSeed = args.probeSeed;
-    options.shares = static_cast<std::size_t>(args.threads);
     return options;
 }
 
@@ -290,8 +289,8 @@ int runSurvey(const SurveyArgs& args) {
     std::cerr << "; Ctrl+C stops it\n";
     ScoringProgress progress;
     options.progress = percentProgress(progress);
-    BatchedShares batched(args.threads,
-                          !args.noBatch);  // sentences side by side, their products together
+    // Sentences side by side, their products together (--no-batch: each alone).
+    BatchedShares batched(args.threads, !args.noBatch);
     options.shares = batched.shares();
     const analysis::SurveyRun run = analysis::runSurvey(*model, corpus, options, {},
                                                         batched.executor(progress, options.cancel));

@@ -36,7 +36,7 @@ public:
 
     // A kept block of at least `bytes` and at most twice that (so a short request does not pin
     // a long one), or null.
-    void* take(std::size_t bytes, std::size_t& capacity) {
+    void* take(std::size_t bytes) {
         const std::lock_guard lock(m_mutex);
         auto best = m_blocks.end();
         for (auto it = m_blocks.begin(); it != m_blocks.end(); ++it) {
@@ -49,7 +49,6 @@ public:
             return nullptr;
         }
         void* p = best->p;
-        capacity = best->bytes;
         m_kept -= best->bytes;
         m_blocks.erase(best);
         return p;
@@ -112,8 +111,7 @@ void* allocateBuffer(std::size_t bytes) {
         return p;
     }
     const std::size_t rounded = roundedLarge(bytes);
-    std::size_t capacity = 0;
-    if (void* kept = blockCache().take(rounded, capacity)) {
+    if (void* kept = blockCache().take(rounded)) {
         return kept;
     }
     void* p = std::aligned_alloc(kHugePage, rounded);

@@ -150,31 +150,19 @@ void tileUpTo(int c, const float* x, Index panelStride, const float* w, Index ld
     tile<Vec, V, C>(x, panelStride, w, ldw, depth, out);
 }
 
-// Where a sweep reads the job's rows of W: row o − job.o0 of `w`, `ldw` floats apart, already
-// at the slice's first column.
-struct WeightRows {
-    const float* w;
-    Index ldw;
-};
-
-// One group of panels against the job's rows of W, C at a time, over one slice of the depth.
+// One group of panels against the job's rows of W, C at a time, over columns [k0, k0 + depth).
+// W is read where it lies. (Copying each slice to rows an odd number of cache lines apart,
+// against L1 set conflicts of a deep W whose rows lie 12 KiB apart, measured no faster.)
 template <class Vec, int V, int C>
-void sweep(const float* x, const BlockJob& job, const WeightRows& w, Index depth, const Out& out) {
+void sweep(const float* x, const BlockJob& job, Index k0, Index depth, const Out& out) {
     const Index panelStride = kPanelRows * job.depth;
     for (Index o = job.o0; o < job.o1; o += C) {
         const int c = static_cast<int>(smaller(C, job.o1 - o));
-        tileUpTo<Vec, V, C>(c, x, panelStride, w.w + (o - job.o0) * w.ldw, w.ldw, depth,
+        tileUpTo<Vec, V, C>(c, x, panelStride, job.w + o * job.ldw + k0, job.ldw, depth,
                             Out{out.y + o, out.ldy, out.rows, out.bias ? out.bias + o : nullptr,
                                 out.part ? out.part + (o - job.o0) * kPanelRows : nullptr,
                                 out.partPanel, out.resume, out.finish});
     }
-}
-
-// The job's rows of W from column k0 on, read where they lie. (Copying each slice to rows an
-// odd number of cache lines apart, against L1 set conflicts of a deep W whose rows lie 12 KiB
-// apart, measured no faster.)
-WeightRows weightSlice(const BlockJob& job, Index k0) {
-    return {job.w + job.o0 * job.ldw + k0, job.ldw};
 }
 
 // The tile shapes of one instruction set: groups of GroupV × Group::kLanes rows (one or more
@@ -191,7 +179,6 @@ void outputBlock(const BlockJob& job) {
     Index k0 = 0;
     do {
         const Index depth = smaller(job.slice, job.depth - k0);
-        const WeightRows w = weightSlice(job, k0);
         Index first = 0;  // the group's first row
         while (first < job.rows) {
             const Index p = first / kPanelRows;
@@ -206,16 +193,16 @@ void outputBlock(const BlockJob& job) {
                           k0 + depth >= job.depth};
             const float* x = job.panels + p * kPanelRows * job.depth + k0 * kPanelRows;
             if (left > kGroupRows - kPanelRows && kGroupRows > kPanelRows) {
-                sweep<Group, GroupV, GroupC>(x, job, w, depth, out);
+                sweep<Group, GroupV, GroupC>(x, job, k0, depth, out);
                 first += kGroupRows;
             } else if (left > Narrow::kLanes) {
                 sweep<Panel, PanelV, PanelC>(
-                    x, job, w, depth,
+                    x, job, k0, depth,
                     Out{out.y, out.ldy, smaller(left, kPanelRows), out.bias, out.part,
                         out.partPanel, out.resume, out.finish});
                 first += kPanelRows;
             } else {
-                sweep<Narrow, 1, NarrowC>(x, job, w, depth, out);
+                sweep<Narrow, 1, NarrowC>(x, job, k0, depth, out);
                 first += kPanelRows;
             }
         }
